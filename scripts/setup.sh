@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Idempotent toolchain bootstrap for mcp-result-cache.
+#
+# Installs only what is missing: the wasm32 target, wasm-pack, wasm-bindgen-cli at exactly the
+# version pinned in Cargo.toml, Debian's Chromium + ChromeDriver, and the npm dev dependencies
+# (which include binaryen@132, the wasm-opt we trust; Debian's wasm-opt 108 corrupts release builds).
+# When everything is present it finishes in about a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_PACK_VERSION="0.15.1"
+# The CLI must equal the crate: read the exact pin from Cargo.toml so the two can never drift.
+WASM_BINDGEN_VERSION="$(sed -n 's/^wasm-bindgen = { version = "=\([0-9.]*\)".*/\1/p; s/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' Cargo.toml | head -n1)"
+if [ -z "$WASM_BINDGEN_VERSION" ]; then
+  echo "setup: could not read the exact wasm-bindgen pin (=x.y.z) from Cargo.toml" >&2
+  exit 1
+fi
+
+log() { printf 'setup: %s\n' "$*"; }
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# 1. Rust target.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding rust target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 2. wasm-pack.
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
+  log "installing wasm-pack $WASM_PACK_VERSION (about 95 s)"
+  cargo install --locked wasm-pack --version "$WASM_PACK_VERSION" --force
+fi
+
+# 3. wasm-bindgen-cli (also provides wasm-bindgen-test-runner). Not --locked: a pinned
+#    transitive crate of its lockfile is missing from the registry reachable here.
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ] \
+  || ! command -v wasm-bindgen-test-runner >/dev/null; then
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 115 s)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# 4. Chromium + ChromeDriver from Debian (same build, so their majors match).
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  log "installing chromium + chromium-driver from Debian"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# 5. npm dev dependencies (vitest, fake-indexeddb, playwright-core, binaryen, typescript, ...).
+if [ -f package.json ]; then
+  stamp=node_modules/.setup-stamp
+  if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+    log "installing npm dependencies"
+    if [ -f package-lock.json ]; then
+      if ! npm ci --no-audit --no-fund; then
+        echo "setup: WARNING: 'npm ci' failed; falling back to 'npm install'" >&2
+        npm install --no-audit --no-fund
+      fi
+    else
+      npm install --no-audit --no-fund
+    fi
+    touch "$stamp"
+  fi
+fi
+
+# 6. Sanity: the wasm-opt that wasm-pack will find first must be binaryen's >= 110 (never Debian's 108).
+if [ -x node_modules/.bin/wasm-opt ]; then
+  v="$(node_modules/.bin/wasm-opt --version | grep -o '[0-9]\+' | head -n1)"
+  if [ "${v:-0}" -lt 110 ]; then
+    echo "setup: node_modules/.bin/wasm-opt is version $v; need >= 110" >&2
+    exit 1
+  fi
+fi
+log "toolchain ready (wasm-bindgen $WASM_BINDGEN_VERSION, wasm-pack $WASM_PACK_VERSION, $(/usr/bin/chromium --version 2>/dev/null | head -n1))"

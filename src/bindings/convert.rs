@@ -1,0 +1,154 @@
+//! JS value <-> Rust conversions shared by the exports.
+
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::js_error::type_error;
+use crate::cache::CacheEvent;
+use crate::core::record::LookupOutcome;
+use crate::core::uri::DEFAULT_CONV_SEGMENT;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The global `String(value)` conversion.
+    #[wasm_bindgen(js_name = String, catch)]
+    fn js_string(value: &JsValue) -> Result<String, JsValue>;
+}
+
+/// `String(id ?? "default")`, as DESIGN §1 defines the input of `sanitizeConvId`. A value whose
+/// `String()` throws (a Symbol in some engines, a hostile `toString`) is a `TypeError`.
+pub(crate) fn conv_id_string(value: &JsValue) -> Result<String, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(DEFAULT_CONV_SEGMENT.to_owned());
+    }
+    if let Some(s) = value.as_string() {
+        return Ok(s);
+    }
+    js_string(value).map_err(|_| type_error("convId must be convertible with String()"))
+}
+
+/// `obj[key]`, `undefined` when `obj` is not an object.
+pub(crate) fn get(obj: &JsValue, key: &str) -> JsValue {
+    if !obj.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Sets `obj[key] = value` on a plain object we created.
+pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
+}
+
+/// An optional option object: `undefined`/`null` → none; an object → it; anything else → TypeError.
+pub(crate) fn options_object(value: &JsValue, what: &str) -> Result<Option<JsValue>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(None)
+    } else if value.is_object() {
+        Ok(Some(value.clone()))
+    } else {
+        Err(type_error(&format!("{what} must be an object")))
+    }
+}
+
+/// An optional non-negative finite number option.
+pub(crate) fn optional_non_negative(value: &JsValue, what: &str) -> Result<Option<f64>, JsValue> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    match value.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
+        _ => Err(type_error(&format!(
+            "{what} must be a non-negative finite number"
+        ))),
+    }
+}
+
+/// An optional function option.
+pub(crate) fn optional_function(value: &JsValue, what: &str) -> Result<Option<Function>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .dyn_ref::<Function>()
+        .cloned()
+        .map(Some)
+        .ok_or_else(|| type_error(&format!("{what} must be a function")))
+}
+
+/// The `{ convId }` scope of a read: present (and not `undefined`) → the id string.
+pub(crate) fn conv_scope(options: &JsValue) -> Result<Option<String>, JsValue> {
+    let options = options_object(options, "options")?;
+    match options.map(|o| get(&o, "convId")) {
+        Some(v) if !v.is_undefined() => conv_id_string(&v).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// `lookup()`'s result object.
+pub(crate) fn lookup_result(outcome: LookupOutcome<JsValue>) -> JsValue {
+    let obj = Object::new();
+    match outcome {
+        LookupOutcome::Hit(payload) => {
+            set(&obj, "status", "hit");
+            set(&obj, "payload", payload);
+        }
+        LookupOutcome::Miss | LookupOutcome::BadPointer { .. } => set(&obj, "status", "miss"),
+        LookupOutcome::Stale {
+            cause,
+            source_tool_name,
+        } => {
+            set(&obj, "status", "stale");
+            set(&obj, "cause", cause);
+            set(&obj, "sourceToolName", source_tool_name);
+        }
+    }
+    obj.into()
+}
+
+/// `readCachedPayload()`'s value: the payload on a hit, `null` otherwise.
+pub(crate) fn payload_or_null(outcome: LookupOutcome<JsValue>) -> JsValue {
+    match outcome {
+        LookupOutcome::Hit(payload) => payload,
+        _ => JsValue::NULL,
+    }
+}
+
+/// A [`CacheEvent`] as the object `onEvent` receives.
+pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
+    let obj = Object::new();
+    set(&obj, "kind", event.kind());
+    match event {
+        CacheEvent::Write {
+            uri,
+            conv_id,
+            source_tool_name,
+            size_bytes,
+        } => {
+            set(&obj, "uri", uri.as_str());
+            set(&obj, "convId", conv_id.as_str());
+            set(&obj, "sourceToolName", source_tool_name.as_str());
+            set(&obj, "sizeBytes", *size_bytes);
+        }
+        CacheEvent::Hit { uri } | CacheEvent::Miss { uri } => set(&obj, "uri", uri.as_str()),
+        CacheEvent::Stale { uri, cause } => {
+            set(&obj, "uri", uri.as_str());
+            set(&obj, "cause", cause.as_str());
+        }
+        CacheEvent::Evict { count, reason } => {
+            set(&obj, "count", *count);
+            set(&obj, "reason", *reason);
+        }
+        CacheEvent::Error {
+            operation,
+            name,
+            message,
+        } => {
+            set(&obj, "operation", *operation);
+            set(&obj, "name", name.as_str());
+            set(&obj, "message", message.as_str());
+        }
+    }
+    obj.into()
+}

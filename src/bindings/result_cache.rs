@@ -1,0 +1,270 @@
+//! The `ResultCache` class.
+
+use std::rc::Rc;
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::convert::{
+    conv_id_string, conv_scope, event_object, get, lookup_result, optional_function,
+    optional_non_negative, options_object, payload_or_null,
+};
+use super::js_error::{store_error, type_error};
+use crate::cache::{CacheRequest, ResultCache};
+use crate::core::record::UNKNOWN_SOURCE_TOOL;
+use crate::store::{has_indexed_db, IndexedDbStore, MemoryStore, SelectedStore};
+
+/// Default IndexedDB database name.
+pub const DEFAULT_DB_NAME: &str = "mcp-result-cache";
+
+/// A cache of large tool results, addressed by `mcp+cache://` references.
+///
+/// ```js
+/// const cache = new ResultCache({ dbName: "my-app", threshold: 4096 });
+/// const uri = await cache.cacheToolResult({ payload, convId, sourceToolName: "timeseries.query" });
+/// const same = await cache.readCachedPayload(uri, { convId });
+/// ```
+#[wasm_bindgen(js_name = ResultCache)]
+pub struct JsResultCache {
+    inner: Rc<ResultCache>,
+}
+
+impl JsResultCache {
+    /// Builds a cache from the JS options object (see `ResultCacheOptions`).
+    pub(crate) fn from_options(options: &JsValue) -> Result<Self, JsValue> {
+        let options = options_object(options, "ResultCache options")?.unwrap_or(JsValue::UNDEFINED);
+        let db_name = match get(&options, "dbName") {
+            v if v.is_undefined() => DEFAULT_DB_NAME.to_owned(),
+            v => v
+                .as_string()
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| type_error("dbName must be a non-empty string"))?,
+        };
+        let threshold = optional_non_negative(&get(&options, "threshold"), "threshold")?;
+        let now = optional_function(&get(&options, "now"), "now")?;
+        let on_event = optional_function(&get(&options, "onEvent"), "onEvent")?;
+        let storage = get(&options, "storage");
+        let store = match storage.as_string().as_deref() {
+            None if storage.is_undefined() => auto_store(&db_name),
+            Some("auto") => auto_store(&db_name),
+            Some("indexeddb") if has_indexed_db() => {
+                SelectedStore::IndexedDb(IndexedDbStore::new(&db_name))
+            }
+            Some("indexeddb") => {
+                let err = js_sys::Error::new(
+                    "storage: \"indexeddb\" was requested but globalThis.indexedDB is absent \
+                     (in Node tests, import \"fake-indexeddb/auto\" first)",
+                );
+                err.set_name("NotSupportedError");
+                return Err(err.into());
+            }
+            Some("memory") => SelectedStore::Memory(MemoryStore::new()),
+            _ => {
+                return Err(type_error(
+                    "storage must be \"auto\", \"indexeddb\" or \"memory\"",
+                ))
+            }
+        };
+        let clock: Box<dyn Fn() -> f64> = match now {
+            Some(f) => Box::new(move || {
+                f.call0(&JsValue::NULL)
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .filter(|t| t.is_finite())
+                    .unwrap_or_else(js_sys::Date::now)
+            }),
+            None => Box::new(js_sys::Date::now),
+        };
+        let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), clock);
+        if let Some(f) = on_event {
+            cache = cache.with_observer(Box::new(move |event| {
+                // An observer that throws never changes the outcome.
+                let _ = f.call1(&JsValue::NULL, &event_object(event));
+            }));
+        }
+        Ok(Self {
+            inner: Rc::new(cache),
+        })
+    }
+
+    pub(crate) fn shared(&self) -> Rc<ResultCache> {
+        self.inner.clone()
+    }
+}
+
+fn auto_store(db_name: &str) -> SelectedStore {
+    if has_indexed_db() {
+        SelectedStore::IndexedDb(IndexedDbStore::new(db_name))
+    } else {
+        SelectedStore::Memory(MemoryStore::new())
+    }
+}
+
+pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promise {
+    future_to_promise(async move {
+        if !input.is_object() {
+            return Err(type_error(
+                "cacheToolResult expects { payload, convId, sourceToolName?, threshold? }",
+            ));
+        }
+        let payload = get(&input, "payload");
+        let conv_id = conv_id_string(&get(&input, "convId"))?;
+        let source = get(&input, "sourceToolName");
+        let source_tool_name = match source.as_string() {
+            Some(s) if !s.is_empty() => s,
+            _ if source.is_undefined() || source.is_null() => UNKNOWN_SOURCE_TOOL.to_owned(),
+            Some(_) => UNKNOWN_SOURCE_TOOL.to_owned(),
+            None => return Err(type_error("sourceToolName must be a string")),
+        };
+        let threshold = optional_non_negative(&get(&input, "threshold"), "threshold")?;
+        let uri = cache
+            .cache_tool_result(CacheRequest {
+                payload: &payload,
+                conv_id: &conv_id,
+                source_tool_name: &source_tool_name,
+                threshold: threshold.map(|t| t as u64),
+            })
+            .await
+            .map_err(store_error)?;
+        Ok(uri.map_or(JsValue::NULL, JsValue::from))
+    })
+}
+
+pub(crate) fn read_cached_payload(
+    cache: Rc<ResultCache>,
+    uri: JsValue,
+    options: JsValue,
+) -> Promise {
+    future_to_promise(async move {
+        let scope = conv_scope(&options)?;
+        let Some(uri) = uri.as_string() else {
+            return Ok(JsValue::NULL);
+        };
+        let outcome = cache
+            .lookup(&uri, scope.as_deref())
+            .await
+            .map_err(store_error)?;
+        Ok(payload_or_null(outcome))
+    })
+}
+
+pub(crate) fn lookup(cache: Rc<ResultCache>, uri: JsValue, options: JsValue) -> Promise {
+    future_to_promise(async move {
+        let scope = conv_scope(&options)?;
+        let Some(uri) = uri.as_string() else {
+            return Ok(lookup_result(crate::core::record::LookupOutcome::Miss));
+        };
+        let outcome = cache
+            .lookup(&uri, scope.as_deref())
+            .await
+            .map_err(store_error)?;
+        Ok(lookup_result(outcome))
+    })
+}
+
+pub(crate) fn clear_conversation(cache: Rc<ResultCache>, conv_id: JsValue) -> Promise {
+    future_to_promise(async move {
+        let conv_id = conv_id_string(&conv_id)?;
+        cache
+            .clear_conversation(&conv_id)
+            .await
+            .map_err(store_error)?;
+        Ok(JsValue::UNDEFINED)
+    })
+}
+
+pub(crate) fn evict_older_than(cache: Rc<ResultCache>, options: JsValue) -> Promise {
+    future_to_promise(async move {
+        let max_age = optional_non_negative(&get(&options, "maxAgeMs"), "maxAgeMs")?
+            .ok_or_else(|| type_error("evictOlderThan expects { maxAgeMs: number }"))?;
+        cache.evict_older_than(max_age).await.map_err(store_error)?;
+        Ok(JsValue::UNDEFINED)
+    })
+}
+
+#[wasm_bindgen(js_class = ResultCache)]
+impl JsResultCache {
+    /// Creates a cache. Nothing is opened until the first operation, so constructing one during
+    /// server-side rendering is safe.
+    ///
+    /// @throws TypeError for a malformed option; NotSupportedError for `storage: "indexeddb"`
+    /// where IndexedDB is absent.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "ResultCacheOptions")] options: JsValue,
+    ) -> Result<JsResultCache, JsValue> {
+        Self::from_options(&options)
+    }
+
+    /// Stores `payload` when it is a JSON object or array whose `JSON.stringify` is at least
+    /// `threshold` UTF-8 bytes, and resolves its new `mcp+cache://<conversation>/<token>`
+    /// reference; resolves `null` when it is not cached (too small, not serializable, not an
+    /// object/array). Rejects with an `Error` named after the DOMException when storage fails.
+    #[wasm_bindgen(js_name = cacheToolResult, unchecked_return_type = "Promise<string | null>")]
+    pub fn cache_tool_result(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CacheToolResultInput")] input: JsValue,
+    ) -> Promise {
+        cache_tool_result(self.shared(), input)
+    }
+
+    /// Resolves the payload a reference points at (applying a `#/json/pointer` fragment), or
+    /// `null` for a non-string, another scheme, a malformed reference, a miss, a stale entry,
+    /// and — when `options.convId` is given — a reference of another conversation.
+    #[wasm_bindgen(js_name = readCachedPayload, unchecked_return_type = "Promise<unknown>")]
+    pub fn read_cached_payload(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ConversationScope | undefined")] options: JsValue,
+    ) -> Promise {
+        read_cached_payload(self.shared(), uri, options)
+    }
+
+    /// Like `readCachedPayload`, but tells a stored `null` (`{status: "hit", payload: null}`)
+    /// from a miss, and reports stale entries with their cause.
+    #[wasm_bindgen(js_name = lookup, unchecked_return_type = "Promise<LookupResult>")]
+    pub fn lookup(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ConversationScope | undefined")] options: JsValue,
+    ) -> Promise {
+        lookup(self.shared(), uri, options)
+    }
+
+    /// Deletes every entry of a conversation, in one transaction over the `convId` index.
+    #[wasm_bindgen(js_name = clearConversation, unchecked_return_type = "Promise<void>")]
+    pub fn clear_conversation(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] conv_id: JsValue,
+    ) -> Promise {
+        clear_conversation(self.shared(), conv_id)
+    }
+
+    /// Deletes entries written more than `maxAgeMs` ago (by the cache's clock), in one
+    /// transaction over the `addedAt` index.
+    #[wasm_bindgen(js_name = evictOlderThan, unchecked_return_type = "Promise<void>")]
+    pub fn evict_older_than(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EvictOptions")] options: JsValue,
+    ) -> Promise {
+        evict_older_than(self.shared(), options)
+    }
+
+    /// The size threshold in bytes.
+    #[wasm_bindgen(getter)]
+    pub fn threshold(&self) -> f64 {
+        self.inner.threshold() as f64
+    }
+
+    /// `"indexeddb"` or `"memory"`: the storage this cache resolved to.
+    #[wasm_bindgen(getter)]
+    pub fn storage(&self) -> String {
+        self.inner.storage_kind().to_owned()
+    }
+
+    /// Closes the database connection; the next operation reopens it.
+    pub fn close(&self) {
+        self.inner.close();
+    }
+}

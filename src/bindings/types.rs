@@ -1,0 +1,75 @@
+//! TypeScript declarations for the option and result objects (emitted into the `.d.ts`).
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Where a cache keeps its entries. `"auto"` = IndexedDB when present, else memory. */
+export type CacheStorageKind = "auto" | "indexeddb" | "memory";
+
+/** Options of `new ResultCache(options)`. */
+export interface ResultCacheOptions {
+  /** IndexedDB database name. Default `"mcp-result-cache"`. */
+  dbName?: string;
+  /** Results whose JSON is at least this many UTF-8 bytes are stored. Default 4096. */
+  threshold?: number;
+  /** Clock in ms since the epoch (for tests). Default `Date.now`. */
+  now?: () => number;
+  /** Default `"auto"`. */
+  storage?: CacheStorageKind;
+  /** Observer of cache events; a throw inside it is swallowed. */
+  onEvent?: (event: CacheEvent) => void;
+}
+
+/** Input of `cacheToolResult`. */
+export interface CacheToolResultInput {
+  /** The tool result; only JSON objects and arrays get a reference. */
+  payload: unknown;
+  /** Conversation id; `String(convId ?? "default")`, sanitized. */
+  convId?: unknown;
+  /** The producing tool. Default `"<unknown>"`. */
+  sourceToolName?: string;
+  /** Per-call threshold override, in bytes. */
+  threshold?: number;
+}
+
+/** Restricts a read to one conversation: references of other conversations are misses. */
+export interface ConversationScope {
+  convId?: unknown;
+}
+
+/** Options of `evictOlderThan`. */
+export interface EvictOptions {
+  /** Entries written more than this many ms ago are deleted. */
+  maxAgeMs: number;
+}
+
+/** What `lookup` found. */
+export type LookupResult =
+  | { status: "hit"; payload: unknown }
+  | { status: "miss" }
+  | { status: "stale"; cause: string; sourceToolName: string };
+
+/** A parsed `mcp+cache://` reference. */
+export interface ParsedCacheUri {
+  /** The conversation segment. */
+  convId: string;
+  /** The random token (8–16 base64url characters). */
+  token: string;
+  /** The `#` JSON Pointer, or `null` without a fragment. */
+  pointer: string | null;
+}
+
+/** Kinds of `CacheEvent`. */
+export type CacheEventKind =
+  | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "error";
+
+/** An event delivered to `onEvent`. */
+export type CacheEvent =
+  | { kind: "write"; uri: string; convId: string; sourceToolName: string; sizeBytes: number }
+  | { kind: "hit"; uri: string }
+  | { kind: "miss"; uri: string }
+  | { kind: "stale"; uri: string; cause: string }
+  | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" }
+  | { kind: "error"; operation: string; name: string; message: string };
+"#;

@@ -1,0 +1,65 @@
+//! What the cache reports to an `onEvent` observer.
+
+/// One observable cache event. The observer runs synchronously; if it throws, the error is
+/// swallowed and the operation's outcome is unchanged.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CacheEvent {
+    /// A result was stored.
+    Write {
+        /// The minted reference.
+        uri: String,
+        /// Its conversation segment.
+        conv_id: String,
+        /// The tool that produced it.
+        source_tool_name: String,
+        /// UTF-8 bytes of its JSON.
+        size_bytes: f64,
+    },
+    /// A reference resolved to a fresh entry.
+    Hit {
+        /// The reference as given (with any fragment).
+        uri: String,
+    },
+    /// A reference resolved to nothing (absent, malformed, foreign conversation, bad pointer).
+    Miss {
+        /// The reference as given.
+        uri: String,
+    },
+    /// A reference resolved to an entry a mutation invalidated.
+    Stale {
+        /// The reference as given.
+        uri: String,
+        /// The invalidating tool.
+        cause: String,
+    },
+    /// Entries were deleted.
+    Evict {
+        /// How many.
+        count: u32,
+        /// Why: `"clearConversation"` or `"maxAge"`.
+        reason: &'static str,
+    },
+    /// A storage operation failed.
+    Error {
+        /// The operation, e.g. `"cacheToolResult"`.
+        operation: &'static str,
+        /// The DOMException name.
+        name: String,
+        /// The message.
+        message: String,
+    },
+}
+
+impl CacheEvent {
+    /// The `kind` string JS observers switch on.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Write { .. } => "write",
+            Self::Hit { .. } => "hit",
+            Self::Miss { .. } => "miss",
+            Self::Stale { .. } => "stale",
+            Self::Evict { .. } => "evict",
+            Self::Error { .. } => "error",
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Operations on a payload that keep it a JS value: sizing through `JSON.stringify`, the shape
+//! rule, and JSON Pointer selection by property access. Nothing here copies the payload into
+//! wasm memory.
+
+use js_sys::{Array, JsString, Object, Reflect, JSON};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::core::pointer::{array_index, JsonPointer};
+use crate::core::size::utf8_len_of_utf16;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `TextEncoder` ([MDN](https://developer.mozilla.org/docs/Web/API/TextEncoder)); present in
+    /// pages, workers and Node.
+    type TextEncoder;
+    #[wasm_bindgen(constructor, catch)]
+    fn new() -> Result<TextEncoder, JsValue>;
+    /// Returns a JS `Uint8Array`; only its length is read.
+    #[wasm_bindgen(method)]
+    fn encode(this: &TextEncoder, input: &JsString) -> js_sys::Uint8Array;
+
+    /// A `RegExp` whose `test` takes a JS string handle (js-sys's binding copies a `&str`).
+    #[wasm_bindgen(js_name = RegExp)]
+    type Pattern;
+    #[wasm_bindgen(constructor, js_class = "RegExp")]
+    fn new(source: &str) -> Pattern;
+    #[wasm_bindgen(method, js_class = "RegExp")]
+    fn test(this: &Pattern, input: &JsString) -> bool;
+}
+
+thread_local! {
+    static NON_ASCII: Pattern = Pattern::new("[^\\x00-\\x7f]");
+    static ENCODER: Option<TextEncoder> = TextEncoder::new().ok();
+}
+
+/// UTF-8 byte length of a JS string. ASCII-only strings (most JSON) cost one regex scan; others
+/// are measured by `TextEncoder` (or, without it, counted from UTF-16 code units).
+pub fn utf8_len(s: &JsString) -> u64 {
+    if !NON_ASCII.with(|re| re.test(s)) {
+        return u64::from(s.length());
+    }
+    ENCODER.with(|enc| match enc {
+        Some(enc) => u64::from(enc.encode(s).length()),
+        None => utf8_len_of_utf16(s.iter()),
+    })
+}
+
+/// DESIGN §1 size: UTF-8 bytes of `JSON.stringify(payload)`; 0 when it cannot be serialized
+/// (cycle, BigInt, a throwing `toJSON`) or serializes to nothing (`undefined`, a function).
+pub fn estimate_size(payload: &JsValue) -> u64 {
+    match JSON::stringify(payload) {
+        Ok(s) if s.is_string() => utf8_len(&s),
+        _ => 0,
+    }
+}
+
+/// Results that get references: JSON objects and arrays (not strings, numbers, `null`).
+pub fn is_referenceable(payload: &JsValue) -> bool {
+    payload.is_object()
+}
+
+/// Applies a JSON Pointer to a JS value by own-property access (`__proto__` and inherited
+/// properties select nothing). `None` when a token selects nothing.
+pub fn select(payload: &JsValue, pointer: &JsonPointer) -> Option<JsValue> {
+    let mut current = payload.clone();
+    for token in pointer.tokens() {
+        current = if Array::is_array(&current) {
+            let array: &Array = current.unchecked_ref();
+            let index = array_index(token)?;
+            if index >= array.length() {
+                return None;
+            }
+            array.get(index)
+        } else if current.is_object() {
+            let key = JsValue::from_str(token);
+            if !Object::has_own(current.unchecked_ref::<Object>(), &key) {
+                return None;
+            }
+            Reflect::get(&current, &key).ok()?
+        } else {
+            return None;
+        };
+    }
+    Some(current)
+}

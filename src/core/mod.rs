@@ -1,0 +1,9 @@
+//! The pure core: protocol rules with no JavaScript, no IndexedDB and no wasm-bindgen.
+//!
+//! Everything here compiles and is tested natively (`cargo test`). The wasm-facing layers
+//! ([`crate::store`], [`crate::cache`], [`crate::bindings`]) call into it.
+
+pub mod pointer;
+pub mod record;
+pub mod size;
+pub mod uri;

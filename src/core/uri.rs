@@ -1,0 +1,292 @@
+//! `mcp+cache://<convSegment>/<token>[#<json-pointer>]` references: minting, parsing and the
+//! conversation-id sanitizer, byte-compatible with the servers that already validate them with
+//! `^mcp\+cache://[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{8,16}$`.
+
+use super::pointer::JsonPointer;
+
+/// The scheme prefix of every reference: `mcp+cache://`.
+pub const CACHE_URI_SCHEME: &str = "mcp+cache://";
+/// Longest conversation segment a reference may carry (characters).
+pub const MAX_CONV_SEGMENT_CHARS: usize = 64;
+/// Shortest token a reference may carry (characters).
+pub const MIN_TOKEN_CHARS: usize = 8;
+/// Longest token a reference may carry (characters).
+pub const MAX_TOKEN_CHARS: usize = 16;
+/// Longest `#` fragment (JSON Pointer) accepted by [`parse_cache_uri`], in bytes.
+///
+/// Far above any realistic path into a tool result; it bounds the work a hostile string can cause.
+pub const MAX_POINTER_BYTES: usize = 2048;
+/// Random bytes in a minted token: 64 bits from the platform CSPRNG, base64url = 11 characters.
+pub const TOKEN_BYTES: usize = 8;
+/// The conversation segment used for an empty or absent conversation id.
+pub const DEFAULT_CONV_SEGMENT: &str = "default";
+
+/// True for the characters allowed in a conversation segment or token: `[A-Za-z0-9_-]`.
+pub fn is_segment_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// Maps a conversation id (already converted to a string, the way JS `String(id)` does) to the
+/// segment used in a URI: every character outside `[A-Za-z0-9_-]` becomes `_`, the result is cut
+/// to 64 characters, and an empty result becomes `"default"`.
+///
+/// Callers map a missing id (`null`/`undefined`) to `"default"` before calling.
+pub fn sanitize_conv_id(conv_id: &str) -> String {
+    let segment: String = conv_id
+        .chars()
+        .take(MAX_CONV_SEGMENT_CHARS)
+        .map(|c| if is_segment_char(c) { c } else { '_' })
+        .collect();
+    if segment.is_empty() {
+        DEFAULT_CONV_SEGMENT.to_owned()
+    } else {
+        segment
+    }
+}
+
+/// Error returned when the platform's cryptographic random source is unavailable.
+///
+/// Minting never falls back to a weaker generator: a guessable token would let one conversation
+/// read another's results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RandomSourceError(pub String);
+
+impl std::fmt::Display for RandomSourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no cryptographic random source available: {}", self.0)
+    }
+}
+
+impl std::error::Error for RandomSourceError {}
+
+/// Encodes bytes as base64url (RFC 4648 §5) without padding.
+pub fn base64url_no_pad(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let chars = chunk.len() + 1;
+        for i in 0..chars {
+            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Mints a fresh token: [`TOKEN_BYTES`] bytes from the CSPRNG (WebCrypto in browsers and
+/// Node, the OS elsewhere), base64url without padding.
+pub fn mint_token() -> Result<String, RandomSourceError> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    getrandom::fill(&mut bytes).map_err(|e| RandomSourceError(e.to_string()))?;
+    Ok(base64url_no_pad(&bytes))
+}
+
+/// Mints `mcp+cache://<sanitize(conv_id)>/<token>`.
+pub fn mint_cache_uri(conv_id: &str) -> Result<String, RandomSourceError> {
+    Ok(format_cache_uri(&sanitize_conv_id(conv_id), &mint_token()?))
+}
+
+/// Joins an already valid conversation segment and token into a reference.
+pub fn format_cache_uri(conv_segment: &str, token: &str) -> String {
+    let mut uri =
+        String::with_capacity(CACHE_URI_SCHEME.len() + conv_segment.len() + 1 + token.len());
+    uri.push_str(CACHE_URI_SCHEME);
+    uri.push_str(conv_segment);
+    uri.push('/');
+    uri.push_str(token);
+    uri
+}
+
+/// A parsed reference, borrowing from the input string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheUri<'a> {
+    /// The whole reference without its fragment: the storage key.
+    pub key: &'a str,
+    /// The conversation segment (already sanitized by whoever minted it).
+    pub conv_id: &'a str,
+    /// The random token.
+    pub token: &'a str,
+    /// The JSON Pointer after `#`, when the reference had a fragment.
+    pub pointer: Option<JsonPointer>,
+}
+
+fn is_segment(s: &str, min: usize, max: usize) -> bool {
+    (min..=max).contains(&s.len()) && s.chars().all(is_segment_char)
+}
+
+/// Parses a reference. Returns `None` for anything that is not exactly the scheme, a valid
+/// conversation segment (1–64 of `[A-Za-z0-9_-]`), `/`, a token (8–16 of the same), and
+/// optionally `#` followed by a valid RFC 6901 JSON Pointer of at most [`MAX_POINTER_BYTES`].
+/// Never panics, whatever the input.
+pub fn parse_cache_uri(uri: &str) -> Option<CacheUri<'_>> {
+    let (key, fragment) = match uri.find('#') {
+        Some(i) => (&uri[..i], Some(&uri[i + 1..])),
+        None => (uri, None),
+    };
+    let rest = key.strip_prefix(CACHE_URI_SCHEME)?;
+    let (conv_id, token) = rest.split_once('/')?;
+    if !is_segment(conv_id, 1, MAX_CONV_SEGMENT_CHARS)
+        || !is_segment(token, MIN_TOKEN_CHARS, MAX_TOKEN_CHARS)
+    {
+        return None;
+    }
+    let pointer = match fragment {
+        None => None,
+        Some(f) if f.len() > MAX_POINTER_BYTES => return None,
+        Some(f) => Some(JsonPointer::parse(f)?),
+    };
+    Some(CacheUri {
+        key,
+        conv_id,
+        token,
+        pointer,
+    })
+}
+
+/// True when `value` starts with the `mcp+cache://` scheme (whether or not it is well formed).
+pub fn has_cache_scheme(value: &str) -> bool {
+    value.starts_with(CACHE_URI_SCHEME)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// The server-side validator, written out by hand: `^mcp\+cache://[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{8,16}$`.
+    fn server_regex_accepts(uri: &str) -> bool {
+        let Some(rest) = uri.strip_prefix("mcp+cache://") else {
+            return false;
+        };
+        let Some((c, t)) = rest.split_once('/') else {
+            return false;
+        };
+        uri.len() <= 128
+            && (1..=64).contains(&c.len())
+            && c.chars().all(is_segment_char)
+            && (8..=16).contains(&t.len())
+            && t.chars().all(is_segment_char)
+    }
+
+    #[test]
+    fn sanitize_rows_from_the_design() {
+        assert_eq!(sanitize_conv_id(""), "default");
+        assert_eq!(sanitize_conv_id("default"), "default");
+        assert_eq!(sanitize_conv_id("////"), "____");
+        assert_eq!(sanitize_conv_id("../evil/../host"), "___evil____host");
+        assert_eq!(sanitize_conv_id("0"), "0");
+        let long = "a".repeat(70);
+        assert_eq!(sanitize_conv_id(&long), "a".repeat(64));
+        assert_eq!(sanitize_conv_id("conv-1_A"), "conv-1_A");
+        // Non-ASCII characters are single characters, each replaced by one `_`.
+        assert_eq!(sanitize_conv_id("é漢🙂"), "___");
+        assert_eq!(sanitize_conv_id("a b\tc\n"), "a_b_c_");
+    }
+
+    #[test]
+    fn base64url_matches_rfc4648_vectors() {
+        assert_eq!(base64url_no_pad(b""), "");
+        assert_eq!(base64url_no_pad(b"f"), "Zg");
+        assert_eq!(base64url_no_pad(b"fo"), "Zm8");
+        assert_eq!(base64url_no_pad(b"foo"), "Zm9v");
+        assert_eq!(base64url_no_pad(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64url_no_pad(&[0xfb, 0xff]), "-_8");
+        assert_eq!(base64url_no_pad(&[0u8; 8]), "AAAAAAAAAAA");
+    }
+
+    #[test]
+    fn ten_thousand_minted_uris_are_distinct_and_server_valid() {
+        let mut seen = HashSet::new();
+        for i in 0..10_000 {
+            let uri = mint_cache_uri(&format!("conv/{i}")).unwrap();
+            assert!(server_regex_accepts(&uri), "{uri}");
+            let parsed = parse_cache_uri(&uri).unwrap();
+            assert_eq!(parsed.token.len(), 11);
+            assert_eq!(parsed.conv_id, format!("conv_{i}"));
+            assert!(seen.insert(uri));
+        }
+        assert_eq!(seen.len(), 10_000);
+    }
+
+    #[test]
+    fn minted_uri_for_hostile_ids_is_valid() {
+        for id in ["", "////", "../evil/../host", &"x".repeat(500), "🙂"] {
+            assert!(server_regex_accepts(&mint_cache_uri(id).unwrap()));
+        }
+    }
+
+    #[test]
+    fn parse_accepts_valid_references() {
+        let p = parse_cache_uri("mcp+cache://conv-1/abcdEFGH_-12").unwrap();
+        assert_eq!(p.key, "mcp+cache://conv-1/abcdEFGH_-12");
+        assert_eq!(p.conv_id, "conv-1");
+        assert_eq!(p.token, "abcdEFGH_-12");
+        assert_eq!(p.pointer, None);
+
+        let p = parse_cache_uri("mcp+cache://c/abcdefgh#/data/0").unwrap();
+        assert_eq!(p.key, "mcp+cache://c/abcdefgh");
+        assert_eq!(p.pointer.unwrap().tokens(), ["data", "0"]);
+
+        let p = parse_cache_uri("mcp+cache://c/abcdefgh#").unwrap();
+        assert!(p.pointer.unwrap().tokens().is_empty());
+        assert!(parse_cache_uri(&format!(
+            "mcp+cache://{}/{}",
+            "c".repeat(64),
+            "t".repeat(16)
+        ))
+        .is_some());
+    }
+
+    #[test]
+    fn parse_rejects_malformed_references() {
+        let ten_kb = "a".repeat(10 * 1024);
+        let cases = [
+            "".to_owned(),
+            "https://c/abcdefgh".to_owned(),
+            "MCP+CACHE://c/abcdefgh".to_owned(),
+            "mcp+cache:/c/abcdefgh".to_owned(),
+            "mcp+cache://".to_owned(),
+            "mcp+cache://c".to_owned(),
+            "mcp+cache://c/".to_owned(),
+            "mcp+cache:///abcdefgh".to_owned(),
+            "mcp+cache://../abcdefgh".to_owned(),
+            "mcp+cache://c/../abcdefgh".to_owned(),
+            "mcp+cache://c/abcdefg".to_owned(),
+            "mcp+cache://c/abcdefghijklmnopq".to_owned(),
+            "mcp+cache://c/abcd\u{0}efgh".to_owned(),
+            "mcp+cache://c\n/abcdefgh".to_owned(),
+            "mcp+cache://c/abcdefgh\u{7f}".to_owned(),
+            "mcp+cache://c/abcdefgh/".to_owned(),
+            "mcp+cache://c/abc defgh".to_owned(),
+            "mcp+cache://c/abcdéfgh".to_owned(),
+            "mcp+cache://c/abcdefgh#data".to_owned(),
+            "mcp+cache://c/abcdefgh#/a~2".to_owned(),
+            format!("mcp+cache://{}/abcdefgh", "c".repeat(65)),
+            format!("mcp+cache://c/{ten_kb}"),
+            format!("mcp+cache://{ten_kb}/abcdefgh"),
+            format!("mcp+cache://c/abcdefgh#/{ten_kb}"),
+            ten_kb.clone(),
+        ];
+        for case in &cases {
+            assert_eq!(parse_cache_uri(case), None, "{case:?}");
+        }
+    }
+
+    #[test]
+    fn parse_never_panics_on_awkward_utf8() {
+        for s in [
+            "mcp+cache://🙂/🙂🙂🙂🙂🙂🙂🙂🙂",
+            "mcp+cache://c/abcdefgh#🙂",
+            "#",
+            "mcp+cache://#/",
+        ] {
+            let _ = parse_cache_uri(s);
+        }
+        assert!(parse_cache_uri("mcp+cache://c/abcdefgh#/🙂").is_some());
+    }
+}

@@ -1,0 +1,57 @@
+//! Storage errors that keep the DOMException name (`QuotaExceededError`, `VersionError`, …).
+
+use wasm_bindgen::{JsCast, JsValue};
+
+/// A failed storage operation. `name` is the DOMException name when the browser gave one, so a
+/// host can branch on `err.name === "QuotaExceededError"` exactly as with raw IndexedDB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError {
+    /// DOMException name, or our own (`NotSupportedError` when IndexedDB is missing).
+    pub name: String,
+    /// Human-readable message.
+    pub message: String,
+}
+
+impl StoreError {
+    /// An error with an explicit name.
+    pub fn new(name: &str, message: impl Into<String>) -> Self {
+        Self {
+            name: name.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// Converts whatever JS threw or reported (DOMException, Error, anything) into a `StoreError`,
+    /// prefixing the message with what we were doing.
+    pub fn from_js(context: &str, value: &JsValue) -> Self {
+        if let Some(dom) = value.dyn_ref::<web_sys::DomException>() {
+            return Self::new(&dom.name(), format!("{context}: {}", dom.message()));
+        }
+        if let Some(err) = value.dyn_ref::<js_sys::Error>() {
+            return Self::new(
+                &String::from(err.name()),
+                format!("{context}: {}", String::from(err.message())),
+            );
+        }
+        // Duck-typed DOMException-like objects (fake-indexeddb's own class, other realms).
+        let get = |k: &str| {
+            js_sys::Reflect::get(value, &JsValue::from_str(k))
+                .ok()
+                .and_then(|v| v.as_string())
+        };
+        match (get("name"), get("message")) {
+            (Some(name), message) => {
+                Self::new(&name, format!("{context}: {}", message.unwrap_or_default()))
+            }
+            _ => Self::new("UnknownError", format!("{context}: {value:?}")),
+        }
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.name, self.message)
+    }
+}
+
+impl std::error::Error for StoreError {}

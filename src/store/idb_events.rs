@@ -1,0 +1,108 @@
+//! Futures over IndexedDB events, the way `idb` turns requests into promises — but without a
+//! promise hop: the waker is called from the event listener itself, and nothing of ours runs
+//! inside a transaction between its requests.
+//!
+//! Listeners are removed when the future is dropped, so an abandoned wait leaks nothing.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{Event, EventTarget, IdbRequest, IdbTransaction};
+
+use super::StoreError;
+
+#[derive(Default)]
+struct Shared {
+    fired: Option<&'static str>,
+    waker: Option<Waker>,
+}
+
+/// Resolves with the type of the first of `types` fired on `target`.
+pub(crate) struct NextEvent {
+    target: EventTarget,
+    shared: Rc<RefCell<Shared>>,
+    listeners: Vec<(&'static str, Closure<dyn FnMut(Event)>)>,
+}
+
+impl NextEvent {
+    /// Starts listening now; events are dispatched as tasks, so none can be missed between the
+    /// request that causes them and this call in the same synchronous run.
+    pub(crate) fn new(target: &EventTarget, types: &[&'static str]) -> Self {
+        let shared = Rc::new(RefCell::new(Shared::default()));
+        let listeners = types
+            .iter()
+            .map(|&ty| {
+                let shared = shared.clone();
+                let closure = Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+                    let mut s = shared.borrow_mut();
+                    if s.fired.is_none() {
+                        s.fired = Some(ty);
+                        if let Some(w) = s.waker.take() {
+                            w.wake();
+                        }
+                    }
+                });
+                // Adding a listener to a live EventTarget cannot fail.
+                let _ =
+                    target.add_event_listener_with_callback(ty, closure.as_ref().unchecked_ref());
+                (ty, closure)
+            })
+            .collect();
+        Self {
+            target: target.clone(),
+            shared,
+            listeners,
+        }
+    }
+}
+
+impl Future for NextEvent {
+    type Output = &'static str;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = self.shared.borrow_mut();
+        match s.fired {
+            Some(ty) => Poll::Ready(ty),
+            None => {
+                s.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl Drop for NextEvent {
+    fn drop(&mut self) {
+        for (ty, closure) in &self.listeners {
+            let _ = self
+                .target
+                .remove_event_listener_with_callback(ty, closure.as_ref().unchecked_ref());
+        }
+    }
+}
+
+/// The DOMException of a failed request.
+pub(crate) fn request_error(request: &IdbRequest, context: &str) -> StoreError {
+    match request.error() {
+        Ok(Some(dom)) => StoreError::from_js(context, &dom),
+        Ok(None) => StoreError::new("UnknownError", format!("{context}: request failed")),
+        Err(e) => StoreError::from_js(context, &e),
+    }
+}
+
+/// Waits for a transaction to commit ([MDN: IDBTransaction complete](https://developer.mozilla.org/docs/Web/API/IDBTransaction/complete_event)).
+/// An abort becomes the transaction's DOMException (`QuotaExceededError`, `ConstraintError`, …),
+/// or `AbortError` when it has none.
+pub(crate) async fn transaction_done(tx: &IdbTransaction, context: &str) -> Result<(), StoreError> {
+    match NextEvent::new(tx, &["complete", "abort"]).await {
+        "complete" => Ok(()),
+        _ => Err(match tx.error() {
+            Some(dom) => StoreError::from_js(context, &dom),
+            None => StoreError::new("AbortError", format!("{context}: transaction aborted")),
+        }),
+    }
+}

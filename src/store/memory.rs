@@ -1,0 +1,88 @@
+//! [`ResultStore`] in process memory, with IndexedDB's value semantics: payloads are
+//! structured-cloned on write and on read (so a caller mutating its object afterwards changes
+//! nothing stored, and non-cloneable values fail with `DataCloneError` exactly as in IndexedDB).
+//! Contents last as long as the cache object.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::{JsRecord, ResultStore, StoreError};
+
+/// In-memory store.
+#[derive(Default)]
+pub struct MemoryStore {
+    records: RefCell<BTreeMap<String, JsRecord>>,
+}
+
+/// `globalThis.structuredClone(value)`
+/// ([MDN](https://developer.mozilla.org/docs/Web/API/Window/structuredClone)).
+fn structured_clone(value: &JsValue) -> Result<JsValue, StoreError> {
+    let context = "cloning a payload";
+    let clone = Reflect::get(&js_sys::global(), &JsValue::from_str("structuredClone"))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .ok_or_else(|| {
+            StoreError::new(
+                "NotSupportedError",
+                format!("{context}: globalThis.structuredClone is not available"),
+            )
+        })?;
+    clone
+        .call1(&JsValue::UNDEFINED, value)
+        .map_err(|e| StoreError::from_js(context, &e))
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn delete_where(&self, pred: impl Fn(&JsRecord) -> bool) -> u32 {
+        let mut records = self.records.borrow_mut();
+        let before = records.len();
+        records.retain(|_, r| !pred(r));
+        (before - records.len()) as u32
+    }
+}
+
+impl ResultStore for MemoryStore {
+    async fn put(&self, record: &JsRecord) -> Result<(), StoreError> {
+        let stored = JsRecord {
+            payload: structured_clone(&record.payload)?,
+            ..record.clone()
+        };
+        self.records.borrow_mut().insert(record.uri.clone(), stored);
+        Ok(())
+    }
+
+    async fn get_many(&self, uris: &[&str]) -> Result<Vec<Option<JsRecord>>, StoreError> {
+        let records = self.records.borrow();
+        uris.iter()
+            .map(|uri| {
+                records
+                    .get(*uri)
+                    .map(|r| {
+                        Ok(JsRecord {
+                            payload: structured_clone(&r.payload)?,
+                            ..r.clone()
+                        })
+                    })
+                    .transpose()
+            })
+            .collect()
+    }
+
+    async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
+        Ok(self.delete_where(|r| r.conv_id == conv_id))
+    }
+
+    async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
+        Ok(self.delete_where(|r| r.added_at < cutoff_ms))
+    }
+
+    fn close(&self) {}
+}

@@ -1,0 +1,5 @@
+//! Behaviour of the JS API against real IndexedDB. Every test uses a fresh database name.
+
+mod support;
+
+mod cache_basics;
