@@ -17,7 +17,7 @@ if [ -z "$WASM_BINDGEN_VERSION" ]; then
 fi
 
 log() { printf 'setup: %s\n' "$*"; }
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
 # 1. Rust target.
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then

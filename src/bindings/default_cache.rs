@@ -39,24 +39,24 @@ pub fn cache_tool_result(
 #[wasm_bindgen(js_name = readCachedPayload, unchecked_return_type = "Promise<unknown>")]
 pub fn read_cached_payload(
     #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ConversationScope | undefined")] options: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
 ) -> Promise {
-    methods::read_cached_payload(default_cache(), uri, options)
+    methods::read_cached_payload(default_cache(), uri, options.unwrap_or(JsValue::UNDEFINED))
 }
 
 /// `ResultCache.lookup` on the default cache.
 #[wasm_bindgen(js_name = lookup, unchecked_return_type = "Promise<LookupResult>")]
 pub fn lookup(
     #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ConversationScope | undefined")] options: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
 ) -> Promise {
-    methods::lookup(default_cache(), uri, options)
+    methods::lookup(default_cache(), uri, options.unwrap_or(JsValue::UNDEFINED))
 }
 
 /// `ResultCache.clearConversation` on the default cache.
 #[wasm_bindgen(js_name = clearConversation, unchecked_return_type = "Promise<void>")]
 pub fn clear_conversation(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] conv_id: JsValue,
+    #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,
 ) -> Promise {
     methods::clear_conversation(default_cache(), conv_id)
 }

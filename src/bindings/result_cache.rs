@@ -192,9 +192,9 @@ impl JsResultCache {
     /// where IndexedDB is absent.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "ResultCacheOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ResultCacheOptions")] options: Option<JsValue>,
     ) -> Result<JsResultCache, JsValue> {
-        Self::from_options(&options)
+        Self::from_options(&options.unwrap_or(JsValue::UNDEFINED))
     }
 
     /// Stores `payload` when it is a JSON object or array whose `JSON.stringify` is at least
@@ -216,9 +216,9 @@ impl JsResultCache {
     pub fn read_cached_payload(
         &self,
         #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ConversationScope | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
     ) -> Promise {
-        read_cached_payload(self.shared(), uri, options)
+        read_cached_payload(self.shared(), uri, options.unwrap_or(JsValue::UNDEFINED))
     }
 
     /// Like `readCachedPayload`, but tells a stored `null` (`{status: "hit", payload: null}`)
@@ -227,16 +227,16 @@ impl JsResultCache {
     pub fn lookup(
         &self,
         #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ConversationScope | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
     ) -> Promise {
-        lookup(self.shared(), uri, options)
+        lookup(self.shared(), uri, options.unwrap_or(JsValue::UNDEFINED))
     }
 
     /// Deletes every entry of a conversation, in one transaction over the `convId` index.
     #[wasm_bindgen(js_name = clearConversation, unchecked_return_type = "Promise<void>")]
     pub fn clear_conversation(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "unknown")] conv_id: JsValue,
+        #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,
     ) -> Promise {
         clear_conversation(self.shared(), conv_id)
     }

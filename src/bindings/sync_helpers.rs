@@ -19,7 +19,7 @@ pub fn has_indexed_db() -> bool {
 /// cut to 64 characters; empty becomes `"default"`.
 #[wasm_bindgen(js_name = sanitizeConvId)]
 pub fn sanitize_conv_id(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] conv_id: JsValue,
+    #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,
 ) -> Result<String, JsValue> {
     Ok(uri::sanitize_conv_id(&conv_id_string(&conv_id)?))
 }
@@ -28,7 +28,7 @@ pub fn sanitize_conv_id(
 /// platform CSPRNG (WebCrypto). Nothing is stored.
 #[wasm_bindgen(js_name = mintCacheUri)]
 pub fn mint_cache_uri(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] conv_id: JsValue,
+    #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,
 ) -> Result<String, JsValue> {
     uri::mint_cache_uri(&conv_id_string(&conv_id)?)
         .map_err(|e| store_error(StoreError::new("NotSupportedError", e.to_string())))

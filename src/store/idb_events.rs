@@ -16,6 +16,9 @@ use web_sys::{Event, EventTarget, IdbRequest, IdbTransaction};
 
 use super::StoreError;
 
+/// A registered listener: the event type and the closure JS calls.
+type Listener = (&'static str, Closure<dyn FnMut(Event)>);
+
 #[derive(Default)]
 struct Shared {
     fired: Option<&'static str>,
@@ -26,7 +29,7 @@ struct Shared {
 pub(crate) struct NextEvent {
     target: EventTarget,
     shared: Rc<RefCell<Shared>>,
-    listeners: Vec<(&'static str, Closure<dyn FnMut(Event)>)>,
+    listeners: Vec<Listener>,
 }
 
 impl NextEvent {

@@ -11,7 +11,10 @@ use wasm_bindgen_test::wasm_bindgen_test;
 use super::support::*;
 
 fn status(v: &JsValue) -> String {
-    Reflect::get(v, &"status".into()).unwrap().as_string().unwrap()
+    Reflect::get(v, &"status".into())
+        .unwrap()
+        .as_string()
+        .unwrap()
 }
 
 #[wasm_bindgen_test]
@@ -19,13 +22,27 @@ async fn round_trip_of_a_500_row_object() {
     let cache = idb_cache(&[]);
     assert_eq!(cache.storage(), "indexeddb");
     let payload = rows(500);
-    let uri = put(&cache, &payload, "conv-1").await.expect("500 rows are cached");
+    let uri = put(&cache, &payload, "conv-1")
+        .await
+        .expect("500 rows are cached");
     let parsed = mcp_result_cache::parse_cache_uri(JsValue::from_str(&uri));
     assert_eq!(Reflect::get(&parsed, &"convId".into()).unwrap(), "conv-1");
-    assert_eq!(Reflect::get(&parsed, &"token".into()).unwrap().as_string().unwrap().len(), 11);
+    assert_eq!(
+        Reflect::get(&parsed, &"token".into())
+            .unwrap()
+            .as_string()
+            .unwrap()
+            .len(),
+        11
+    );
     let back = read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED).await;
     assert_eq!(to_json(&back), to_json(&payload));
-    let scoped = read(&cache, &JsValue::from_str(&uri), obj(&[("convId", "conv-1".into())])).await;
+    let scoped = read(
+        &cache,
+        &JsValue::from_str(&uri),
+        obj(&[("convId", "conv-1".into())]),
+    )
+    .await;
     assert_eq!(to_json(&scoped), to_json(&payload));
 }
 
@@ -44,7 +61,10 @@ async fn stored_payload_is_a_copy_not_the_callers_object() {
 async fn null_scalars_and_non_serializable_payloads_are_not_cached() {
     let cache = idb_cache(&[("threshold", 0.into())]);
     assert_eq!(put(&cache, &JsValue::NULL, "c").await, None);
-    assert_eq!(put(&cache, &JsValue::from_str(&"x".repeat(10_000)), "c").await, None);
+    assert_eq!(
+        put(&cache, &JsValue::from_str(&"x".repeat(10_000)), "c").await,
+        None
+    );
     assert_eq!(put(&cache, &JsValue::from_f64(12345.0), "c").await, None);
     // A cycle: JSON.stringify throws, so the size is 0 and nothing is cached.
     let cyclic = rows(10);
@@ -65,8 +85,14 @@ async fn threshold_boundary_is_inclusive() {
     // {"d":"xxx…"} is 8 bytes plus the string.
     let exact = json(&format!(r#"{{"d":"{}"}}"#, "x".repeat(threshold - 8)));
     let short = json(&format!(r#"{{"d":"{}"}}"#, "x".repeat(threshold - 9)));
-    assert_eq!(mcp_result_cache::estimate_size(exact.clone()), threshold as f64);
-    assert_eq!(mcp_result_cache::estimate_size(short.clone()), (threshold - 1) as f64);
+    assert_eq!(
+        mcp_result_cache::estimate_size(exact.clone()),
+        threshold as f64
+    );
+    assert_eq!(
+        mcp_result_cache::estimate_size(short.clone()),
+        (threshold - 1) as f64
+    );
     assert!(put(&cache, &exact, "c").await.is_some());
     assert_eq!(put(&cache, &short, "c").await, None);
 }
@@ -74,11 +100,18 @@ async fn threshold_boundary_is_inclusive() {
 #[wasm_bindgen_test]
 async fn size_counts_utf8_bytes() {
     // "é" is 2 bytes, "🙂" 4 bytes; JSON adds {"d":""} = 8 bytes.
-    assert_eq!(mcp_result_cache::estimate_size(json(r#"{"d":"é🙂"}"#)), 14.0);
+    assert_eq!(
+        mcp_result_cache::estimate_size(json(r#"{"d":"é🙂"}"#)),
+        14.0
+    );
     // Per-call threshold override.
     let cache = idb_cache(&[]);
     let small = json(r#"{"d":"é🙂"}"#);
-    let input = obj(&[("payload", small), ("convId", "c".into()), ("threshold", 14.into())]);
+    let input = obj(&[
+        ("payload", small),
+        ("convId", "c".into()),
+        ("threshold", 14.into()),
+    ]);
     let uri = wait(cache.cache_tool_result(input)).await.unwrap();
     assert!(uri.is_string());
 }
@@ -90,10 +123,14 @@ async fn clear_conversation_removes_only_that_conversation() {
     let a2 = put(&cache, &rows(110), "conv-a").await.unwrap();
     let keep = rows(120);
     let b = put(&cache, &keep, "conv-b").await.unwrap();
-    let cleared = wait(cache.clear_conversation("conv-a".into())).await.unwrap();
+    let cleared = wait(cache.clear_conversation("conv-a".into()))
+        .await
+        .unwrap();
     assert!(cleared.is_undefined());
     for uri in [a1, a2] {
-        assert!(read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED).await.is_null());
+        assert!(read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED)
+            .await
+            .is_null());
     }
     let other = read(&cache, &JsValue::from_str(&b), JsValue::UNDEFINED).await;
     assert_eq!(to_json(&other), to_json(&keep));
@@ -104,8 +141,12 @@ async fn clear_conversation_sanitizes_the_id_like_minting() {
     let cache = idb_cache(&[]);
     let uri = put(&cache, &rows(100), "../evil/../host").await.unwrap();
     assert!(uri.starts_with("mcp+cache://___evil____host/"));
-    wait(cache.clear_conversation("../evil/../host".into())).await.unwrap();
-    assert!(read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED).await.is_null());
+    wait(cache.clear_conversation("../evil/../host".into()))
+        .await
+        .unwrap();
+    assert!(read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED)
+        .await
+        .is_null());
 }
 
 #[wasm_bindgen_test]
@@ -117,9 +158,13 @@ async fn evict_older_than_uses_the_injected_clock() {
     let fresh_payload = rows(110);
     let fresh = put(&cache, &fresh_payload, "c").await.unwrap();
     clock.set(6_000.0);
-    let done = wait(cache.evict_older_than(obj(&[("maxAgeMs", 2_000.into())]))).await.unwrap();
+    let done = wait(cache.evict_older_than(obj(&[("maxAgeMs", 2_000.into())])))
+        .await
+        .unwrap();
     assert!(done.is_undefined());
-    assert!(read(&cache, &JsValue::from_str(&old), JsValue::UNDEFINED).await.is_null());
+    assert!(read(&cache, &JsValue::from_str(&old), JsValue::UNDEFINED)
+        .await
+        .is_null());
     let kept = read(&cache, &JsValue::from_str(&fresh), JsValue::UNDEFINED).await;
     assert_eq!(to_json(&kept), to_json(&fresh_payload));
 }
@@ -127,7 +172,9 @@ async fn evict_older_than_uses_the_injected_clock() {
 #[wasm_bindgen_test]
 async fn evict_older_than_rejects_a_bad_max_age() {
     let cache = idb_cache(&[]);
-    let err = wait(cache.evict_older_than(obj(&[("maxAgeMs", (-1).into())]))).await.unwrap_err();
+    let err = wait(cache.evict_older_than(obj(&[("maxAgeMs", (-1).into())])))
+        .await
+        .unwrap_err();
     assert!(err.is_instance_of::<js_sys::TypeError>());
 }
 
@@ -145,8 +192,14 @@ async fn non_hits_read_as_null() {
         JsValue::UNDEFINED,
         obj(&[("uri", JsValue::from_str(&uri))]),
     ] {
-        assert!(read(&cache, &probe, JsValue::UNDEFINED).await.is_null(), "{probe:?}");
-        assert_eq!(status(&wait(cache.lookup(probe, JsValue::UNDEFINED)).await.unwrap()), "miss");
+        assert!(
+            read(&cache, &probe, JsValue::UNDEFINED).await.is_null(),
+            "{probe:?}"
+        );
+        assert_eq!(
+            status(&wait(cache.lookup(probe, None)).await.unwrap()),
+            "miss"
+        );
     }
 }
 
@@ -154,10 +207,14 @@ async fn non_hits_read_as_null() {
 async fn another_conversations_reference_is_null_when_scoped() {
     let cache = idb_cache(&[]);
     let uri = JsValue::from_str(&put(&cache, &rows(100), "conv-1").await.unwrap());
-    assert!(read(&cache, &uri, obj(&[("convId", "conv-2".into())])).await.is_null());
+    assert!(read(&cache, &uri, obj(&[("convId", "conv-2".into())]))
+        .await
+        .is_null());
     // The scope is sanitized the same way: "conv/1" and "conv_1" are one conversation.
     let other = JsValue::from_str(&put(&cache, &rows(100), "conv/1").await.unwrap());
-    assert!(!read(&cache, &other, obj(&[("convId", "conv_1".into())])).await.is_null());
+    assert!(!read(&cache, &other, obj(&[("convId", "conv_1".into())]))
+        .await
+        .is_null());
     // Unscoped reads see every conversation.
     assert!(!read(&cache, &uri, JsValue::UNDEFINED).await.is_null());
 }
@@ -167,11 +224,15 @@ async fn lookup_tells_a_stored_null_from_a_miss() {
     let cache = idb_cache(&[]);
     let payload = json(&format!(r#"{{"value":null,"pad":"{}"}}"#, "p".repeat(5000)));
     let uri = put(&cache, &payload, "c").await.unwrap();
-    let hit = wait(cache.lookup(format!("{uri}#/value").into(), JsValue::UNDEFINED)).await.unwrap();
+    let hit = wait(cache.lookup(format!("{uri}#/value").into(), None))
+        .await
+        .unwrap();
     assert_eq!(status(&hit), "hit");
     assert!(Reflect::get(&hit, &"payload".into()).unwrap().is_null());
     assert!(Reflect::has(&hit, &"payload".into()).unwrap());
-    let miss = wait(cache.lookup("mcp+cache://c/AAAAAAAAAAA".into(), JsValue::UNDEFINED)).await.unwrap();
+    let miss = wait(cache.lookup("mcp+cache://c/AAAAAAAAAAA".into(), None))
+        .await
+        .unwrap();
     assert_eq!(status(&miss), "miss");
     assert!(!Reflect::has(&miss, &"payload".into()).unwrap());
 }
@@ -182,9 +243,23 @@ async fn json_pointer_fragment_selects_inside_the_payload() {
     let payload = rows(100);
     let uri = put(&cache, &payload, "c").await.unwrap();
     let row = read(&cache, &format!("{uri}#/rows/1").into(), JsValue::UNDEFINED).await;
-    assert_eq!(Reflect::get(&row, &"value".into()).unwrap().as_f64(), Some(7.0));
-    for bad in ["#/rows/100", "#/rows/01", "#/nope", "#/__proto__", "#/rows/-"] {
-        assert!(read(&cache, &format!("{uri}{bad}").into(), JsValue::UNDEFINED).await.is_null(), "{bad}");
+    assert_eq!(
+        Reflect::get(&row, &"value".into()).unwrap().as_f64(),
+        Some(7.0)
+    );
+    for bad in [
+        "#/rows/100",
+        "#/rows/01",
+        "#/nope",
+        "#/__proto__",
+        "#/rows/-",
+    ] {
+        assert!(
+            read(&cache, &format!("{uri}{bad}").into(), JsValue::UNDEFINED)
+                .await
+                .is_null(),
+            "{bad}"
+        );
     }
 }
 
@@ -196,13 +271,22 @@ async fn clearing_a_thousand_entries_completes() {
         let payload = json(&format!(r#"{{"i":{i}}}"#));
         uris.push(put(&cache, &payload, "bulk").await.unwrap());
     }
-    let keep = put(&cache, &json(r#"{"keep":true}"#), "other").await.unwrap();
-    assert_eq!(to_json(&read(&cache, &JsValue::from_str(&uris[999]), JsValue::UNDEFINED).await), r#"{"i":999}"#);
+    let keep = put(&cache, &json(r#"{"keep":true}"#), "other")
+        .await
+        .unwrap();
+    assert_eq!(
+        to_json(&read(&cache, &JsValue::from_str(&uris[999]), JsValue::UNDEFINED).await),
+        r#"{"i":999}"#
+    );
     wait(cache.clear_conversation("bulk".into())).await.unwrap();
     for uri in [&uris[0], &uris[500], &uris[999]] {
-        assert!(read(&cache, &JsValue::from_str(uri), JsValue::UNDEFINED).await.is_null());
+        assert!(read(&cache, &JsValue::from_str(uri), JsValue::UNDEFINED)
+            .await
+            .is_null());
     }
-    assert!(!read(&cache, &JsValue::from_str(&keep), JsValue::UNDEFINED).await.is_null());
+    assert!(!read(&cache, &JsValue::from_str(&keep), JsValue::UNDEFINED)
+        .await
+        .is_null());
 }
 
 #[wasm_bindgen_test]
@@ -215,13 +299,16 @@ async fn storage_errors_keep_their_domexception_name() {
     let input = obj(&[("payload", payload), ("convId", "c".into())]);
     let err = wait(cache.cache_tool_result(input)).await.unwrap_err();
     assert!(err.is_instance_of::<js_sys::Error>());
-    let name = Reflect::get(&err, &"name".into()).unwrap().as_string().unwrap();
+    let name = Reflect::get(&err, &"name".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
     assert_eq!(name, "DataCloneError");
 }
 
 #[wasm_bindgen_test]
 async fn memory_storage_has_the_same_semantics() {
-    let cache = ResultCache::new(obj(&[("storage", "memory".into())])).unwrap();
+    let cache = ResultCache::new(Some(obj(&[("storage", "memory".into())]))).unwrap();
     assert_eq!(cache.storage(), "memory");
     let payload = rows(200);
     let uri = put(&cache, &payload, "m").await.unwrap();
@@ -231,10 +318,21 @@ async fn memory_storage_has_the_same_semantics() {
     assert_eq!(to_json(&back), expected);
     // A reader mutating its copy changes nothing stored either.
     Reflect::set(&back, &"ok".into(), &false.into()).unwrap();
-    assert_eq!(to_json(&read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED).await), expected);
-    assert!(read(&cache, &JsValue::from_str(&uri), obj(&[("convId", "x".into())])).await.is_null());
+    assert_eq!(
+        to_json(&read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED).await),
+        expected
+    );
+    assert!(read(
+        &cache,
+        &JsValue::from_str(&uri),
+        obj(&[("convId", "x".into())])
+    )
+    .await
+    .is_null());
     wait(cache.clear_conversation("m".into())).await.unwrap();
-    assert!(read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED).await.is_null());
+    assert!(read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED)
+        .await
+        .is_null());
 }
 
 #[wasm_bindgen_test]
@@ -242,13 +340,26 @@ async fn events_are_reported_and_a_throwing_observer_changes_nothing() {
     let seen: Rc<RefCell<Vec<String>>> = Rc::default();
     let log = seen.clone();
     let observer = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
-        log.borrow_mut().push(Reflect::get(&event, &"kind".into()).unwrap().as_string().unwrap());
+        log.borrow_mut().push(
+            Reflect::get(&event, &"kind".into())
+                .unwrap()
+                .as_string()
+                .unwrap(),
+        );
         wasm_bindgen::throw_str("observer bug");
     });
     let cache = idb_cache(&[("onEvent", observer.as_ref().clone())]);
     let uri = put(&cache, &rows(100), "c").await.expect("still cached");
-    assert!(!read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED).await.is_null());
-    assert!(read(&cache, &"mcp+cache://c/AAAAAAAAAAA".into(), JsValue::UNDEFINED).await.is_null());
+    assert!(!read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED)
+        .await
+        .is_null());
+    assert!(read(
+        &cache,
+        &"mcp+cache://c/AAAAAAAAAAA".into(),
+        JsValue::UNDEFINED
+    )
+    .await
+    .is_null());
     wait(cache.clear_conversation("c".into())).await.unwrap();
     assert_eq!(*seen.borrow(), ["write", "hit", "miss", "evict"]);
 }
@@ -263,7 +374,7 @@ fn bad_options_are_type_errors() {
         obj(&[("dbName", "".into())]),
         JsValue::from_str("options"),
     ] {
-        let err = ResultCache::new(options).err().expect("rejected");
+        let err = ResultCache::new(Some(options)).err().expect("rejected");
         assert!(err.is_instance_of::<js_sys::TypeError>());
     }
 }
@@ -272,11 +383,25 @@ fn bad_options_are_type_errors() {
 async fn free_functions_use_a_default_cache() {
     let payload = rows(80);
     let input = obj(&[("payload", payload.clone()), ("convId", "free".into())]);
-    let uri = wait(mcp_result_cache::cache_tool_result(input)).await.unwrap();
-    let back = wait(mcp_result_cache::read_cached_payload(uri.clone(), JsValue::UNDEFINED)).await.unwrap();
+    let uri = wait(mcp_result_cache::cache_tool_result(input))
+        .await
+        .unwrap();
+    let back = wait(mcp_result_cache::read_cached_payload(uri.clone(), None))
+        .await
+        .unwrap();
     assert_eq!(to_json(&back), to_json(&payload));
     let arr = Array::new();
-    assert!(wait(mcp_result_cache::read_cached_payload(arr.into(), JsValue::UNDEFINED)).await.unwrap().is_null());
-    wait(mcp_result_cache::clear_conversation("free".into())).await.unwrap();
-    assert!(wait(mcp_result_cache::read_cached_payload(uri, JsValue::UNDEFINED)).await.unwrap().is_null());
+    assert!(
+        wait(mcp_result_cache::read_cached_payload(arr.into(), None))
+            .await
+            .unwrap()
+            .is_null()
+    );
+    wait(mcp_result_cache::clear_conversation("free".into()))
+        .await
+        .unwrap();
+    assert!(wait(mcp_result_cache::read_cached_payload(uri, None))
+        .await
+        .unwrap()
+        .is_null());
 }

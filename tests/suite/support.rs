@@ -42,7 +42,13 @@ pub fn to_json(v: &JsValue) -> String {
 /// `n` time-series rows: `{"rows":[{"t":..,"value":..,"label":..}, ...]}`.
 pub fn rows(n: usize) -> JsValue {
     let rows: Vec<String> = (0..n)
-        .map(|i| format!(r#"{{"t":"2026-01-01T00:{:02}:00Z","value":{},"label":"row {i}"}}"#, i % 60, i * 7))
+        .map(|i| {
+            format!(
+                r#"{{"t":"2026-01-01T00:{:02}:00Z","value":{},"label":"row {i}"}}"#,
+                i % 60,
+                i * 7
+            )
+        })
         .collect();
     json(&format!(r#"{{"ok":true,"rows":[{}]}}"#, rows.join(",")))
 }
@@ -59,7 +65,7 @@ pub fn idb_cache(extra: &[(&str, JsValue)]) -> ResultCache {
         ("storage", JsValue::from_str("indexeddb")),
     ];
     pairs.extend(extra.iter().cloned());
-    ResultCache::new(obj(&pairs)).unwrap()
+    ResultCache::new(Some(obj(&pairs))).unwrap()
 }
 
 /// `cacheToolResult({ payload, convId, sourceToolName })` resolved to `Option<String>`.
@@ -70,13 +76,18 @@ pub async fn put(cache: &ResultCache, payload: &JsValue, conv: &str) -> Option<S
         ("sourceToolName", JsValue::from_str("timeseries.query")),
     ]);
     let v = wait(cache.cache_tool_result(input)).await.unwrap();
-    assert!(v.is_null() || v.is_string(), "cacheToolResult resolves string | null");
+    assert!(
+        v.is_null() || v.is_string(),
+        "cacheToolResult resolves string | null"
+    );
     v.as_string()
 }
 
 /// `readCachedPayload(uri, options)`.
 pub async fn read(cache: &ResultCache, uri: &JsValue, options: JsValue) -> JsValue {
-    wait(cache.read_cached_payload(uri.clone(), options)).await.unwrap()
+    wait(cache.read_cached_payload(uri.clone(), Some(options)))
+        .await
+        .unwrap()
 }
 
 /// A clock the test moves: returns the JS function and the cell it reads.

@@ -1,0 +1,120 @@
+// Browser / worker / bundler entry (ES module).
+//
+// The WebAssembly module is fetched and instantiated once, on first need: every async export
+// awaits that shared initialization, so hosts never call an init function. Synchronous helpers
+// need it done: `await ready()` once at startup (they throw a clear error before that).
+// Importing this module has no side effects: no fetch, no IndexedDB access (SSR-safe).
+import init, * as wasm from '../pkg/web/mcp_result_cache.js';
+
+export const CACHE_URI_SCHEME = 'mcp+cache://';
+export const DEFAULT_CACHE_THRESHOLD_BYTES = 4096;
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 20000;
+export const INLINE_LIST_MAX_RECORDS = 20;
+
+let initialization = null;
+let initialized = false;
+
+/** Resolves once the WebAssembly module is ready; idempotent. */
+export function ready() {
+  if (!initialization) {
+    initialization = init().then(
+      () => {
+        initialized = true;
+      },
+      (error) => {
+        initialization = null; // a failed fetch is retried by the next call
+        throw error;
+      },
+    );
+  }
+  return initialization;
+}
+
+function requireReady(name) {
+  if (!initialized) {
+    throw new Error(
+      `mcp-result-cache: ${name}() needs the WebAssembly module; await ready() once before calling it`,
+    );
+  }
+}
+
+function syncExport(name) {
+  return (...args) => {
+    requireReady(name);
+    return wasm[name](...args);
+  };
+}
+
+function asyncExport(name) {
+  return async (...args) => {
+    await ready();
+    return wasm[name](...args);
+  };
+}
+
+export const hasIndexedDB = () => typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
+export const sanitizeConvId = syncExport('sanitizeConvId');
+export const mintCacheUri = syncExport('mintCacheUri');
+export const parseCacheUri = syncExport('parseCacheUri');
+export const estimateSize = syncExport('estimateSize');
+
+export const cacheToolResult = asyncExport('cacheToolResult');
+export const readCachedPayload = asyncExport('readCachedPayload');
+export const lookup = asyncExport('lookup');
+export const clearConversation = asyncExport('clearConversation');
+export const evictOlderThan = asyncExport('evictOlderThan');
+
+/**
+ * A result cache. Constructing one never waits: the WebAssembly instance behind it is created
+ * on first use (options are validated then, or at once when `ready()` has resolved).
+ */
+export class ResultCache {
+  #options;
+  #inner = null;
+
+  constructor(options) {
+    this.#options = options;
+    if (initialized) this.#inner = new wasm.ResultCache(options);
+  }
+
+  async #cache() {
+    await ready();
+    if (!this.#inner) this.#inner = new wasm.ResultCache(this.#options);
+    return this.#inner;
+  }
+
+  #sync(name) {
+    requireReady(`ResultCache.${name}`);
+    if (!this.#inner) this.#inner = new wasm.ResultCache(this.#options);
+    return this.#inner;
+  }
+
+  async cacheToolResult(input) {
+    return (await this.#cache()).cacheToolResult(input);
+  }
+  async readCachedPayload(uri, options) {
+    return (await this.#cache()).readCachedPayload(uri, options);
+  }
+  async lookup(uri, options) {
+    return (await this.#cache()).lookup(uri, options);
+  }
+  async clearConversation(convId) {
+    return (await this.#cache()).clearConversation(convId);
+  }
+  async evictOlderThan(options) {
+    return (await this.#cache()).evictOlderThan(options);
+  }
+  get threshold() {
+    return this.#sync('threshold').threshold;
+  }
+  get storage() {
+    return this.#sync('storage').storage;
+  }
+  close() {
+    this.#inner?.close();
+  }
+  free() {
+    this.#inner?.free();
+    this.#inner = null;
+  }
+}

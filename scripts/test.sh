@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `npm test`: installs what is missing, then runs every test layer. Fails on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+step() {
+  printf '\n=== %s\n' "$*"
+  local start=$SECONDS
+  "$@"
+  printf '=== ok (%ss): %s\n' "$((SECONDS - start))" "$*"
+}
+
+step cargo fmt --check
+step cargo clippy --all-targets -- -D warnings
+step cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+step cargo test
+# The same IndexedDB suite in real headless Chromium: on a page, then in a dedicated worker.
+step wasm-pack test --headless --chrome --mode no-install --test browser
+step wasm-pack test --headless --chrome --mode no-install --test worker
+# The release package (wasm-opt'd), as consumers get it.
+step bash scripts/build.sh
+step node --test tests/js/
+step node tests/e2e/www-smoke.mjs
