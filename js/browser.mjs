@@ -57,12 +57,16 @@ export const sanitizeConvId = syncExport('sanitizeConvId');
 export const mintCacheUri = syncExport('mintCacheUri');
 export const parseCacheUri = syncExport('parseCacheUri');
 export const estimateSize = syncExport('estimateSize');
+export const checkInlineListCap = syncExport('checkInlineListCap');
 
 export const cacheToolResult = asyncExport('cacheToolResult');
 export const readCachedPayload = asyncExport('readCachedPayload');
 export const lookup = asyncExport('lookup');
 export const clearConversation = asyncExport('clearConversation');
 export const evictOlderThan = asyncExport('evictOlderThan');
+export const substituteCacheUris = asyncExport('substituteCacheUris');
+export const beforeToolCall = asyncExport('beforeToolCall');
+export const afterToolCall = asyncExport('afterToolCall');
 
 /**
  * A result cache. Constructing one never waits: the WebAssembly instance behind it is created
@@ -103,6 +107,15 @@ export class ResultCache {
   }
   async evictOlderThan(options) {
     return (await this.#cache()).evictOlderThan(options);
+  }
+  async substituteCacheUris(args, options) {
+    return (await this.#cache()).substituteCacheUris(args, options);
+  }
+  async beforeToolCall(toolName, args, options) {
+    return (await this.#cache()).beforeToolCall(toolName, args, options);
+  }
+  async afterToolCall(toolName, result, options) {
+    return (await this.#cache()).afterToolCall(toolName, result, options);
   }
   get threshold() {
     return this.#sync('threshold').threshold;

@@ -12,6 +12,10 @@ export {
   lookup,
   clearConversation,
   evictOlderThan,
+  substituteCacheUris,
+  checkInlineListCap,
+  beforeToolCall,
+  afterToolCall,
 } from '../pkg/web/mcp_result_cache.js';
 export type {
   CacheStorageKind,
@@ -23,6 +27,11 @@ export type {
   ParsedCacheUri,
   CacheEventKind,
   CacheEvent,
+  ToolEnvelope,
+  SubstitutionResult,
+  BeforeToolCallOptions,
+  BeforeToolCallResult,
+  AfterToolCallOptions,
 } from '../pkg/web/mcp_result_cache.js';
 
 /** Scheme of every reference this package mints. */

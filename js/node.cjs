@@ -10,21 +10,12 @@ const DEFAULT_CACHE_THRESHOLD_BYTES = 4096;
 const DEFAULT_MAX_TOOL_RESULT_CHARS = 20000;
 const INLINE_LIST_MAX_RECORDS = 20;
 
+// The nodejs build exports exactly the #[wasm_bindgen] API, so it is re-exported whole.
 module.exports = {
   CACHE_URI_SCHEME,
   DEFAULT_CACHE_THRESHOLD_BYTES,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   INLINE_LIST_MAX_RECORDS,
   ready: () => Promise.resolve(),
-  ResultCache: wasm.ResultCache,
-  hasIndexedDB: wasm.hasIndexedDB,
-  sanitizeConvId: wasm.sanitizeConvId,
-  mintCacheUri: wasm.mintCacheUri,
-  parseCacheUri: wasm.parseCacheUri,
-  estimateSize: wasm.estimateSize,
-  cacheToolResult: wasm.cacheToolResult,
-  readCachedPayload: wasm.readCachedPayload,
-  lookup: wasm.lookup,
-  clearConversation: wasm.clearConversation,
-  evictOlderThan: wasm.evictOlderThan,
+  ...wasm,
 };

@@ -18,4 +18,8 @@ export const {
   lookup,
   clearConversation,
   evictOlderThan,
+  substituteCacheUris,
+  checkInlineListCap,
+  beforeToolCall,
+  afterToolCall,
 } = api;

@@ -32,6 +32,7 @@
 
 pub mod cache;
 pub mod core;
+pub mod pipeline;
 pub mod store;
 
 mod bindings;

@@ -136,6 +136,27 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             set(&obj, "uri", uri.as_str());
             set(&obj, "cause", cause.as_str());
         }
+        CacheEvent::Conflict {
+            tool_name,
+            key,
+            uris,
+        } => {
+            set(&obj, "toolName", tool_name.as_str());
+            set(&obj, "key", key.as_str());
+            let list: js_sys::Array = uris.iter().map(|u| JsValue::from_str(u)).collect();
+            set(&obj, "uris", list);
+        }
+        CacheEvent::Cap {
+            tool_name,
+            arg,
+            count,
+            cap,
+        } => {
+            set(&obj, "toolName", tool_name.as_str());
+            set(&obj, "arg", arg.as_str());
+            set(&obj, "count", *count as f64);
+            set(&obj, "cap", *cap as f64);
+        }
         CacheEvent::Evict { count, reason } => {
             set(&obj, "count", *count);
             set(&obj, "reason", *reason);

@@ -15,7 +15,8 @@ thread_local! {
     static DEFAULT: RefCell<Option<Rc<ResultCache>>> = const { RefCell::new(None) };
 }
 
-fn default_cache() -> Rc<ResultCache> {
+/// The default cache, created on first use.
+pub(crate) fn default_cache() -> Rc<ResultCache> {
     DEFAULT.with(|slot| {
         slot.borrow_mut()
             .get_or_insert_with(|| {

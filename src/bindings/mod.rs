@@ -4,10 +4,12 @@
 mod convert;
 mod default_cache;
 mod js_error;
+mod pipeline;
 mod result_cache;
 mod sync_helpers;
 mod types;
 
 pub use default_cache::*;
+pub use pipeline::*;
 pub use result_cache::JsResultCache;
 pub use sync_helpers::*;

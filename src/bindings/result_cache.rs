@@ -124,6 +124,7 @@ pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promi
                 conv_id: &conv_id,
                 source_tool_name: &source_tool_name,
                 threshold: threshold.map(|t| t as u64),
+                known_size: None,
             })
             .await
             .map_err(store_error)?;

@@ -60,6 +60,52 @@ export interface ParsedCacheUri {
   pointer: string | null;
 }
 
+/** What the model sees instead of a blocked call's result. */
+export interface ToolEnvelope {
+  /** `invalid_args: …` */
+  error: string;
+  /** References that could not be resolved. */
+  _missing_uris?: string[];
+  /** References whose data a mutation made stale. */
+  _stale_uris?: string[];
+  /** What the model should do next. */
+  fix_hint: string;
+  /** The argument that exceeded the inline-list cap. */
+  _capped_arg?: string;
+}
+
+/** Result of `substituteCacheUris`. */
+export type SubstitutionResult =
+  | { ok: true; args: unknown }
+  | { ok: false; envelope: ToolEnvelope };
+
+/** Options of `beforeToolCall`. */
+export interface BeforeToolCallOptions {
+  /** `false` passes the call through untouched. Default `true`. */
+  enabled?: boolean;
+  /** Only references of this conversation resolve. */
+  convId?: unknown;
+  /** Inline-list cap. Default 20. */
+  cap?: number;
+  /** Arguments the cap applies to. Default `["data"]`. */
+  cappedArgs?: string[];
+}
+
+/** Result of `beforeToolCall`. */
+export type BeforeToolCallResult =
+  | { dispatch: true; args: unknown }
+  | { dispatch: false; envelope: ToolEnvelope; signature: string };
+
+/** Options of `afterToolCall`. */
+export interface AfterToolCallOptions {
+  /** `false` returns the result untouched. Default `true`. */
+  enabled?: boolean;
+  /** The conversation the result belongs to. Default `"default"`. */
+  convId?: unknown;
+  /** Above this many characters of JSON the model sees a summary. Default 20000. */
+  maxChars?: number;
+}
+
 /** Kinds of `CacheEvent`. */
 export type CacheEventKind =
   | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "error";
@@ -70,6 +116,8 @@ export type CacheEvent =
   | { kind: "hit"; uri: string }
   | { kind: "miss"; uri: string }
   | { kind: "stale"; uri: string; cause: string }
+  | { kind: "conflict"; toolName: string; key: string; uris: string[] }
+  | { kind: "cap"; toolName: string; arg: string; count: number; cap: number }
   | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" }
   | { kind: "error"; operation: string; name: string; message: string };
 "#;

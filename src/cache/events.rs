@@ -32,6 +32,26 @@ pub enum CacheEvent {
         /// The invalidating tool.
         cause: String,
     },
+    /// A call held both `X` and `X_uri`; the reference won.
+    Conflict {
+        /// The tool called.
+        tool_name: String,
+        /// The overwritten argument (`X`).
+        key: String,
+        /// The reference(s) that replaced it.
+        uris: Vec<String>,
+    },
+    /// A call was blocked by the inline-list cap.
+    Cap {
+        /// The tool called.
+        tool_name: String,
+        /// The capped argument.
+        arg: String,
+        /// Its length.
+        count: usize,
+        /// The cap.
+        cap: usize,
+    },
     /// Entries were deleted.
     Evict {
         /// How many.
@@ -58,6 +78,8 @@ impl CacheEvent {
             Self::Hit { .. } => "hit",
             Self::Miss { .. } => "miss",
             Self::Stale { .. } => "stale",
+            Self::Conflict { .. } => "conflict",
+            Self::Cap { .. } => "cap",
             Self::Evict { .. } => "evict",
             Self::Error { .. } => "error",
         }

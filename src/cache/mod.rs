@@ -10,6 +10,7 @@ use wasm_bindgen::JsValue;
 
 use crate::core::record::{CacheRecord, LookupOutcome};
 use crate::core::size::{should_cache, DEFAULT_CACHE_THRESHOLD_BYTES};
+use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
 use crate::store::{ResultStore, SelectedStore, StoreError};
 
@@ -36,6 +37,8 @@ pub struct CacheRequest<'a> {
     pub source_tool_name: &'a str,
     /// Overrides the cache's threshold for this call.
     pub threshold: Option<u64>,
+    /// The size when the caller already measured it (saves a second `JSON.stringify`).
+    pub known_size: Option<u64>,
 }
 
 impl ResultCache {
@@ -69,13 +72,15 @@ impl ResultCache {
         (self.clock)()
     }
 
-    fn emit(&self, event: CacheEvent) {
+    /// Reports an event to the observer (if any).
+    pub fn emit(&self, event: CacheEvent) {
         if let Some(observer) = &self.observer {
             observer(&event);
         }
     }
 
-    fn failed(&self, operation: &'static str, err: StoreError) -> StoreError {
+    /// Reports a failed operation as an `error` event and hands the error back.
+    pub fn failed(&self, operation: &'static str, err: StoreError) -> StoreError {
         self.emit(CacheEvent::Error {
             operation,
             name: err.name.clone(),
@@ -94,7 +99,9 @@ impl ResultCache {
         if !payload::is_referenceable(request.payload) {
             return Ok(None);
         }
-        let size = payload::estimate_size(request.payload);
+        let size = request
+            .known_size
+            .unwrap_or_else(|| payload::estimate_size(request.payload));
         if !should_cache(size, request.threshold.unwrap_or(self.threshold)) {
             return Ok(None);
         }
@@ -225,8 +232,31 @@ impl ResultCache {
         Ok(count)
     }
 
+    /// A [`ReferenceLookup`] over this cache, restricted to `conv_scope` when given.
+    pub fn scoped(&self, conv_scope: Option<&str>) -> ScopedLookup<'_> {
+        ScopedLookup {
+            cache: self,
+            conv_scope: conv_scope.map(str::to_owned),
+        }
+    }
+
     /// Releases the storage connection (reopened on next use).
     pub fn close(&self) {
         self.store.close();
+    }
+}
+
+/// [`ResultCache::lookup_many`] for one conversation scope, as the substitution algorithm wants it.
+pub struct ScopedLookup<'a> {
+    cache: &'a ResultCache,
+    conv_scope: Option<String>,
+}
+
+impl ReferenceLookup<JsValue> for ScopedLookup<'_> {
+    type Error = StoreError;
+    async fn lookup_many(&self, uris: &[&str]) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
+        self.cache
+            .lookup_many(uris, self.conv_scope.as_deref())
+            .await
     }
 }

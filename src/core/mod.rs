@@ -3,7 +3,10 @@
 //! Everything here compiles and is tested natively (`cargo test`). The wasm-facing layers
 //! ([`crate::store`], [`crate::cache`], [`crate::bindings`]) call into it.
 
+pub mod cap;
+pub mod envelope;
 pub mod pointer;
 pub mod record;
 pub mod size;
+pub mod substitute;
 pub mod uri;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
+import * as nodeEntry from '../../js/node.mjs';
 
 const server = await serve();
 const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-chromium-'));
@@ -45,6 +46,10 @@ try {
     return data?.rows?.length ?? null;
   }, envelope._cache_uri);
   assert.equal(again, 240);
+  passed++;
+  // The browser entry exports exactly what the Node entry exports.
+  const browserNames = await page.evaluate(async () => Object.keys(await import('/js/browser.mjs')).sort());
+  assert.deepEqual(browserNames, Object.keys(nodeEntry).sort());
   passed++;
   await page.screenshot({ path: 'www-demo.png', fullPage: true });
   assert.deepEqual(problems, []);

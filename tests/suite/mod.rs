@@ -3,3 +3,5 @@
 mod support;
 
 mod cache_basics;
+mod pipeline;
+mod substitution;

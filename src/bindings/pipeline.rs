@@ -1,0 +1,273 @@
+//! Exports of the host pipeline: `substituteCacheUris`, `checkInlineListCap`,
+//! `beforeToolCall`, `afterToolCall` (free functions on the default cache; the same methods on
+//! `ResultCache`).
+
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::convert::{conv_id_string, conv_scope, get, optional_non_negative, options_object, set};
+use super::default_cache::default_cache;
+use super::js_error::type_error;
+use super::result_cache::JsResultCache;
+use crate::cache::ResultCache;
+use crate::core::envelope::Envelope;
+use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutcome, CapOptions};
+
+/// An envelope as the model sees it: `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
+pub(crate) fn envelope_object(envelope: &Envelope) -> JsValue {
+    let obj = Object::new();
+    set(&obj, "error", envelope.error.as_str());
+    let list = |uris: &[String]| -> Array { uris.iter().map(|u| JsValue::from_str(u)).collect() };
+    if !envelope.missing_uris.is_empty() {
+        set(&obj, "_missing_uris", list(&envelope.missing_uris));
+    }
+    if !envelope.stale_uris.is_empty() {
+        set(&obj, "_stale_uris", list(&envelope.stale_uris));
+    }
+    set(&obj, "fix_hint", envelope.fix_hint.as_str());
+    if let Some(arg) = &envelope.capped_arg {
+        set(&obj, "_capped_arg", arg.as_str());
+    }
+    obj.into()
+}
+
+fn tool_name_arg(value: &JsValue) -> Result<String, JsValue> {
+    value
+        .as_string()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| type_error("toolName must be a non-empty string"))
+}
+
+fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {
+    match get(options, "enabled") {
+        v if v.is_undefined() => Ok(true),
+        v => v
+            .as_bool()
+            .ok_or_else(|| type_error("enabled must be a boolean")),
+    }
+}
+
+fn cap_options(cap: &JsValue, arg_names: &JsValue) -> Result<CapOptions, JsValue> {
+    let mut options = CapOptions::default();
+    if let Some(n) = optional_non_negative(cap, "cap")? {
+        options.cap = n as usize;
+    }
+    if !arg_names.is_undefined() && !arg_names.is_null() {
+        let names = Array::is_array(arg_names)
+            .then(|| {
+                arg_names
+                    .unchecked_ref::<Array>()
+                    .iter()
+                    .map(|v| v.as_string())
+                    .collect::<Option<Vec<_>>>()
+            })
+            .flatten()
+            .ok_or_else(|| type_error("argNames must be an array of strings"))?;
+        options.arg_names = names;
+    }
+    Ok(options)
+}
+
+/// `{ok: true, args}` / `{ok: false, envelope}`.
+fn substitution_result(outcome: ArgsOutcome) -> JsValue {
+    let obj = Object::new();
+    match outcome {
+        ArgsOutcome::Same(args) => {
+            set(&obj, "ok", true);
+            set(&obj, "args", args);
+        }
+        ArgsOutcome::Replaced(copy) => {
+            set(&obj, "ok", true);
+            set(&obj, "args", copy);
+        }
+        ArgsOutcome::Blocked { envelope, .. } => {
+            set(&obj, "ok", false);
+            set(&obj, "envelope", envelope_object(&envelope));
+        }
+    }
+    obj.into()
+}
+
+pub(crate) fn substitute_cache_uris(
+    cache: Rc<ResultCache>,
+    args: JsValue,
+    options: JsValue,
+) -> Promise {
+    future_to_promise(async move {
+        let scope = conv_scope(&options)?;
+        let outcome = pipeline::substitute_args(&cache, "<unknown>", &args, scope.as_deref()).await;
+        Ok(substitution_result(outcome))
+    })
+}
+
+pub(crate) fn before_tool_call(
+    cache: Rc<ResultCache>,
+    tool_name: JsValue,
+    args: JsValue,
+    options: JsValue,
+) -> Promise {
+    future_to_promise(async move {
+        let tool_name = tool_name_arg(&tool_name)?;
+        let opts =
+            options_object(&options, "beforeToolCall options")?.unwrap_or(JsValue::UNDEFINED);
+        let before = BeforeOptions {
+            enabled: enabled_option(&opts)?,
+            conv_id: conv_scope(&opts)?,
+            cap: cap_options(&get(&opts, "cap"), &get(&opts, "cappedArgs"))?,
+        };
+        let obj = Object::new();
+        match pipeline::before_tool_call(&cache, &tool_name, &args, &before).await {
+            BeforeOutcome::Dispatch(args) => {
+                set(&obj, "dispatch", true);
+                set(&obj, "args", args);
+            }
+            BeforeOutcome::Block {
+                envelope,
+                signature,
+            } => {
+                set(&obj, "dispatch", false);
+                set(&obj, "envelope", envelope_object(&envelope));
+                set(&obj, "signature", signature);
+            }
+        }
+        Ok(obj.into())
+    })
+}
+
+pub(crate) fn after_tool_call(
+    cache: Rc<ResultCache>,
+    tool_name: JsValue,
+    result: JsValue,
+    options: JsValue,
+) -> Promise {
+    future_to_promise(async move {
+        let tool_name = tool_name_arg(&tool_name)?;
+        let opts = options_object(&options, "afterToolCall options")?.unwrap_or(JsValue::UNDEFINED);
+        let mut after = AfterOptions {
+            enabled: enabled_option(&opts)?,
+            conv_id: conv_id_string(&get(&opts, "convId"))?,
+            ..AfterOptions::default()
+        };
+        if let Some(n) = optional_non_negative(&get(&opts, "maxChars"), "maxChars")? {
+            after.max_chars = n.min(f64::from(u32::MAX)) as u32;
+        }
+        Ok(pipeline::after_tool_call(&cache, &tool_name, &result, &after).await)
+    })
+}
+
+/// `checkInlineListCap(toolName, args, cap?, argNames?)`: the envelope blocking a call whose
+/// capped argument (default `["data"]`) holds an array longer than `cap` (default 20) with no
+/// `<arg>_uri` beside it; `null` otherwise (non-object args, strings, short arrays).
+#[wasm_bindgen(js_name = checkInlineListCap, unchecked_return_type = "ToolEnvelope | null")]
+pub fn check_inline_list_cap(
+    #[wasm_bindgen(js_name = toolName)] tool_name: String,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+    cap: Option<f64>,
+    #[wasm_bindgen(js_name = argNames, unchecked_param_type = "string[]")] arg_names: Option<
+        JsValue,
+    >,
+) -> Result<JsValue, JsValue> {
+    let options = cap_options(
+        &cap.map_or(JsValue::UNDEFINED, JsValue::from_f64),
+        &arg_names.unwrap_or(JsValue::UNDEFINED),
+    )?;
+    Ok(pipeline::check_inline_list_cap(&tool_name, &args, &options)
+        .map_or(JsValue::NULL, |(_, _, envelope)| envelope_object(&envelope)))
+}
+
+/// `ResultCache.substituteCacheUris` on the default cache.
+#[wasm_bindgen(js_name = substituteCacheUris, unchecked_return_type = "Promise<SubstitutionResult>")]
+pub fn substitute_cache_uris_default(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+) -> Promise {
+    substitute_cache_uris(default_cache(), args, options.unwrap_or(JsValue::UNDEFINED))
+}
+
+/// `ResultCache.beforeToolCall` on the default cache.
+#[wasm_bindgen(js_name = beforeToolCall, unchecked_return_type = "Promise<BeforeToolCallResult>")]
+pub fn before_tool_call_default(
+    #[wasm_bindgen(js_name = toolName)] tool_name: String,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "BeforeToolCallOptions")] options: Option<JsValue>,
+) -> Promise {
+    before_tool_call(
+        default_cache(),
+        tool_name.into(),
+        args,
+        options.unwrap_or(JsValue::UNDEFINED),
+    )
+}
+
+/// `ResultCache.afterToolCall` on the default cache.
+#[wasm_bindgen(js_name = afterToolCall, unchecked_return_type = "Promise<unknown>")]
+pub fn after_tool_call_default(
+    #[wasm_bindgen(js_name = toolName)] tool_name: String,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "AfterToolCallOptions")] options: Option<JsValue>,
+) -> Promise {
+    after_tool_call(
+        default_cache(),
+        tool_name.into(),
+        result,
+        options.unwrap_or(JsValue::UNDEFINED),
+    )
+}
+
+#[wasm_bindgen(js_class = ResultCache)]
+impl JsResultCache {
+    /// Resolves top-level `X_uri` arguments holding `mcp+cache://` references (or arrays of
+    /// them) into `X`, removing `X_uri`; all-or-nothing. Resolves `{ok: true, args}` — the very
+    /// same object when nothing changed, otherwise a copy (the caller's object is never mutated)
+    /// — or `{ok: false, envelope}` listing every missing or stale reference.
+    #[wasm_bindgen(js_name = substituteCacheUris, unchecked_return_type = "Promise<SubstitutionResult>")]
+    pub fn substitute_cache_uris(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+    ) -> Promise {
+        substitute_cache_uris(self.shared(), args, options.unwrap_or(JsValue::UNDEFINED))
+    }
+
+    /// Before dispatching a tool call: the inline-list cap, then substitution. Resolves
+    /// `{dispatch: true, args}` or `{dispatch: false, envelope, signature}` (answer the model
+    /// with `envelope`; never dispatch). `enabled: false` passes `args` through untouched.
+    #[wasm_bindgen(js_name = beforeToolCall, unchecked_return_type = "Promise<BeforeToolCallResult>")]
+    pub fn before_tool_call(
+        &self,
+        #[wasm_bindgen(js_name = toolName)] tool_name: String,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "BeforeToolCallOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        before_tool_call(
+            self.shared(),
+            tool_name.into(),
+            args,
+            options.unwrap_or(JsValue::UNDEFINED),
+        )
+    }
+
+    /// After a tool call: caches the original payload (a shaped object/array, or the
+    /// `structuredContent` / JSON text of an MCP `CallToolResult`) and resolves what the model
+    /// should see — `{...payload, _cache_uri}`, or above `maxChars` a summary with `_truncated`,
+    /// `_cache_uri`, `_cache_shape` and `_truncation_hint`. Small, failed (`isError`) or
+    /// non-JSON results, and `enabled: false`, pass through unchanged. Never rejects because of
+    /// storage: failures become `error` events.
+    #[wasm_bindgen(js_name = afterToolCall, unchecked_return_type = "Promise<unknown>")]
+    pub fn after_tool_call(
+        &self,
+        #[wasm_bindgen(js_name = toolName)] tool_name: String,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "AfterToolCallOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        after_tool_call(
+            self.shared(),
+            tool_name.into(),
+            result,
+            options.unwrap_or(JsValue::UNDEFINED),
+        )
+    }
+}

@@ -1,0 +1,279 @@
+//! The envelopes a host returns to the model instead of dispatching a tool call (DESIGN §1):
+//! unresolvable references, stale references, and over-long inline lists. Wording is part of the
+//! contract: models are prompted by it.
+
+/// A blocked call's explanation, shaped for the model. Serialized as
+/// `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Envelope {
+    /// `invalid_args: …` — one line saying what is wrong.
+    pub error: String,
+    /// References that could not be resolved (`_missing_uris`).
+    pub missing_uris: Vec<String>,
+    /// References whose data a mutation made stale (`_stale_uris`).
+    pub stale_uris: Vec<String>,
+    /// What the model should do next.
+    pub fix_hint: String,
+    /// The argument that exceeded the inline-list cap (`_capped_arg`).
+    pub capped_arg: Option<String>,
+}
+
+/// Why one reference could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReferenceFailure {
+    /// No entry (absent, malformed, another conversation, or evicted).
+    Missing {
+        /// The reference as the model wrote it.
+        uri: String,
+    },
+    /// The entry exists but its `#` JSON Pointer selects nothing.
+    BadPointer {
+        /// The reference as the model wrote it.
+        uri: String,
+        /// The pointer.
+        pointer: String,
+    },
+    /// A mutation invalidated the entry.
+    Stale {
+        /// The reference as the model wrote it.
+        uri: String,
+        /// The tool whose success invalidated it.
+        cause: String,
+        /// The tool to re-call for fresh data.
+        source_tool_name: String,
+    },
+}
+
+impl ReferenceFailure {
+    /// The reference as the model wrote it.
+    pub fn uri(&self) -> &str {
+        match self {
+            Self::Missing { uri } | Self::BadPointer { uri, .. } | Self::Stale { uri, .. } => uri,
+        }
+    }
+}
+
+/// Pushes `item` unless already present (keeps first-seen order).
+fn push_unique(list: &mut Vec<String>, item: &str) {
+    if !list.iter().any(|x| x == item) {
+        list.push(item.to_owned());
+    }
+}
+
+/// The envelope for references that could not be used. Misses (including bad pointers) set the
+/// error line when present; otherwise the stale line does. Every failing reference is listed.
+pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
+    let mut missing = Vec::new();
+    let mut stale = Vec::new();
+    let mut pointers = Vec::new();
+    let mut causes = Vec::new();
+    let mut sources = Vec::new();
+    for failure in failures {
+        match failure {
+            ReferenceFailure::Missing { uri } => push_unique(&mut missing, uri),
+            ReferenceFailure::BadPointer { uri, pointer } => {
+                push_unique(&mut missing, uri);
+                push_unique(&mut pointers, pointer);
+            }
+            ReferenceFailure::Stale {
+                uri,
+                cause,
+                source_tool_name,
+            } => {
+                push_unique(&mut stale, uri);
+                push_unique(&mut causes, cause);
+                push_unique(&mut sources, source_tool_name);
+            }
+        }
+    }
+    let mut hints = Vec::new();
+    let error = if !missing.is_empty() {
+        let mut line = match missing.as_slice() {
+            [one] => format!("invalid_args: cache URI {one} could not be resolved"),
+            many => format!(
+                "invalid_args: {} cache URIs could not be resolved",
+                many.len()
+            ),
+        };
+        if !pointers.is_empty() {
+            line.push_str(&format!(
+                " (JSON Pointer {} selects nothing in the cached result)",
+                pointers.join(", ")
+            ));
+        }
+        if !stale.is_empty() {
+            line.push_str(&format!(
+                "; {} more {} stale (invalidated by {})",
+                stale.len(),
+                if stale.len() == 1 { "is" } else { "are" },
+                causes.join(", ")
+            ));
+        }
+        hints.push(
+            "Re-call the source tool that produced this data, then pass the fresh `_cache_uri` \
+             from that new result (as `<arg>_uri`) instead of this reference. Never invent or \
+             edit a cache URI. If the page was reloaded or the conversation was cleared, ask the \
+             user before re-fetching the data."
+                .to_owned(),
+        );
+        line
+    } else {
+        match stale.as_slice() {
+            [one] => format!(
+                "invalid_args: cache URI {one} is stale (invalidated by {})",
+                causes.join(", ")
+            ),
+            many => format!(
+                "invalid_args: {} cache URIs are stale (invalidated by {})",
+                many.len(),
+                causes.join(", ")
+            ),
+        }
+    };
+    if !stale.is_empty() {
+        hints.push(format!(
+            "The data behind the stale reference changed when {} succeeded. Re-call {} to get \
+             fresh data and pass the new `_cache_uri` from its result.",
+            causes.join(", "),
+            sources.join(", ")
+        ));
+    }
+    Envelope {
+        error,
+        missing_uris: missing,
+        stale_uris: stale,
+        fix_hint: hints.join(" "),
+        capped_arg: None,
+    }
+}
+
+/// The envelope for an inline array argument longer than the cap.
+pub fn inline_cap_envelope(tool_name: &str, arg: &str, count: usize, cap: usize) -> Envelope {
+    Envelope {
+        error: format!(
+            "invalid_args: `{arg}` has {count} records (cap: {cap}). Do not copy records into \
+             tool arguments; pass the earlier result by reference in `{arg}_uri` instead."
+        ),
+        missing_uris: Vec::new(),
+        stale_uris: Vec::new(),
+        fix_hint: format!(
+            "Call {tool_name} again with {arg}_uri=\"<the _cache_uri of the tool result that \
+             produced these records>\" and without `{arg}`. If no earlier result has a \
+             `_cache_uri`, re-call the tool that produces the data first."
+        ),
+        capped_arg: Some(arg.to_owned()),
+    }
+}
+
+/// `"<tool>|cache-miss|<JSON array of the failing references>"`: a stable key a host can use to
+/// notice the model repeating the same failing call.
+pub fn cache_miss_signature(tool_name: &str, uris: &[String]) -> String {
+    let list: Vec<String> = uris.iter().map(|u| json_string(u)).collect();
+    format!("{tool_name}|cache-miss|[{}]", list.join(","))
+}
+
+/// `"<tool>|inline-cap|<arg>"`.
+pub fn inline_cap_signature(tool_name: &str, arg: &str) -> String {
+    format!("{tool_name}|inline-cap|{arg}")
+}
+
+/// A string as `JSON.stringify` writes it.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn missing(uri: &str) -> ReferenceFailure {
+        ReferenceFailure::Missing { uri: uri.into() }
+    }
+
+    #[test]
+    fn one_miss_is_singular() {
+        let e = resolution_envelope(&[missing("mcp+cache://c/AAAAAAAAAAA")]);
+        assert_eq!(
+            e.error,
+            "invalid_args: cache URI mcp+cache://c/AAAAAAAAAAA could not be resolved"
+        );
+        assert_eq!(e.missing_uris, ["mcp+cache://c/AAAAAAAAAAA"]);
+        assert!(e.fix_hint.contains("Re-call the source tool"));
+        assert!(e.fix_hint.contains("`_cache_uri`"));
+        assert!(e.fix_hint.contains("ask the user before re-fetching"));
+        assert!(e.stale_uris.is_empty());
+    }
+
+    #[test]
+    fn several_misses_are_plural_and_all_listed_once() {
+        let e = resolution_envelope(&[missing("a"), missing("b"), missing("a")]);
+        assert_eq!(e.error, "invalid_args: 2 cache URIs could not be resolved");
+        assert_eq!(e.missing_uris, ["a", "b"]);
+    }
+
+    #[test]
+    fn bad_pointer_is_a_miss_naming_the_pointer() {
+        let e = resolution_envelope(&[ReferenceFailure::BadPointer {
+            uri: "mcp+cache://c/AAAAAAAAAAA#/rows/99".into(),
+            pointer: "/rows/99".into(),
+        }]);
+        assert!(e.error.starts_with(
+            "invalid_args: cache URI mcp+cache://c/AAAAAAAAAAA#/rows/99 could not be resolved"
+        ));
+        assert!(e.error.contains("/rows/99 selects nothing"));
+    }
+
+    #[test]
+    fn stale_envelope_names_cause_and_source() {
+        let e = resolution_envelope(&[ReferenceFailure::Stale {
+            uri: "mcp+cache://c/AAAAAAAAAAA".into(),
+            cause: "billing.refund".into(),
+            source_tool_name: "billing.get_invoice".into(),
+        }]);
+        assert_eq!(
+            e.error,
+            "invalid_args: cache URI mcp+cache://c/AAAAAAAAAAA is stale (invalidated by billing.refund)"
+        );
+        assert_eq!(e.stale_uris, ["mcp+cache://c/AAAAAAAAAAA"]);
+        assert!(e.missing_uris.is_empty());
+        assert!(e.fix_hint.contains("Re-call billing.get_invoice"));
+    }
+
+    #[test]
+    fn inline_cap_wording() {
+        let e = inline_cap_envelope("chart.create", "data", 24, 20);
+        assert!(e
+            .error
+            .starts_with("invalid_args: `data` has 24 records (cap: 20)."));
+        assert!(e.error.contains("data_uri"));
+        assert!(e.fix_hint.contains("chart.create"));
+        assert!(e.fix_hint.contains("data_uri="));
+        assert_eq!(e.capped_arg.as_deref(), Some("data"));
+    }
+
+    #[test]
+    fn signatures() {
+        assert_eq!(
+            cache_miss_signature("chart.create", &["mcp+cache://c/x\"y".into()]),
+            r#"chart.create|cache-miss|["mcp+cache://c/x\"y"]"#
+        );
+        assert_eq!(inline_cap_signature("t", "data"), "t|inline-cap|data");
+        assert_eq!(json_string("a\u{1}\n"), "\"a\\u0001\\n\"");
+    }
+}

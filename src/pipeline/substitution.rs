@@ -1,0 +1,121 @@
+//! `substituteCacheUris` on a JS argument object.
+
+use js_sys::{Array, Object};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::js_args::{copy_without, define, get_own, has_own, is_args_object, own_keys};
+use crate::cache::{CacheEvent, ResultCache};
+use crate::core::envelope::{resolution_envelope, Envelope, ReferenceFailure};
+use crate::core::substitute::{substitute, ArgValue, Plan, Resolved, Substitution, URI_ARG_SUFFIX};
+
+/// What substitution did to a call's arguments.
+pub enum ArgsOutcome {
+    /// Nothing to resolve: the caller's object, untouched.
+    Same(JsValue),
+    /// A new object with references resolved (the caller's object is untouched).
+    Replaced(Object),
+    /// Some reference could not be used; nothing was resolved.
+    Blocked {
+        /// For the model.
+        envelope: Envelope,
+        /// The failing references.
+        uris: Vec<String>,
+    },
+}
+
+/// Owned view of a `*_uri` argument.
+enum UriArg {
+    Text(String),
+    TextList(Vec<String>),
+}
+
+fn uri_arg(value: &JsValue) -> Option<UriArg> {
+    if let Some(s) = value.as_string() {
+        return Some(UriArg::Text(s));
+    }
+    if Array::is_array(value) {
+        let array: &Array = value.unchecked_ref();
+        return array
+            .iter()
+            .map(|v| v.as_string())
+            .collect::<Option<Vec<_>>>()
+            .map(UriArg::TextList);
+    }
+    None
+}
+
+/// Resolves `*_uri` arguments (DESIGN §3) in one read transaction. `tool_name` only labels
+/// events. A storage failure blocks the call with every reference listed as unresolved (and an
+/// `error` event), rather than throwing into the host's dispatch loop.
+pub async fn substitute_args(
+    cache: &ResultCache,
+    tool_name: &str,
+    args: &JsValue,
+    conv_scope: Option<&str>,
+) -> ArgsOutcome {
+    if !is_args_object(args) {
+        return ArgsOutcome::Same(args.clone());
+    }
+    let keys = own_keys(args);
+    let uri_args: Vec<(String, UriArg)> = keys
+        .iter()
+        .filter(|k| k.ends_with(URI_ARG_SUFFIX))
+        .filter_map(|k| uri_arg(&get_own(args, k)).map(|v| (k.clone(), v)))
+        .collect();
+    let plan = Plan::new(
+        uri_args.iter().map(|(k, v)| {
+            let value = match v {
+                UriArg::Text(s) => ArgValue::Text(s),
+                UriArg::TextList(list) => {
+                    ArgValue::TextList(list.iter().map(String::as_str).collect())
+                }
+            };
+            (k.as_str(), value)
+        }),
+        |key| has_own(args, key),
+    );
+    if plan.is_empty() {
+        return ArgsOutcome::Same(args.clone());
+    }
+    let all_uris: Vec<String> = plan.unique_uris().into_iter().map(str::to_owned).collect();
+    let outcome = match substitute(plan, &cache.scoped(conv_scope)).await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            // Already reported as an `error` event by the cache.
+            let failures: Vec<ReferenceFailure> = all_uris
+                .iter()
+                .map(|uri| ReferenceFailure::Missing { uri: uri.clone() })
+                .collect();
+            return ArgsOutcome::Blocked {
+                envelope: resolution_envelope(&failures),
+                uris: all_uris,
+            };
+        }
+    };
+    match outcome {
+        Substitution::Unchanged => ArgsOutcome::Same(args.clone()),
+        Substitution::Blocked { envelope, failures } => ArgsOutcome::Blocked {
+            envelope,
+            uris: failures.iter().map(|f| f.uri().to_owned()).collect(),
+        },
+        Substitution::Resolved(edits) => {
+            let removed: Vec<&str> = edits.iter().map(|e| e.reference.uri_key.as_str()).collect();
+            let copy = copy_without(args, &removed);
+            for edit in &edits {
+                let value = match &edit.value {
+                    Resolved::One(v) => v.clone(),
+                    Resolved::Many(values) => values.iter().collect::<Array>().into(),
+                };
+                define(&copy, &edit.reference.target_key, &value);
+                if edit.reference.conflict {
+                    cache.emit(CacheEvent::Conflict {
+                        tool_name: tool_name.to_owned(),
+                        key: edit.reference.target_key.clone(),
+                        uris: edit.reference.uris.clone(),
+                    });
+                }
+            }
+            ArgsOutcome::Replaced(copy)
+        }
+    }
+}
