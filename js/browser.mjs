@@ -58,6 +58,29 @@ export const mintCacheUri = syncExport('mintCacheUri');
 export const parseCacheUri = syncExport('parseCacheUri');
 export const estimateSize = syncExport('estimateSize');
 export const checkInlineListCap = syncExport('checkInlineListCap');
+export const matchGlob = syncExport('matchGlob');
+export const validatePattern = syncExport('validatePattern');
+export const detectOverlaps = syncExport('detectOverlaps');
+export const parseCacheControl = syncExport('parseCacheControl');
+export const parseInvalidations = syncExport('parseInvalidations');
+export const listCacheMeta = syncExport('listCacheMeta');
+export const matchUriTemplate = syncExport('matchUriTemplate');
+
+/** MCP Fusion's State-Sync layer (needs `await ready()` first in a browser). */
+export class StateSync {
+  constructor(config) {
+    requireReady('new StateSync');
+    return new wasm.StateSync(config);
+  }
+}
+
+/** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
+export class ListCache {
+  constructor(options) {
+    requireReady('new ListCache');
+    return new wasm.ListCache(options);
+  }
+}
 
 export const cacheToolResult = asyncExport('cacheToolResult');
 export const readCachedPayload = asyncExport('readCachedPayload');
@@ -116,6 +139,15 @@ export class ResultCache {
   }
   async afterToolCall(toolName, result, options) {
     return (await this.#cache()).afterToolCall(toolName, result, options);
+  }
+  async invalidate(patterns, options) {
+    return (await this.#cache()).invalidate(patterns, options);
+  }
+  async handleNotification(message) {
+    return (await this.#cache()).handleNotification(message);
+  }
+  observeTools(tools) {
+    return this.#sync('observeTools').observeTools(tools);
   }
   get threshold() {
     return this.#sync('threshold').threshold;

@@ -16,6 +16,15 @@ export {
   checkInlineListCap,
   beforeToolCall,
   afterToolCall,
+  StateSync,
+  matchGlob,
+  validatePattern,
+  detectOverlaps,
+  parseCacheControl,
+  parseInvalidations,
+  listCacheMeta,
+  ListCache,
+  matchUriTemplate,
 } from '../pkg/web/mcp_result_cache.js';
 export type {
   CacheStorageKind,
@@ -32,6 +41,22 @@ export type {
   BeforeToolCallOptions,
   BeforeToolCallResult,
   AfterToolCallOptions,
+  McpTool,
+  ContentBlock,
+  CallToolResult,
+  McpNotification,
+  CacheDirective,
+  GlobOptions,
+  SyncPolicy,
+  StateSyncConfig,
+  ResolvedPolicy,
+  PolicyOverlap,
+  Invalidation,
+  ListCacheMetaOptions,
+  ListCacheMeta,
+  ListCacheOptions,
+  ListRequestParams,
+  ListCacheHit,
 } from '../pkg/web/mcp_result_cache.js';
 
 /** Scheme of every reference this package mints. */

@@ -22,4 +22,13 @@ export const {
   checkInlineListCap,
   beforeToolCall,
   afterToolCall,
+  StateSync,
+  matchGlob,
+  validatePattern,
+  detectOverlaps,
+  parseCacheControl,
+  parseInvalidations,
+  listCacheMeta,
+  ListCache,
+  matchUriTemplate,
 } = api;

@@ -33,6 +33,7 @@
 pub mod cache;
 pub mod core;
 pub mod pipeline;
+pub mod state_sync;
 pub mod store;
 
 mod bindings;

@@ -157,6 +157,20 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             set(&obj, "count", *count as f64);
             set(&obj, "cap", *cap as f64);
         }
+        CacheEvent::Invalidate {
+            cause,
+            patterns,
+            count,
+        } => {
+            set(&obj, "cause", cause.as_str());
+            let list: js_sys::Array = patterns.iter().map(|p| JsValue::from_str(p)).collect();
+            set(&obj, "patterns", list);
+            set(&obj, "count", *count);
+        }
+        CacheEvent::Reuse { tool_name, uri } => {
+            set(&obj, "toolName", tool_name.as_str());
+            set(&obj, "uri", uri.as_str());
+        }
         CacheEvent::Evict { count, reason } => {
             set(&obj, "count", *count);
             set(&obj, "reason", *reason);

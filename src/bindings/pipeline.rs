@@ -50,6 +50,15 @@ fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {
     }
 }
 
+fn max_chars_option(options: &JsValue) -> Result<u32, JsValue> {
+    Ok(
+        optional_non_negative(&get(options, "maxChars"), "maxChars")?
+            .map_or(AfterOptions::default().max_chars, |n| {
+                n.min(f64::from(u32::MAX)) as u32
+            }),
+    )
+}
+
 fn cap_options(cap: &JsValue, arg_names: &JsValue) -> Result<CapOptions, JsValue> {
     let mut options = CapOptions::default();
     if let Some(n) = optional_non_negative(cap, "cap")? {
@@ -117,12 +126,17 @@ pub(crate) fn before_tool_call(
             enabled: enabled_option(&opts)?,
             conv_id: conv_scope(&opts)?,
             cap: cap_options(&get(&opts, "cap"), &get(&opts, "cappedArgs"))?,
+            max_chars: max_chars_option(&opts)?,
         };
         let obj = Object::new();
         match pipeline::before_tool_call(&cache, &tool_name, &args, &before).await {
             BeforeOutcome::Dispatch(args) => {
                 set(&obj, "dispatch", true);
                 set(&obj, "args", args);
+            }
+            BeforeOutcome::Reused(visible) => {
+                set(&obj, "dispatch", false);
+                set(&obj, "reused", visible);
             }
             BeforeOutcome::Block {
                 envelope,
@@ -146,14 +160,11 @@ pub(crate) fn after_tool_call(
     future_to_promise(async move {
         let tool_name = tool_name_arg(&tool_name)?;
         let opts = options_object(&options, "afterToolCall options")?.unwrap_or(JsValue::UNDEFINED);
-        let mut after = AfterOptions {
+        let after = AfterOptions {
             enabled: enabled_option(&opts)?,
             conv_id: conv_id_string(&get(&opts, "convId"))?,
-            ..AfterOptions::default()
+            max_chars: max_chars_option(&opts)?,
         };
-        if let Some(n) = optional_non_negative(&get(&opts, "maxChars"), "maxChars")? {
-            after.max_chars = n.min(f64::from(u32::MAX)) as u32;
-        }
         Ok(pipeline::after_tool_call(&cache, &tool_name, &result, &after).await)
     })
 }

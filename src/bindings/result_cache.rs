@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::{
@@ -76,7 +77,22 @@ impl JsResultCache {
             }),
             None => Box::new(js_sys::Date::now),
         };
-        let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), clock);
+        let separator = match get(&options, "separator") {
+            v if v.is_undefined() => crate::state_sync::glob::DEFAULT_SEPARATOR.to_owned(),
+            v => v
+                .as_string()
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| type_error("separator must be a non-empty string"))?,
+        };
+        let reuse_immutable = match get(&options, "reuseImmutable") {
+            v if v.is_undefined() => false,
+            v => v
+                .as_bool()
+                .ok_or_else(|| type_error("reuseImmutable must be a boolean"))?,
+        };
+        let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), clock)
+            .with_separator(&separator)
+            .with_reuse_immutable(reuse_immutable);
         if let Some(f) = on_event {
             cache = cache.with_observer(Box::new(move |event| {
                 // An observer that throws never changes the outcome.
@@ -91,6 +107,22 @@ impl JsResultCache {
     pub(crate) fn shared(&self) -> Rc<ResultCache> {
         self.inner.clone()
     }
+}
+
+fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
+    if let Some(s) = value.as_string() {
+        return Ok(vec![s]);
+    }
+    js_sys::Array::is_array(value)
+        .then(|| {
+            value
+                .unchecked_ref::<js_sys::Array>()
+                .iter()
+                .map(|v| v.as_string())
+                .collect::<Option<Vec<_>>>()
+        })
+        .flatten()
+        .ok_or_else(|| type_error(&format!("{what} must be an array of strings")))
 }
 
 fn auto_store(db_name: &str) -> SelectedStore {
@@ -262,6 +294,81 @@ impl JsResultCache {
     #[wasm_bindgen(getter)]
     pub fn storage(&self) -> String {
         self.inner.storage_kind().to_owned()
+    }
+
+    /// Marks stale every entry produced by a tool matching one of the glob `patterns` (one
+    /// transaction over the `sourceToolName` index); later references to them are refused with
+    /// the stale envelope naming `cause`. Resolves how many entries became stale. Fires
+    /// `invalidate`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn invalidate(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] patterns: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ cause?: string }")] options: Option<JsValue>,
+    ) -> Promise {
+        let cache = self.shared();
+        future_to_promise(async move {
+            let patterns = string_list(&patterns, "patterns")?;
+            let cause = get(&options.unwrap_or(JsValue::UNDEFINED), "cause")
+                .as_string()
+                .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.to_owned());
+            let count = cache
+                .invalidate(&patterns, &cause)
+                .await
+                .map_err(store_error)?;
+            Ok(JsValue::from(count))
+        })
+    }
+
+    /// Applies a `notifications/resources/updated` message whose `params.uri` is
+    /// `mcpfusion://stale/<pattern>` (MCP Fusion's stale notification): entries of matching tools
+    /// become stale. Other messages are ignored. Resolves how many entries became stale.
+    #[wasm_bindgen(js_name = handleNotification, unchecked_return_type = "Promise<number>")]
+    pub fn handle_notification(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "McpNotification")] message: JsValue,
+    ) -> Promise {
+        let cache = self.shared();
+        future_to_promise(async move {
+            let method = get(&message, "method").as_string();
+            let uri = get(&get(&message, "params"), "uri").as_string();
+            let pattern = uri
+                .as_deref()
+                .and_then(crate::state_sync::invalidation::stale_pattern);
+            match (method.as_deref(), pattern) {
+                (Some(crate::state_sync::decorate::RESOURCE_UPDATED_METHOD), Some(pattern)) => {
+                    let count = cache
+                        .invalidate(&[pattern.to_owned()], "notifications/resources/updated")
+                        .await
+                        .map_err(store_error)?;
+                    Ok(JsValue::from(count))
+                }
+                _ => Ok(JsValue::from(0)),
+            }
+        })
+    }
+
+    /// Learns each tool's `[Cache-Control: immutable|no-store]` directive from its description
+    /// (as listed by `tools/list`). With `reuseImmutable: true`, an identical call (same tool,
+    /// canonical-JSON-equal arguments) to an `immutable` tool in the same conversation is
+    /// answered from the cache by `beforeToolCall`; `no-store` tools are never reused.
+    #[wasm_bindgen(js_name = observeTools)]
+    pub fn observe_tools(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "readonly McpTool[]")] tools: JsValue,
+    ) -> Result<(), JsValue> {
+        if !js_sys::Array::is_array(&tools) {
+            return Err(type_error("observeTools expects an array of tools"));
+        }
+        for tool in tools.unchecked_ref::<js_sys::Array>().iter() {
+            if let Some(name) = get(&tool, "name").as_string() {
+                let directive = get(&tool, "description")
+                    .as_string()
+                    .and_then(|d| crate::state_sync::decorate::parse_cache_control(&d));
+                self.inner.observe_tool(&name, directive);
+            }
+        }
+        Ok(())
     }
 
     /// Closes the database connection; the next operation reopens it.

@@ -19,6 +19,10 @@ export interface ResultCacheOptions {
   storage?: CacheStorageKind;
   /** Observer of cache events; a throw inside it is swallowed. */
   onEvent?: (event: CacheEvent) => void;
+  /** Separator of tool-name globs used by `invalidate`. Default `"."`. */
+  separator?: string;
+  /** Answer identical calls to `immutable` tools from the cache. Default `false`. */
+  reuseImmutable?: boolean;
 }
 
 /** Input of `cacheToolResult`. */
@@ -89,12 +93,15 @@ export interface BeforeToolCallOptions {
   cap?: number;
   /** Arguments the cap applies to. Default `["data"]`. */
   cappedArgs?: string[];
+  /** For reused results: above this many characters of JSON the model sees a summary. */
+  maxChars?: number;
 }
 
 /** Result of `beforeToolCall`. */
 export type BeforeToolCallResult =
   | { dispatch: true; args: unknown }
-  | { dispatch: false; envelope: ToolEnvelope; signature: string };
+  | { dispatch: false; envelope: ToolEnvelope; signature: string }
+  | { dispatch: false; reused: unknown };
 
 /** Options of `afterToolCall`. */
 export interface AfterToolCallOptions {
@@ -108,7 +115,7 @@ export interface AfterToolCallOptions {
 
 /** Kinds of `CacheEvent`. */
 export type CacheEventKind =
-  | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "error";
+  | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "reuse" | "error";
 
 /** An event delivered to `onEvent`. */
 export type CacheEvent =
@@ -118,6 +125,120 @@ export type CacheEvent =
   | { kind: "stale"; uri: string; cause: string }
   | { kind: "conflict"; toolName: string; key: string; uris: string[] }
   | { kind: "cap"; toolName: string; arg: string; count: number; cap: number }
+  | { kind: "invalidate"; cause: string; patterns: string[]; count: number }
+  | { kind: "reuse"; toolName: string; uri: string }
   | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" }
   | { kind: "error"; operation: string; name: string; message: string };
+
+/** An MCP tool definition (as in `tools/list`). */
+export interface McpTool {
+  name: string;
+  description?: string;
+  [key: string]: unknown;
+}
+
+/** An MCP content block. */
+export interface ContentBlock {
+  type: string;
+  text?: string;
+  [key: string]: unknown;
+}
+
+/** An MCP `CallToolResult`. */
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** A JSON-RPC notification. */
+export interface McpNotification {
+  method: string;
+  params?: { uri?: string; [key: string]: unknown };
+}
+
+/** The MCP Fusion Cache-Control vocabulary. */
+export type CacheDirective = "immutable" | "no-store";
+
+/** Options of the glob helpers. */
+export interface GlobOptions {
+  /** Segment separator. Default `"."`. */
+  separator?: string;
+}
+
+/** A State-Sync policy: first match wins. */
+export interface SyncPolicy {
+  /** Glob over tool names (`*` one segment, `**` any, `get_*` within a segment). */
+  match: string;
+  cacheControl?: CacheDirective;
+  /** Globs of tools whose data a successful call makes stale. */
+  invalidates?: string[];
+}
+
+/** Configuration of `new StateSync(config)`. */
+export interface StateSyncConfig {
+  policies: SyncPolicy[];
+  /** Directive for matched-without-directive and unmatched tools. */
+  defaults?: { cacheControl?: CacheDirective };
+  /** Called after a successful invalidating call; a throw or rejection is swallowed. */
+  onInvalidation?: (event: { causedBy: string; patterns: string[]; timestamp: string }) => void;
+  /** Receives one `notifications/resources/updated` per pattern; a throw or rejection is swallowed. */
+  notificationSink?: (notification: McpNotification) => void | Promise<void>;
+  separator?: string;
+}
+
+/** What applies to one tool (frozen). */
+export interface ResolvedPolicy {
+  readonly cacheControl?: CacheDirective;
+  readonly invalidates?: readonly string[];
+}
+
+/** A later policy shadowed by an earlier one. */
+export interface PolicyOverlap {
+  earlier: number;
+  later: number;
+  earlierMatch: string;
+  laterMatch: string;
+  message: string;
+}
+
+/** One invalidation signal found in a tool result. */
+export interface Invalidation {
+  cause: string;
+  domains: string[];
+}
+
+/** Input of `listCacheMeta`. */
+export interface ListCacheMetaOptions {
+  ttlMs: number;
+  scope?: "public" | "private";
+}
+
+/** SEP-2549 fields of a list result. */
+export interface ListCacheMeta {
+  ttlMs: number;
+  cacheScope?: "public" | "private";
+}
+
+/** Options of `new ListCache`. */
+export interface ListCacheOptions {
+  /** Clock in ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** The request parameters that select a cached list result. */
+export interface ListRequestParams {
+  cursor?: string;
+  uri?: string;
+  [key: string]: unknown;
+}
+
+/** A cached list result. */
+export interface ListCacheHit {
+  result: unknown;
+  /** True only when served past its TTL (`allowStale`). */
+  stale: boolean;
+  ageMs: number;
+}
 "#;

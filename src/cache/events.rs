@@ -52,6 +52,22 @@ pub enum CacheEvent {
         /// The cap.
         cap: usize,
     },
+    /// Entries were marked stale by an invalidation.
+    Invalidate {
+        /// The tool (or notification) that caused it.
+        cause: String,
+        /// The patterns applied.
+        patterns: Vec<String>,
+        /// How many entries became stale.
+        count: u32,
+    },
+    /// An identical call to an `immutable` tool was answered from the cache.
+    Reuse {
+        /// The tool.
+        tool_name: String,
+        /// The reference reused.
+        uri: String,
+    },
     /// Entries were deleted.
     Evict {
         /// How many.
@@ -80,6 +96,8 @@ impl CacheEvent {
             Self::Stale { .. } => "stale",
             Self::Conflict { .. } => "conflict",
             Self::Cap { .. } => "cap",
+            Self::Invalidate { .. } => "invalidate",
+            Self::Reuse { .. } => "reuse",
             Self::Evict { .. } => "evict",
             Self::Error { .. } => "error",
         }

@@ -6,12 +6,17 @@ pub mod payload;
 
 pub use events::CacheEvent;
 
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+
 use wasm_bindgen::JsValue;
 
 use crate::core::record::{CacheRecord, LookupOutcome};
 use crate::core::size::{should_cache, DEFAULT_CACHE_THRESHOLD_BYTES};
 use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
+use crate::state_sync::glob::{validate_pattern, DEFAULT_SEPARATOR};
+use crate::state_sync::policy::CacheDirective;
 use crate::store::{ResultStore, SelectedStore, StoreError};
 
 /// Milliseconds since the epoch; injectable for tests.
@@ -19,12 +24,23 @@ pub type Clock = Box<dyn Fn() -> f64>;
 /// Receives every [`CacheEvent`]; must not panic (the JS adapter swallows throws).
 pub type Observer = Box<dyn Fn(&CacheEvent)>;
 
+/// Bound on the in-memory maps that remember tool directives and reusable calls.
+const MEMORY_MAP_LIMIT: usize = 1024;
+
 /// The result cache.
 pub struct ResultCache {
     store: SelectedStore,
     threshold: u64,
     clock: Clock,
     observer: Option<Observer>,
+    separator: String,
+    reuse_immutable: bool,
+    /// Directives learned from tool descriptions (`observeTools`).
+    directives: RefCell<HashMap<String, CacheDirective>>,
+    /// (conversation, tool, canonical args) → reference, for `reuseImmutable`.
+    reusable: RefCell<HashMap<(String, String, String), String>>,
+    /// (conversation, tool) → canonical args of calls dispatched and not yet completed.
+    in_flight: RefCell<HashMap<(String, String), VecDeque<String>>>,
 }
 
 /// What to store: the arguments of `cacheToolResult`.
@@ -49,7 +65,137 @@ impl ResultCache {
             threshold: threshold.unwrap_or(u64::from(DEFAULT_CACHE_THRESHOLD_BYTES)),
             clock,
             observer: None,
+            separator: DEFAULT_SEPARATOR.to_owned(),
+            reuse_immutable: false,
+            directives: RefCell::default(),
+            reusable: RefCell::default(),
+            in_flight: RefCell::default(),
         }
+    }
+
+    /// Sets the separator of tool-name globs (default `.`).
+    pub fn with_separator(mut self, separator: &str) -> Self {
+        self.separator = separator.to_owned();
+        self
+    }
+
+    /// Answers identical calls to `immutable` tools from the cache (`reuseImmutable`).
+    pub fn with_reuse_immutable(mut self, enabled: bool) -> Self {
+        self.reuse_immutable = enabled;
+        self
+    }
+
+    /// Whether identical calls to `immutable` tools are answered from the cache.
+    pub fn reuse_immutable(&self) -> bool {
+        self.reuse_immutable
+    }
+
+    /// Records the directive a tool's description declares (`None` forgets it).
+    pub fn observe_tool(&self, tool_name: &str, directive: Option<CacheDirective>) {
+        let mut directives = self.directives.borrow_mut();
+        match directive {
+            Some(d) => {
+                if directives.len() >= MEMORY_MAP_LIMIT && !directives.contains_key(tool_name) {
+                    directives.clear();
+                }
+                directives.insert(tool_name.to_owned(), d);
+            }
+            None => {
+                directives.remove(tool_name);
+            }
+        }
+    }
+
+    /// The directive learned for a tool, if any.
+    pub fn directive_of(&self, tool_name: &str) -> Option<CacheDirective> {
+        self.directives.borrow().get(tool_name).copied()
+    }
+
+    fn reuse_key(conv_id: &str, tool_name: &str, args_key: &str) -> (String, String, String) {
+        (
+            sanitize_conv_id(conv_id),
+            tool_name.to_owned(),
+            args_key.to_owned(),
+        )
+    }
+
+    /// The reference stored for an identical earlier call, when reuse applies to this tool.
+    pub fn reusable_uri(&self, conv_id: &str, tool_name: &str, args_key: &str) -> Option<String> {
+        if !self.reuse_immutable || self.directive_of(tool_name) != Some(CacheDirective::Immutable)
+        {
+            return None;
+        }
+        self.reusable
+            .borrow()
+            .get(&Self::reuse_key(conv_id, tool_name, args_key))
+            .cloned()
+    }
+
+    /// Notes a dispatched call's canonical arguments so its result can be reused later.
+    pub fn note_dispatch(&self, conv_id: &str, tool_name: &str, args_key: String) {
+        if !self.reuse_immutable || self.directive_of(tool_name) != Some(CacheDirective::Immutable)
+        {
+            return;
+        }
+        let mut in_flight = self.in_flight.borrow_mut();
+        if in_flight.len() >= MEMORY_MAP_LIMIT {
+            in_flight.clear();
+        }
+        let queue = in_flight
+            .entry((sanitize_conv_id(conv_id), tool_name.to_owned()))
+            .or_default();
+        if queue.len() >= 16 {
+            queue.pop_front();
+        }
+        queue.push_back(args_key);
+    }
+
+    /// Links a completed call's reference to the arguments noted at dispatch (oldest first).
+    pub fn note_result(&self, conv_id: &str, tool_name: &str, uri: &str) {
+        let conv = sanitize_conv_id(conv_id);
+        let args_key = self
+            .in_flight
+            .borrow_mut()
+            .get_mut(&(conv.clone(), tool_name.to_owned()))
+            .and_then(VecDeque::pop_front);
+        if let Some(args_key) = args_key {
+            let mut reusable = self.reusable.borrow_mut();
+            if reusable.len() >= MEMORY_MAP_LIMIT {
+                reusable.clear();
+            }
+            reusable.insert((conv, tool_name.to_owned(), args_key), uri.to_owned());
+        }
+    }
+
+    /// Marks stale every entry produced by a tool matching one of `patterns` (glob, the cache's
+    /// separator). Invalid patterns are skipped and reported as an `error` event. Returns how
+    /// many entries became stale.
+    pub async fn invalidate(&self, patterns: &[String], cause: &str) -> Result<u32, StoreError> {
+        let mut valid = Vec::with_capacity(patterns.len());
+        for pattern in patterns {
+            match validate_pattern(pattern, &self.separator) {
+                Ok(()) => valid.push(pattern.clone()),
+                Err(e) => self.emit(CacheEvent::Error {
+                    operation: "invalidate",
+                    name: "SyntaxError".to_owned(),
+                    message: e.to_string(),
+                }),
+            }
+        }
+        if valid.is_empty() {
+            return Ok(0);
+        }
+        let count = self
+            .store
+            .mark_stale(&valid, &self.separator, cause)
+            .await
+            .map_err(|e| self.failed("invalidate", e))?;
+        self.emit(CacheEvent::Invalidate {
+            cause: cause.to_owned(),
+            patterns: valid,
+            count,
+        });
+        Ok(count)
     }
 
     /// Sets the event observer.

@@ -12,6 +12,7 @@
 //! (version 1, same store, first two indexes) upgrades it in place: nothing is deleted.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Reflect};
@@ -38,6 +39,7 @@ fn relaxed_write_transaction(db: &IdbDatabase) -> Result<IdbTransaction, JsValue
 use super::idb_events::{request_error, transaction_done, NextEvent};
 use super::{js_record, JsRecord, ResultStore, StoreError};
 use crate::core::record::fields;
+use crate::state_sync::glob::match_glob;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -331,6 +333,77 @@ impl ResultStore for IndexedDbStore {
         let range = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)
             .map_err(|e| StoreError::from_js("building a key range", &e))?;
         self.delete_in_index(fields::ADDED_AT, &range).await
+    }
+
+    /// Walks the `sourceToolName` index with a key cursor (no payloads are read), tests each
+    /// distinct name once, and reads + rewrites only the matching records — every request issued
+    /// from inside this transaction's own success events, so it cannot auto-commit midway.
+    ///
+    /// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor)
+    async fn mark_stale(
+        &self,
+        patterns: &[String],
+        separator: &str,
+        cause: &str,
+    ) -> Result<u32, StoreError> {
+        let context = "marking cache entries stale";
+        let (tx, store) = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let cursor_request = store
+            .index(fields::SOURCE_TOOL_NAME)
+            .and_then(|index| index.open_key_cursor())
+            .map_err(|e| StoreError::from_js(context, &e))?;
+        let marked = Rc::new(Cell::new(0u32));
+        // Rewrites one matching record: IDBObjectStore.get → set staleCause → put.
+        let on_record = {
+            let (store, marked, cause) = (store.clone(), marked.clone(), JsValue::from_str(cause));
+            Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+                let Some(request) = event.target().map(JsCast::unchecked_into::<IdbRequest>) else {
+                    return;
+                };
+                let Ok(record) = request.result() else { return };
+                let stale = Reflect::get(&record, &fields::STALE_CAUSE.into())
+                    .map(|v| v.is_string())
+                    .unwrap_or(true);
+                if record.is_object()
+                    && !stale
+                    && Reflect::set(&record, &fields::STALE_CAUSE.into(), &cause).is_ok()
+                    && store.put(&record).is_ok()
+                {
+                    marked.set(marked.get() + 1);
+                }
+            })
+        };
+        let on_step = {
+            let request = cursor_request.clone();
+            let on_record: js_sys::Function = on_record.as_ref().clone().unchecked_into();
+            let patterns = patterns.to_vec();
+            let separator = separator.to_owned();
+            let mut decided: HashMap<String, bool> = HashMap::new();
+            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+                let Some(cursor) = request.result().ok().filter(JsValue::is_object) else {
+                    return; // walk finished
+                };
+                let cursor: web_sys::IdbCursor = cursor.unchecked_into();
+                if let (Ok(name), Ok(key)) = (cursor.key(), cursor.primary_key()) {
+                    let name = name.as_string().unwrap_or_default();
+                    let hit = *decided.entry(name).or_insert_with_key(|name| {
+                        patterns.iter().any(|p| match_glob(p, name, &separator))
+                    });
+                    if hit {
+                        if let Ok(get) = store.get(&key) {
+                            let _ = get.add_event_listener_with_callback("success", &on_record);
+                        }
+                    }
+                }
+                let _ = cursor.continue_();
+            })
+        };
+        cursor_request
+            .add_event_listener_with_callback("success", on_step.as_ref().unchecked_ref())
+            .map_err(|e| StoreError::from_js(context, &e))?;
+        transaction_done(&tx, context).await?;
+        drop((on_step, on_record));
+        Ok(marked.get())
     }
 
     /// [MDN: IDBDatabase.close](https://developer.mozilla.org/docs/Web/API/IDBDatabase/close)

@@ -10,6 +10,7 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::{JsRecord, ResultStore, StoreError};
+use crate::state_sync::glob::match_glob;
 
 /// In-memory store.
 #[derive(Default)]
@@ -82,6 +83,26 @@ impl ResultStore for MemoryStore {
 
     async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
         Ok(self.delete_where(|r| r.added_at < cutoff_ms))
+    }
+
+    async fn mark_stale(
+        &self,
+        patterns: &[String],
+        separator: &str,
+        cause: &str,
+    ) -> Result<u32, StoreError> {
+        let mut marked = 0;
+        for record in self.records.borrow_mut().values_mut() {
+            if record.stale_cause.is_none()
+                && patterns
+                    .iter()
+                    .any(|p| match_glob(p, &record.source_tool_name, separator))
+            {
+                record.stale_cause = Some(cause.to_owned());
+                marked += 1;
+            }
+        }
+        Ok(marked)
     }
 
     fn close(&self) {}

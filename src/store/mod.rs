@@ -35,6 +35,15 @@ pub trait ResultStore {
     async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError>;
     /// Deletes every record with `addedAt < cutoff_ms`, walking the `addedAt` index; returns how many.
     async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError>;
+    /// Marks stale (with `cause`) every fresh record whose `sourceToolName` matches one of the
+    /// glob `patterns`, in one read-write transaction over the `sourceToolName` index; returns
+    /// how many were marked. Already-stale records keep their first cause.
+    async fn mark_stale(
+        &self,
+        patterns: &[String],
+        separator: &str,
+        cause: &str,
+    ) -> Result<u32, StoreError>;
     /// Releases the connection; the next operation reopens it.
     fn close(&self);
 }
@@ -80,6 +89,17 @@ impl ResultStore for SelectedStore {
         match self {
             Self::IndexedDb(s) => s.delete_added_before(cutoff_ms).await,
             Self::Memory(s) => s.delete_added_before(cutoff_ms).await,
+        }
+    }
+    async fn mark_stale(
+        &self,
+        patterns: &[String],
+        separator: &str,
+        cause: &str,
+    ) -> Result<u32, StoreError> {
+        match self {
+            Self::IndexedDb(s) => s.mark_stale(patterns, separator, cause).await,
+            Self::Memory(s) => s.mark_stale(patterns, separator, cause).await,
         }
     }
     fn close(&self) {

@@ -4,4 +4,5 @@ mod support;
 
 mod cache_basics;
 mod pipeline;
+mod state_sync;
 mod substitution;

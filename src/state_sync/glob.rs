@@ -1,0 +1,303 @@
+//! Dot-glob matching of tool names (DESIGN §2), as MCP Fusion defines it, plus one extension.
+//!
+//! Names and patterns split on a separator (`.` by default; `_` or `__` for flat MCP tool
+//! names). `*` is exactly one segment (an empty segment counts), `**` is zero or more segments;
+//! matching is case-sensitive and covers the whole string. Extension: a `*` inside a segment
+//! (`get_*`) matches any run of characters within that one segment.
+//!
+//! [`match_glob`] is an exact dynamic program over (pattern segment, name segment) pairs:
+//! O(segments(pattern) × segments(name)) segment comparisons, no backtracking, no cap.
+
+/// The default separator.
+pub const DEFAULT_SEPARATOR: &str = ".";
+
+/// Why a pattern is invalid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternError {
+    /// The pattern is empty.
+    Empty,
+    /// A segment is not `**` and not a non-empty run of `[A-Za-z0-9_-]` and `*` without `**`.
+    InvalidSegment {
+        /// The whole pattern.
+        pattern: String,
+        /// The offending segment.
+        segment: String,
+    },
+}
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Empty => write!(f, "pattern must be a non-empty string"),
+            Self::InvalidSegment { pattern, segment } => write!(
+                f,
+                "pattern {pattern:?} has invalid segment {segment:?}: allowed are \"**\" or \
+                 non-empty runs of letters, digits, \"_\", \"-\" and \"*\""
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+fn segments<'a>(s: &'a str, separator: &str) -> Vec<&'a str> {
+    if separator.is_empty() {
+        vec![s]
+    } else {
+        s.split(separator).collect()
+    }
+}
+
+fn is_valid_segment(segment: &str) -> bool {
+    segment == "**"
+        || (!segment.is_empty()
+            && !segment.contains("**")
+            && segment
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '*'))
+}
+
+/// Checks a pattern: non-empty, and every segment valid.
+pub fn validate_pattern(pattern: &str, separator: &str) -> Result<(), PatternError> {
+    if pattern.is_empty() {
+        return Err(PatternError::Empty);
+    }
+    match segments(pattern, separator)
+        .into_iter()
+        .find(|s| !is_valid_segment(s))
+    {
+        Some(segment) => Err(PatternError::InvalidSegment {
+            pattern: pattern.to_owned(),
+            segment: segment.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Matches one name segment against one pattern segment where `*` is any run of characters.
+/// Classic linear-space wildcard matching; exact, O(len(pattern) × len(segment)) worst case.
+pub fn segment_matches(pattern: &str, segment: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let s: Vec<char> = segment.chars().collect();
+    let (mut pi, mut si) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        if pi < p.len() && p[pi] != '*' && p[pi] == s[si] {
+            pi += 1;
+            si += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, si));
+            pi += 1;
+        } else if let Some((sp, ss)) = star {
+            pi = sp + 1;
+            si = ss + 1;
+            star = Some((sp, ss + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Segment-level dynamic program shared by matching and containment: `star_star` says whether a
+/// pattern segment is `**`, `one(p, n)` whether a non-`**` pattern segment takes name segment
+/// `n`, and `can_skip(n)` whether `**` may absorb name segment `n`.
+fn segment_dp<P, N>(
+    pattern: &[P],
+    name: &[N],
+    star_star: impl Fn(&P) -> bool,
+    one: impl Fn(&P, &N) -> bool,
+    can_skip: impl Fn(&N) -> bool,
+) -> bool {
+    // next[j]: pattern[i+1..] matches name[j..]
+    let mut next = vec![false; name.len() + 1];
+    next[name.len()] = true;
+    let mut cur = vec![false; name.len() + 1];
+    for p in pattern.iter().rev() {
+        if star_star(p) {
+            cur[name.len()] = next[name.len()];
+            for j in (0..name.len()).rev() {
+                cur[j] = next[j] || (can_skip(&name[j]) && cur[j + 1]);
+            }
+        } else {
+            cur[name.len()] = false;
+            for j in 0..name.len() {
+                cur[j] = next[j + 1] && one(p, &name[j]);
+            }
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    next[0]
+}
+
+/// True when `name` matches `pattern` (whole string, case-sensitive).
+pub fn match_glob(pattern: &str, name: &str, separator: &str) -> bool {
+    let p = segments(pattern, separator);
+    let n = segments(name, separator);
+    segment_dp(
+        &p,
+        &n,
+        |s| *s == "**",
+        |ps, ns| segment_matches(ps, ns),
+        |_| true,
+    )
+}
+
+/// True when every name matched by `narrow` is also matched by `wide` (so a policy on `narrow`
+/// placed after one on `wide` can never fire). Both patterns should be valid.
+pub fn pattern_covers(wide: &str, narrow: &str, separator: &str) -> bool {
+    let w = segments(wide, separator);
+    let n = segments(narrow, separator);
+    segment_dp(
+        &w,
+        &n,
+        |s| *s == "**",
+        // A wide single segment covers a narrow one when its `*`s can absorb the narrow
+        // segment's text, `*`s included (a narrow `**` is never a single segment).
+        |ws, ns| *ns != "**" && segment_matches(ws, ns),
+        // Only a wide `**` absorbs a narrow `**` — and any other narrow segment.
+        |_| true,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, n: &str) -> bool {
+        match_glob(p, n, ".")
+    }
+
+    #[test]
+    fn design_reference_rows() {
+        assert!(!m("a.*", "a"));
+        assert!(m("a.*", "a."));
+        assert!(m("a.**", "a"));
+        assert!(m("**.a", "a"));
+        assert!(m("a.*.b", "a..b"));
+        assert!(m("a.**.b.**.c", "a.x.b.y.z.c"));
+        assert!(!m("Sprints.get", "sprints.get"));
+        assert!(m("**", ""));
+    }
+
+    #[test]
+    fn issue_rows() {
+        assert!(!m("sprints.*", "sprints.tasks.get"));
+        assert!(m("sprints.*", "sprints.get"));
+        assert!(m("*.get", "sprints.get"));
+        assert!(!m("*.get", "a.b.get"));
+        assert!(m("sprints.*.get", "sprints.x.get"));
+        assert!(!m("sprints.*.get", "sprints.get"));
+        assert!(m("**.get", "a.b.c.get"));
+        assert!(m("a.**.z", "a.z"));
+        assert!(m("a.**.z", "a.b.z"));
+        assert!(m("a.**.z", "a.b.c.z"));
+        assert!(!m("a.**.z", "a.b.c"));
+        assert!(m("billing.get_*", "billing.get_invoice"));
+        assert!(!m("billing.get_*", "billing.get.x"));
+        assert!(!m("billing.get_*", "billing.refund"));
+        assert!(m("billing.*_invoice", "billing.get_invoice"));
+        assert!(m("sprints.get", "sprints.get"));
+        assert!(!m("sprints.get", "sprints.get.x"));
+    }
+
+    #[test]
+    fn two_hundred_segments() {
+        let name = format!("{}.a.a.a.a.a.b", vec!["a"; 200].join("."));
+        assert!(m("**.a.a.a.a.a.b", &name));
+        assert!(!m("**.a.a.a.a.a.c", &name));
+        assert!(m("**.**.**.b", &name));
+    }
+
+    #[test]
+    fn other_separators() {
+        assert!(match_glob("billing_get_*", "billing_get_invoice", "_"));
+        assert!(match_glob("billing__*", "billing__get_invoice", "__"));
+        assert!(!match_glob("billing__*", "billing__get__invoice", "__"));
+        assert!(match_glob("billing__**", "billing__get__invoice", "__"));
+    }
+
+    #[test]
+    fn validation() {
+        for ok in ["a", "a.b", "*", "**", "a.*.b", "get_*", "a-b.c_d", "**.x"] {
+            assert_eq!(validate_pattern(ok, "."), Ok(()), "{ok}");
+        }
+        assert_eq!(validate_pattern("", "."), Err(PatternError::Empty));
+        assert!(PatternError::Empty
+            .to_string()
+            .contains("must be a non-empty string"));
+        for bad in ["***", "a..b", "a b", "a.", ".a", "a.**b", "a/b", "é"] {
+            let err = validate_pattern(bad, ".").unwrap_err();
+            assert!(err.to_string().contains("invalid segment"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn containment() {
+        let c = |w: &str, n: &str| pattern_covers(w, n, ".");
+        assert!(c("sprints.*", "sprints.update"));
+        assert!(c("**", "billing.*"));
+        assert!(c("**", "billing.pay"));
+        assert!(c("billing.*", "billing.pay"));
+        assert!(c("billing.*", "billing.get_*"));
+        assert!(c("billing.get_*", "billing.get_x*"));
+        assert!(!c("billing.get_*", "billing.*"));
+        assert!(!c("billing.pay", "billing.*"));
+        assert!(!c("a.*", "a.**"));
+        assert!(c("a.**", "a.*"));
+        assert!(c("a.**", "a.**.b"));
+        assert!(!c("a.*.b", "a.**.b"));
+        assert!(!c("x*", "*"));
+    }
+
+    /// Naive recursive matcher, the obviously-correct reference.
+    fn naive(p: &[&str], n: &[&str]) -> bool {
+        match p.split_first() {
+            None => n.is_empty(),
+            Some((&"**", rest)) => (0..=n.len()).any(|k| naive(rest, &n[k..])),
+            Some((seg, rest)) => match n.split_first() {
+                Some((first, tail)) => {
+                    naive_segment(seg.as_bytes(), first.as_bytes()) && naive(rest, tail)
+                }
+                None => false,
+            },
+        }
+    }
+
+    fn naive_segment(p: &[u8], s: &[u8]) -> bool {
+        match p.split_first() {
+            None => s.is_empty(),
+            Some((b'*', rest)) => (0..=s.len()).any(|k| naive_segment(rest, &s[k..])),
+            Some((c, rest)) => s.first() == Some(c) && naive_segment(rest, &s[1..]),
+        }
+    }
+
+    #[test]
+    fn property_against_the_naive_matcher() {
+        // xorshift64*: deterministic, seeded.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |bound: u64| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % bound
+        };
+        let pattern_segments = ["**", "*", "a", "b", "a*", "*b", "a*b", "ab", ""];
+        let name_segments = ["a", "b", "ab", "ba", "aab", "", "abb"];
+        let mut mismatches = 0;
+        for _ in 0..20_000 {
+            let p: Vec<&str> = (0..1 + next(6))
+                .map(|_| pattern_segments[next(9) as usize])
+                .collect();
+            let n: Vec<&str> = (0..1 + next(7))
+                .map(|_| name_segments[next(7) as usize])
+                .collect();
+            let (ps, ns) = (p.join("."), n.join("."));
+            if match_glob(&ps, &ns, ".") != naive(&p, &n) {
+                mismatches += 1;
+                eprintln!("mismatch: {ps:?} vs {ns:?}");
+            }
+        }
+        assert_eq!(mismatches, 0);
+    }
+}

@@ -1,0 +1,924 @@
+//! SEP-2549 caching hints for MCP list results, and a client-side cache that honours them.
+//!
+//! Since the 2026-07-28 MCP revision, results of `tools/list`, `prompts/list`, `resources/list`,
+//! `resources/templates/list` (and `resources/read`) carry two caching hints:
+//!
+//! * `ttlMs`: how many milliseconds the client MAY consider the result fresh (like HTTP
+//!   `Cache-Control: max-age`). `0` means immediately stale; an absent value is treated as `0`.
+//! * `cacheScope`: `"public"` (no user-specific data: may be served across authorization
+//!   contexts) or `"private"` (may be reused only within the same authorization context).
+//!
+//! A cached response is identified by the request method plus the request parameters that affect
+//! the result (`cursor` for paginated lists, `uri` for `resources/read`); a response is never
+//! served for a request whose method or parameters differ. TTLs complement, not replace, the
+//! `notifications/*/list_changed` and `notifications/resources/updated` notifications, which
+//! [`ListCache::handle_notification`] turns into invalidations.
+//!
+//! The cache never reads a clock: every time-dependent method takes `now_ms` (milliseconds on any
+//! monotonic-enough clock, the same one for `put` and `get`). The result type `R` is opaque to
+//! the cache (the JS layer stores a JS value).
+
+use std::collections::HashMap;
+
+/// Who may reuse a cached result: the SEP-2549 `cacheScope` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListScope {
+    /// `"public"`: no user-specific data; may be cached and served across authorization contexts.
+    Public,
+    /// `"private"`: may be cached and reused only within the same authorization context.
+    Private,
+}
+
+impl ListScope {
+    /// The wire value: `"public"` or `"private"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListScope::Public => "public",
+            ListScope::Private => "private",
+        }
+    }
+
+    /// Parses a wire value (`"public"` / `"private"`, exact); anything else is `None`.
+    pub fn from_wire(value: &str) -> Option<ListScope> {
+        match value {
+            "public" => Some(ListScope::Public),
+            "private" => Some(ListScope::Private),
+            _ => None,
+        }
+    }
+}
+
+/// The caching hints a server attaches to a list result (`ttlMs`, `cacheScope`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ListCacheMeta {
+    /// `ttlMs`: a non-negative whole number of milliseconds (always present; `0` = do not reuse).
+    pub ttl_ms: f64,
+    /// `cacheScope`, when the server states one.
+    pub scope: Option<ListScope>,
+}
+
+/// Builds the caching hints for a server's list result.
+///
+/// Servers MUST send `ttlMs`, so a `0` TTL is still emitted. Negative and non-finite (`NaN`,
+/// `±Infinity`) TTLs become `0`; fractional TTLs are floored, as `ttlMs` is an integer on the wire
+/// and flooring never promises more freshness than asked for.
+pub fn list_cache_meta(ttl_ms: f64, scope: Option<ListScope>) -> ListCacheMeta {
+    ListCacheMeta {
+        ttl_ms: sanitize_ttl(Some(ttl_ms)).floor(),
+        scope,
+    }
+}
+
+/// A missing, negative or non-finite TTL is `0` (immediately stale).
+fn sanitize_ttl(ttl_ms: Option<f64>) -> f64 {
+    match ttl_ms {
+        Some(t) if t.is_finite() && t > 0.0 => t,
+        _ => 0.0,
+    }
+}
+
+/// The request parameters that affect a list (or read) result, and so belong to the cache key.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ListParams {
+    /// The pagination cursor (`None` for the first page).
+    pub cursor: Option<String>,
+    /// The resource URI (`resources/read`).
+    pub uri: Option<String>,
+}
+
+impl ListParams {
+    /// Parameters for the first page of a list (no cursor, no URI).
+    pub fn first_page() -> ListParams {
+        ListParams::default()
+    }
+
+    /// Parameters for the page at `cursor`.
+    pub fn with_cursor(cursor: impl Into<String>) -> ListParams {
+        ListParams {
+            cursor: Some(cursor.into()),
+            uri: None,
+        }
+    }
+
+    /// Parameters for a request about `uri` (e.g. `resources/read`).
+    pub fn with_uri(uri: impl Into<String>) -> ListParams {
+        ListParams {
+            cursor: None,
+            uri: Some(uri.into()),
+        }
+    }
+}
+
+/// A cache hit returned by [`ListCache::get`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListHit<R> {
+    /// The cached result.
+    pub result: R,
+    /// `true` when the TTL has run out (only returned when the caller allowed stale results).
+    pub stale: bool,
+    /// Milliseconds since the result was stored (never negative).
+    pub age_ms: f64,
+}
+
+/// Whose entry this is: shared (public) or one authorization context's (private).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Owner {
+    Shared,
+    Private(Option<String>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    method: String,
+    cursor: Option<String>,
+    uri: Option<String>,
+    owner: Owner,
+}
+
+impl Key {
+    fn new(method: &str, params: &ListParams, owner: Owner) -> Key {
+        Key {
+            method: method.to_owned(),
+            cursor: params.cursor.clone(),
+            uri: params.uri.clone(),
+            owner,
+        }
+    }
+}
+
+struct Entry<R> {
+    result: R,
+    received_at_ms: f64,
+    ttl_ms: f64,
+}
+
+impl<R> Entry<R> {
+    /// Fresh while `now < received_at + ttl`; a zero TTL is never fresh (even if the clock
+    /// went backwards).
+    fn is_fresh(&self, now_ms: f64) -> bool {
+        self.ttl_ms > 0.0 && now_ms < self.received_at_ms + self.ttl_ms
+    }
+}
+
+/// A client-side cache of MCP list results keyed by method, result-affecting parameters and
+/// authorization context, honouring SEP-2549 `ttlMs` / `cacheScope`.
+///
+/// * `Public` entries are stored once, without the authorization context, and served to every
+///   context.
+/// * `Private` entries are stored under the authorization context they were fetched with
+///   (`None` is a context of its own) and never served to any other.
+/// * For a given caller, a fresh entry beats a stale one; among equally fresh entries, the
+///   caller's private entry wins over the public one.
+pub struct ListCache<R> {
+    entries: HashMap<Key, Entry<R>>,
+}
+
+impl<R> Default for ListCache<R> {
+    fn default() -> Self {
+        ListCache {
+            entries: HashMap::new(),
+        }
+    }
+}
+
+impl<R: Clone> ListCache<R> {
+    /// An empty cache.
+    pub fn new() -> ListCache<R> {
+        ListCache::default()
+    }
+
+    /// Stores `result` of `method` with `params`, received at `now_ms`.
+    ///
+    /// `ttl_ms` is the result's `ttlMs`; missing, negative or non-finite means `0` (stored, but
+    /// only ever served stale). `Private` results are stored under `auth_context`; `Public` ones
+    /// are shared by all contexts, and also replace this context's private entry for the same
+    /// request (the newest answer for a caller wins).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put(
+        &mut self,
+        now_ms: f64,
+        method: &str,
+        params: &ListParams,
+        result: R,
+        ttl_ms: Option<f64>,
+        scope: ListScope,
+        auth_context: Option<&str>,
+    ) {
+        let private = Key::new(
+            method,
+            params,
+            Owner::Private(auth_context.map(str::to_owned)),
+        );
+        let key = match scope {
+            ListScope::Private => private,
+            ListScope::Public => {
+                self.entries.remove(&private);
+                Key::new(method, params, Owner::Shared)
+            }
+        };
+        self.entries.insert(
+            key,
+            Entry {
+                result,
+                received_at_ms: now_ms,
+                ttl_ms: sanitize_ttl(ttl_ms),
+            },
+        );
+    }
+
+    /// Looks up `method` with `params` for the caller in `auth_context`.
+    ///
+    /// Returns a fresh entry (`now_ms < received + ttl`) if there is one, the caller's private
+    /// entry first. Otherwise, when `allow_stale` is true (serve-stale-on-error), returns the
+    /// expired entry flagged `stale: true`; when it is false, `None`.
+    pub fn get(
+        &self,
+        now_ms: f64,
+        method: &str,
+        params: &ListParams,
+        auth_context: Option<&str>,
+        allow_stale: bool,
+    ) -> Option<ListHit<R>> {
+        let private = Key::new(
+            method,
+            params,
+            Owner::Private(auth_context.map(str::to_owned)),
+        );
+        let shared = Key::new(method, params, Owner::Shared);
+        let candidates = [self.entries.get(&private), self.entries.get(&shared)];
+        let fresh = candidates
+            .iter()
+            .flatten()
+            .find(|entry| entry.is_fresh(now_ms));
+        let chosen = match fresh {
+            Some(entry) => Some((*entry, false)),
+            None if allow_stale => candidates.iter().flatten().next().map(|e| (*e, true)),
+            None => None,
+        };
+        chosen.map(|(entry, stale)| ListHit {
+            result: entry.result.clone(),
+            stale,
+            age_ms: (now_ms - entry.received_at_ms).max(0.0),
+        })
+    }
+
+    /// Drops every cached page of `method` (all cursors, all authorization contexts), as after an
+    /// invalid-cursor error. Returns how many entries were dropped.
+    pub fn invalidate_list(&mut self, method: &str) -> usize {
+        self.remove_where(|key| key.method == method)
+    }
+
+    /// Applies a server notification; returns how many entries were dropped.
+    ///
+    /// * `notifications/tools/list_changed` → `tools/list`
+    /// * `notifications/prompts/list_changed` → `prompts/list`
+    /// * `notifications/resources/list_changed` → `resources/list` and `resources/templates/list`
+    /// * `notifications/resources/updated` with `uri` → `resources/read` entries for that URI
+    ///
+    /// Anything else (including `resources/updated` without a URI) drops nothing.
+    pub fn handle_notification(&mut self, method: &str, uri: Option<&str>) -> usize {
+        match method {
+            "notifications/tools/list_changed" => self.invalidate_list("tools/list"),
+            "notifications/prompts/list_changed" => self.invalidate_list("prompts/list"),
+            "notifications/resources/list_changed" => self.remove_where(|key| {
+                key.method == "resources/list" || key.method == "resources/templates/list"
+            }),
+            "notifications/resources/updated" => match uri {
+                Some(uri) => self.remove_where(|key| {
+                    key.method == "resources/read" && key.uri.as_deref() == Some(uri)
+                }),
+                None => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// Drops entries that are no longer fresh at `now_ms` (they could otherwise still be served
+    /// stale). Returns how many were dropped.
+    pub fn purge_expired(&mut self, now_ms: f64) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|_, entry| entry.is_fresh(now_ms));
+        before - self.entries.len()
+    }
+
+    /// Number of cached entries (each page and each private context counts once).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// `true` when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Drops everything.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    fn remove_where(&mut self, doomed: impl Fn(&Key) -> bool) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|key, _| !doomed(key));
+        before - self.entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOOLS: &str = "tools/list";
+
+    fn first() -> ListParams {
+        ListParams::first_page()
+    }
+
+    fn public(
+        cache: &mut ListCache<&'static str>,
+        now: f64,
+        ttl: Option<f64>,
+        value: &'static str,
+    ) {
+        cache.put(now, TOOLS, &first(), value, ttl, ListScope::Public, None);
+    }
+
+    fn get(
+        cache: &ListCache<&'static str>,
+        now: f64,
+        auth: Option<&str>,
+        allow_stale: bool,
+    ) -> Option<ListHit<&'static str>> {
+        cache.get(now, TOOLS, &first(), auth, allow_stale)
+    }
+
+    #[test]
+    fn meta_always_carries_ttl_and_clamps() {
+        assert_eq!(
+            list_cache_meta(0.0, None),
+            ListCacheMeta {
+                ttl_ms: 0.0,
+                scope: None
+            }
+        );
+        assert_eq!(
+            list_cache_meta(60_000.0, Some(ListScope::Public)),
+            ListCacheMeta {
+                ttl_ms: 60_000.0,
+                scope: Some(ListScope::Public)
+            }
+        );
+        assert_eq!(list_cache_meta(-5.0, None).ttl_ms, 0.0);
+        assert_eq!(list_cache_meta(f64::NAN, None).ttl_ms, 0.0);
+        assert_eq!(list_cache_meta(f64::INFINITY, None).ttl_ms, 0.0);
+        assert_eq!(list_cache_meta(f64::NEG_INFINITY, None).ttl_ms, 0.0);
+        assert_eq!(list_cache_meta(1500.9, None).ttl_ms, 1500.0);
+        assert_eq!(
+            list_cache_meta(1.0, Some(ListScope::Private)).scope,
+            Some(ListScope::Private)
+        );
+    }
+
+    #[test]
+    fn scope_wire_values() {
+        assert_eq!(ListScope::Public.as_str(), "public");
+        assert_eq!(ListScope::Private.as_str(), "private");
+        assert_eq!(ListScope::from_wire("public"), Some(ListScope::Public));
+        assert_eq!(ListScope::from_wire("private"), Some(ListScope::Private));
+        assert_eq!(ListScope::from_wire("Public"), None);
+        assert_eq!(ListScope::from_wire(""), None);
+    }
+
+    #[test]
+    fn fresh_until_boundary_exclusive() {
+        let mut cache = ListCache::new();
+        public(&mut cache, 1000.0, Some(500.0), "v");
+        let hit = get(&cache, 1000.0, None, false).unwrap();
+        assert_eq!(
+            hit,
+            ListHit {
+                result: "v",
+                stale: false,
+                age_ms: 0.0
+            }
+        );
+        let hit = get(&cache, 1499.0, None, false).unwrap();
+        assert!(!hit.stale);
+        assert_eq!(hit.age_ms, 499.0);
+        // now == received + ttl is no longer fresh.
+        assert_eq!(get(&cache, 1500.0, None, false), None);
+        assert_eq!(get(&cache, 9999.0, None, false), None);
+    }
+
+    #[test]
+    fn zero_ttl_is_never_fresh() {
+        let mut cache = ListCache::new();
+        public(&mut cache, 1000.0, Some(0.0), "v");
+        assert_eq!(cache.len(), 1);
+        assert_eq!(get(&cache, 1000.0, None, false), None);
+        let hit = get(&cache, 1000.0, None, true).unwrap();
+        assert!(hit.stale);
+        assert_eq!(hit.result, "v");
+    }
+
+    #[test]
+    fn missing_ttl_means_zero() {
+        let mut cache = ListCache::new();
+        public(&mut cache, 1000.0, None, "v");
+        assert_eq!(get(&cache, 1000.0, None, false), None);
+        assert!(get(&cache, 1000.0, None, true).unwrap().stale);
+    }
+
+    #[test]
+    fn negative_and_non_finite_ttl_mean_zero() {
+        for ttl in [-1.0, -1e12, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut cache = ListCache::new();
+            public(&mut cache, 1000.0, Some(ttl), "v");
+            assert_eq!(get(&cache, 1000.0, None, false), None, "ttl {ttl}");
+            assert_eq!(get(&cache, 0.0, None, false), None, "ttl {ttl}");
+            assert!(get(&cache, 1000.0, None, true).unwrap().stale, "ttl {ttl}");
+        }
+    }
+
+    #[test]
+    fn stale_served_only_when_allowed() {
+        let mut cache = ListCache::new();
+        public(&mut cache, 1000.0, Some(100.0), "v");
+        assert_eq!(get(&cache, 1200.0, None, false), None);
+        assert_eq!(
+            get(&cache, 1200.0, None, true),
+            Some(ListHit {
+                result: "v",
+                stale: true,
+                age_ms: 200.0
+            })
+        );
+        // A fresh entry is not flagged stale even when stale is allowed.
+        assert!(!get(&cache, 1050.0, None, true).unwrap().stale);
+        // Nothing cached: nothing returned, stale or not.
+        assert_eq!(
+            cache.get(1200.0, "prompts/list", &first(), None, true),
+            None
+        );
+    }
+
+    #[test]
+    fn age_never_negative() {
+        let mut cache = ListCache::new();
+        public(&mut cache, 1000.0, Some(100.0), "v");
+        let hit = get(&cache, 900.0, None, false).unwrap();
+        assert_eq!(hit.age_ms, 0.0);
+    }
+
+    #[test]
+    fn private_never_crosses_auth_contexts() {
+        let mut cache = ListCache::new();
+        let p = first();
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "alice",
+            Some(1e6),
+            ListScope::Private,
+            Some("alice"),
+        );
+        assert_eq!(
+            get(&cache, 1.0, Some("alice"), false).unwrap().result,
+            "alice"
+        );
+        assert_eq!(get(&cache, 1.0, Some("bob"), false), None);
+        assert_eq!(get(&cache, 1.0, None, false), None);
+        // Not even stale.
+        assert_eq!(get(&cache, 1.0, Some("bob"), true), None);
+        assert_eq!(get(&cache, 1.0, None, true), None);
+        assert_eq!(get(&cache, 1.0, Some(""), true), None);
+    }
+
+    #[test]
+    fn private_without_auth_context_is_its_own_context() {
+        let mut cache = ListCache::new();
+        let p = first();
+        cache.put(0.0, TOOLS, &p, "anon", Some(1e6), ListScope::Private, None);
+        assert_eq!(get(&cache, 1.0, None, false).unwrap().result, "anon");
+        assert_eq!(get(&cache, 1.0, Some("alice"), true), None);
+        assert_eq!(get(&cache, 1.0, Some(""), true), None);
+    }
+
+    #[test]
+    fn private_contexts_are_stored_separately() {
+        let mut cache = ListCache::new();
+        let p = first();
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "a",
+            Some(1e6),
+            ListScope::Private,
+            Some("alice"),
+        );
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "b",
+            Some(1e6),
+            ListScope::Private,
+            Some("bob"),
+        );
+        assert_eq!(cache.len(), 2);
+        assert_eq!(get(&cache, 1.0, Some("alice"), false).unwrap().result, "a");
+        assert_eq!(get(&cache, 1.0, Some("bob"), false).unwrap().result, "b");
+    }
+
+    #[test]
+    fn public_is_shared_across_contexts() {
+        let mut cache = ListCache::new();
+        let p = first();
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "pub",
+            Some(1e6),
+            ListScope::Public,
+            Some("alice"),
+        );
+        assert_eq!(cache.len(), 1);
+        for auth in [Some("alice"), Some("bob"), None] {
+            assert_eq!(get(&cache, 1.0, auth, false).unwrap().result, "pub");
+        }
+        // Another context's public answer replaces the shared entry.
+        cache.put(
+            2.0,
+            TOOLS,
+            &p,
+            "pub2",
+            Some(1e6),
+            ListScope::Public,
+            Some("bob"),
+        );
+        assert_eq!(cache.len(), 1);
+        assert_eq!(
+            get(&cache, 3.0, Some("alice"), false).unwrap().result,
+            "pub2"
+        );
+    }
+
+    #[test]
+    fn private_takes_precedence_over_public() {
+        let mut cache = ListCache::new();
+        let p = first();
+        cache.put(0.0, TOOLS, &p, "pub", Some(1e6), ListScope::Public, None);
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "mine",
+            Some(1e6),
+            ListScope::Private,
+            Some("alice"),
+        );
+        assert_eq!(
+            get(&cache, 1.0, Some("alice"), false).unwrap().result,
+            "mine"
+        );
+        assert_eq!(get(&cache, 1.0, Some("bob"), false).unwrap().result, "pub");
+        assert_eq!(get(&cache, 1.0, None, false).unwrap().result, "pub");
+        // Stale fallback also prefers the private entry.
+        assert_eq!(
+            get(&cache, 2e6, Some("alice"), true).unwrap().result,
+            "mine"
+        );
+    }
+
+    #[test]
+    fn fresh_public_beats_stale_private() {
+        let mut cache = ListCache::new();
+        let p = first();
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "mine",
+            Some(10.0),
+            ListScope::Private,
+            Some("alice"),
+        );
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "pub",
+            Some(1e6),
+            ListScope::Public,
+            Some("bob"),
+        );
+        let hit = get(&cache, 50.0, Some("alice"), true).unwrap();
+        assert_eq!((hit.result, hit.stale), ("pub", false));
+    }
+
+    #[test]
+    fn newer_public_answer_replaces_callers_private_entry() {
+        let mut cache = ListCache::new();
+        let p = first();
+        cache.put(
+            0.0,
+            TOOLS,
+            &p,
+            "old",
+            Some(1e6),
+            ListScope::Private,
+            Some("alice"),
+        );
+        cache.put(
+            5.0,
+            TOOLS,
+            &p,
+            "new",
+            Some(1e6),
+            ListScope::Public,
+            Some("alice"),
+        );
+        assert_eq!(cache.len(), 1);
+        assert_eq!(
+            get(&cache, 6.0, Some("alice"), false).unwrap().result,
+            "new"
+        );
+    }
+
+    #[test]
+    fn pages_are_cached_independently() {
+        let mut cache = ListCache::new();
+        let p1 = first();
+        let p2 = ListParams::with_cursor("c2");
+        let p3 = ListParams::with_cursor("c3");
+        cache.put(
+            0.0,
+            TOOLS,
+            &p1,
+            "page1",
+            Some(100.0),
+            ListScope::Public,
+            None,
+        );
+        cache.put(
+            0.0,
+            TOOLS,
+            &p2,
+            "page2",
+            Some(1000.0),
+            ListScope::Public,
+            None,
+        );
+        assert_eq!(cache.len(), 2);
+        assert_eq!(
+            cache.get(50.0, TOOLS, &p1, None, false).unwrap().result,
+            "page1"
+        );
+        assert_eq!(
+            cache.get(50.0, TOOLS, &p2, None, false).unwrap().result,
+            "page2"
+        );
+        assert_eq!(cache.get(50.0, TOOLS, &p3, None, true), None);
+        // Page 1 expires on its own TTL; page 2 is still fresh.
+        assert_eq!(cache.get(500.0, TOOLS, &p1, None, false), None);
+        assert_eq!(
+            cache.get(500.0, TOOLS, &p2, None, false).unwrap().result,
+            "page2"
+        );
+        // Method is part of the key too.
+        assert_eq!(cache.get(50.0, "prompts/list", &p1, None, true), None);
+    }
+
+    #[test]
+    fn uri_is_part_of_the_key() {
+        let mut cache = ListCache::new();
+        let a = ListParams::with_uri("file:///a");
+        let b = ListParams::with_uri("file:///b");
+        cache.put(
+            0.0,
+            "resources/read",
+            &a,
+            "A",
+            Some(100.0),
+            ListScope::Public,
+            None,
+        );
+        assert_eq!(
+            cache
+                .get(1.0, "resources/read", &a, None, false)
+                .unwrap()
+                .result,
+            "A"
+        );
+        assert_eq!(cache.get(1.0, "resources/read", &b, None, true), None);
+        assert_eq!(cache.get(1.0, "resources/read", &first(), None, true), None);
+    }
+
+    #[test]
+    fn invalid_cursor_drops_every_page_of_the_list() {
+        let mut cache = ListCache::new();
+        for cursor in [None, Some("c2"), Some("c3")] {
+            let p = ListParams {
+                cursor: cursor.map(str::to_owned),
+                uri: None,
+            };
+            cache.put(0.0, TOOLS, &p, "t", Some(1e6), ListScope::Public, None);
+            cache.put(
+                0.0,
+                TOOLS,
+                &p,
+                "t",
+                Some(1e6),
+                ListScope::Private,
+                Some("alice"),
+            );
+            cache.put(0.0, TOOLS, &p, "t", Some(1e6), ListScope::Private, None);
+        }
+        cache.put(
+            0.0,
+            "prompts/list",
+            &first(),
+            "p",
+            Some(1e6),
+            ListScope::Public,
+            None,
+        );
+        assert_eq!(cache.len(), 10);
+        assert_eq!(cache.invalidate_list(TOOLS), 9);
+        assert_eq!(cache.len(), 1);
+        assert_eq!(
+            cache.get(
+                1.0,
+                TOOLS,
+                &ListParams::with_cursor("c2"),
+                Some("alice"),
+                true
+            ),
+            None
+        );
+        assert!(cache
+            .get(1.0, "prompts/list", &first(), None, false)
+            .is_some());
+        assert_eq!(cache.invalidate_list(TOOLS), 0);
+    }
+
+    fn populated() -> ListCache<&'static str> {
+        let mut cache = ListCache::new();
+        let page2 = ListParams::with_cursor("c2");
+        for method in [
+            "tools/list",
+            "prompts/list",
+            "resources/list",
+            "resources/templates/list",
+        ] {
+            cache.put(
+                0.0,
+                method,
+                &first(),
+                "x",
+                Some(1e6),
+                ListScope::Public,
+                None,
+            );
+            cache.put(
+                0.0,
+                method,
+                &page2,
+                "x",
+                Some(1e6),
+                ListScope::Private,
+                Some("a"),
+            );
+        }
+        for uri in ["file:///a", "file:///b"] {
+            let p = ListParams::with_uri(uri);
+            cache.put(
+                0.0,
+                "resources/read",
+                &p,
+                "r",
+                Some(1e6),
+                ListScope::Public,
+                None,
+            );
+            cache.put(
+                0.0,
+                "resources/read",
+                &p,
+                "r",
+                Some(1e6),
+                ListScope::Private,
+                Some("a"),
+            );
+        }
+        cache
+    }
+
+    fn methods(cache: &ListCache<&'static str>) -> Vec<String> {
+        let mut methods: Vec<String> = cache.entries.keys().map(|k| k.method.clone()).collect();
+        methods.sort();
+        methods.dedup();
+        methods
+    }
+
+    #[test]
+    fn tools_list_changed_drops_tools_list() {
+        let mut cache = populated();
+        assert_eq!(cache.len(), 12);
+        assert_eq!(
+            cache.handle_notification("notifications/tools/list_changed", None),
+            2
+        );
+        assert_eq!(cache.len(), 10);
+        assert!(!methods(&cache).contains(&"tools/list".to_owned()));
+    }
+
+    #[test]
+    fn prompts_list_changed_drops_prompts_list() {
+        let mut cache = populated();
+        assert_eq!(
+            cache.handle_notification("notifications/prompts/list_changed", None),
+            2
+        );
+        assert!(!methods(&cache).contains(&"prompts/list".to_owned()));
+        assert!(methods(&cache).contains(&"tools/list".to_owned()));
+    }
+
+    #[test]
+    fn resources_list_changed_drops_resources_and_templates_lists() {
+        let mut cache = populated();
+        assert_eq!(
+            cache.handle_notification("notifications/resources/list_changed", None),
+            4
+        );
+        assert_eq!(
+            methods(&cache),
+            vec!["prompts/list", "resources/read", "tools/list"]
+        );
+    }
+
+    #[test]
+    fn resources_updated_drops_reads_of_that_uri() {
+        let mut cache = populated();
+        assert_eq!(
+            cache.handle_notification("notifications/resources/updated", Some("file:///a")),
+            2
+        );
+        let a = ListParams::with_uri("file:///a");
+        let b = ListParams::with_uri("file:///b");
+        assert_eq!(cache.get(1.0, "resources/read", &a, Some("a"), true), None);
+        assert!(cache
+            .get(1.0, "resources/read", &b, Some("a"), false)
+            .is_some());
+        assert_eq!(cache.len(), 10);
+        // No URI, or an unknown URI: nothing dropped.
+        assert_eq!(
+            cache.handle_notification("notifications/resources/updated", None),
+            0
+        );
+        assert_eq!(
+            cache.handle_notification("notifications/resources/updated", Some("file:///zz")),
+            0
+        );
+        assert_eq!(cache.len(), 10);
+    }
+
+    #[test]
+    fn unknown_notifications_drop_nothing() {
+        let mut cache = populated();
+        for method in [
+            "notifications/progress",
+            "notifications/tools/list_changed/",
+            "tools/list",
+            "",
+        ] {
+            assert_eq!(cache.handle_notification(method, Some("file:///a")), 0);
+        }
+        assert_eq!(cache.len(), 12);
+    }
+
+    #[test]
+    fn len_is_empty_clear_and_purge() {
+        let mut cache: ListCache<&'static str> = ListCache::new();
+        assert!(cache.is_empty());
+        assert_eq!(cache.len(), 0);
+        public(&mut cache, 0.0, Some(10.0), "v");
+        cache.put(
+            0.0,
+            "prompts/list",
+            &first(),
+            "p",
+            Some(100.0),
+            ListScope::Public,
+            None,
+        );
+        assert!(!cache.is_empty());
+        assert_eq!(cache.purge_expired(50.0), 1);
+        assert_eq!(cache.len(), 1);
+        cache.clear();
+        assert!(cache.is_empty());
+        assert_eq!(get(&cache, 0.0, None, true), None);
+    }
+}

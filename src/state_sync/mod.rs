@@ -1,0 +1,8 @@
+//! State sync: MCP Fusion's Cache-Control / invalidation vocabulary, SEP-2549 list TTLs and URI
+//! templates. Pure Rust.
+pub mod decorate;
+pub mod glob;
+pub mod invalidation;
+pub mod list_cache;
+pub mod policy;
+pub mod template;
