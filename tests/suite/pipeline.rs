@@ -242,7 +242,11 @@ async fn disabled_mode_passes_everything_through() {
 /// The JSON object in the last text block of a `CallToolResult`.
 fn last_text_json(result: &JsValue) -> JsValue {
     let content: Array = field(result, "content").unchecked_into();
-    json(&field(&content.get(content.length() - 1), "text").as_string().unwrap())
+    json(
+        &field(&content.get(content.length() - 1), "text")
+            .as_string()
+            .unwrap(),
+    )
 }
 
 #[wasm_bindgen_test]
@@ -253,20 +257,33 @@ async fn call_tool_results_use_structured_content_or_json_text() {
         ("content", json(r#"[{"type":"text","text":"240 rows"}]"#)),
         ("structuredContent", data.clone()),
     ]);
-    let visible = wait(host.cache.after_tool_call("q".into(), structured, None)).await.unwrap();
+    let visible = wait(host.cache.after_tool_call("q".into(), structured, None))
+        .await
+        .unwrap();
     // Still a CallToolResult: structuredContent and the text block carry the visible payload.
     let uri = field(&field(&visible, "structuredContent"), "_cache_uri");
     assert!(uri.is_string());
     assert_eq!(field(&last_text_json(&visible), "_cache_uri"), uri);
     assert!(to_json(&read(&host.cache, &uri, JsValue::UNDEFINED).await) == to_json(&data));
-    let text_item = obj(&[("type", "text".into()), ("text", JsValue::from_str(&to_json(&data)))]);
+    let text_item = obj(&[
+        ("type", "text".into()),
+        ("text", JsValue::from_str(&to_json(&data))),
+    ]);
     let texty = obj(&[("content", [text_item].iter().collect::<Array>().into())]);
-    let visible = wait(host.cache.after_tool_call("q".into(), texty, None)).await.unwrap();
+    let visible = wait(host.cache.after_tool_call("q".into(), texty, None))
+        .await
+        .unwrap();
     assert!(field(&last_text_json(&visible), "_cache_uri").is_string());
     assert!(field(&visible, "structuredContent").is_undefined());
     // isError results never get a reference.
-    let failed = obj(&[("isError", true.into()), ("structuredContent", data), ("content", json("[]"))]);
-    let visible = wait(host.cache.after_tool_call("q".into(), failed.clone(), None)).await.unwrap();
+    let failed = obj(&[
+        ("isError", true.into()),
+        ("structuredContent", data),
+        ("content", json("[]")),
+    ]);
+    let visible = wait(host.cache.after_tool_call("q".into(), failed.clone(), None))
+        .await
+        .unwrap();
     assert!(js_sys::Object::is(&visible, &failed));
 }
 
