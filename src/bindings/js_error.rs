@@ -1,4 +1,5 @@
-//! Errors as real JS `Error`s whose `name` keeps the DOMException name.
+//! Errors as real JS `Error`s whose `name` keeps the DOMException name, and the one way async
+//! exports turn into promises.
 
 use wasm_bindgen::JsValue;
 
@@ -14,4 +15,20 @@ pub(crate) fn store_error(err: StoreError) -> JsValue {
 /// A JS `TypeError` for a bad argument.
 pub(crate) fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
+}
+
+/// `future_to_promise` through one boxed, non-generic instantiation: every async export shares
+/// the promise machinery instead of monomorphizing it per future type (a large share of the
+/// `.wasm` otherwise).
+pub(crate) fn promise(
+    future: impl std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
+) -> js_sys::Promise {
+    boxed_promise(Box::pin(future))
+}
+
+#[inline(never)]
+fn boxed_promise(
+    future: std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>,
+) -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(future)
 }

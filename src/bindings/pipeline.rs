@@ -6,11 +6,10 @@ use std::rc::Rc;
 
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::{conv_id_string, conv_scope, get, optional_non_negative, options_object, set};
 use super::default_cache::default_cache;
-use super::js_error::type_error;
+use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
 use crate::cache::ResultCache;
 use crate::core::envelope::Envelope;
@@ -105,7 +104,7 @@ pub(crate) fn substitute_cache_uris(
     args: JsValue,
     options: JsValue,
 ) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         let scope = conv_scope(&options)?;
         let outcome = pipeline::substitute_args(&cache, "<unknown>", &args, scope.as_deref()).await;
         Ok(substitution_result(outcome))
@@ -118,7 +117,7 @@ pub(crate) fn before_tool_call(
     args: JsValue,
     options: JsValue,
 ) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         let tool_name = tool_name_arg(&tool_name)?;
         let opts =
             options_object(&options, "beforeToolCall options")?.unwrap_or(JsValue::UNDEFINED);
@@ -157,7 +156,7 @@ pub(crate) fn after_tool_call(
     result: JsValue,
     options: JsValue,
 ) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         let tool_name = tool_name_arg(&tool_name)?;
         let opts = options_object(&options, "afterToolCall options")?.unwrap_or(JsValue::UNDEFINED);
         let after = AfterOptions {

@@ -5,13 +5,12 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::{
     conv_id_string, conv_scope, event_object, get, lookup_result, optional_function,
     optional_non_negative, options_object, payload_or_null,
 };
-use super::js_error::{store_error, type_error};
+use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::store::{has_indexed_db, IndexedDbStore, MemoryStore, SelectedStore};
@@ -134,7 +133,7 @@ fn auto_store(db_name: &str) -> SelectedStore {
 }
 
 pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         if !input.is_object() {
             return Err(type_error(
                 "cacheToolResult expects { payload, convId, sourceToolName?, threshold? }",
@@ -169,7 +168,7 @@ pub(crate) fn read_cached_payload(
     uri: JsValue,
     options: JsValue,
 ) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         let scope = conv_scope(&options)?;
         let Some(uri) = uri.as_string() else {
             return Ok(JsValue::NULL);
@@ -183,7 +182,7 @@ pub(crate) fn read_cached_payload(
 }
 
 pub(crate) fn lookup(cache: Rc<ResultCache>, uri: JsValue, options: JsValue) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         let scope = conv_scope(&options)?;
         let Some(uri) = uri.as_string() else {
             return Ok(lookup_result(crate::core::record::LookupOutcome::Miss));
@@ -197,7 +196,7 @@ pub(crate) fn lookup(cache: Rc<ResultCache>, uri: JsValue, options: JsValue) -> 
 }
 
 pub(crate) fn clear_conversation(cache: Rc<ResultCache>, conv_id: JsValue) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         let conv_id = conv_id_string(&conv_id)?;
         cache
             .clear_conversation(&conv_id)
@@ -208,7 +207,7 @@ pub(crate) fn clear_conversation(cache: Rc<ResultCache>, conv_id: JsValue) -> Pr
 }
 
 pub(crate) fn evict_older_than(cache: Rc<ResultCache>, options: JsValue) -> Promise {
-    future_to_promise(async move {
+    promise(async move {
         let max_age = optional_non_negative(&get(&options, "maxAgeMs"), "maxAgeMs")?
             .ok_or_else(|| type_error("evictOlderThan expects { maxAgeMs: number }"))?;
         cache.evict_older_than(max_age).await.map_err(store_error)?;
@@ -307,7 +306,7 @@ impl JsResultCache {
         #[wasm_bindgen(unchecked_param_type = "{ cause?: string }")] options: Option<JsValue>,
     ) -> Promise {
         let cache = self.shared();
-        future_to_promise(async move {
+        promise(async move {
             let patterns = string_list(&patterns, "patterns")?;
             let cause = get(&options.unwrap_or(JsValue::UNDEFINED), "cause")
                 .as_string()
@@ -329,7 +328,7 @@ impl JsResultCache {
         #[wasm_bindgen(unchecked_param_type = "McpNotification")] message: JsValue,
     ) -> Promise {
         let cache = self.shared();
-        future_to_promise(async move {
+        promise(async move {
             let method = get(&message, "method").as_string();
             let uri = get(&get(&message, "params"), "uri").as_string();
             let pattern = uri
