@@ -146,6 +146,9 @@ export class ResultCache {
   async handleNotification(message) {
     return (await this.#cache()).handleNotification(message);
   }
+  async entries(options) {
+    return (await this.#cache()).entries(options);
+  }
   observeTools(tools) {
     return this.#sync('observeTools').observeTools(tools);
   }

@@ -33,6 +33,7 @@ export type {
   ConversationScope,
   EvictOptions,
   LookupResult,
+  CacheEntryInfo,
   ParsedCacheUri,
   CacheEventKind,
   CacheEvent,

@@ -22,4 +22,4 @@ step wasm-pack test --headless --chrome --mode no-install --test worker
 # The release package (wasm-opt'd), as consumers get it.
 step bash scripts/build.sh
 step node --test tests/js/
-step node tests/e2e/www-smoke.mjs
+step node tests/e2e/demo.mjs

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::{
     conv_id_string, conv_scope, event_object, get, lookup_result, optional_function,
-    optional_non_negative, options_object, payload_or_null,
+    optional_non_negative, options_object, payload_or_null, set,
 };
 use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, ResultCache};
@@ -368,6 +368,42 @@ impl JsResultCache {
             }
         }
         Ok(())
+    }
+
+    /// Metadata of the stored entries, oldest first: `[{ uri, convId, sourceToolName, addedAt,
+    /// lastUsedAt, sizeBytes, staleCause }]` (`staleCause` is `null` for fresh entries), of one
+    /// conversation when `options.convId` is given. For inspection (dev tools, demos): it reads
+    /// every payload from IndexedDB, so do not call it on a hot path.
+    #[wasm_bindgen(unchecked_return_type = "Promise<CacheEntryInfo[]>")]
+    pub fn entries(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+    ) -> Promise {
+        let cache = self.shared();
+        promise(async move {
+            let scope = conv_scope(&options.unwrap_or(JsValue::UNDEFINED))?;
+            let mut records = cache.entries(scope.as_deref()).await.map_err(store_error)?;
+            records.sort_by(|a, b| a.added_at.total_cmp(&b.added_at));
+            let list: js_sys::Array = records
+                .into_iter()
+                .map(|r| {
+                    let obj = js_sys::Object::new();
+                    set(&obj, "uri", r.uri);
+                    set(&obj, "convId", r.conv_id);
+                    set(&obj, "sourceToolName", r.source_tool_name);
+                    set(&obj, "addedAt", r.added_at);
+                    set(&obj, "lastUsedAt", r.last_used_at);
+                    set(&obj, "sizeBytes", r.size_bytes);
+                    set(
+                        &obj,
+                        "staleCause",
+                        r.stale_cause.map_or(JsValue::NULL, JsValue::from),
+                    );
+                    JsValue::from(obj)
+                })
+                .collect();
+            Ok(list.into())
+        })
     }
 
     /// Closes the database connection; the next operation reopens it.

@@ -48,6 +48,18 @@ export interface EvictOptions {
   maxAgeMs: number;
 }
 
+/** Metadata of one stored entry (`ResultCache.entries`). */
+export interface CacheEntryInfo {
+  uri: string;
+  convId: string;
+  sourceToolName: string;
+  addedAt: number;
+  lastUsedAt: number;
+  sizeBytes: number;
+  /** The invalidating tool, or `null` while fresh. */
+  staleCause: string | null;
+}
+
 /** What `lookup` found. */
 export type LookupResult =
   | { status: "hit"; payload: unknown }

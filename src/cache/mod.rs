@@ -17,7 +17,7 @@ use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
 use crate::state_sync::glob::{validate_pattern, DEFAULT_SEPARATOR};
 use crate::state_sync::policy::CacheDirective;
-use crate::store::{ResultStore, SelectedStore, StoreError};
+use crate::store::{JsRecord, ResultStore, SelectedStore, StoreError};
 
 /// Milliseconds since the epoch; injectable for tests.
 pub type Clock = Box<dyn Fn() -> f64>;
@@ -384,6 +384,15 @@ impl ResultCache {
             cache: self,
             conv_scope: conv_scope.map(str::to_owned),
         }
+    }
+
+    /// Metadata of every entry (of one conversation when given, sanitized like minting).
+    pub async fn entries(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
+        let conv = conv_id.map(sanitize_conv_id);
+        self.store
+            .list(conv.as_deref())
+            .await
+            .map_err(|e| self.failed("entries", e))
     }
 
     /// Releases the storage connection (reopened on next use).

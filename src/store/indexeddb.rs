@@ -406,6 +406,26 @@ impl ResultStore for IndexedDbStore {
         Ok(marked.get())
     }
 
+    /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll),
+    /// [MDN: IDBIndex.getAll](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAll)
+    async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
+        let context = "listing cache entries";
+        let (tx, store) = self.transaction(IdbTransactionMode::Readonly).await?;
+        let request = match conv_id {
+            None => store.get_all(),
+            Some(conv) => store.index(fields::CONV_ID).and_then(|index| {
+                index.get_all_with_key(&IdbKeyRange::only(&JsValue::from_str(conv))?.into())
+            }),
+        }
+        .map_err(|e| StoreError::from_js(context, &e))?;
+        transaction_done(&tx, context).await?;
+        let all: Array = request
+            .result()
+            .map_err(|e| StoreError::from_js(context, &e))?
+            .unchecked_into();
+        Ok(all.iter().filter_map(|v| js_record::from_js(&v)).collect())
+    }
+
     /// [MDN: IDBDatabase.close](https://developer.mozilla.org/docs/Web/API/IDBDatabase/close)
     fn close(&self) {
         if let Some(conn) = self.slot.borrow_mut().take() {

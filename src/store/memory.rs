@@ -105,5 +105,15 @@ impl ResultStore for MemoryStore {
         Ok(marked)
     }
 
+    async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
+        Ok(self
+            .records
+            .borrow()
+            .values()
+            .filter(|r| conv_id.is_none_or(|c| c == r.conv_id))
+            .cloned()
+            .collect())
+    }
+
     fn close(&self) {}
 }

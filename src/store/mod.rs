@@ -44,6 +44,10 @@ pub trait ResultStore {
         separator: &str,
         cause: &str,
     ) -> Result<u32, StoreError>;
+    /// Every record (of one conversation segment when given), in key order, in one read-only
+    /// transaction. Reads payloads too (IndexedDB cannot read part of a value): meant for
+    /// inspection and statistics, not for hot paths.
+    async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError>;
     /// Releases the connection; the next operation reopens it.
     fn close(&self);
 }
@@ -100,6 +104,12 @@ impl ResultStore for SelectedStore {
         match self {
             Self::IndexedDb(s) => s.mark_stale(patterns, separator, cause).await,
             Self::Memory(s) => s.mark_stale(patterns, separator, cause).await,
+        }
+    }
+    async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
+        match self {
+            Self::IndexedDb(s) => s.list(conv_id).await,
+            Self::Memory(s) => s.list(conv_id).await,
         }
     }
     fn close(&self) {

@@ -1,0 +1,107 @@
+// Playwright (playwright-core + Debian's /usr/bin/chromium) through the demo page served by
+// scripts/serve.mjs: asserts each step's visible outcome, that entries survive a reload, and
+// saves www-demo.png. Any page error or console error fails the run.
+import { chromium } from 'playwright-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import * as nodeEntry from '../../js/node.mjs';
+
+const server = await serve();
+const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-chromium-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1280, height: 1000 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const problems = [];
+const results = [];
+async function check(name, fn) {
+  try {
+    await fn();
+    results.push(true);
+    console.log(`ok - ${name}`);
+  } catch (error) {
+    results.push(false);
+    console.log(`not ok - ${name}: ${error.message.split('\n')[0]}`);
+  }
+}
+
+try {
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
+  await page.goto(`${server.url}?fast`);
+  await page.waitForSelector('#status:not([data-state="running"])');
+
+  await check('the scripted turn completes', async () => {
+    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
+  });
+  await check('the model sees a summary with _cache_uri, not 240 rows', async () => {
+    const first = await page.locator('.step.server pre').first().textContent();
+    const visible = JSON.parse(first);
+    assert.equal(visible._truncated, true);
+    assert.match(visible._cache_uri, /^mcp\+cache:\/\/demo-[a-z0-9]+\/[A-Za-z0-9_-]{11}$/);
+    assert.equal(visible.rows, 240);
+    assert.equal(visible.data, undefined);
+  });
+  await check('the model emits the URI and the host resolves it', async () => {
+    const call = JSON.parse(await page.locator('.step.assistant pre').nth(1).textContent());
+    assert.equal(call.name, 'chart.create');
+    assert.match(call.arguments.data_uri, /^mcp\+cache:\/\//);
+    assert.equal(call.arguments.data, undefined);
+    assert.match(await page.locator('.step.host pre').first().textContent(), /resolved from the cache/);
+  });
+  await check('the chart has 240 points', async () => {
+    assert.equal(await page.getAttribute('#chart svg', 'data-points'), '240');
+    const points = await page.getAttribute('#chart polyline', 'points');
+    assert.equal(points.trim().split(/\s+/).length, 240);
+  });
+  await check('the savings counter shows the chars saved', async () => {
+    const saved = Number(await page.getAttribute('#savings', 'data-saved-chars'));
+    assert.ok(saved > 8_000, `saved ${saved}`);
+    console.log(`#   chars saved for the 240-row chart call: ${saved}`);
+  });
+  await check('the refund tag reaches the model and the invoice reference is refused as stale', async () => {
+    const blocked = page.locator('.step.blocked');
+    assert.equal(await blocked.count(), 1);
+    const envelope = JSON.parse(await blocked.locator('pre').textContent());
+    assert.match(envelope.error, /^invalid_args: cache URI mcp\+cache:\/\/\S+ is stale \(invalidated by billing\.refund\)$/);
+    assert.match(envelope.fix_hint, /billing\.get_invoice/);
+    const transcript = await page.textContent('#steps');
+    assert.match(transcript, /<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
+  });
+  await check('an identical immutable call is answered from the cache', async () => {
+    assert.equal(await page.getAttribute('#steps li:last-child', 'data-reused'), 'true');
+  });
+  await check('the entries table lists the IndexedDB entries with the stale cause', async () => {
+    assert.ok(Number(await page.getAttribute('#entries', 'data-count')) >= 2);
+    assert.equal(await page.getAttribute('#entries', 'data-stale'), '1');
+    assert.match(await page.textContent('#entries tbody'), /billing\.refund/);
+  });
+  await check('the browser entry exports what the Node entry exports', async () => {
+    const names = await page.evaluate(async () => Object.keys(await import('/js/browser.mjs')).sort());
+    assert.deepEqual(names, Object.keys(nodeEntry).sort());
+  });
+  const before = Number(await page.getAttribute('#entries', 'data-count'));
+  await page.screenshot({ path: 'www-demo.png', fullPage: true });
+  await check('entries survive a reload', async () => {
+    await page.click('#reload');
+    await page.waitForSelector('#status[data-state="done"]');
+    assert.equal(Number(await page.getAttribute('#reload-check', 'data-survived')), before);
+    assert.equal(await page.getAttribute('#reload-check', 'data-verified'), 'true');
+  });
+  await check('no page or console errors', async () => assert.deepEqual(problems, []));
+} finally {
+  await context.close();
+  await server.close();
+  await rm(profile, { recursive: true, force: true });
+}
+const passed = results.filter(Boolean).length;
+console.log(`e2e: ${passed} passed, ${results.length - passed} failed`);
+process.exitCode = passed === results.length && results.length > 0 ? 0 : 1;
