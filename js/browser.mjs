@@ -65,6 +65,7 @@ export const parseCacheControl = syncExport('parseCacheControl');
 export const parseInvalidations = syncExport('parseInvalidations');
 export const listCacheMeta = syncExport('listCacheMeta');
 export const matchUriTemplate = syncExport('matchUriTemplate');
+export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
 
 /** MCP Fusion's State-Sync layer (needs `await ready()` first in a browser). */
 export class StateSync {

@@ -25,6 +25,7 @@ export {
   listCacheMeta,
   ListCache,
   matchUriTemplate,
+  wasmMemoryBytes,
 } from '../pkg/web/mcp_result_cache.js';
 export type {
   CacheStorageKind,

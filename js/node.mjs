@@ -31,4 +31,5 @@ export const {
   listCacheMeta,
   ListCache,
   matchUriTemplate,
+  wasmMemoryBytes,
 } = api;
