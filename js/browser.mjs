@@ -112,7 +112,7 @@ export class ResultCache {
   }
 
   #sync(name) {
-    requireReady(`ResultCache.${name}`);
+    requireReady(`ResultCache#${name}`);
     if (!this.#inner) this.#inner = new wasm.ResultCache(this.#options);
     return this.#inner;
   }
@@ -147,6 +147,9 @@ export class ResultCache {
   async handleNotification(message) {
     return (await this.#cache()).handleNotification(message);
   }
+  async stats() {
+    return (await this.#cache()).stats();
+  }
   async entries(options) {
     return (await this.#cache()).entries(options);
   }
@@ -167,3 +170,5 @@ export class ResultCache {
     this.#inner = null;
   }
 }
+
+if (typeof Symbol.dispose === 'symbol') ResultCache.prototype[Symbol.dispose] = ResultCache.prototype.free;

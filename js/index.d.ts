@@ -35,6 +35,7 @@ export type {
   EvictOptions,
   LookupResult,
   CacheEntryInfo,
+  CacheStats,
   ParsedCacheUri,
   CacheEventKind,
   CacheEvent,

@@ -23,3 +23,4 @@ step wasm-pack test --headless --chrome --mode no-install --test worker
 step bash scripts/build.sh
 step node --test tests/js/
 step node tests/e2e/demo.mjs
+step node tests/consumers/run.mjs

@@ -171,6 +171,15 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             set(&obj, "toolName", tool_name.as_str());
             set(&obj, "uri", uri.as_str());
         }
+        CacheEvent::Skip {
+            reason,
+            size_bytes,
+            limit,
+        } => {
+            set(&obj, "reason", *reason);
+            set(&obj, "sizeBytes", *size_bytes);
+            set(&obj, "limit", *limit);
+        }
         CacheEvent::Evict { count, reason } => {
             set(&obj, "count", *count);
             set(&obj, "reason", *reason);

@@ -40,7 +40,7 @@ pub fn cache_tool_result(
 #[wasm_bindgen(js_name = readCachedPayload, unchecked_return_type = "Promise<unknown>")]
 pub fn read_cached_payload(
     #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<JsValue>,
 ) -> Promise {
     methods::read_cached_payload(default_cache(), uri, options.unwrap_or(JsValue::UNDEFINED))
 }
@@ -49,7 +49,7 @@ pub fn read_cached_payload(
 #[wasm_bindgen(js_name = lookup, unchecked_return_type = "Promise<LookupResult>")]
 pub fn lookup(
     #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<JsValue>,
 ) -> Promise {
     methods::lookup(default_cache(), uri, options.unwrap_or(JsValue::UNDEFINED))
 }

@@ -74,7 +74,9 @@ impl JsListCache {
     /// `new ListCache({ now? })`; `now` is a clock in ms (default `Date.now`).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "ListCacheOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ListCacheOptions")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsListCache, JsValue> {
         let options = options_object(&options.unwrap_or(JsValue::UNDEFINED), "ListCache options")?
             .unwrap_or(JsValue::UNDEFINED);
@@ -99,7 +101,8 @@ impl JsListCache {
         method: &str,
         #[wasm_bindgen(unchecked_param_type = "ListRequestParams | undefined")] params: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
-        #[wasm_bindgen(js_name = authContext, unchecked_param_type = "string | null")] auth_context: Option<JsValue>,
+        #[wasm_bindgen(js_name = authContext, unchecked_optional_param_type = "string | null")]
+        auth_context: Option<JsValue>,
     ) -> Result<(), JsValue> {
         let ttl = optional_non_negative(&get(&result, "ttlMs"), "ttlMs").unwrap_or(None);
         let scope =
@@ -126,8 +129,11 @@ impl JsListCache {
         &self,
         method: &str,
         #[wasm_bindgen(unchecked_param_type = "ListRequestParams | undefined")] params: JsValue,
-        #[wasm_bindgen(js_name = authContext, unchecked_param_type = "string | null")] auth_context: Option<JsValue>,
-        #[wasm_bindgen(unchecked_param_type = "{ allowStale?: boolean }")] options: Option<JsValue>,
+        #[wasm_bindgen(js_name = authContext, unchecked_optional_param_type = "string | null")]
+        auth_context: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ allowStale?: boolean }")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsValue, JsValue> {
         let auth = auth_of(&auth_context.unwrap_or(JsValue::UNDEFINED))?;
         let allow_stale =

@@ -175,10 +175,9 @@ pub(crate) fn after_tool_call(
 pub fn check_inline_list_cap(
     #[wasm_bindgen(js_name = toolName)] tool_name: String,
     #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-    cap: Option<f64>,
-    #[wasm_bindgen(js_name = argNames, unchecked_param_type = "string[]")] arg_names: Option<
-        JsValue,
-    >,
+    #[wasm_bindgen(unchecked_optional_param_type = "number | null")] cap: Option<f64>,
+    #[wasm_bindgen(js_name = argNames, unchecked_optional_param_type = "string[]")]
+    arg_names: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let options = cap_options(
         &cap.map_or(JsValue::UNDEFINED, JsValue::from_f64),
@@ -192,7 +191,7 @@ pub fn check_inline_list_cap(
 #[wasm_bindgen(js_name = substituteCacheUris, unchecked_return_type = "Promise<SubstitutionResult>")]
 pub fn substitute_cache_uris_default(
     #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<JsValue>,
 ) -> Promise {
     substitute_cache_uris(default_cache(), args, options.unwrap_or(JsValue::UNDEFINED))
 }
@@ -202,7 +201,9 @@ pub fn substitute_cache_uris_default(
 pub fn before_tool_call_default(
     #[wasm_bindgen(js_name = toolName)] tool_name: String,
     #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "BeforeToolCallOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "BeforeToolCallOptions")] options: Option<
+        JsValue,
+    >,
 ) -> Promise {
     before_tool_call(
         default_cache(),
@@ -217,7 +218,9 @@ pub fn before_tool_call_default(
 pub fn after_tool_call_default(
     #[wasm_bindgen(js_name = toolName)] tool_name: String,
     #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "AfterToolCallOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "AfterToolCallOptions")] options: Option<
+        JsValue,
+    >,
 ) -> Promise {
     after_tool_call(
         default_cache(),
@@ -237,7 +240,9 @@ impl JsResultCache {
     pub fn substitute_cache_uris(
         &self,
         #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         substitute_cache_uris(self.shared(), args, options.unwrap_or(JsValue::UNDEFINED))
     }
@@ -250,7 +255,9 @@ impl JsResultCache {
         &self,
         #[wasm_bindgen(js_name = toolName)] tool_name: String,
         #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "BeforeToolCallOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "BeforeToolCallOptions")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         before_tool_call(
             self.shared(),
@@ -271,7 +278,9 @@ impl JsResultCache {
         &self,
         #[wasm_bindgen(js_name = toolName)] tool_name: String,
         #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "AfterToolCallOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "AfterToolCallOptions")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         after_tool_call(
             self.shared(),

@@ -11,7 +11,7 @@ use super::convert::{
     optional_non_negative, options_object, payload_or_null, set,
 };
 use super::js_error::{promise, store_error, type_error};
-use crate::cache::{CacheRequest, ResultCache};
+use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::store::{has_indexed_db, IndexedDbStore, MemoryStore, SelectedStore};
 
@@ -89,7 +89,17 @@ impl JsResultCache {
                 .as_bool()
                 .ok_or_else(|| type_error("reuseImmutable must be a boolean"))?,
         };
+        let defaults = Limits::default();
+        let limit = |key: &str, default: f64| -> Result<f64, JsValue> {
+            Ok(optional_non_negative(&get(&options, key), key)?.unwrap_or(default))
+        };
+        let limits = Limits {
+            max_bytes: limit("maxBytes", defaults.max_bytes)?,
+            max_entries: limit("maxEntries", defaults.max_entries)?,
+            max_entry_bytes: limit("maxEntryBytes", defaults.max_entry_bytes)?,
+        };
         let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), clock)
+            .with_limits(limits)
             .with_separator(&separator)
             .with_reuse_immutable(reuse_immutable);
         if let Some(f) = on_event {
@@ -106,6 +116,20 @@ impl JsResultCache {
     pub(crate) fn shared(&self) -> Rc<ResultCache> {
         self.inner.clone()
     }
+}
+
+/// `navigator.storage.estimate()` as `{ usage, quota }`, when available.
+async fn storage_estimate() -> Option<JsValue> {
+    let storage = get(&get(&js_sys::global(), "navigator"), "storage");
+    let estimate = get(&storage, "estimate")
+        .dyn_into::<js_sys::Function>()
+        .ok()?;
+    let promise: Promise = estimate.call0(&storage).ok()?.dyn_into().ok()?;
+    let value = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    let obj = js_sys::Object::new();
+    set(&obj, "usage", get(&value, "usage"));
+    set(&obj, "quota", get(&value, "quota"));
+    Some(obj.into())
 }
 
 fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
@@ -224,7 +248,9 @@ impl JsResultCache {
     /// where IndexedDB is absent.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "ResultCacheOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ResultCacheOptions")] options: Option<
+            JsValue,
+        >,
     ) -> Result<JsResultCache, JsValue> {
         Self::from_options(&options.unwrap_or(JsValue::UNDEFINED))
     }
@@ -248,7 +274,9 @@ impl JsResultCache {
     pub fn read_cached_payload(
         &self,
         #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         read_cached_payload(self.shared(), uri, options.unwrap_or(JsValue::UNDEFINED))
     }
@@ -259,7 +287,9 @@ impl JsResultCache {
     pub fn lookup(
         &self,
         #[wasm_bindgen(unchecked_param_type = "unknown")] uri: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         lookup(self.shared(), uri, options.unwrap_or(JsValue::UNDEFINED))
     }
@@ -303,7 +333,9 @@ impl JsResultCache {
     pub fn invalidate(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string[]")] patterns: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "{ cause?: string }")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ cause?: string }")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         let cache = self.shared();
         promise(async move {
@@ -377,7 +409,9 @@ impl JsResultCache {
     #[wasm_bindgen(unchecked_return_type = "Promise<CacheEntryInfo[]>")]
     pub fn entries(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "ConversationScope")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         let cache = self.shared();
         promise(async move {
@@ -403,6 +437,30 @@ impl JsResultCache {
                 })
                 .collect();
             Ok(list.into())
+        })
+    }
+
+    /// `{ entries, bytes, conversations, storage, maxBytes, maxEntries, maxEntryBytes,
+    /// estimate? }` — counts from entry metadata (no payload is read), plus the origin's
+    /// `navigator.storage.estimate()` (`{ usage, quota }`) where the platform has it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<CacheStats>")]
+    pub fn stats(&self) -> Promise {
+        let cache = self.shared();
+        promise(async move {
+            let stats = cache.stats().await.map_err(store_error)?;
+            let limits = *cache.limits();
+            let obj = js_sys::Object::new();
+            set(&obj, "entries", stats.entries);
+            set(&obj, "bytes", stats.bytes);
+            set(&obj, "conversations", stats.conversations);
+            set(&obj, "storage", cache.storage_kind());
+            set(&obj, "maxBytes", limits.max_bytes);
+            set(&obj, "maxEntries", limits.max_entries);
+            set(&obj, "maxEntryBytes", limits.max_entry_bytes);
+            if let Some(estimate) = storage_estimate().await {
+                set(&obj, "estimate", estimate);
+            }
+            Ok(obj.into())
         })
     }
 

@@ -46,7 +46,7 @@ fn strings(list: &[String]) -> Array {
 pub fn match_glob(
     pattern: &str,
     name: &str,
-    #[wasm_bindgen(unchecked_param_type = "GlobOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "GlobOptions")] options: Option<JsValue>,
 ) -> Result<bool, JsValue> {
     let separator = separator_option(&options.unwrap_or(JsValue::UNDEFINED))?;
     Ok(glob::match_glob(pattern, name, &separator))
@@ -57,7 +57,7 @@ pub fn match_glob(
 #[wasm_bindgen(js_name = validatePattern)]
 pub fn validate_pattern(
     #[wasm_bindgen(unchecked_param_type = "unknown")] pattern: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "GlobOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "GlobOptions")] options: Option<JsValue>,
 ) -> Result<(), JsValue> {
     let separator = separator_option(&options.unwrap_or(JsValue::UNDEFINED))?;
     let Some(pattern) = pattern.as_string() else {
@@ -113,7 +113,7 @@ fn sync_policies(value: &JsValue) -> Result<Vec<SyncPolicy>, JsValue> {
 #[wasm_bindgen(js_name = detectOverlaps, unchecked_return_type = "PolicyOverlap[]")]
 pub fn detect_overlaps(
     #[wasm_bindgen(unchecked_param_type = "SyncPolicy[]")] policies: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "GlobOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "GlobOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let separator = separator_option(&options.unwrap_or(JsValue::UNDEFINED))?;
     let policies = sync_policies(&policies)?;

@@ -23,6 +23,25 @@ export interface ResultCacheOptions {
   separator?: string;
   /** Answer identical calls to `immutable` tools from the cache. Default `false`. */
   reuseImmutable?: boolean;
+  /** Total bytes kept; least-recently-used entries are evicted beyond it. Default 128 MiB. */
+  maxBytes?: number;
+  /** Entries kept; least-recently-used entries are evicted beyond it. Default 5000. */
+  maxEntries?: number;
+  /** Larger results are not stored (`skip` event). Default 32 MiB. */
+  maxEntryBytes?: number;
+}
+
+/** `ResultCache.stats()` */
+export interface CacheStats {
+  entries: number;
+  bytes: number;
+  conversations: number;
+  storage: "indexeddb" | "memory";
+  maxBytes: number;
+  maxEntries: number;
+  maxEntryBytes: number;
+  /** `navigator.storage.estimate()` where available. */
+  estimate?: { usage?: number; quota?: number };
 }
 
 /** Input of `cacheToolResult`. */
@@ -127,7 +146,7 @@ export interface AfterToolCallOptions {
 
 /** Kinds of `CacheEvent`. */
 export type CacheEventKind =
-  | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "reuse" | "error";
+  | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "reuse" | "skip" | "error";
 
 /** An event delivered to `onEvent`. */
 export type CacheEvent =
@@ -139,7 +158,8 @@ export type CacheEvent =
   | { kind: "cap"; toolName: string; arg: string; count: number; cap: number }
   | { kind: "invalidate"; cause: string; patterns: string[]; count: number }
   | { kind: "reuse"; toolName: string; uri: string }
-  | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" }
+  | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" | "budget" | "quota" }
+  | { kind: "skip"; reason: "maxEntryBytes"; sizeBytes: number; limit: number }
   | { kind: "error"; operation: string; name: string; message: string };
 
 /** An MCP tool definition (as in `tools/list`). */

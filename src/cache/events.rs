@@ -72,8 +72,18 @@ pub enum CacheEvent {
     Evict {
         /// How many.
         count: u32,
-        /// Why: `"clearConversation"` or `"maxAge"`.
+        /// Why: `"clearConversation"`, `"maxAge"`, `"budget"` (maxBytes/maxEntries, least
+        /// recently used first) or `"quota"` (the browser refused a write).
         reason: &'static str,
+    },
+    /// A result was not stored although it passed the threshold.
+    Skip {
+        /// Why: `"maxEntryBytes"`.
+        reason: &'static str,
+        /// Its size.
+        size_bytes: f64,
+        /// The limit it exceeded.
+        limit: f64,
     },
     /// A storage operation failed.
     Error {
@@ -99,6 +109,7 @@ impl CacheEvent {
             Self::Invalidate { .. } => "invalidate",
             Self::Reuse { .. } => "reuse",
             Self::Evict { .. } => "evict",
+            Self::Skip { .. } => "skip",
             Self::Error { .. } => "error",
         }
     }

@@ -6,7 +6,7 @@ pub mod payload;
 
 pub use events::CacheEvent;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 
 use wasm_bindgen::JsValue;
@@ -17,7 +17,7 @@ use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
 use crate::state_sync::glob::{validate_pattern, DEFAULT_SEPARATOR};
 use crate::state_sync::policy::CacheDirective;
-use crate::store::{JsRecord, ResultStore, SelectedStore, StoreError};
+use crate::store::{Budget, JsRecord, ResultStore, SelectedStore, StoreError, StoreStats};
 
 /// Milliseconds since the epoch; injectable for tests.
 pub type Clock = Box<dyn Fn() -> f64>;
@@ -27,9 +27,49 @@ pub type Observer = Box<dyn Fn(&CacheEvent)>;
 /// Bound on the in-memory maps that remember tool directives and reusable calls.
 const MEMORY_MAP_LIMIT: usize = 1024;
 
+/// Storage limits. Defaults are sized for a browser tab's cache: large enough for a long chat
+/// full of big results, small next to the origin quota Chrome grants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// Total bytes (sum of entries' UTF-8 JSON size). Default 128 MiB.
+    pub max_bytes: f64,
+    /// Number of entries. Default 5000.
+    pub max_entries: f64,
+    /// Largest single payload stored. Default 32 MiB (never above `max_bytes`).
+    pub max_entry_bytes: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_bytes: 128.0 * 1024.0 * 1024.0,
+            max_entries: 5000.0,
+            max_entry_bytes: 32.0 * 1024.0 * 1024.0,
+        }
+    }
+}
+
+impl Limits {
+    fn budget(&self) -> Budget {
+        Budget {
+            max_bytes: self.max_bytes,
+            max_entries: self.max_entries,
+        }
+    }
+}
+
+/// Chrome reports a write refused for lack of space as `QuotaExceededError`, sometimes as an
+/// `AbortError` of the transaction (with no further detail).
+fn is_quota_error(err: &StoreError) -> bool {
+    err.name == "QuotaExceededError" || err.name == "AbortError"
+}
+
 /// The result cache.
 pub struct ResultCache {
     store: SelectedStore,
+    limits: Limits,
+    /// Approximate (bytes, entries, writes since last exact count) for cheap budget checks.
+    totals: Cell<Option<(f64, f64, u32)>>,
     threshold: u64,
     clock: Clock,
     observer: Option<Observer>,
@@ -64,6 +104,8 @@ impl ResultCache {
             store,
             threshold: threshold.unwrap_or(u64::from(DEFAULT_CACHE_THRESHOLD_BYTES)),
             clock,
+            limits: Limits::default(),
+            totals: Cell::new(None),
             observer: None,
             separator: DEFAULT_SEPARATOR.to_owned(),
             reuse_immutable: false,
@@ -71,6 +113,13 @@ impl ResultCache {
             reusable: RefCell::default(),
             in_flight: RefCell::default(),
         }
+    }
+
+    /// Sets the storage limits (`max_entry_bytes` is capped at `max_bytes`).
+    pub fn with_limits(mut self, mut limits: Limits) -> Self {
+        limits.max_entry_bytes = limits.max_entry_bytes.min(limits.max_bytes);
+        self.limits = limits;
+        self
     }
 
     /// Sets the separator of tool-name globs (default `.`).
@@ -251,6 +300,14 @@ impl ResultCache {
         if !should_cache(size, request.threshold.unwrap_or(self.threshold)) {
             return Ok(None);
         }
+        if size as f64 > self.limits.max_entry_bytes {
+            self.emit(CacheEvent::Skip {
+                reason: "maxEntryBytes",
+                size_bytes: size as f64,
+                limit: self.limits.max_entry_bytes,
+            });
+            return Ok(None);
+        }
         let conv_id = sanitize_conv_id(request.conv_id);
         let token = mint_token().map_err(|e| {
             self.failed(
@@ -269,10 +326,48 @@ impl ResultCache {
             last_used_at: now,
             stale_cause: None,
         };
-        self.store
-            .put(&record)
-            .await
-            .map_err(|e| self.failed("cacheToolResult", e))?;
+        let budget = self.limits.budget();
+        let check = self.budget_check_due(record.size_bytes);
+        let outcome = match self.store.put(&record, check.then_some(&budget)).await {
+            Ok(outcome) => outcome,
+            Err(e) if is_quota_error(&e) => {
+                // Out of storage: make room (the new entry's size, and a quarter of what is
+                // stored, so the next writes do not hit the wall at once), then retry once.
+                let stored = self.store.stats().await.map(|s| s.bytes).unwrap_or(0.0);
+                let freed = self
+                    .store
+                    .evict_lru(record.size_bytes * 2.0 + stored / 4.0)
+                    .await
+                    .unwrap_or(0);
+                self.emit(CacheEvent::Evict {
+                    count: freed,
+                    reason: "quota",
+                });
+                match self.store.put(&record, Some(&budget)).await {
+                    Ok(outcome) => outcome,
+                    Err(e) => {
+                        // Give up cleanly: the host's dispatch loop goes on without a reference.
+                        let _ = self.failed("cacheToolResult", e);
+                        return Ok(None);
+                    }
+                }
+            }
+            Err(e) => return Err(self.failed("cacheToolResult", e)),
+        };
+        self.totals.set(
+            outcome
+                .totals
+                .map(|t| (t.bytes, f64::from(t.entries), 0))
+                .or(self.totals.get().map(|(bytes, entries, writes)| {
+                    (bytes + record.size_bytes, entries + 1.0, writes + 1)
+                })),
+        );
+        if outcome.evicted > 0 {
+            self.emit(CacheEvent::Evict {
+                count: outcome.evicted,
+                reason: "budget",
+            });
+        }
         self.emit(CacheEvent::Write {
             uri: record.uri.clone(),
             conv_id: record.conv_id,
@@ -295,7 +390,7 @@ impl ResultCache {
         let keys: Vec<&str> = parsed.iter().flatten().map(|p| p.key).collect();
         let mut records = self
             .store
-            .get_many(&keys)
+            .get_many(&keys, self.now())
             .await
             .map_err(|e| self.failed("lookup", e))?
             .into_iter();
@@ -357,6 +452,7 @@ impl ResultCache {
             .delete_conversation(&sanitize_conv_id(conv_id))
             .await
             .map_err(|e| self.failed("clearConversation", e))?;
+        self.totals.set(None);
         self.emit(CacheEvent::Evict {
             count,
             reason: "clearConversation",
@@ -371,6 +467,7 @@ impl ResultCache {
             .delete_added_before(self.now() - max_age_ms)
             .await
             .map_err(|e| self.failed("evictOlderThan", e))?;
+        self.totals.set(None);
         self.emit(CacheEvent::Evict {
             count,
             reason: "maxAge",
@@ -384,6 +481,33 @@ impl ResultCache {
             cache: self,
             conv_scope: conv_scope.map(str::to_owned),
         }
+    }
+
+    /// Whether this write must check the budget in its transaction: when the totals are unknown
+    /// (first write), stale (other tabs write too: re-read every 64 writes), or would come within
+    /// 10 % of a limit. Otherwise a write costs one put and no metadata scan.
+    fn budget_check_due(&self, size: f64) -> bool {
+        match self.totals.get() {
+            None => true,
+            Some((bytes, entries, writes)) => {
+                writes >= 64
+                    || bytes + size > self.limits.max_bytes * 0.9
+                    || entries + 1.0 > self.limits.max_entries * 0.9
+            }
+        }
+    }
+
+    /// Entry count, bytes and conversations (metadata only).
+    pub async fn stats(&self) -> Result<StoreStats, StoreError> {
+        self.store
+            .stats()
+            .await
+            .map_err(|e| self.failed("stats", e))
+    }
+
+    /// The configured limits.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Metadata of every entry (of one conversation when given, sanitized like minting).

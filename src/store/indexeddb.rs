@@ -32,19 +32,115 @@ fn relaxed_write_transaction(db: &IdbDatabase) -> Result<IdbTransaction, JsValue
     let options = js_sys::Object::new();
     Reflect::set(&options, &"durability".into(), &"relaxed".into())?;
     transaction
-        .call3(db, &STORE_NAME.into(), &"readwrite".into(), &options)
+        .call3(db, &store_names(), &"readwrite".into(), &options)
         .map(JsCast::unchecked_into)
 }
 
+fn store_names() -> JsValue {
+    Array::of2(&STORE_NAME.into(), &USAGE_STORE.into()).into()
+}
+
+/// One transaction over both object stores.
+struct Tx {
+    tx: IdbTransaction,
+    results: IdbObjectStore,
+    usage: IdbObjectStore,
+}
+
+/// `{uri, convId, sizeBytes, lastUsedAt}` for [`USAGE_STORE`].
+fn usage_entry(
+    uri: &JsValue,
+    conv_id: &JsValue,
+    size_bytes: &JsValue,
+    last_used_at: f64,
+) -> js_sys::Object {
+    let entry = js_sys::Object::new();
+    let _ = Reflect::set(&entry, &fields::URI.into(), uri);
+    let _ = Reflect::set(&entry, &fields::CONV_ID.into(), conv_id);
+    let _ = Reflect::set(&entry, &fields::SIZE_BYTES.into(), size_bytes);
+    let _ = Reflect::set(&entry, &fields::LAST_USED_AT.into(), &last_used_at.into());
+    entry
+}
+
+/// The usage entry of a stored record object.
+fn usage_of_record(record: &JsValue) -> js_sys::Object {
+    let get = |k: &str| Reflect::get(record, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    let last = get(fields::LAST_USED_AT)
+        .as_f64()
+        .or_else(|| get(fields::ADDED_AT).as_f64())
+        .unwrap_or(0.0);
+    let size = get(fields::SIZE_BYTES);
+    let size = if size.as_f64().is_some() {
+        size
+    } else {
+        JsValue::from(0)
+    };
+    usage_entry(&get(fields::URI), &get(fields::CONV_ID), &size, last)
+}
+
+/// Usage entries as `(uri, convId, sizeBytes, lastUsedAt)`.
+fn usage_rows(all: &JsValue) -> Vec<(JsValue, String, f64, f64)> {
+    let Some(all) = all.dyn_ref::<Array>() else {
+        return Vec::new();
+    };
+    all.iter()
+        .map(|e| {
+            let get = |k: &str| Reflect::get(&e, &k.into()).unwrap_or(JsValue::UNDEFINED);
+            (
+                get(fields::URI),
+                get(fields::CONV_ID).as_string().unwrap_or_default(),
+                get(fields::SIZE_BYTES).as_f64().unwrap_or(0.0),
+                get(fields::LAST_USED_AT).as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect()
+}
+
+/// Deletes least-recently-used entries (never `keep`) from both stores until the totals fit
+/// `max_bytes` / `max_entries`; returns how many were deleted and the totals (bytes, entries)
+/// left. Runs inside a request callback.
+fn evict_to_fit(
+    tx: &Tx,
+    rows: &mut [(JsValue, String, f64, f64)],
+    keep: Option<&JsValue>,
+    max_bytes: f64,
+    max_entries: f64,
+) -> (u32, f64, f64) {
+    let mut bytes: f64 = rows.iter().map(|r| r.2).sum();
+    let mut count = rows.len() as f64;
+    rows.sort_by(|a, b| a.3.total_cmp(&b.3));
+    let mut evicted = 0;
+    for (uri, _, size, _) in rows.iter() {
+        if bytes <= max_bytes && count <= max_entries {
+            break;
+        }
+        if keep.is_some_and(|k| k == uri) {
+            continue;
+        }
+        let _ = tx.results.delete(uri);
+        let _ = tx.usage.delete(uri);
+        bytes -= size;
+        count -= 1.0;
+        evicted += 1;
+    }
+    (evicted, bytes, count)
+}
+
 use super::idb_events::{request_error, transaction_done, NextEvent};
-use super::{js_record, JsRecord, ResultStore, StoreError};
+use super::{js_record, Budget, JsRecord, PutOutcome, ResultStore, StoreError, StoreStats};
 use crate::core::record::fields;
 use crate::state_sync::glob::match_glob;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 /// The object store holding the records.
 pub const STORE_NAME: &str = "results";
+/// Small per-entry metadata `{uri, convId, sizeBytes, lastUsedAt}`, kept apart from the records so
+/// a hit can refresh `lastUsedAt`, and budgets can be computed, without rewriting or reading
+/// payloads.
+pub const USAGE_STORE: &str = "usage";
+/// Index of [`USAGE_STORE`] by last use (LRU order).
+const USAGE_BY_LAST_USED: &str = "lastUsedAt";
 /// Secondary indexes (name = key path).
 const INDEXES: [&str; 3] = [fields::CONV_ID, fields::ADDED_AT, fields::SOURCE_TOOL_NAME];
 
@@ -127,24 +223,24 @@ impl IndexedDbStore {
     /// (`InvalidStateError`) is reopened once, transparently.
     ///
     /// [MDN: IDBDatabase.transaction](https://developer.mozilla.org/docs/Web/API/IDBDatabase/transaction)
-    async fn transaction(
-        &self,
-        mode: IdbTransactionMode,
-    ) -> Result<(IdbTransaction, IdbObjectStore), StoreError> {
+    async fn transaction(&self, mode: IdbTransactionMode) -> Result<Tx, StoreError> {
         let mut retried = false;
         loop {
             let conn = self.connection().await?;
             let tx = if mode == IdbTransactionMode::Readwrite {
                 relaxed_write_transaction(&conn.db)
             } else {
-                conn.db.transaction_with_str_and_mode(STORE_NAME, mode)
+                conn.db
+                    .transaction_with_str_sequence_and_mode(&store_names(), mode)
             };
             match tx {
                 Ok(tx) => {
-                    let store = tx
-                        .object_store(STORE_NAME)
-                        .map_err(|e| StoreError::from_js("opening object store", &e))?;
-                    return Ok((tx, store));
+                    let open = |name| {
+                        tx.object_store(name)
+                            .map_err(|e| StoreError::from_js("opening object store", &e))
+                    };
+                    let (results, usage) = (open(STORE_NAME)?, open(USAGE_STORE)?);
+                    return Ok(Tx { tx, results, usage });
                 }
                 Err(e) => {
                     let err = StoreError::from_js("starting a transaction", &e);
@@ -159,27 +255,29 @@ impl IndexedDbStore {
         }
     }
 
-    /// Deletes every record whose `index` key lies in `range`, in one read-write transaction.
+    /// Deletes every record whose `index` key lies in `range` (and its usage entry), in one
+    /// read-write transaction.
     ///
     /// [MDN: IDBIndex.getAllKeys](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAllKeys),
     /// [MDN: IDBObjectStore.delete](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/delete)
     async fn delete_in_index(&self, index: &str, range: &IdbKeyRange) -> Result<u32, StoreError> {
         let context = "deleting by index";
-        let (tx, store) = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let keys_request = store
+        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
+        let keys_request = tx
+            .results
             .index(index)
             .and_then(|i| i.get_all_keys_with_key(range))
             .map_err(|e| StoreError::from_js(context, &e))?;
         let deleted = Rc::new(Cell::new(0u32));
         let on_keys = {
-            let (request, deleted) = (keys_request.clone(), deleted.clone());
+            let (request, deleted, tx) = (keys_request.clone(), deleted.clone(), tx.clone());
             Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
                 let Ok(keys) = request.result() else { return };
                 let keys: Array = keys.unchecked_into();
                 for key in keys.iter() {
                     // A synchronous failure here means the transaction is already aborting;
                     // `transaction_done` reports why.
-                    if store.delete(&key).is_ok() {
+                    if tx.results.delete(&key).is_ok() && tx.usage.delete(&key).is_ok() {
                         deleted.set(deleted.get() + 1);
                     }
                 }
@@ -188,9 +286,40 @@ impl IndexedDbStore {
         keys_request
             .add_event_listener_with_callback("success", on_keys.as_ref().unchecked_ref())
             .map_err(|e| StoreError::from_js(context, &e))?;
-        transaction_done(&tx, context).await?;
+        transaction_done(&tx.tx, context).await?;
         drop(on_keys);
         Ok(deleted.get())
+    }
+
+    /// Runs `on_rows` over every usage entry from inside the transaction (one `getAll` of the
+    /// small usage records, never the payloads), then waits for the commit.
+    ///
+    /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
+    async fn with_usage_rows<T: Default + 'static>(
+        &self,
+        tx: Rc<Tx>,
+        context: &str,
+        on_rows: impl FnMut(&Tx, Vec<(JsValue, String, f64, f64)>) -> T + 'static,
+    ) -> Result<T, StoreError> {
+        let request = tx
+            .usage
+            .get_all()
+            .map_err(|e| StoreError::from_js(context, &e))?;
+        let out: Rc<RefCell<T>> = Rc::default();
+        let handler = {
+            let (request, out, tx) = (request.clone(), out.clone(), tx.clone());
+            let mut on_rows = on_rows;
+            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+                let rows = usage_rows(&request.result().unwrap_or(JsValue::UNDEFINED));
+                *out.borrow_mut() = on_rows(&tx, rows);
+            })
+        };
+        request
+            .add_event_listener_with_callback("success", handler.as_ref().unchecked_ref())
+            .map_err(|e| StoreError::from_js(context, &e))?;
+        transaction_done(&tx.tx, context).await?;
+        drop(handler);
+        Ok(out.take())
     }
 }
 
@@ -230,19 +359,21 @@ async fn open_request(
         .result()
         .map_err(|e| StoreError::from_js(&context, &e))?
         .unchecked_into();
-    if !db.object_store_names().contains(STORE_NAME) {
+    let names = db.object_store_names();
+    if !names.contains(STORE_NAME) || !names.contains(USAGE_STORE) {
         db.close();
         return Err(StoreError::new(
             "NotFoundError",
-            format!("{context}: it has no {STORE_NAME:?} object store"),
+            format!("{context}: it lacks the \"results\"/\"usage\" object stores"),
         ));
     }
     Ok(db)
 }
 
-/// `upgradeneeded`: create the store if absent, then add whichever indexes are missing. Never
-/// deletes anything, so chatbox-core records survive. Any failure aborts the upgrade, which fails
-/// the open with the DOMException (the next call retries).
+/// `upgradeneeded`: create what is missing — the `results` store and its indexes, the `usage`
+/// store (filled from existing records: a chatbox-core v1 database keeps every entry) — and
+/// never delete anything. Any failure aborts the upgrade, which fails the open with the
+/// DOMException (the next call retries).
 ///
 /// [MDN: IDBOpenDBRequest upgradeneeded](https://developer.mozilla.org/docs/Web/API/IDBOpenDBRequest/upgradeneeded_event)
 fn upgrade_schema(request: &IdbOpenDbRequest) {
@@ -251,23 +382,66 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
         return;
     };
     let db: IdbDatabase = db.unchecked_into();
-    let store = if db.object_store_names().contains(STORE_NAME) {
-        tx.object_store(STORE_NAME)
-    } else {
+    let names = db.object_store_names();
+    let key_path = || {
         let params = IdbObjectStoreParameters::new();
         params.set_key_path(&JsValue::from_str(fields::URI));
-        db.create_object_store_with_optional_parameters(STORE_NAME, &params)
+        params
     };
-    let ok = store.is_ok_and(|store| {
-        let existing = store.index_names();
-        INDEXES
-            .iter()
-            .filter(|index| !existing.contains(index))
-            .all(|index| store.create_index_with_str(index, index).is_ok())
-    });
-    if !ok {
+    let results = if names.contains(STORE_NAME) {
+        tx.object_store(STORE_NAME)
+    } else {
+        db.create_object_store_with_optional_parameters(STORE_NAME, &key_path())
+    };
+    let Ok(results) = results else {
         let _ = tx.abort();
+        return;
+    };
+    let existing = results.index_names();
+    let indexes_ok = INDEXES
+        .iter()
+        .filter(|index| !existing.contains(index))
+        .all(|index| results.create_index_with_str(index, index).is_ok());
+    if !indexes_ok {
+        let _ = tx.abort();
+        return;
     }
+    if names.contains(USAGE_STORE) {
+        return;
+    }
+    let usage = db
+        .create_object_store_with_optional_parameters(USAGE_STORE, &key_path())
+        .and_then(|usage| {
+            usage.create_index_with_str(USAGE_BY_LAST_USED, fields::LAST_USED_AT)?;
+            Ok(usage)
+        });
+    let Ok(usage) = usage else {
+        let _ = tx.abort();
+        return;
+    };
+    // Backfill usage entries for records that predate the usage store (chatbox-core v1).
+    let Ok(cursor_request) = results.open_cursor() else {
+        let _ = tx.abort();
+        return;
+    };
+    let on_step = {
+        let request = cursor_request.clone();
+        Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+            let Some(cursor) = request.result().ok().filter(JsValue::is_object) else {
+                return;
+            };
+            let cursor: web_sys::IdbCursorWithValue = cursor.unchecked_into();
+            if let Ok(record) = cursor.value() {
+                let _ = usage.put(&usage_of_record(&record));
+            }
+            let _ = cursor.continue_();
+        })
+    };
+    let _ = cursor_request
+        .add_event_listener_with_callback("success", on_step.as_ref().unchecked_ref());
+    // The closure must live until the upgrade transaction ends; it is tiny and runs once per
+    // database lifetime, so it is handed to the JS GC.
+    on_step.forget();
 }
 
 /// Releases the connection when another context upgrades or deletes the database
@@ -292,31 +466,90 @@ fn install_lost_handler(
     handler
 }
 
+/// Storage limits enforced on every write (see [`ResultStore::put`]).
 impl ResultStore for IndexedDbStore {
+    /// One read-write transaction: put the record and its usage entry, read every usage entry
+    /// (small), and evict least-recently-used entries until the totals fit the budget.
+    ///
     /// [MDN: IDBObjectStore.put](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/put)
-    async fn put(&self, record: &JsRecord) -> Result<(), StoreError> {
+    async fn put(
+        &self,
+        record: &JsRecord,
+        budget: Option<&Budget>,
+    ) -> Result<PutOutcome, StoreError> {
         let context = "writing a cache entry";
-        let (tx, store) = self.transaction(IdbTransactionMode::Readwrite).await?;
-        if let Err(e) = store.put(&js_record::to_js(record)) {
-            let _ = tx.abort();
+        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
+        let object = js_record::to_js(record);
+        if let Err(e) = tx
+            .results
+            .put(&object)
+            .and_then(|_| tx.usage.put(&usage_of_record(&object)))
+        {
+            let _ = tx.tx.abort();
             return Err(StoreError::from_js(context, &e));
         }
-        transaction_done(&tx, context).await
+        let Some(budget) = budget.copied() else {
+            transaction_done(&tx.tx, context).await?;
+            return Ok(PutOutcome::default());
+        };
+        let keep = JsValue::from_str(&record.uri);
+        self.with_usage_rows(tx, context, move |tx, mut rows| {
+            let evicted = evict_to_fit(
+                tx,
+                &mut rows,
+                Some(&keep),
+                budget.max_bytes,
+                budget.max_entries,
+            );
+            let (evicted, bytes, entries) = evicted;
+            PutOutcome {
+                evicted,
+                totals: Some(StoreStats {
+                    entries: entries as u32,
+                    bytes,
+                    conversations: 0,
+                }),
+            }
+        })
+        .await
     }
 
+    /// One read-write transaction: every get issued at once; each hit refreshes its usage entry
+    /// (`lastUsedAt = now`) from its own success event.
+    ///
     /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
-    async fn get_many(&self, uris: &[&str]) -> Result<Vec<Option<JsRecord>>, StoreError> {
+    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError> {
         if uris.is_empty() {
             return Ok(Vec::new());
         }
         let context = "reading cache entries";
-        let (tx, store) = self.transaction(IdbTransactionMode::Readonly).await?;
+        let tx = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let touch = {
+            let usage = tx.usage.clone();
+            Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+                let Some(request) = event.target().map(JsCast::unchecked_into::<IdbRequest>) else {
+                    return;
+                };
+                if let Some(record) = request.result().ok().filter(JsValue::is_object) {
+                    let mut entry = usage_of_record(&record);
+                    let _ = Reflect::set(&entry, &fields::LAST_USED_AT.into(), &now.into());
+                    entry = entry.unchecked_into();
+                    let _ = usage.put(&entry);
+                }
+            })
+        };
         let requests = uris
             .iter()
-            .map(|uri| store.get(&JsValue::from_str(uri)))
-            .collect::<Result<Vec<_>, _>>()
+            .map(|uri| {
+                let request = tx.results.get(&JsValue::from_str(uri))?;
+                request
+                    .add_event_listener_with_callback("success", touch.as_ref().unchecked_ref())?;
+                Ok(request)
+            })
+            .collect::<Result<Vec<_>, JsValue>>()
             .map_err(|e| StoreError::from_js(context, &e))?;
-        transaction_done(&tx, context).await?;
+        transaction_done(&tx.tx, context).await?;
+        drop(touch);
         Ok(requests
             .iter()
             .map(|r| r.result().ok().and_then(|v| js_record::from_js(&v)))
@@ -335,6 +568,32 @@ impl ResultStore for IndexedDbStore {
         self.delete_in_index(fields::ADDED_AT, &range).await
     }
 
+    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
+        let context = "evicting least-recently-used entries";
+        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
+        self.with_usage_rows(tx, context, move |tx, mut rows| {
+            let total: f64 = rows.iter().map(|r| r.2).sum();
+            evict_to_fit(
+                tx,
+                &mut rows,
+                None,
+                (total - bytes_to_free).max(0.0),
+                f64::INFINITY,
+            )
+            .0
+        })
+        .await
+    }
+
+    async fn stats(&self) -> Result<StoreStats, StoreError> {
+        let context = "reading cache statistics";
+        let tx = Rc::new(self.transaction(IdbTransactionMode::Readonly).await?);
+        self.with_usage_rows(tx, context, |_, rows| {
+            StoreStats::of(rows.iter().map(|r| (r.1.as_str(), r.2)))
+        })
+        .await
+    }
+
     /// Walks the `sourceToolName` index with a key cursor (no payloads are read), tests each
     /// distinct name once, and reads + rewrites only the matching records — every request issued
     /// from inside this transaction's own success events, so it cannot auto-commit midway.
@@ -347,7 +606,8 @@ impl ResultStore for IndexedDbStore {
         cause: &str,
     ) -> Result<u32, StoreError> {
         let context = "marking cache entries stale";
-        let (tx, store) = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let tx = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let store = tx.results.clone();
         let cursor_request = store
             .index(fields::SOURCE_TOOL_NAME)
             .and_then(|index| index.open_key_cursor())
@@ -401,7 +661,7 @@ impl ResultStore for IndexedDbStore {
         cursor_request
             .add_event_listener_with_callback("success", on_step.as_ref().unchecked_ref())
             .map_err(|e| StoreError::from_js(context, &e))?;
-        transaction_done(&tx, context).await?;
+        transaction_done(&tx.tx, context).await?;
         drop((on_step, on_record));
         Ok(marked.get())
     }
@@ -410,7 +670,8 @@ impl ResultStore for IndexedDbStore {
     /// [MDN: IDBIndex.getAll](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAll)
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
         let context = "listing cache entries";
-        let (tx, store) = self.transaction(IdbTransactionMode::Readonly).await?;
+        let tx = self.transaction(IdbTransactionMode::Readonly).await?;
+        let store = &tx.results;
         let request = match conv_id {
             None => store.get_all(),
             Some(conv) => store.index(fields::CONV_ID).and_then(|index| {
@@ -418,7 +679,7 @@ impl ResultStore for IndexedDbStore {
             }),
         }
         .map_err(|e| StoreError::from_js(context, &e))?;
-        transaction_done(&tx, context).await?;
+        transaction_done(&tx.tx, context).await?;
         let all: Array = request
             .result()
             .map_err(|e| StoreError::from_js(context, &e))?

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::{JsRecord, ResultStore, StoreError};
+use super::{Budget, JsRecord, PutOutcome, ResultStore, StoreError, StoreStats};
 use crate::state_sync::glob::match_glob;
 
 /// In-memory store.
@@ -42,6 +42,32 @@ impl MemoryStore {
         Self::default()
     }
 
+    /// Deletes least-recently-used entries (never `keep`) until the totals fit.
+    fn evict_to_fit(&self, keep: Option<&str>, max_bytes: f64, max_entries: f64) -> u32 {
+        let mut records = self.records.borrow_mut();
+        let mut order: Vec<(f64, String, f64)> = records
+            .values()
+            .map(|r| (r.last_used_at, r.uri.clone(), r.size_bytes))
+            .collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut bytes: f64 = order.iter().map(|o| o.2).sum();
+        let mut count = order.len() as f64;
+        let mut evicted = 0;
+        for (_, uri, size) in order {
+            if bytes <= max_bytes && count <= max_entries {
+                break;
+            }
+            if keep == Some(uri.as_str()) {
+                continue;
+            }
+            records.remove(&uri);
+            bytes -= size;
+            count -= 1.0;
+            evicted += 1;
+        }
+        evicted
+    }
+
     fn delete_where(&self, pred: impl Fn(&JsRecord) -> bool) -> u32 {
         let mut records = self.records.borrow_mut();
         let before = records.len();
@@ -51,22 +77,34 @@ impl MemoryStore {
 }
 
 impl ResultStore for MemoryStore {
-    async fn put(&self, record: &JsRecord) -> Result<(), StoreError> {
+    async fn put(
+        &self,
+        record: &JsRecord,
+        budget: Option<&Budget>,
+    ) -> Result<PutOutcome, StoreError> {
         let stored = JsRecord {
             payload: structured_clone(&record.payload)?,
             ..record.clone()
         };
         self.records.borrow_mut().insert(record.uri.clone(), stored);
-        Ok(())
+        let Some(budget) = budget else {
+            return Ok(PutOutcome::default());
+        };
+        let evicted = self.evict_to_fit(Some(&record.uri), budget.max_bytes, budget.max_entries);
+        Ok(PutOutcome {
+            evicted,
+            totals: Some(self.stats().await?),
+        })
     }
 
-    async fn get_many(&self, uris: &[&str]) -> Result<Vec<Option<JsRecord>>, StoreError> {
-        let records = self.records.borrow();
+    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError> {
+        let mut records = self.records.borrow_mut();
         uris.iter()
             .map(|uri| {
                 records
-                    .get(*uri)
+                    .get_mut(*uri)
                     .map(|r| {
+                        r.last_used_at = now;
                         Ok(JsRecord {
                             payload: structured_clone(&r.payload)?,
                             ..r.clone()
@@ -75,6 +113,18 @@ impl ResultStore for MemoryStore {
                     .transpose()
             })
             .collect()
+    }
+
+    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
+        let total: f64 = self.records.borrow().values().map(|r| r.size_bytes).sum();
+        Ok(self.evict_to_fit(None, (total - bytes_to_free).max(0.0), f64::INFINITY))
+    }
+
+    async fn stats(&self) -> Result<StoreStats, StoreError> {
+        let records = self.records.borrow();
+        Ok(StoreStats::of(
+            records.values().map(|r| (r.conv_id.as_str(), r.size_bytes)),
+        ))
     }
 
     async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {

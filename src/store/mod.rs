@@ -13,7 +13,7 @@ mod js_record;
 mod memory;
 
 pub use error::StoreError;
-pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME};
+pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
 pub use memory::MemoryStore;
 
 use crate::core::record::CacheRecord;
@@ -27,10 +27,22 @@ pub type JsRecord = CacheRecord<JsValue>;
 /// The futures are not `Send`: JS values live on one thread, and so does this trait.
 #[allow(async_fn_in_trait)]
 pub trait ResultStore {
-    /// Inserts or replaces `record` (keyed by its `uri`).
-    async fn put(&self, record: &JsRecord) -> Result<(), StoreError>;
-    /// Reads every key in one read-only transaction; `None` where absent. Order follows `uris`.
-    async fn get_many(&self, uris: &[&str]) -> Result<Vec<Option<JsRecord>>, StoreError>;
+    /// Inserts or replaces `record` (keyed by its `uri`). With a budget, in the same
+    /// transaction, reads the entry metadata, evicts least-recently-used entries until the
+    /// totals fit, and reports how many were evicted and the totals after.
+    async fn put(
+        &self,
+        record: &JsRecord,
+        budget: Option<&Budget>,
+    ) -> Result<PutOutcome, StoreError>;
+    /// Reads every key in one transaction, all requests issued at once; `None` where absent.
+    /// Order follows `uris`. Each hit's last use becomes `now`.
+    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError>;
+    /// Evicts least-recently-used entries until at least `bytes_to_free` bytes are freed (or the
+    /// store is empty); returns how many were evicted. Used to recover from quota errors.
+    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError>;
+    /// Entry count, total bytes and distinct conversations, from metadata only.
+    async fn stats(&self) -> Result<StoreStats, StoreError>;
     /// Deletes every record of a conversation segment, walking the `convId` index; returns how many.
     async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError>;
     /// Deletes every record with `addedAt < cutoff_ms`, walking the `addedAt` index; returns how many.
@@ -52,6 +64,50 @@ pub trait ResultStore {
     fn close(&self);
 }
 
+/// Limits a write must leave the store within.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Total UTF-8 JSON bytes of all entries.
+    pub max_bytes: f64,
+    /// Number of entries.
+    pub max_entries: f64,
+}
+
+/// What a write did beyond writing.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PutOutcome {
+    /// Entries evicted to fit the budget.
+    pub evicted: u32,
+    /// Totals after the write, when a budget was checked.
+    pub totals: Option<StoreStats>,
+}
+
+/// What a store holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StoreStats {
+    /// Number of entries.
+    pub entries: u32,
+    /// Sum of their `sizeBytes`.
+    pub bytes: f64,
+    /// Distinct conversation segments.
+    pub conversations: u32,
+}
+
+impl StoreStats {
+    /// Totals over `(convId, sizeBytes)` pairs.
+    pub fn of<'a>(rows: impl Iterator<Item = (&'a str, f64)>) -> Self {
+        let mut conversations = std::collections::BTreeSet::new();
+        let mut stats = Self::default();
+        for (conv, size) in rows {
+            stats.entries += 1;
+            stats.bytes += size;
+            conversations.insert(conv);
+        }
+        stats.conversations = conversations.len() as u32;
+        stats
+    }
+}
+
 /// The store a cache was configured with.
 pub enum SelectedStore {
     /// IndexedDB (`indexedDB` global).
@@ -71,16 +127,32 @@ impl SelectedStore {
 }
 
 impl ResultStore for SelectedStore {
-    async fn put(&self, record: &JsRecord) -> Result<(), StoreError> {
+    async fn put(
+        &self,
+        record: &JsRecord,
+        budget: Option<&Budget>,
+    ) -> Result<PutOutcome, StoreError> {
         match self {
-            Self::IndexedDb(s) => s.put(record).await,
-            Self::Memory(s) => s.put(record).await,
+            Self::IndexedDb(s) => s.put(record, budget).await,
+            Self::Memory(s) => s.put(record, budget).await,
         }
     }
-    async fn get_many(&self, uris: &[&str]) -> Result<Vec<Option<JsRecord>>, StoreError> {
+    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError> {
         match self {
-            Self::IndexedDb(s) => s.get_many(uris).await,
-            Self::Memory(s) => s.get_many(uris).await,
+            Self::IndexedDb(s) => s.get_many(uris, now).await,
+            Self::Memory(s) => s.get_many(uris, now).await,
+        }
+    }
+    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
+        match self {
+            Self::IndexedDb(s) => s.evict_lru(bytes_to_free).await,
+            Self::Memory(s) => s.evict_lru(bytes_to_free).await,
+        }
+    }
+    async fn stats(&self) -> Result<StoreStats, StoreError> {
+        match self {
+            Self::IndexedDb(s) => s.stats().await,
+            Self::Memory(s) => s.stats().await,
         }
     }
     async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {

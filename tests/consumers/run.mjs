@@ -1,0 +1,610 @@
+// Consumer tests: the package exactly as npm delivers it, used the ways consumers use it.
+//
+//   node tests/consumers/run.mjs        (after `npm run build`)
+//
+// `npm pack`s the repo, installs the tarball into fresh projects under .tmp/consumers/<name>/
+// (git-ignored; inside the repo on purpose, so vite, vitest, typescript, react and
+// fake-indexeddb resolve from the root node_modules by walking up while the package itself
+// comes only from the tarball), then runs each consumer: Node ESM, Node CommonJS, Vitest,
+// TypeScript (tsc --strict, moduleResolution "bundler"), the React chat example built by Vite
+// and driven in headless Chromium (page + module worker), and a bundler-free
+// <script type="module"> page. Each one asserts a real by-reference round trip.
+//
+// Output: `ok - <check>` / `not ok - <check>: <reason>` per check (details on stderr), then
+// `consumers: N passed, M failed`; exit code 1 when anything failed. Every wait is bounded;
+// servers, the browser and child processes are cleaned up on every exit path.
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { basename, extname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import ts from 'typescript';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const FIXTURES = join(REPO, 'tests/consumers/fixtures');
+const EXAMPLE = join(REPO, 'examples/react-chat');
+const WORK = join(REPO, '.tmp/consumers');
+const ROOT_MODULES = join(REPO, 'node_modules');
+const PACKAGE = 'mcp-result-cache';
+const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}$/;
+const STEP_MS = 60_000; // any single check
+const WAIT_MS = 30_000; // any single browser wait
+const DEADLINE_MS = 180_000; // the whole run, whatever happens
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// ---- bookkeeping ------------------------------------------------------------------------------
+const results = [];
+const passed = new Set();
+const cleanups = [];
+const children = new Set();
+const started = Date.now();
+
+const stripAnsi = (s) => String(s).replace(/\u001b\[[0-9;]*m/g, '');
+const oneLine = (s) => stripAnsi(s).replace(/\s+/g, ' ').trim().slice(0, 400);
+
+function record(name, error) {
+  results.push({ name, ok: !error });
+  if (!error) {
+    passed.add(name);
+    console.log(`ok - ${name}`);
+    return;
+  }
+  console.log(`not ok - ${name}: ${oneLine(error.message ?? error)}`);
+  const detail = error.detail ?? (error.stack ? error.stack.split('\n').slice(1).join('\n') : '');
+  if (detail) console.error(stripAnsi(detail).split('\n').map((l) => `  # ${l}`).join('\n'));
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out after ${ms / 1000} s`), { detail: '' })), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Runs one check; `needs` names earlier checks it depends on. */
+async function check(name, needs, fn) {
+  const missing = needs.filter((n) => !passed.has(n));
+  if (missing.length) return record(name, Object.assign(new Error(`not run: needs "${missing.join('", "')}"`), { detail: '' }));
+  try {
+    await withTimeout(Promise.resolve().then(fn), STEP_MS, 'the check');
+    record(name);
+  } catch (error) {
+    record(name, error);
+  }
+}
+
+function fail(message, detail) {
+  const error = new Error(message);
+  error.detail = detail ?? ''; // an assertion: the message says it all, no stack
+  throw error;
+}
+
+function assert(condition, message, detail) {
+  if (!condition) fail(message, detail);
+}
+
+// ---- child processes --------------------------------------------------------------------------
+const tail = (s, n = 25) => s.trim().split('\n').slice(-n).join('\n');
+
+/** npm must act on the temp project: drop the npm_* variables `npm test` exports (notably
+ *  npm_config_local_prefix=/work/main), keeping only where the cache and config live. */
+function npmEnv() {
+  const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig',
+    'npm_config_cafile', 'npm_config_registry', 'npm_config_noproxy', 'npm_config_proxy',
+    'npm_config_https_proxy']);
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || keep.has(k.toLowerCase())),
+  );
+  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+}
+
+function run(command, args, { cwd = REPO, env = process.env, timeout = STEP_MS - 10_000 } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const label = `${basename(command)} ${args.join(' ')}`;
+    // Own process group: a timeout kills the command and everything it started (vitest forks).
+    const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      killGroup(child);
+      reject(Object.assign(new Error(`${label}: timed out after ${timeout / 1000} s`), { detail: tail(stdout + stderr) }));
+    }, timeout);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      children.delete(child);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (code === 0) resolvePromise({ stdout, stderr });
+      else reject(Object.assign(new Error(`${label} (in ${relative(REPO, cwd) || '.'}) exited with ${code ?? signal}`), {
+        detail: tail(`${stdout}\n${stderr}`),
+      }));
+    });
+  });
+}
+
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+const node = (args, options) => run(process.execPath, args, options);
+const lastJsonLine = (stdout) => JSON.parse(stdout.trim().split('\n').at(-1));
+
+// ---- static HTTP server -----------------------------------------------------------------------
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.cjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
+};
+
+async function serveStatic(root) {
+  const server = createServer(async (req, res) => {
+    try {
+      let path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+      if (path.endsWith('/')) path += 'index.html';
+      const file = resolve(root, `.${path}`);
+      if (file !== root && !file.startsWith(root + sep)) return void res.writeHead(403).end();
+      const info = await stat(file).catch(() => null);
+      if (!info?.isFile()) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      res.writeHead(200, {
+        'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+        'content-length': info.size,
+        'cache-control': 'no-store',
+      });
+      if (req.method === 'HEAD') return void res.end();
+      createReadStream(file).pipe(res);
+    } catch (error) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
+    }
+  });
+  await new Promise((ok, ko) => server.once('error', ko).listen(0, '127.0.0.1', ok));
+  const close = () => new Promise((ok) => {
+    server.closeAllConnections();
+    server.close(() => ok());
+  });
+  cleanups.push(close);
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+// ---- browser ------------------------------------------------------------------------------------
+let browserContext = null;
+
+async function browser() {
+  if (browserContext) return browserContext;
+  const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-consumers-'));
+  cleanups.push(() => rm(profile, { recursive: true, force: true }));
+  browserContext = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+    timeout: WAIT_MS,
+  });
+  cleanups.unshift(() => browserContext.close()); // before the profile is removed
+  return browserContext;
+}
+
+/** A page whose errors (page errors, console errors, failed requests, wasm warnings) are kept. */
+async function openPage(url) {
+  const page = await (await browser()).newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  const problems = [];
+  const wasmResponses = [];
+  const workers = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+    if (m.type() === 'warning' && /wasm|instantiateStreaming/i.test(m.text())) problems.push(`console.warn: ${m.text()}`);
+  });
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+    if (r.url().endsWith('.wasm')) wasmResponses.push({ url: r.url(), type: r.headers()['content-type'] });
+  });
+  page.on('worker', (w) => {
+    workers.push(w.url());
+    w.on('console', (m) => m.type() === 'error' && problems.push(`worker console.error: ${m.text()}`));
+  });
+  await page.goto(url, { waitUntil: 'load', timeout: WAIT_MS });
+  return { page, problems, wasmResponses, workers };
+}
+
+async function dataset(page, selector) {
+  return page.$eval(selector, (el) => ({ ...el.dataset, text: el.textContent }));
+}
+
+function assertNoProblems({ problems, wasmResponses }) {
+  assert(problems.length === 0, `${problems.length} page problem(s): ${problems[0]}`, problems.join('\n'));
+  assert(wasmResponses.length > 0, 'no .wasm was fetched');
+  for (const r of wasmResponses) assert(r.type === 'application/wasm', `${r.url} served as ${r.type}`);
+}
+
+// ---- consumer projects --------------------------------------------------------------------------
+let tarball = null; // absolute path
+const projects = {}; // name -> dir
+
+async function createProject(name, { type = 'module', from = null, filter } = {}) {
+  const dir = join(WORK, name);
+  await mkdir(dir, { recursive: true });
+  if (from) await cp(from, dir, { recursive: true, filter });
+  projects[name] = dir;
+  return dir;
+}
+
+async function writeManifest(dir, manifest) {
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+async function installTarball(dir) {
+  await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--offline', relative(dir, tarball)], {
+    cwd: dir,
+    env: npmEnv(),
+  });
+  const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+  assert(manifest.dependencies?.[PACKAGE]?.startsWith('file:'), `${basename(dir)}: dependency not recorded`);
+  const installed = join(dir, 'node_modules', PACKAGE);
+  const info = await stat(installed).catch(() => null);
+  assert(info?.isDirectory(), `${basename(dir)}: node_modules/${PACKAGE} missing`);
+}
+
+async function listFiles(dir, base = dir) {
+  const out = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(full, base)));
+    else out.push(relative(base, full));
+  }
+  return out;
+}
+
+function exportTargets(exportsField) {
+  if (typeof exportsField === 'string') return [exportsField];
+  return Object.values(exportsField ?? {}).flatMap(exportTargets);
+}
+
+// ---- TypeScript helpers -------------------------------------------------------------------------
+const TSC = join(ROOT_MODULES, 'typescript/bin/tsc');
+
+/** Names exported by a .d.ts: [values, types]. */
+function declaredExports(source) {
+  const file = ts.createSourceFile('index.d.ts', source, ts.ScriptTarget.Latest, true);
+  const values = new Set();
+  const types = new Set();
+  for (const statement of file.statements) {
+    const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+    if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+      for (const element of statement.exportClause.elements) {
+        (statement.isTypeOnly || element.isTypeOnly ? types : values).add(element.name.text);
+      }
+    } else if (exported && ts.isVariableStatement(statement)) {
+      for (const d of statement.declarationList.declarations) values.add(d.name.getText(file));
+    } else if (exported && (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name) {
+      values.add(statement.name.text);
+    } else if (exported && (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement))) {
+      types.add(statement.name.text);
+    }
+  }
+  return { values, types };
+}
+
+/** Names a source file imports from the package. */
+function importedNames(source) {
+  const file = ts.createSourceFile('consumer.ts', source, ts.ScriptTarget.Latest, true);
+  const names = new Set();
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || statement.moduleSpecifier.text !== PACKAGE) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) names.add((e.propertyName ?? e.name).text);
+  }
+  return names;
+}
+
+/** Every `any` type in a declaration file (comments and strings are not types), counted per
+ *  top-level declaration: { "interface InitOutput": 61, … }. */
+function anyTypesIn(path, source) {
+  const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, true);
+  const counts = {};
+  for (const statement of file.statements) {
+    const name = statement.name?.text ?? statement.declarationList?.declarations[0]?.name.getText(file) ?? '?';
+    const kind = ts.isVariableStatement(statement) ? 'const'
+      : ts.isInterfaceDeclaration(statement) ? 'interface'
+        : ts.isTypeAliasDeclaration(statement) ? 'type'
+          : ts.isClassDeclaration(statement) ? 'class'
+            : ts.isFunctionDeclaration(statement) ? 'function' : 'statement';
+    const where = `${kind} ${name}`;
+    const visit = (n) => {
+      if (n.kind === ts.SyntaxKind.AnyKeyword) counts[where] = (counts[where] ?? 0) + 1;
+      ts.forEachChild(n, visit);
+    };
+    visit(statement);
+  }
+  return counts;
+}
+
+// ---- the checks -----------------------------------------------------------------------------------
+const C = {
+  pack: 'npm pack builds the tarball consumers get',
+  install: 'the tarball installs into fresh consumer projects',
+  contents: 'the installed package has no src/ target/ tests/, and has the wasm, declarations and every exports target',
+  esm: 'node ESM (fake-indexeddb/auto first) round trip: cacheToolResult -> substituteCacheUris, afterToolCall -> beforeToolCall',
+  cjs: 'node CommonJS (require) round trip; import() from CommonJS gives the same instance',
+  vitest: 'vitest (node environment, fake-indexeddb setup file) round-trip tests pass',
+  tsExports: 'the TypeScript consumer imports every export of js/index.d.ts, and those match the runtime exports',
+  tsc: 'tsc --noEmit --strict accepts the TypeScript consumer (moduleResolution bundler, skipLibCheck false)',
+  tsRun: 'the TypeScript consumer, compiled, runs its round trip in Node',
+  tsDocumented: 'tsc accepts the calls README.md documents with their optional arguments omitted',
+  noAny: 'no `any` type in the shipped declarations (js/index.d.ts, pkg/web, pkg/node)',
+  viteBuild: 'the react-chat example builds with vite build (production, no React plugin)',
+  chat: 'react-chat turn in Chromium passes the 240 rows to chart.create by reference',
+  worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
+  plain: 'a plain <script type="module"> page imports js/browser.mjs unbundled and round-trips',
+};
+
+async function main() {
+  await rm(WORK, { recursive: true, force: true });
+  await mkdir(join(WORK, 'pack'), { recursive: true });
+
+  await check(C.pack, [], async () => {
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', join(WORK, 'pack')], { env: npmEnv() });
+    const [info] = JSON.parse(stdout);
+    tarball = join(WORK, 'pack', info.filename);
+    assert((await stat(tarball)).size > 0, 'empty tarball');
+  });
+
+  await check(C.install, [C.pack], async () => {
+    const cjsAndEsm = [
+      ['node-esm', 'module'], ['node-cjs', 'commonjs'], ['vitest', 'module'], ['typescript', 'module'], ['plain-esm', 'module'],
+    ];
+    const dirs = await Promise.all(cjsAndEsm.map(async ([name, type]) => {
+      const dir = await createProject(name, { from: join(FIXTURES, name) });
+      await writeManifest(dir, { name: `consumer-${name}`, version: '0.0.0', private: true, type });
+      return dir;
+    }));
+    // The React example: its committed sources, its manifest minus what the repo root provides
+    // (react, react-dom and vite resolve from the root node_modules): only the tarball is added.
+    const example = JSON.parse(await readFile(join(EXAMPLE, 'package.json'), 'utf8'));
+    for (const dep of [PACKAGE, 'react', 'react-dom']) {
+      assert(example.dependencies?.[dep], `examples/react-chat/package.json must declare ${dep}`);
+    }
+    const chat = await createProject('react-chat', {
+      from: EXAMPLE,
+      filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
+    });
+    const { dependencies, devDependencies, ...manifest } = example;
+    await writeManifest(chat, manifest);
+    await Promise.all([...dirs, chat].map(installTarball));
+  });
+
+  await check(C.contents, [C.install], async () => {
+    const root = join(projects['node-esm'], 'node_modules', PACKAGE);
+    const files = await listFiles(root);
+    const forbidden = files.filter((f) => /^(src|target|tests|node_modules|www|scripts|examples|\.tmp)\//.test(f) || /\.(rs|tgz)$/.test(f));
+    assert(forbidden.length === 0, `unexpected files: ${forbidden.slice(0, 5).join(', ')}`, forbidden.join('\n'));
+    for (const f of ['pkg/web/mcp_result_cache_bg.wasm', 'pkg/node/mcp_result_cache_bg.wasm', 'pkg/web/mcp_result_cache.d.ts', 'js/index.d.ts']) {
+      assert(files.includes(f), `missing ${f}`);
+    }
+    for (const f of files.filter((f) => f.endsWith('.wasm'))) {
+      const head = (await readFile(join(root, f))).subarray(0, 4);
+      assert(head.equals(Buffer.from([0, 0x61, 0x73, 0x6d])), `${f} is not a wasm module`);
+    }
+    const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    const targets = [...exportTargets(manifest.exports), manifest.main, manifest.module, manifest.types].filter(Boolean);
+    const absent = targets.filter((t) => !files.includes(t.replace(/^\.\//, '')));
+    assert(absent.length === 0, `package.json points at missing files: ${absent.join(', ')}`);
+  });
+
+  await check(C.esm, [C.install], async () => {
+    const { stdout } = await node(['index.mjs'], { cwd: projects['node-esm'] });
+    const out = lastJsonLine(stdout);
+    assert(out.ok && URI_RE.test(out.uri) && URI_RE.test(out.visibleUri), `unexpected output ${stdout}`);
+  });
+
+  await check(C.cjs, [C.install], async () => {
+    const { stdout } = await node(['index.cjs'], { cwd: projects['node-cjs'] });
+    const out = lastJsonLine(stdout);
+    assert(out.ok && URI_RE.test(out.uri) && URI_RE.test(out.visibleUri), `unexpected output ${stdout}`);
+  });
+
+  await check(C.vitest, [C.install], async () => {
+    const dir = projects.vitest;
+    const report = join(dir, 'vitest-report.json');
+    await node([join(ROOT_MODULES, 'vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs'),
+      '--reporter=json', `--outputFile=${report}`], { cwd: dir, env: { ...process.env, CI: '1' } })
+      .catch(async (error) => {
+        const json = await readFile(report, 'utf8').catch(() => null);
+        const failures = json ? JSON.parse(json).testResults.flatMap((f) => f.assertionResults)
+          .filter((a) => a.status !== 'passed').map((a) => `${a.fullName}: ${a.failureMessages.join(' ')}`) : [];
+        if (failures.length) error.message = `${failures.length} failing: ${failures[0]}`;
+        throw error;
+      });
+    const { numTotalTests, numPassedTests } = JSON.parse(await readFile(report, 'utf8'));
+    assert(numTotalTests === 3 && numPassedTests === 3, `${numPassedTests}/${numTotalTests} tests passed`);
+  });
+
+  const installedRoot = () => join(projects.typescript, 'node_modules', PACKAGE);
+
+  await check(C.tsExports, [C.install], async () => {
+    const declared = declaredExports(await readFile(join(installedRoot(), 'js/index.d.ts'), 'utf8'));
+    const imported = importedNames(await readFile(join(projects.typescript, 'consumer.ts'), 'utf8'));
+    const notUsed = [...declared.values, ...declared.types].filter((n) => !imported.has(n));
+    assert(notUsed.length === 0, `consumer.ts does not import: ${notUsed.join(', ')} (add them to tests/consumers/fixtures/typescript/consumer.ts)`);
+    const runtime = Object.keys(await import(pathToFileURL(join(installedRoot(), 'js/node.mjs')).href));
+    const undeclared = runtime.filter((n) => !declared.values.has(n));
+    const missing = [...declared.values].filter((n) => !runtime.includes(n));
+    assert(undeclared.length === 0, `exported at runtime but not declared in js/index.d.ts: ${undeclared.join(', ')}`);
+    assert(missing.length === 0, `declared in js/index.d.ts but not exported by js/node.mjs: ${missing.join(', ')}`);
+  });
+
+  await check(C.tsc, [C.install], async () => {
+    await node([TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
+      const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
+      if (errors.length) error.message = `${errors.length} type error(s): ${errors[0]}`;
+      throw error;
+    });
+    // The declarations really come from the installed package through the `types` condition.
+    const { stdout } = await node([TSC, '-p', 'tsconfig.json', '--listFiles'], { cwd: projects.typescript });
+    const expected = join(installedRoot(), 'js/index.d.ts');
+    assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
+  });
+
+  await check(C.tsRun, [C.tsc], async () => {
+    const source = await readFile(join(projects.typescript, 'consumer.ts'), 'utf8');
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    });
+    await writeFile(join(projects.typescript, 'consumer.mjs'), outputText);
+    const out = lastJsonLine((await node(['consumer.mjs'], { cwd: projects.typescript })).stdout);
+    assert(out.ok && URI_RE.test(out.uri) && URI_RE.test(out.modelUri), `unexpected output ${JSON.stringify(out)}`);
+  });
+
+  await check(C.tsDocumented, [C.install], async () => {
+    await node([TSC, '-p', 'tsconfig.documented.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
+      const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
+      if (errors.length) error.message = `${errors.length} documented call(s) rejected, e.g. ${errors[0]}`;
+      throw error;
+    });
+  });
+
+  await check(C.noAny, [C.install], async () => {
+    const root = installedRoot();
+    const files = (await listFiles(root)).filter((f) => f.endsWith('.d.ts'));
+    const found = [];
+    for (const f of files) {
+      const counts = Object.entries(anyTypesIn(f, await readFile(join(root, f), 'utf8')));
+      const total = counts.reduce((sum, [, n]) => sum + n, 0);
+      const places = counts.map(([where]) => where);
+      if (total) found.push(`${f}: ${total} in ${places.length > 3 ? `${places.length} declarations (${places.slice(0, 3).join(', ')}, …)` : places.join(', ')}`);
+    }
+    assert(found.length === 0, `\`any\` in ${found.join('; ')}`, found.join('\n'));
+  });
+
+  let chatUrl = null;
+  await check(C.viteBuild, [C.install], async () => {
+    const dir = projects['react-chat'];
+    await node([join(ROOT_MODULES, 'vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: dir });
+    const dist = join(dir, 'dist');
+    const files = await listFiles(dist);
+    assert(files.includes('index.html'), 'dist/index.html missing');
+    assert(files.some((f) => /^assets\/.*\.wasm$/.test(f)), `no .wasm asset emitted: ${files.join(', ')}`);
+    assert(files.some((f) => /^assets\/worker-.*\.js$/.test(f)), `no worker chunk emitted: ${files.join(', ')}`);
+    chatUrl = await serveStatic(dist);
+  });
+
+  let chat = null;
+  await check(C.chat, [C.viteBuild], async () => {
+    chat = await openPage(`${chatUrl}/`);
+    const { page } = chat;
+    await page.click('#send');
+    await page.waitForSelector('#status[data-state="done"], #status[data-state="error"]');
+    const status = await dataset(page, '#status');
+    assert(status.state === 'done', `chat turn failed: ${status.error || status.text}`);
+    assert(status.points === '240', `chart.create received ${status.points} points`);
+    assert(URI_RE.test(status.uri), `minted ${status.uri}`);
+    const modelCall = JSON.parse(status.modelArgs);
+    assert(modelCall.name === 'chart.create', `model called ${modelCall.name}`);
+    const args = modelCall.arguments;
+    assert(typeof args.data_uri === 'string' && args.data_uri.startsWith(status.uri), `model args ${status.modelArgs}`);
+    assert(!('data' in args) && status.modelArgs.length < 200 && !status.modelArgs.includes('"value"'),
+      `the model-visible arguments carry rows: ${status.modelArgs.slice(0, 120)}`);
+    assert(status.dispatchedKeys === 'title,data', `chart.create was dispatched with ${status.dispatchedKeys}`);
+    assert(status.storage === 'indexeddb', `storage ${status.storage}`);
+    const toolTexts = await page.$$eval('.msg.tool', (els) => els.map((e) => e.textContent));
+    assert(toolTexts.length === 2 && toolTexts[0].includes(status.uri), `tool messages: ${toolTexts.join(' | ').slice(0, 200)}`);
+    const databases = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
+    assert(databases.includes('react-chat-example'), `IndexedDB databases: ${databases}`);
+    assertNoProblems(chat);
+  });
+
+  await check(C.worker, [C.viteBuild], async () => {
+    chat ??= await openPage(`${chatUrl}/`);
+    const { page } = chat;
+    await page.waitForSelector('#worker-status[data-state="done"], #worker-status[data-state="error"]');
+    const status = await dataset(page, '#worker-status');
+    assert(status.state === 'done', `worker failed: ${status.error || status.text}`);
+    assert(URI_RE.test(status.uri), `worker minted ${status.uri}`);
+    assert(status.count === '240' && status.equal === 'true', `worker returned ${status.count} rows, equal=${status.equal}`);
+    assert(status.pageCount === '240', `the page read ${status.pageCount} rows of the worker's reference`);
+    assert(status.storage === 'indexeddb', `worker storage ${status.storage}`);
+    assert(chat.workers.some((u) => /\/assets\/worker-[^/]*\.js$/.test(u)), `workers: ${chat.workers.join(', ') || 'none'}`);
+    assertNoProblems(chat);
+  });
+
+  await check(C.plain, [C.install], async () => {
+    const url = await serveStatic(projects['plain-esm']);
+    const plain = await openPage(`${url}/index.html`);
+    await plain.page.waitForSelector('#status:not([data-state="running"])');
+    const status = await dataset(plain.page, '#status');
+    assert(status.state === 'done', `page failed: ${status.error || status.text}`);
+    assert(URI_RE.test(status.uri) && URI_RE.test(status.visibleUri), `minted ${status.uri} / ${status.visibleUri}`);
+    assert(status.equal === 'true' && status.rows === '240' && status.rowsEqual === 'true',
+      `round trip: equal=${status.equal}, rows=${status.rows}, rowsEqual=${status.rowsEqual}`);
+    assert(status.storage === 'indexeddb', `storage ${status.storage}`);
+    assert(plain.wasmResponses.some((r) => r.url.endsWith('/node_modules/mcp-result-cache/pkg/web/mcp_result_cache_bg.wasm')),
+      `wasm fetched from ${plain.wasmResponses.map((r) => r.url).join(', ')}`);
+    assertNoProblems(plain);
+  });
+}
+
+async function cleanup() {
+  for (const child of children) killGroup(child);
+  while (cleanups.length) {
+    const fn = cleanups.shift();
+    await withTimeout(Promise.resolve().then(fn), 10_000, 'cleanup').catch((e) => console.error(`  # cleanup: ${e.message}`));
+  }
+}
+
+function summary() {
+  const failed = results.filter((r) => !r.ok).length;
+  console.error(`  # ${((Date.now() - started) / 1000).toFixed(1)} s; projects in ${relative(REPO, WORK)}/`);
+  console.log(`consumers: ${results.length - failed} passed, ${failed} failed`);
+  return failed;
+}
+
+let finished = false;
+async function finish(extraFailure) {
+  if (finished) return;
+  finished = true;
+  clearTimeout(deadline);
+  if (extraFailure) record(extraFailure.name, extraFailure.error);
+  await cleanup();
+  process.exit(summary() > 0 ? 1 : 0);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => finish({ name: `run: interrupted by ${signal}`, error: Object.assign(new Error('interrupted'), { detail: '' }) }));
+}
+const deadline = setTimeout(
+  () => finish({
+    name: 'run: overall deadline',
+    error: Object.assign(new Error(`still running after ${DEADLINE_MS / 1000} s; later checks not run`), { detail: '' }),
+  }),
+  DEADLINE_MS,
+);
+
+try {
+  await main();
+  await finish();
+} catch (error) {
+  await finish({ name: 'run: unexpected error', error });
+}
