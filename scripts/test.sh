@@ -23,4 +23,5 @@ step wasm-pack test --headless --chrome --mode no-install --test worker
 step bash scripts/build.sh
 step node --test tests/js/
 step node tests/e2e/demo.mjs
+step node tests/e2e/reliability.mjs
 step node tests/consumers/run.mjs

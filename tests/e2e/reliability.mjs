@@ -1,0 +1,237 @@
+// Reliability under real browser faults (Playwright + CDP, Debian's /usr/bin/chromium):
+// quota pressure, reload, two tabs, version change, deleted database, chatbox-core migration.
+import { chromium } from 'playwright-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+
+const server = await serve();
+const origin = new URL(server.url).origin;
+const pageUrl = `${origin}/tests/e2e/blank.html`;
+const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-reliability-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const problems = [];
+const results = [];
+const withTimeout = (promise, ms, what) => Promise.race([promise,
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
+async function check(name, fn) {
+  try {
+    await withTimeout(fn(), 90_000, name);
+    results.push(true);
+    console.log(`ok - ${name}`);
+  } catch (error) {
+    results.push(false);
+    console.log(`not ok - ${name}: ${error.message.split('\n')[0]}`);
+  }
+}
+async function newPage() {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
+  await page.goto(pageUrl);
+  await page.evaluate(async () => {
+    window.mrc = await import('/js/browser.mjs');
+    await window.mrc.ready();
+    // A payload of ~`kb` KB that carries its own identity, so equality proves no mix-up.
+    window.payloadOf = (tag, kb) => ({ tag, rows: Array.from({ length: Math.round(kb * 1024 / 64) }, (_, i) => ({ i, v: `${tag}:${i}`.padEnd(40, '.') })) });
+  });
+  return page;
+}
+
+try {
+  await check('quota: 200 writes of 64 KB under a tiny quota never throw; what is readable is intact', async () => {
+    const page = await newPage();
+    const cdp = await context.newCDPSession(page);
+    const quota = 6 * 1024 * 1024;
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: quota });
+    const out = await page.evaluate(async () => {
+      const events = [];
+      const cache = new window.mrc.ResultCache({ dbName: 'quota-test', onEvent: (e) => e.kind !== 'write' && e.kind !== 'hit' && events.push(e) });
+      const uris = [];
+      const written = [];
+      let nulls = 0;
+      // Incompressible content: Chromium compresses IndexedDB values, so padding would not fill a quota.
+      const noise = (n) => { const b = crypto.getRandomValues(new Uint8Array(n)); let s = ''; for (const x of b) s += x.toString(16).padStart(2, '0'); return s; };
+      for (let i = 0; i < 200; i++) {
+        written.push({ tag: `q${i}`, rows: Array.from({ length: 32 }, (_, j) => ({ j, v: noise(1000) })) });
+        const uri = await cache.cacheToolResult({ payload: written[i], convId: 'quota' });
+        if (uri === null) nulls++;
+        uris.push(uri);
+      }
+      let readable = 0; let intact = 0;
+      for (let i = 0; i < 200; i++) {
+        if (!uris[i]) continue;
+        const back = await cache.readCachedPayload(uris[i]);
+        if (back) {
+          readable++;
+          if (JSON.stringify(back) === JSON.stringify(written[i])) intact++;
+        }
+      }
+      const newest = await cache.readCachedPayload(uris[199]);
+      const stats = await cache.stats();
+      return { nulls, readable, intact, newestOk: newest?.tag === 'q199', stats, kinds: [...new Set(events.map((e) => `${e.kind}:${e.reason ?? e.name ?? ''}`))] };
+    });
+    console.log(`#   quota ${quota} B: ${out.readable} readable, ${out.nulls} not cached, stats.bytes ${out.stats.bytes}, events ${out.kinds.join(', ')}`);
+    assert.ok(out.newestOk, 'the newest entry is readable');
+    assert.equal(out.intact, out.readable, 'every readable payload equals what was written');
+    assert.ok(out.readable >= 10, `only ${out.readable} readable`);
+    assert.ok(out.stats.bytes <= quota, `stats().bytes ${out.stats.bytes} exceeds the quota ${quota}`);
+    assert.ok(out.kinds.some((k) => k.startsWith('evict:quota')), 'quota pressure was met by eviction');
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    await page.close();
+  });
+
+  await check('reload: 50 entries written, page reloaded, all 50 read back equal', async () => {
+    const page = await newPage();
+    const uris = await page.evaluate(async () => {
+      const cache = new window.mrc.ResultCache({ dbName: 'reload-test' });
+      const out = [];
+      for (let i = 0; i < 50; i++) out.push(await cache.cacheToolResult({ payload: window.payloadOf(`r${i}`, 8), convId: 'reload' }));
+      return out;
+    });
+    await page.reload();
+    await page.evaluate(async () => { window.mrc = await import('/js/browser.mjs'); await window.mrc.ready(); });
+    const equal = await page.evaluate(async (uris) => {
+      const cache = new window.mrc.ResultCache({ dbName: 'reload-test' });
+      let n = 0;
+      for (let i = 0; i < uris.length; i++) {
+        const back = await cache.readCachedPayload(uris[i], { convId: 'reload' });
+        if (back?.tag === `r${i}` && back.rows.length === 128) n++;
+      }
+      return n;
+    }, uris);
+    assert.equal(equal, 50);
+    await page.close();
+  });
+
+  await check('two tabs each writing 200 entries concurrently: 400 readable', async () => {
+    const [a, b] = await Promise.all([newPage(), newPage()]);
+    const write = (page, tab) => page.evaluate(async (tab) => {
+      const cache = new window.mrc.ResultCache({ dbName: 'two-tabs' });
+      const out = [];
+      for (let i = 0; i < 200; i++) out.push(await cache.cacheToolResult({ payload: window.payloadOf(`${tab}${i}`, 5), convId: tab }));
+      return out;
+    }, tab);
+    const [ua, ub] = await Promise.all([write(a, 'a'), write(b, 'b')]);
+    const readable = await a.evaluate(async (all) => {
+      const cache = new window.mrc.ResultCache({ dbName: 'two-tabs' });
+      let n = 0;
+      for (const uri of all) if (await cache.readCachedPayload(uri)) n++;
+      return n;
+    }, [...ua, ...ub]);
+    assert.equal(new Set([...ua, ...ub]).size, 400);
+    assert.equal(readable, 400);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  await check('version change: another page upgrades the database; our next operations still work', async () => {
+    const first = await newPage();
+    const uri = await first.evaluate(async () => {
+      window.vcache = new window.mrc.ResultCache({ dbName: 'version-test' });
+      return window.vcache.cacheToolResult({ payload: window.payloadOf('v0', 8), convId: 'v' });
+    });
+    const second = await newPage();
+    const version = await second.evaluate(() => new Promise((resolve, reject) => {
+      const req = indexedDB.open('version-test', 42);
+      req.onupgradeneeded = () => req.result.createObjectStore('someone-elses-store');
+      req.onsuccess = () => { const v = req.result.version; req.result.close(); resolve(v); };
+      req.onerror = () => reject(req.error);
+      req.onblocked = () => {}; // resolves once our connection closes on versionchange
+    }));
+    assert.equal(version, 42);
+    const out = await first.evaluate(async (uri) => {
+      const back = await window.vcache.readCachedPayload(uri);
+      const next = await window.vcache.cacheToolResult({ payload: window.payloadOf('v1', 8), convId: 'v' });
+      const again = await window.vcache.readCachedPayload(next);
+      return { back: back?.tag, again: again?.tag };
+    }, uri);
+    assert.deepEqual(out, { back: 'v0', again: 'v1' });
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  await check('deleted database: deleteDatabase from another page while open; next write and read succeed', async () => {
+    const first = await newPage();
+    await first.evaluate(async () => {
+      window.dcache = new window.mrc.ResultCache({ dbName: 'delete-test' });
+      await window.dcache.cacheToolResult({ payload: window.payloadOf('d0', 8), convId: 'd' });
+    });
+    const second = await newPage();
+    await second.evaluate(() => new Promise((resolve, reject) => {
+      const req = indexedDB.deleteDatabase('delete-test');
+      req.onsuccess = () => resolve();
+      req.onerror = () => reject(req.error);
+    }));
+    const out = await first.evaluate(async () => {
+      const uri = await window.dcache.cacheToolResult({ payload: window.payloadOf('d1', 8), convId: 'd' });
+      const back = await window.dcache.readCachedPayload(uri);
+      return back?.tag;
+    });
+    assert.equal(out, 'd1');
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  await check('migration: a chatbox-core v1 database upgrades in place; old records readable, new writes work, indexes present', async () => {
+    const page = await newPage();
+    const out = await page.evaluate(async () => {
+      const name = 'chatbox-core-result-cache';
+      await new Promise((resolve, reject) => {
+        const req = indexedDB.open(name, 1);
+        req.onupgradeneeded = () => {
+          const store = req.result.createObjectStore('results', { keyPath: 'uri' });
+          store.createIndex('convId', 'convId');
+          store.createIndex('addedAt', 'addedAt');
+          for (let i = 0; i < 25; i++) {
+            store.put({ uri: `mcp+cache://chat-${i % 3}/OLDTOKEN${String(i).padStart(3, '0')}`, payload: window.payloadOf(`old${i}`, 6),
+              convId: `chat-${i % 3}`, sourceToolName: 'timeseries.query', addedAt: Date.now() - 1000 * i, sizeBytes: 6144 });
+          }
+        };
+        req.onsuccess = () => { req.result.close(); resolve(); };
+        req.onerror = () => reject(req.error);
+      });
+      const cache = new window.mrc.ResultCache({ dbName: name });
+      let readable = 0;
+      for (let i = 0; i < 25; i++) {
+        const back = await cache.readCachedPayload(`mcp+cache://chat-${i % 3}/OLDTOKEN${String(i).padStart(3, '0')}`, { convId: `chat-${i % 3}` });
+        if (back?.tag === `old${i}`) readable++;
+      }
+      const fresh = await cache.cacheToolResult({ payload: window.payloadOf('new', 8), convId: 'chat-9' });
+      const freshBack = await cache.readCachedPayload(fresh);
+      const stats = await cache.stats();
+      cache.close();
+      const schema = await new Promise((resolve, reject) => {
+        const req = indexedDB.open(name);
+        req.onsuccess = () => {
+          const db = req.result;
+          const tx = db.transaction(['results', 'usage'], 'readonly');
+          const out = { version: db.version, stores: [...db.objectStoreNames], indexes: [...tx.objectStore('results').indexNames] };
+          db.close();
+          resolve(out);
+        };
+        req.onerror = () => reject(req.error);
+      });
+      return { readable, fresh: freshBack?.tag, entries: stats.entries, schema };
+    });
+    assert.equal(out.readable, 25);
+    assert.equal(out.fresh, 'new');
+    assert.equal(out.entries, 26);
+    assert.deepEqual(out.schema.indexes.sort(), ['addedAt', 'convId', 'sourceToolName']);
+    assert.deepEqual(out.schema.stores.sort(), ['results', 'usage']);
+    await page.close();
+  });
+
+  await check('no page or console errors', async () => assert.deepEqual(problems, []));
+} finally {
+  await context.close();
+  await server.close();
+  await rm(profile, { recursive: true, force: true });
+}
+const passed = results.filter(Boolean).length;
+console.log(`reliability: ${passed} passed, ${results.length - passed} failed`);
+process.exitCode = passed === results.length ? 0 : 1;
