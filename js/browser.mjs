@@ -58,7 +58,6 @@ export const mintCacheUri = syncExport('mintCacheUri');
 export const parseCacheUri = syncExport('parseCacheUri');
 export const estimateSize = syncExport('estimateSize');
 export const checkInlineListCap = syncExport('checkInlineListCap');
-export const matchGlob = syncExport('matchGlob');
 export const validatePattern = syncExport('validatePattern');
 export const detectOverlaps = syncExport('detectOverlaps');
 export const parseCacheControl = syncExport('parseCacheControl');
@@ -67,11 +66,48 @@ export const listCacheMeta = syncExport('listCacheMeta');
 export const matchUriTemplate = syncExport('matchUriTemplate');
 export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
 
+// Hot-path memo for the two calls hosts make per tool name: the answers are pure functions of
+// their arguments, so a bounded JS Map in front of the wasm call returns identical results
+// without paying the boundary crossing (string copies) on every call.
+const MEMO_LIMIT = 4096;
+function memoSet(map, key, value) {
+  if (map.size >= MEMO_LIMIT) map.clear();
+  map.set(key, value);
+  return value;
+}
+
+const globMemo = new Map();
+/** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
+export function matchGlob(pattern, name, options) {
+  requireReady('matchGlob');
+  if (typeof pattern !== 'string' || typeof name !== 'string') return wasm.matchGlob(pattern, name, options);
+  const key = `${options?.separator ?? '.'}\u0000${pattern}\u0000${name}`;
+  const hit = globMemo.get(key);
+  return hit !== undefined ? hit : memoSet(globMemo, key, wasm.matchGlob(pattern, name, options));
+}
+
 /** MCP Fusion's State-Sync layer (needs `await ready()` first in a browser). */
 export class StateSync {
+  #inner;
+  #memo = new Map();
+
   constructor(config) {
     requireReady('new StateSync');
-    return new wasm.StateSync(config);
+    this.#inner = new wasm.StateSync(config);
+  }
+  /** Frozen resolved policy or `null`; the same object for the same name. */
+  resolve(name) {
+    const hit = this.#memo.get(name);
+    return hit !== undefined ? hit : memoSet(this.#memo, name, this.#inner.resolve(name));
+  }
+  decorateTools(tools) {
+    return this.#inner.decorateTools(tools);
+  }
+  decorateResult(toolName, result) {
+    return this.#inner.decorateResult(toolName, result);
+  }
+  free() {
+    this.#inner.free();
   }
 }
 
