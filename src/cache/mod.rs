@@ -70,6 +70,8 @@ pub struct ResultCache {
     limits: Limits,
     /// Approximate (bytes, entries, writes since last exact count) for cheap budget checks.
     totals: Cell<Option<(f64, f64, u32)>>,
+    /// Byte budget learned from a quota error (the origin's real room), if any.
+    quota_cap: Cell<Option<f64>>,
     threshold: u64,
     clock: Clock,
     observer: Option<Observer>,
@@ -106,6 +108,7 @@ impl ResultCache {
             clock,
             limits: Limits::default(),
             totals: Cell::new(None),
+            quota_cap: Cell::new(None),
             observer: None,
             separator: DEFAULT_SEPARATOR.to_owned(),
             reuse_immutable: false,
@@ -326,24 +329,29 @@ impl ResultCache {
             last_used_at: now,
             stale_cause: None,
         };
-        let budget = self.limits.budget();
+        let budget = self.budget();
         let check = self.budget_check_due(record.size_bytes);
         let outcome = match self.store.put(&record, check.then_some(&budget)).await {
             Ok(outcome) => outcome,
             Err(e) if is_quota_error(&e) => {
-                // Out of storage: make room (the new entry's size, and a quarter of what is
-                // stored, so the next writes do not hit the wall at once), then retry once.
+                // Out of storage. The origin holds less than our budget assumed: lower the
+                // byte budget to three quarters of what is stored now (later writes then evict
+                // in their own transaction instead of hitting the wall), make room for this
+                // entry, and retry once.
                 let stored = self.store.stats().await.map(|s| s.bytes).unwrap_or(0.0);
+                let cap = (stored * 0.75).max(record.size_bytes);
+                self.quota_cap.set(Some(cap));
+                self.totals.set(None);
                 let freed = self
                     .store
-                    .evict_lru(record.size_bytes * 2.0 + stored / 4.0)
+                    .evict_lru(stored - cap + record.size_bytes)
                     .await
                     .unwrap_or(0);
                 self.emit(CacheEvent::Evict {
                     count: freed,
                     reason: "quota",
                 });
-                match self.store.put(&record, Some(&budget)).await {
+                match self.store.put(&record, Some(&self.budget())).await {
                     Ok(outcome) => outcome,
                     Err(e) => {
                         // Give up cleanly: the host's dispatch loop goes on without a reference.
@@ -487,14 +495,25 @@ impl ResultCache {
     /// (first write), stale (other tabs write too: re-read every 64 writes), or would come within
     /// 10 % of a limit. Otherwise a write costs one put and no metadata scan.
     fn budget_check_due(&self, size: f64) -> bool {
+        let max_bytes = self.budget().max_bytes;
         match self.totals.get() {
             None => true,
             Some((bytes, entries, writes)) => {
                 writes >= 64
-                    || bytes + size > self.limits.max_bytes * 0.9
+                    || bytes + size > max_bytes * 0.9
                     || entries + 1.0 > self.limits.max_entries * 0.9
             }
         }
+    }
+
+    /// The limits in force: the configured ones, with the byte budget lowered after the browser
+    /// refused a write for lack of quota.
+    fn budget(&self) -> Budget {
+        let mut budget = self.limits.budget();
+        if let Some(cap) = self.quota_cap.get() {
+            budget.max_bytes = budget.max_bytes.min(cap);
+        }
+        budget
     }
 
     /// Entry count, bytes and conversations (metadata only).

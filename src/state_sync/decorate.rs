@@ -8,8 +8,9 @@ pub fn cache_control_tag(directive: CacheDirective) -> String {
     format!("[Cache-Control: {}]", directive.as_str())
 }
 
-/// Finds a trailing tag matching `\s*\[Cache-Control:\s*\w[^\]]*\]$`; returns
-/// (start of the leading whitespace, the directive text).
+/// Finds a trailing tag like `\s*\[Cache-Control:\s*\w[^\[\]]*\]$` (MCP Fusion's pattern, with
+/// `[` also excluded inside so that replacing stays idempotent); returns (start of the leading
+/// whitespace, the directive text).
 fn trailing_tag(description: &str) -> Option<(usize, &str)> {
     let body = description.strip_suffix(']')?;
     let open = body.rfind('[')?;
@@ -28,7 +29,7 @@ fn trailing_tag(description: &str) -> Option<(usize, &str)> {
 pub fn decorate_description(description: &str, directive: CacheDirective) -> String {
     let base = match trailing_tag(description) {
         Some((start, _)) => &description[..start],
-        None => description,
+        None => description.trim_end(),
     };
     let tag = cache_control_tag(directive);
     if base.is_empty() {

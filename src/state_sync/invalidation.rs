@@ -31,12 +31,7 @@ pub fn unescape_xml(s: &str) -> String {
                 "gt" => Some('>'),
                 "quot" => Some('"'),
                 "apos" => Some('\''),
-                _ => entity
-                    .strip_prefix("#x")
-                    .or_else(|| entity.strip_prefix("#X"))
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
-                    .and_then(char::from_u32),
+                _ => numeric_reference(entity),
             }?;
             Some((c, end + 1))
         });
@@ -55,23 +50,57 @@ pub fn unescape_xml(s: &str) -> String {
     out
 }
 
-/// `name="value"` inside a tag body, unescaped.
-fn attribute(body: &str, name: &str) -> Option<String> {
-    let mut search = body;
-    loop {
-        let at = search.find(name)?;
-        let before_ok = at == 0 || search[..at].ends_with(char::is_whitespace);
-        let after = search[at + name.len()..].trim_start();
-        if before_ok {
-            if let Some(value) = after.strip_prefix('=').map(str::trim_start) {
-                let quote = value.chars().next().filter(|q| *q == '"' || *q == '\'')?;
-                let value = &value[1..];
-                let end = value.find(quote)?;
-                return Some(unescape_xml(&value[..end]));
-            }
-        }
-        search = &search[at + name.len()..];
+/// `&#65;` / `&#x41;` (digits only: no sign, no spaces), as a character.
+fn numeric_reference(entity: &str) -> Option<char> {
+    let (digits, radix) = match entity
+        .strip_prefix("#x")
+        .or_else(|| entity.strip_prefix("#X"))
+    {
+        Some(hex) => (hex, 16),
+        None => (entity.strip_prefix('#')?, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
     }
+    u32::from_str_radix(digits, radix)
+        .ok()
+        .and_then(char::from_u32)
+}
+
+/// The `name="value"` attributes of a tag body, in order, values unescaped. Parsing stops at
+/// the first thing that is not an attribute, so text inside a value is never read as a name.
+fn attributes(body: &str) -> Vec<(&str, String)> {
+    let mut out = Vec::new();
+    let mut rest = body.trim_start();
+    while !rest.is_empty() {
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == ':'))
+            .unwrap_or(rest.len());
+        if name_len == 0 {
+            break;
+        }
+        let name = &rest[..name_len];
+        let Some(after_eq) = rest[name_len..].trim_start().strip_prefix('=') else {
+            break;
+        };
+        let value = after_eq.trim_start();
+        let Some(quote) = value.chars().next().filter(|q| *q == '"' || *q == '\'') else {
+            break;
+        };
+        let Some(end) = value[1..].find(quote) else {
+            break;
+        };
+        out.push((name, unescape_xml(&value[1..1 + end])));
+        rest = value[1 + end + 1..].trim_start();
+    }
+    out
+}
+
+fn attribute(attrs: &[(&str, String)], name: &str) -> Option<String> {
+    attrs
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v.clone())
 }
 
 fn split_domains(domains: &str) -> Vec<String> {
@@ -83,9 +112,11 @@ fn split_domains(domains: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every invalidation signal in a text, tag and legacy forms, in order of appearance.
-pub fn parse_invalidations(text: &str) -> Vec<Invalidation> {
-    let mut found: Vec<(usize, Invalidation)> = Vec::new();
+/// Every invalidation signal in a text with its byte span, tag and legacy forms, in order of
+/// appearance. A legacy form inside a tag (e.g. in its `cause`) is part of that tag, not a signal.
+fn signals(text: &str) -> Vec<(std::ops::Range<usize>, Invalidation)> {
+    let mut found: Vec<(std::ops::Range<usize>, Invalidation)> = Vec::new();
+    let mut tag_spans: Vec<std::ops::Range<usize>> = Vec::new();
     let mut offset = 0;
     while let Some(start) = text[offset..].find(TAG_OPEN) {
         let begin = offset + start;
@@ -93,18 +124,21 @@ pub fn parse_invalidations(text: &str) -> Vec<Invalidation> {
         let Some(close) = text[body_start..].find("/>") else {
             break;
         };
-        let body = &text[body_start..body_start + close];
-        if let (Some(cause), Some(domains)) = (attribute(body, "cause"), attribute(body, "domains"))
+        let end = body_start + close + 2;
+        tag_spans.push(begin..end);
+        let attrs = attributes(&text[body_start..body_start + close]);
+        if let (Some(cause), Some(domains)) =
+            (attribute(&attrs, "cause"), attribute(&attrs, "domains"))
         {
             found.push((
-                begin,
+                begin..end,
                 Invalidation {
                     cause,
                     domains: split_domains(&domains),
                 },
             ));
         }
-        offset = body_start + close + 2;
+        offset = end;
     }
     let mut offset = 0;
     while let Some(start) = text[offset..].find(LEGACY_OPEN) {
@@ -113,28 +147,45 @@ pub fn parse_invalidations(text: &str) -> Vec<Invalidation> {
         let Some(close) = text[body_start..].find(']') else {
             break;
         };
+        let end = body_start + close + 1;
+        let inside_tag = tag_spans.iter().any(|span| span.contains(&begin));
         let body = &text[body_start..body_start + close];
-        if let Some((domains, cause)) = body.rsplit_once(LEGACY_CAUSE) {
+        if let (false, Some((domains, cause))) = (inside_tag, body.rsplit_once(LEGACY_CAUSE)) {
             found.push((
-                begin,
+                begin..end,
                 Invalidation {
                     cause: cause.trim().to_owned(),
                     domains: split_domains(domains),
                 },
             ));
         }
-        offset = body_start + close + 1;
+        offset = if inside_tag { body_start } else { end };
     }
-    found.sort_by_key(|(at, _)| *at);
-    found.into_iter().map(|(_, inv)| inv).collect()
+    found.sort_by_key(|(span, _)| span.start);
+    found
+}
+
+/// Every invalidation signal in a text, tag and legacy forms, in order of appearance.
+pub fn parse_invalidations(text: &str) -> Vec<Invalidation> {
+    signals(text).into_iter().map(|(_, inv)| inv).collect()
 }
 
 /// True when a content item's text is nothing but invalidation signals (so a host can strip it
 /// from the data and show it separately).
 pub fn is_invalidation_text(text: &str) -> bool {
-    let trimmed = text.trim();
-    (trimmed.starts_with(TAG_OPEN) || trimmed.starts_with(LEGACY_OPEN))
-        && !parse_invalidations(trimmed).is_empty()
+    let found = signals(text);
+    if found.is_empty() {
+        return false;
+    }
+    // Everything outside the signals must be whitespace.
+    let mut at = 0;
+    for (span, _) in &found {
+        if span.start > at && !text[at..span.start].trim().is_empty() {
+            return false;
+        }
+        at = at.max(span.end);
+    }
+    text[at..].trim().is_empty()
 }
 
 /// The pattern in a `mcpfusion://stale/<pattern>` (or legacy `fusion://stale/<pattern>`) URI.
