@@ -3,6 +3,7 @@
 
 mod events;
 pub mod payload;
+mod quota;
 
 pub use events::CacheEvent;
 
@@ -334,17 +335,24 @@ impl ResultCache {
         let outcome = match self.store.put(&record, check.then_some(&budget)).await {
             Ok(outcome) => outcome,
             Err(e) if is_quota_error(&e) => {
-                // Out of storage. The origin holds less than our budget assumed: lower the
-                // byte budget to three quarters of what is stored now (later writes then evict
-                // in their own transaction instead of hitting the wall), make room for this
-                // entry, and retry once.
+                // Out of storage: the origin has less room than our budget assumed. Lower the
+                // byte budget once — to half the origin quota when the platform reports it,
+                // else three quarters of what is stored — so later writes evict in their own
+                // transaction instead of hitting the wall (never ratcheted further: Chromium
+                // reclaims deleted space lazily, so repeated errors say little), make room for
+                // this entry, and retry once.
                 let stored = self.store.stats().await.map(|s| s.bytes).unwrap_or(0.0);
-                let cap = (stored * 0.75).max(record.size_bytes);
-                self.quota_cap.set(Some(cap));
+                if self.quota_cap.get().is_none() {
+                    let room = quota::origin_quota()
+                        .await
+                        .map_or(stored * 0.75, |q| q * 0.5);
+                    self.quota_cap.set(Some(room.max(record.size_bytes * 2.0)));
+                }
+                let cap = self.budget().max_bytes;
                 self.totals.set(None);
                 let freed = self
                     .store
-                    .evict_lru(stored - cap + record.size_bytes)
+                    .evict_lru((stored - cap).max(0.0) + record.size_bytes * 2.0)
                     .await
                     .unwrap_or(0);
                 self.emit(CacheEvent::Evict {

@@ -51,6 +51,7 @@ try {
     const cdp = await context.newCDPSession(page);
     const quota = 6 * 1024 * 1024;
     await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: quota });
+    try {
     const out = await page.evaluate(async () => {
       const events = [];
       const cache = new window.mrc.ResultCache({ dbName: 'quota-test', onEvent: (e) => e.kind !== 'write' && e.kind !== 'hit' && events.push(e) });
@@ -84,8 +85,11 @@ try {
     assert.ok(out.readable >= 10, `only ${out.readable} readable`);
     assert.ok(out.stats.bytes <= quota, `stats().bytes ${out.stats.bytes} exceeds the quota ${quota}`);
     assert.ok(out.kinds.some((k) => k.startsWith('evict:quota')), 'quota pressure was met by eviction');
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
-    await page.close();
+    } finally {
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+      await page.evaluate(() => new Promise((resolve) => { const r = indexedDB.deleteDatabase('quota-test'); r.onsuccess = r.onerror = r.onblocked = resolve; }));
+      await page.close();
+    }
   });
 
   await check('reload: 50 entries written, page reloaded, all 50 read back equal', async () => {
