@@ -3,6 +3,7 @@
 // `node bench/run.mjs --smoke` (part of npm test): 1 iteration, no warm-up, checks the numbers
 // are sane and that the payload never entered wasm memory; writes nothing.
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../scripts/chromium.mjs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import os from 'node:os';
@@ -17,10 +18,7 @@ const READING = (await readFile(new URL('./READING.md', import.meta.url), 'utf8'
 
 const server = await serve();
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  ...chromiumOptions(),
 });
 let failed = false;
 try {

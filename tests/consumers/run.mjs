@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
 import ts from 'typescript';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -33,8 +34,6 @@ const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}$/;
 const STEP_MS = 60_000; // any single check
 const WAIT_MS = 30_000; // any single browser wait
 const DEADLINE_MS = 180_000; // the whole run, whatever happens
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // ---- bookkeeping ------------------------------------------------------------------------------
 const results = [];
@@ -196,9 +195,7 @@ async function browser() {
   const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-consumers-'));
   cleanups.push(() => rm(profile, { recursive: true, force: true }));
   browserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
+    ...chromiumOptions(),
     timeout: WAIT_MS,
   });
   cleanups.unshift(() => browserContext.close()); // before the profile is removed

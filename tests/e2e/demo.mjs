@@ -2,6 +2,7 @@
 // scripts/serve.mjs: asserts each step's visible outcome, that entries survive a reload, and
 // saves www-demo.png. Any page error or console error fails the run.
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +13,8 @@ import * as nodeEntry from '../../js/node.mjs';
 const server = await serve();
 const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-chromium-'));
 const context = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
+  ...chromiumOptions(),
   viewport: { width: 1280, height: 1000 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 const problems = [];
 const results = [];

@@ -1,6 +1,7 @@
 // Reliability under real browser faults (Playwright + CDP, Debian's /usr/bin/chromium):
 // quota pressure, reload, two tabs, version change, deleted database, chatbox-core migration.
 import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +13,7 @@ const origin = new URL(server.url).origin;
 const pageUrl = `${origin}/tests/e2e/blank.html`;
 const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-reliability-'));
 const context = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  ...chromiumOptions(),
 });
 const problems = [];
 const results = [];
