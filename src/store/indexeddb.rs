@@ -176,7 +176,12 @@ type Slot = Rc<RefCell<Option<Rc<Connection>>>>;
 pub struct IndexedDbStore {
     name: String,
     slot: Slot,
+    /// Last uses seen by reads and not yet written (uri → ms).
+    touched: Rc<RefCell<HashMap<String, f64>>>,
 }
+
+/// Pending last-use updates kept before the oldest are dropped.
+const TOUCH_LIMIT: usize = 4096;
 
 impl IndexedDbStore {
     /// A store over database `name`; nothing is opened until the first operation.
@@ -184,6 +189,7 @@ impl IndexedDbStore {
         Self {
             name: name.to_owned(),
             slot: Rc::new(RefCell::new(None)),
+            touched: Rc::default(),
         }
     }
 
@@ -306,11 +312,23 @@ impl IndexedDbStore {
             .get_all()
             .map_err(|e| StoreError::from_js(context, &e))?;
         let out: Rc<RefCell<T>> = Rc::default();
+        let touched = std::mem::take(&mut *self.touched.borrow_mut());
         let handler = {
             let (request, out, tx) = (request.clone(), out.clone(), tx.clone());
             let mut on_rows = on_rows;
             Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
-                let rows = usage_rows(&request.result().unwrap_or(JsValue::UNDEFINED));
+                let mut rows = usage_rows(&request.result().unwrap_or(JsValue::UNDEFINED));
+                // Persist the last uses reads remembered, for entries that still exist.
+                for row in rows.iter_mut() {
+                    if let Some(&last) = row.0.as_string().and_then(|uri| touched.get(&uri)) {
+                        if last > row.3 {
+                            row.3 = last;
+                            let entry =
+                                usage_entry(&row.0, &row.1.as_str().into(), &row.2.into(), last);
+                            let _ = tx.usage.put(&entry);
+                        }
+                    }
+                }
                 *out.borrow_mut() = on_rows(&tx, rows);
             })
         };
@@ -523,37 +541,28 @@ impl ResultStore for IndexedDbStore {
             return Ok(Vec::new());
         }
         let context = "reading cache entries";
-        let tx = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let touch = {
-            let usage = tx.usage.clone();
-            Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-                let Some(request) = event.target().map(JsCast::unchecked_into::<IdbRequest>) else {
-                    return;
-                };
-                if let Some(record) = request.result().ok().filter(JsValue::is_object) {
-                    let mut entry = usage_of_record(&record);
-                    let _ = Reflect::set(&entry, &fields::LAST_USED_AT.into(), &now.into());
-                    entry = entry.unchecked_into();
-                    let _ = usage.put(&entry);
-                }
-            })
-        };
+        let tx = self.transaction(IdbTransactionMode::Readonly).await?;
         let requests = uris
             .iter()
-            .map(|uri| {
-                let request = tx.results.get(&JsValue::from_str(uri))?;
-                request
-                    .add_event_listener_with_callback("success", touch.as_ref().unchecked_ref())?;
-                Ok(request)
-            })
+            .map(|uri| tx.results.get(&JsValue::from_str(uri)))
             .collect::<Result<Vec<_>, JsValue>>()
             .map_err(|e| StoreError::from_js(context, &e))?;
         transaction_done(&tx.tx, context).await?;
-        drop(touch);
-        Ok(requests
+        let records: Vec<Option<JsRecord>> = requests
             .iter()
             .map(|r| r.result().ok().and_then(|v| js_record::from_js(&v)))
-            .collect())
+            .collect();
+        // Reads stay read-only: a hit's new last use is remembered here and written by the next
+        // transaction that looks at the usage entries (a budget check or an eviction), which
+        // is exactly when least-recently-used order matters.
+        let mut touched = self.touched.borrow_mut();
+        if touched.len() >= TOUCH_LIMIT {
+            touched.clear();
+        }
+        for record in records.iter().flatten() {
+            touched.insert(record.uri.clone(), now);
+        }
+        Ok(records)
     }
 
     async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {

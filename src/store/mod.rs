@@ -36,7 +36,8 @@ pub trait ResultStore {
         budget: Option<&Budget>,
     ) -> Result<PutOutcome, StoreError>;
     /// Reads every key in one transaction, all requests issued at once; `None` where absent.
-    /// Order follows `uris`. Each hit's last use becomes `now`.
+    /// Order follows `uris`. Each hit's last use becomes `now` (IndexedDB: the read stays
+    /// read-only; the last use is written by the next transaction that reads usage entries).
     async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError>;
     /// Evicts least-recently-used entries until at least `bytes_to_free` bytes are freed (or the
     /// store is empty); returns how many were evicted. Used to recover from quota errors.

@@ -405,3 +405,91 @@ async fn free_functions_use_a_default_cache() {
         .unwrap()
         .is_null());
 }
+
+#[wasm_bindgen_test]
+async fn least_recently_used_entries_are_evicted_first_and_hits_count_as_use() {
+    let (now, clock) = manual_clock(1.0);
+    let cache = idb_cache(&[("now", now), ("maxEntries", 3.into())]);
+    let mut uris = Vec::new();
+    for (i, tag) in ["a", "b", "c"].iter().enumerate() {
+        clock.set(10.0 * (i as f64 + 1.0));
+        uris.push(
+            put(
+                &cache,
+                &json(&format!(
+                    r#"{{"tag":"{tag}","pad":"{}"}}"#,
+                    "p".repeat(5000)
+                )),
+                "lru",
+            )
+            .await
+            .unwrap(),
+        );
+    }
+    clock.set(40.0);
+    assert!(
+        !read(&cache, &JsValue::from_str(&uris[0]), JsValue::UNDEFINED)
+            .await
+            .is_null(),
+        "touch a"
+    );
+    clock.set(50.0);
+    let d = put(
+        &cache,
+        &json(&format!(r#"{{"tag":"d","pad":"{}"}}"#, "p".repeat(5000))),
+        "lru",
+    )
+    .await
+    .unwrap();
+    let alive = |uri: &String| {
+        let uri = JsValue::from_str(uri);
+        let cache = &cache;
+        async move { !read(cache, &uri, JsValue::UNDEFINED).await.is_null() }
+    };
+    assert!(alive(&uris[0]).await, "a was used recently: kept");
+    assert!(
+        !alive(&uris[1]).await,
+        "b is the least recently used: evicted"
+    );
+    assert!(alive(&uris[2]).await);
+    assert!(alive(&d).await);
+    let stats = wait(cache.stats()).await.unwrap();
+    assert_eq!(
+        Reflect::get(&stats, &"entries".into()).unwrap().as_f64(),
+        Some(3.0)
+    );
+    assert_eq!(
+        Reflect::get(&stats, &"conversations".into())
+            .unwrap()
+            .as_f64(),
+        Some(1.0)
+    );
+    assert!(
+        Reflect::get(&stats, &"bytes".into())
+            .unwrap()
+            .as_f64()
+            .unwrap()
+            > 15_000.0
+    );
+}
+
+#[wasm_bindgen_test]
+async fn entries_above_max_entry_bytes_are_skipped_with_an_event() {
+    let kinds: Rc<RefCell<Vec<String>>> = Rc::default();
+    let log = kinds.clone();
+    let observer = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+        log.borrow_mut().push(
+            Reflect::get(&event, &"kind".into())
+                .unwrap()
+                .as_string()
+                .unwrap(),
+        );
+    });
+    let cache = idb_cache(&[
+        ("maxEntryBytes", 10_000.into()),
+        ("onEvent", observer.as_ref().clone()),
+    ]);
+    assert!(put(&cache, &rows(100), "c").await.is_some());
+    assert_eq!(put(&cache, &rows(1000), "c").await, None);
+    assert_eq!(kinds.borrow().last().map(String::as_str), Some("skip"));
+}
