@@ -184,6 +184,7 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             set(&obj, "count", *count);
             set(&obj, "reason", *reason);
         }
+        CacheEvent::Blocked { database } => set(&obj, "database", database.as_str()),
         CacheEvent::Error {
             operation,
             name,

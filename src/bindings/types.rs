@@ -146,7 +146,7 @@ export interface AfterToolCallOptions {
 
 /** Kinds of `CacheEvent`. */
 export type CacheEventKind =
-  | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "reuse" | "skip" | "error";
+  | "write" | "hit" | "miss" | "stale" | "conflict" | "cap" | "evict" | "invalidate" | "reuse" | "skip" | "blocked" | "error";
 
 /** An event delivered to `onEvent`. */
 export type CacheEvent =
@@ -160,6 +160,7 @@ export type CacheEvent =
   | { kind: "reuse"; toolName: string; uri: string }
   | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" | "budget" | "quota" }
   | { kind: "skip"; reason: "maxEntryBytes"; sizeBytes: number; limit: number }
+  | { kind: "blocked"; database: string }
   | { kind: "error"; operation: string; name: string; message: string };
 
 /** An MCP tool definition (as in `tools/list`). */

@@ -85,6 +85,12 @@ pub enum CacheEvent {
         /// The limit it exceeded.
         limit: f64,
     },
+    /// Opening (upgrading) the database waits for another tab to close its connection; the
+    /// operation continues once it does.
+    Blocked {
+        /// The database name.
+        database: String,
+    },
     /// A storage operation failed.
     Error {
         /// The operation, e.g. `"cacheToolResult"`.
@@ -110,6 +116,7 @@ impl CacheEvent {
             Self::Reuse { .. } => "reuse",
             Self::Evict { .. } => "evict",
             Self::Skip { .. } => "skip",
+            Self::Blocked { .. } => "blocked",
             Self::Error { .. } => "error",
         }
     }

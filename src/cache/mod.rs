@@ -9,6 +9,7 @@ pub use events::CacheEvent;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
@@ -75,7 +76,7 @@ pub struct ResultCache {
     quota_cap: Cell<Option<f64>>,
     threshold: u64,
     clock: Clock,
-    observer: Option<Observer>,
+    observer: Option<Rc<dyn Fn(&CacheEvent)>>,
     separator: String,
     reuse_immutable: bool,
     /// Directives learned from tool descriptions (`observeTools`).
@@ -253,6 +254,16 @@ impl ResultCache {
 
     /// Sets the event observer.
     pub fn with_observer(mut self, observer: Observer) -> Self {
+        let observer: Rc<dyn Fn(&CacheEvent)> = Rc::from(observer);
+        if let SelectedStore::IndexedDb(store) = &self.store {
+            let observer = observer.clone();
+            let database = store.name().to_owned();
+            store.set_on_blocked(Rc::new(move || {
+                observer(&CacheEvent::Blocked {
+                    database: database.clone(),
+                })
+            }));
+        }
         self.observer = Some(observer);
         self
     }

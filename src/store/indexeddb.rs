@@ -178,6 +178,8 @@ pub struct IndexedDbStore {
     slot: Slot,
     /// Last uses seen by reads and not yet written (uri → ms).
     touched: Rc<RefCell<HashMap<String, f64>>>,
+    /// Called when our upgrade waits for another context to close its connection.
+    on_blocked: RefCell<Option<Rc<dyn Fn()>>>,
 }
 
 /// Pending last-use updates kept before the oldest are dropped.
@@ -190,7 +192,14 @@ impl IndexedDbStore {
             name: name.to_owned(),
             slot: Rc::new(RefCell::new(None)),
             touched: Rc::default(),
+            on_blocked: RefCell::new(None),
         }
+    }
+
+    /// Sets what to call when opening is blocked by another context's open connection (the
+    /// open then waits until that context closes it).
+    pub fn set_on_blocked(&self, callback: Rc<dyn Fn()>) {
+        *self.on_blocked.borrow_mut() = Some(callback);
     }
 
     /// The database name.
@@ -203,7 +212,8 @@ impl IndexedDbStore {
         if let Some(conn) = self.slot.borrow().clone() {
             return Ok(conn);
         }
-        let db = open_database(&self.name).await?;
+        let on_blocked = self.on_blocked.borrow().clone();
+        let db = open_database(&self.name, on_blocked).await?;
         // Two first calls may race to open; keep the first connection, close the spare.
         if let Some(existing) = self.slot.borrow().clone() {
             db.close();
@@ -343,10 +353,13 @@ impl IndexedDbStore {
 
 /// Opens (creating or upgrading) the database at [`SCHEMA_VERSION`]. If the database exists at a
 /// newer version (a newer build of this library), opens it at its current version instead.
-async fn open_database(name: &str) -> Result<IdbDatabase, StoreError> {
+async fn open_database(
+    name: &str,
+    on_blocked: Option<Rc<dyn Fn()>>,
+) -> Result<IdbDatabase, StoreError> {
     let factory = factory()?;
-    match open_request(&factory, name, Some(SCHEMA_VERSION)).await {
-        Err(e) if e.name == "VersionError" => open_request(&factory, name, None).await,
+    match open_request(&factory, name, Some(SCHEMA_VERSION), on_blocked.clone()).await {
+        Err(e) if e.name == "VersionError" => open_request(&factory, name, None, on_blocked).await,
         other => other,
     }
 }
@@ -355,6 +368,7 @@ async fn open_request(
     factory: &IdbFactory,
     name: &str,
     version: Option<u32>,
+    on_blocked: Option<Rc<dyn Fn()>>,
 ) -> Result<IdbDatabase, StoreError> {
     let context = format!("opening IndexedDB database {name:?}");
     let request: IdbOpenDbRequest = match version {
@@ -367,7 +381,16 @@ async fn open_request(
         Closure::<dyn FnMut(Event)>::new(move |_event: Event| upgrade_schema(&request))
     };
     request.set_onupgradeneeded(Some(on_upgrade.as_ref().unchecked_ref()));
+    // [MDN: blocked](https://developer.mozilla.org/docs/Web/API/IDBOpenDBRequest/blocked_event):
+    // report it, and keep waiting — the open proceeds once the other connection closes.
+    let on_blocked = on_blocked
+        .map(|callback| Closure::<dyn FnMut(Event)>::new(move |_event: Event| callback()));
+    if let Some(handler) = &on_blocked {
+        request.set_onblocked(Some(handler.as_ref().unchecked_ref()));
+    }
     let outcome = NextEvent::new(&request, &["success", "error"]).await;
+    request.set_onblocked(None);
+    drop(on_blocked);
     request.set_onupgradeneeded(None);
     drop(on_upgrade);
     if outcome != "success" {

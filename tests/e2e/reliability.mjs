@@ -158,6 +158,28 @@ try {
     await Promise.all([first.close(), second.close()]);
   });
 
+  await check('blocked upgrade: an event, then the operation proceeds once the old connection closes', async () => {
+    const holder = await newPage();
+    await holder.evaluate(() => new Promise((resolve, reject) => {
+      const req = indexedDB.open('blocked-test', 1);
+      req.onupgradeneeded = () => req.result.createObjectStore('legacy');
+      req.onsuccess = () => { window.held = req.result; resolve(); }; // ignores versionchange on purpose
+      req.onerror = () => reject(req.error);
+    }));
+    const page = await newPage();
+    const pending = page.evaluate(() => {
+      window.blockedEvents = [];
+      const cache = new window.mrc.ResultCache({ dbName: 'blocked-test', onEvent: (e) => e.kind === 'blocked' && window.blockedEvents.push(e) });
+      return cache.cacheToolResult({ payload: window.payloadOf('blk', 8), convId: 'b' });
+    });
+    await page.waitForFunction(() => window.blockedEvents?.length > 0, null, { timeout: 20_000 });
+    await holder.evaluate(() => window.held.close());
+    const uri = await pending;
+    assert.match(uri, /^mcp\+cache:\/\/b\//);
+    assert.deepEqual(await page.evaluate(() => window.blockedEvents), [{ kind: 'blocked', database: 'blocked-test' }]);
+    await Promise.all([holder.close(), page.close()]);
+  });
+
   await check('deleted database: deleteDatabase from another page while open; next write and read succeed', async () => {
     const first = await newPage();
     await first.evaluate(async () => {
