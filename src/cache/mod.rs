@@ -25,6 +25,8 @@ use crate::store::{Budget, JsRecord, ResultStore, SelectedStore, StoreError, Sto
 pub type Clock = Box<dyn Fn() -> f64>;
 /// Receives every [`CacheEvent`]; must not panic (the JS adapter swallows throws).
 pub type Observer = Box<dyn Fn(&CacheEvent)>;
+/// The observer once installed: shared with the store (for `blocked` events).
+type SharedObserver = Rc<dyn Fn(&CacheEvent)>;
 
 /// Bound on the in-memory maps that remember tool directives and reusable calls.
 const MEMORY_MAP_LIMIT: usize = 1024;
@@ -76,7 +78,7 @@ pub struct ResultCache {
     quota_cap: Cell<Option<f64>>,
     threshold: u64,
     clock: Clock,
-    observer: Option<Rc<dyn Fn(&CacheEvent)>>,
+    observer: Option<SharedObserver>,
     separator: String,
     reuse_immutable: bool,
     /// Directives learned from tool descriptions (`observeTools`).
@@ -254,7 +256,7 @@ impl ResultCache {
 
     /// Sets the event observer.
     pub fn with_observer(mut self, observer: Observer) -> Self {
-        let observer: Rc<dyn Fn(&CacheEvent)> = Rc::from(observer);
+        let observer: SharedObserver = Rc::from(observer);
         if let SelectedStore::IndexedDb(store) = &self.store {
             let observer = observer.clone();
             let database = store.name().to_owned();
