@@ -17,6 +17,11 @@ done
 # wasm-bindgen types the raw wasm exports of the web build's InitOutput with `any`; consumers
 # never touch them, and our declarations promise no `any`.
 sed -i -E '/^export interface InitOutput \{/,/^\}/ s/\bany\b/unknown/g' pkg/web/mcp_result_cache.d.ts
+# Declarations for Node's own resolution (moduleResolution node16/nodenext): the same API as
+# js/index.d.ts, re-exported from the nodejs build, as CommonJS (.d.cts) and ESM (.d.mts).
+for ext in d.cts d.mts; do
+  sed "s#'../pkg/web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/index.d.ts > "pkg/node/index.$ext"
+done
 for f in pkg/*/mcp_result_cache_bg.wasm; do
   printf 'build: %s %s bytes raw, %s bytes gzip\n' "$f" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"
 done

@@ -351,6 +351,7 @@ const C = {
   tsc: 'tsc --noEmit --strict accepts the TypeScript consumer (moduleResolution bundler, skipLibCheck false)',
   tsRun: 'the TypeScript consumer, compiled, runs its round trip in Node',
   tsDocumented: 'tsc accepts the calls README.md documents with their optional arguments omitted',
+  tsNode16: 'tsc with moduleResolution node16 types both an ESM (.mts) and a CommonJS (.cts) consumer',
   noAny: 'no `any` type in the shipped declarations (js/index.d.ts, pkg/web, pkg/node)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin)',
   chat: 'react-chat turn in Chromium passes the 240 rows to chart.create by reference',
@@ -479,6 +480,14 @@ async function main() {
     await node([TSC, '-p', 'tsconfig.documented.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
       const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
       if (errors.length) error.message = `${errors.length} documented call(s) rejected, e.g. ${errors[0]}`;
+      throw error;
+    });
+  });
+
+  await check(C.tsNode16, [C.install], async () => {
+    await node([TSC, '-p', 'tsconfig.node16.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
+      const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
+      if (errors.length) error.message = `${errors.length} type error(s), e.g. ${errors[0]}`;
       throw error;
     });
   });
