@@ -202,6 +202,7 @@ export class ResultCache {
     this.#inner?.close();
   }
   free() {
+    this.#inner?.close();
     this.#inner?.free();
     this.#inner = null;
   }

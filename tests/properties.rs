@@ -495,12 +495,13 @@ fn sanitize_conv_id_shape_idempotence_and_default() {
             prop_assert_eq!(sanitize_conv_id(&out), out.clone(), "not idempotent");
             prop_assert_eq!(out == "default", id.is_empty() || id == "default");
             if !id.is_empty() {
-                // One output character per input character (the first 64), unsafe ones as `_`.
-                let input: Vec<char> = id.chars().take(64).collect();
+                // One output character per UTF-16 code unit of the input (the first 64, as JS
+                // counts them), unsafe ones as `_`.
+                let input: Vec<u16> = id.encode_utf16().take(64).collect();
                 prop_assert_eq!(out.len(), input.len());
                 for (o, i) in out.chars().zip(input) {
-                    let safe = i.is_ascii() && is_seg_byte(i as u8);
-                    prop_assert_eq!(o, if safe { i } else { '_' });
+                    let safe = i < 0x80 && is_seg_byte(i as u8);
+                    prop_assert_eq!(o, if safe { char::from(i as u8) } else { '_' });
                 }
             }
             Ok(())

@@ -62,10 +62,10 @@ impl Limits {
     }
 }
 
-/// Chrome reports a write refused for lack of space as `QuotaExceededError`, sometimes as an
-/// `AbortError` of the transaction (with no further detail).
+/// A write refused for lack of space. (A bare `AbortError` is not taken as one: a connection
+/// closed by "clear site data" aborts the same way, and must not shrink the budget.)
 fn is_quota_error(err: &StoreError) -> bool {
-    err.name == "QuotaExceededError" || err.name == "AbortError"
+    err.name == "QuotaExceededError"
 }
 
 /// The result cache.
@@ -206,15 +206,17 @@ impl ResultCache {
         queue.push_back(args_key);
     }
 
-    /// Links a completed call's reference to the arguments noted at dispatch (oldest first).
-    pub fn note_result(&self, conv_id: &str, tool_name: &str, uri: &str) {
+    /// Completes the oldest call noted at dispatch for this tool: links its arguments to `uri`
+    /// when the result was cached, and just forgets them otherwise. Must be called once per
+    /// dispatched call, whatever its outcome.
+    pub fn note_result(&self, conv_id: &str, tool_name: &str, uri: Option<&str>) {
         let conv = sanitize_conv_id(conv_id);
         let args_key = self
             .in_flight
             .borrow_mut()
             .get_mut(&(conv.clone(), tool_name.to_owned()))
             .and_then(VecDeque::pop_front);
-        if let Some(args_key) = args_key {
+        if let (Some(args_key), Some(uri)) = (args_key, uri) {
             let mut reusable = self.reusable.borrow_mut();
             if reusable.len() >= MEMORY_MAP_LIMIT {
                 reusable.clear();

@@ -88,7 +88,8 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
     }
     let mut hints = Vec::new();
     let error = if !missing.is_empty() {
-        let mut line = match missing.as_slice() {
+        // The error line is the contract's exact wording; details go into the hint.
+        let line = match missing.as_slice() {
             [one] => format!("invalid_args: cache URI {one} could not be resolved"),
             many => format!(
                 "invalid_args: {} cache URIs could not be resolved",
@@ -96,17 +97,10 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
             ),
         };
         if !pointers.is_empty() {
-            line.push_str(&format!(
-                " (JSON Pointer {} selects nothing in the cached result)",
+            hints.push(format!(
+                "The JSON Pointer {} selects nothing in the cached result: use a path that \
+                 exists in it, or drop the #fragment to pass the whole result.",
                 pointers.join(", ")
-            ));
-        }
-        if !stale.is_empty() {
-            line.push_str(&format!(
-                "; {} more {} stale (invalidated by {})",
-                stale.len(),
-                if stale.len() == 1 { "is" } else { "are" },
-                causes.join(", ")
             ));
         }
         hints.push(
@@ -233,10 +227,11 @@ mod tests {
             uri: "mcp+cache://c/AAAAAAAAAAA#/rows/99".into(),
             pointer: "/rows/99".into(),
         }]);
-        assert!(e.error.starts_with(
+        assert_eq!(
+            e.error,
             "invalid_args: cache URI mcp+cache://c/AAAAAAAAAAA#/rows/99 could not be resolved"
-        ));
-        assert!(e.error.contains("/rows/99 selects nothing"));
+        );
+        assert!(e.fix_hint.contains("/rows/99 selects nothing"));
     }
 
     #[test]

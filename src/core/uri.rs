@@ -31,11 +31,17 @@ pub fn is_segment_char(c: char) -> bool {
 /// to 64 characters, and an empty result becomes `"default"`.
 ///
 /// Callers map a missing id (`null`/`undefined`) to `"default"` before calling.
+///
+/// Characters are counted the way JavaScript counts them (UTF-16 code units), so `"🙂"` becomes
+/// `"__"` exactly as `String(id).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64)` makes it.
 pub fn sanitize_conv_id(conv_id: &str) -> String {
     let segment: String = conv_id
-        .chars()
+        .encode_utf16()
         .take(MAX_CONV_SEGMENT_CHARS)
-        .map(|c| if is_segment_char(c) { c } else { '_' })
+        .map(|u| match char::from_u32(u32::from(u)) {
+            Some(c) if is_segment_char(c) => c,
+            _ => '_',
+        })
         .collect();
     if segment.is_empty() {
         DEFAULT_CONV_SEGMENT.to_owned()
@@ -183,8 +189,9 @@ mod tests {
         let long = "a".repeat(70);
         assert_eq!(sanitize_conv_id(&long), "a".repeat(64));
         assert_eq!(sanitize_conv_id("conv-1_A"), "conv-1_A");
-        // Non-ASCII characters are single characters, each replaced by one `_`.
-        assert_eq!(sanitize_conv_id("é漢🙂"), "___");
+        // Counted in UTF-16 code units, as JS does: the emoji is two units, so two `_`.
+        assert_eq!(sanitize_conv_id("é漢🙂"), "____");
+        assert_eq!(sanitize_conv_id(&"🙂".repeat(40)), "_".repeat(64));
         assert_eq!(sanitize_conv_id("a b\tc\n"), "a_b_c_");
     }
 

@@ -19,8 +19,9 @@ pub fn own_keys(object: &JsValue) -> Vec<String> {
 }
 
 /// `Object.prototype.hasOwnProperty.call(object, key)`.
+/// `false` for anything that is not an object (no throw on `null`, `undefined` or primitives).
 pub fn has_own(object: &JsValue, key: &str) -> bool {
-    Object::has_own(object.unchecked_ref::<Object>(), &JsValue::from_str(key))
+    object.is_object() && Object::has_own(object.unchecked_ref::<Object>(), &JsValue::from_str(key))
 }
 
 /// `object[key]` for an own property; `undefined` otherwise (inherited values are never read).

@@ -275,10 +275,36 @@ pub async fn after_tool_call(
     if !options.enabled {
         return result.clone();
     }
+    let visible = after_enabled(cache, tool_name, result, options).await;
+    // Close the dispatch noted by beforeToolCall (for reuseImmutable) on every path.
+    let uri = visible_cache_uri(&visible);
+    cache.note_result(&options.conv_id, tool_name, uri.as_deref());
+    visible
+}
+
+/// The `_cache_uri` the model sees in a visible result (plain or CallToolResult form).
+fn visible_cache_uri(visible: &JsValue) -> Option<String> {
+    let direct = get_own(visible, "_cache_uri").as_string();
+    direct
+        .or_else(|| get_own(&get_own(visible, "structuredContent"), "_cache_uri").as_string())
+        .or_else(|| {
+            let content = get_own(visible, "content");
+            let content: &Array = content.dyn_ref()?;
+            let text = content.iter().last().and_then(|b| text_of(&b))?;
+            get_own(&JSON::parse(&text).ok()?, "_cache_uri").as_string()
+        })
+}
+
+async fn after_enabled(
+    cache: &ResultCache,
+    tool_name: &str,
+    result: &JsValue,
+    options: &AfterOptions,
+) -> JsValue {
     if is_call_tool_result(result) {
         return after_call_tool_result(cache, tool_name, result, options).await;
     }
-    if !result.is_object() {
+    if !result.is_object() || get_own(result, "isError") == JsValue::TRUE {
         return result.clone();
     }
     match cache_payload(cache, tool_name, result, options).await {
@@ -308,7 +334,6 @@ async fn cache_payload(
         .await
         .ok()
         .flatten()?;
-    cache.note_result(&options.conv_id, tool_name, &uri);
     Some(visible_payload(
         payload,
         &uri,

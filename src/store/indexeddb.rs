@@ -165,7 +165,28 @@ pub(crate) fn factory() -> Result<IdbFactory, StoreError> {
 /// An open connection plus the listener that drops it when another context needs it gone.
 struct Connection {
     db: IdbDatabase,
-    _on_lost: Closure<dyn FnMut(Event)>,
+    on_lost: Closure<dyn FnMut(Event)>,
+}
+
+impl Connection {
+    /// Closes the connection and unhooks the listener, so no event can reach a dropped closure.
+    fn release(&self) {
+        self.db.set_onversionchange(None);
+        let _ = self
+            .db
+            .remove_event_listener_with_callback("close", self.on_lost.as_ref().unchecked_ref());
+        self.db.close();
+    }
+}
+
+impl Drop for IndexedDbStore {
+    /// A cache freed from JS (`free()`, `using`) closes its connection: otherwise the database
+    /// would stay open and block another tab's upgrade or delete.
+    fn drop(&mut self) {
+        if let Some(conn) = self.slot.borrow_mut().take() {
+            conn.release();
+        }
+    }
 }
 
 type Slot = Rc<RefCell<Option<Rc<Connection>>>>;
@@ -220,7 +241,7 @@ impl IndexedDbStore {
             return Ok(existing);
         }
         let conn = Rc::new(Connection {
-            _on_lost: install_lost_handler(&db, Rc::downgrade(&self.slot)),
+            on_lost: install_lost_handler(&db, Rc::downgrade(&self.slot)),
             db,
         });
         *self.slot.borrow_mut() = Some(conn.clone());
@@ -232,7 +253,7 @@ impl IndexedDbStore {
         if slot.as_ref().is_some_and(|c| Rc::ptr_eq(c, conn)) {
             *slot = None;
         }
-        conn.db.close();
+        conn.release();
     }
 
     /// Starts one transaction on [`STORE_NAME`]. A connection the browser already closed
@@ -322,7 +343,16 @@ impl IndexedDbStore {
             .get_all()
             .map_err(|e| StoreError::from_js(context, &e))?;
         let out: Rc<RefCell<T>> = Rc::default();
-        let touched = std::mem::take(&mut *self.touched.borrow_mut());
+        // Pending last uses are written only by read-write transactions (stats() is read-only).
+        let writable = tx
+            .tx
+            .mode()
+            .is_ok_and(|m| m == IdbTransactionMode::Readwrite);
+        let touched = if writable {
+            std::mem::take(&mut *self.touched.borrow_mut())
+        } else {
+            HashMap::new()
+        };
         let handler = {
             let (request, out, tx) = (request.clone(), out.clone(), tx.clone());
             let mut on_rows = on_rows;
@@ -474,6 +504,20 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
             let cursor: web_sys::IdbCursorWithValue = cursor.unchecked_into();
             if let Ok(record) = cursor.value() {
                 let _ = usage.put(&usage_of_record(&record));
+                // chatbox-core records may lack sourceToolName: give them the name reads report
+                // ("<unknown>"), so they are in that index and can be invalidated.
+                let tool = Reflect::get(&record, &fields::SOURCE_TOOL_NAME.into())
+                    .unwrap_or(JsValue::UNDEFINED);
+                if !tool.is_string()
+                    && Reflect::set(
+                        &record,
+                        &fields::SOURCE_TOOL_NAME.into(),
+                        &crate::core::record::UNKNOWN_SOURCE_TOOL.into(),
+                    )
+                    .is_ok()
+                {
+                    let _ = cursor.update(&record);
+                }
             }
             let _ = cursor.continue_();
         })
@@ -711,18 +755,41 @@ impl ResultStore for IndexedDbStore {
             }),
         }
         .map_err(|e| StoreError::from_js(context, &e))?;
+        let usage_request = tx
+            .usage
+            .get_all()
+            .map_err(|e| StoreError::from_js(context, &e))?;
         transaction_done(&tx.tx, context).await?;
         let all: Array = request
             .result()
             .map_err(|e| StoreError::from_js(context, &e))?
             .unchecked_into();
-        Ok(all.iter().filter_map(|v| js_record::from_js(&v)).collect())
+        // Last use lives in the usage store (and in reads not yet written).
+        let mut last_used: HashMap<String, f64> =
+            usage_rows(&usage_request.result().unwrap_or(JsValue::UNDEFINED))
+                .into_iter()
+                .filter_map(|(uri, _, _, last)| uri.as_string().map(|u| (u, last)))
+                .collect();
+        for (uri, last) in self.touched.borrow().iter() {
+            let entry = last_used.entry(uri.clone()).or_insert(*last);
+            *entry = entry.max(*last);
+        }
+        Ok(all
+            .iter()
+            .filter_map(|v| js_record::from_js(&v))
+            .map(|mut r| {
+                if let Some(&last) = last_used.get(&r.uri) {
+                    r.last_used_at = r.last_used_at.max(last);
+                }
+                r
+            })
+            .collect())
     }
 
     /// [MDN: IDBDatabase.close](https://developer.mozilla.org/docs/Web/API/IDBDatabase/close)
     fn close(&self) {
         if let Some(conn) = self.slot.borrow_mut().take() {
-            conn.db.close();
+            conn.release();
         }
     }
 }

@@ -433,6 +433,8 @@ async fn least_recently_used_entries_are_evicted_first_and_hits_count_as_use() {
             .is_null(),
         "touch a"
     );
+    // A read-only stats() in between must not lose that use.
+    wait(cache.stats()).await.unwrap();
     clock.set(50.0);
     let d = put(
         &cache,

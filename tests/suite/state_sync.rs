@@ -370,3 +370,40 @@ fn decorate_tools_and_results_byte_for_byte() {
         &result
     ));
 }
+
+#[wasm_bindgen_test]
+async fn an_uncached_result_never_links_its_arguments_to_a_later_one() {
+    let cache = idb_cache(&[("reuseImmutable", true.into())]);
+    cache
+        .observe_tools(json(
+            r#"[{"name":"geo.lookup","description":"Geo. [Cache-Control: immutable]"}]"#,
+        ))
+        .unwrap();
+    // q=a returns a small (uncached) result; q=b a large one.
+    before(&cache, "geo.lookup", json(r#"{"q":"a"}"#)).await;
+    after(&cache, "geo.lookup", json(r#"{"answer":"small a"}"#)).await;
+    before(&cache, "geo.lookup", json(r#"{"q":"b"}"#)).await;
+    let big_b = obj(&[
+        ("answer", "b".into()),
+        ("pad", JsValue::from_str(&"b".repeat(6000))),
+    ]);
+    let shown = after(&cache, "geo.lookup", big_b).await;
+    assert!(field(&shown, "_cache_uri").is_string());
+    // Asking for q=a again must dispatch, not return b's data.
+    let again = before(&cache, "geo.lookup", json(r#"{"q":"a"}"#)).await;
+    assert_eq!(field(&again, "dispatch"), JsValue::TRUE);
+    // And q=b is reused.
+    let b_again = before(&cache, "geo.lookup", json(r#"{"q":"b"}"#)).await;
+    assert_eq!(field(&field(&b_again, "reused"), "answer"), "b");
+}
+
+#[wasm_bindgen_test]
+async fn a_plain_is_error_payload_is_never_given_a_reference() {
+    let cache = idb_cache(&[]);
+    let failed = obj(&[
+        ("isError", true.into()),
+        ("detail", JsValue::from_str(&"x".repeat(6000))),
+    ]);
+    let shown = after(&cache, "t", failed.clone()).await;
+    assert!(Object::is(&shown, &failed));
+}

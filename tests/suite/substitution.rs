@@ -192,10 +192,14 @@ async fn json_pointer_selects_and_a_bad_pointer_is_named() {
         None,
     )
     .await;
-    let error = field(&field(&out, "envelope"), "error")
-        .as_string()
-        .unwrap();
-    assert!(error.contains("/rows/999"), "{error}");
+    let envelope = field(&out, "envelope");
+    let error = field(&envelope, "error").as_string().unwrap();
+    assert_eq!(
+        error,
+        format!("invalid_args: cache URI {uri}#/rows/999 could not be resolved")
+    );
+    let hint = field(&envelope, "fix_hint").as_string().unwrap();
+    assert!(hint.contains("/rows/999"), "{hint}");
 }
 
 #[wasm_bindgen_test]
