@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { checks } from './checks.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import * as nodeEntry from '../../js/node.mjs';
 
@@ -17,17 +18,7 @@ const context = await chromium.launchPersistentContext(profile, {
   viewport: { width: 1280, height: 1000 },
 });
 const problems = [];
-const results = [];
-async function check(name, fn) {
-  try {
-    await fn();
-    results.push(true);
-    console.log(`ok - ${name}`);
-  } catch (error) {
-    results.push(false);
-    console.log(`not ok - ${name}: ${error.message.split('\n')[0]}`);
-  }
-}
+const { check, finish } = checks('e2e');
 
 try {
   const page = await context.newPage();
@@ -100,6 +91,4 @@ try {
   await server.close();
   await rm(profile, { recursive: true, force: true });
 }
-const passed = results.filter(Boolean).length;
-console.log(`e2e: ${passed} passed, ${results.length - passed} failed`);
-process.exitCode = passed === results.length && results.length > 0 ? 0 : 1;
+finish();

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { checks } from './checks.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 const server = await serve();
@@ -16,19 +17,7 @@ const context = await chromium.launchPersistentContext(profile, {
   ...chromiumOptions(),
 });
 const problems = [];
-const results = [];
-const withTimeout = (promise, ms, what) => Promise.race([promise,
-  new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
-async function check(name, fn) {
-  try {
-    await withTimeout(fn(), 90_000, name);
-    results.push(true);
-    console.log(`ok - ${name}`);
-  } catch (error) {
-    results.push(false);
-    console.log(`not ok - ${name}: ${error.message.split('\n')[0]}`);
-  }
-}
+const { check, finish } = checks('reliability');
 async function newPage() {
   const page = await context.newPage();
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -256,6 +245,4 @@ try {
   await server.close();
   await rm(profile, { recursive: true, force: true });
 }
-const passed = results.filter(Boolean).length;
-console.log(`reliability: ${passed} passed, ${results.length - passed} failed`);
-process.exitCode = passed === results.length ? 0 : 1;
+finish();
