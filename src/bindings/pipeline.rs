@@ -159,10 +159,14 @@ pub(crate) fn after_tool_call(
     promise(async move {
         let tool_name = tool_name_arg(&tool_name)?;
         let opts = options_object(&options, "afterToolCall options")?.unwrap_or(JsValue::UNDEFINED);
+        let args = get(&opts, "args");
         let after = AfterOptions {
             enabled: enabled_option(&opts)?,
             conv_id: conv_id_string(&get(&opts, "convId"))?,
             max_chars: max_chars_option(&opts)?,
+            args_key: (!args.is_undefined())
+                .then(|| crate::pipeline::js_args::canonical_json(&args))
+                .flatten(),
         };
         Ok(pipeline::after_tool_call(&cache, &tool_name, &result, &after).await)
     })

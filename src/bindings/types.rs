@@ -142,6 +142,12 @@ export interface AfterToolCallOptions {
   convId?: unknown;
   /** Above this many characters of JSON the model sees a summary. Default 20000. */
   maxChars?: number;
+  /**
+   * The call's arguments as the model wrote them (what you passed to `beforeToolCall`). With
+   * `reuseImmutable`, pairs this result with its own call even when calls to the same tool
+   * complete out of order; without it, results pair with calls in dispatch order.
+   */
+  args?: unknown;
 }
 
 /** Kinds of `CacheEvent`. */

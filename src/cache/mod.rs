@@ -206,17 +206,31 @@ impl ResultCache {
         queue.push_back(args_key);
     }
 
-    /// Completes the oldest call noted at dispatch for this tool: links its arguments to `uri`
-    /// when the result was cached, and just forgets them otherwise. Must be called once per
+    /// Completes a call noted at dispatch for this tool: the one with `args_key` when the host
+    /// passed the call's arguments to `afterToolCall`, else the oldest. Links its arguments to
+    /// `uri` when the result was cached, and just forgets them otherwise. Must be called once per
     /// dispatched call, whatever its outcome.
-    pub fn note_result(&self, conv_id: &str, tool_name: &str, uri: Option<&str>) {
+    pub fn note_result(
+        &self,
+        conv_id: &str,
+        tool_name: &str,
+        uri: Option<&str>,
+        args_key: Option<&str>,
+    ) {
         let conv = sanitize_conv_id(conv_id);
-        let args_key = self
-            .in_flight
-            .borrow_mut()
-            .get_mut(&(conv.clone(), tool_name.to_owned()))
-            .and_then(VecDeque::pop_front);
-        if let (Some(args_key), Some(uri)) = (args_key, uri) {
+        let noted = {
+            let mut in_flight = self.in_flight.borrow_mut();
+            let queue = in_flight.get_mut(&(conv.clone(), tool_name.to_owned()));
+            match (queue, args_key) {
+                (Some(queue), Some(key)) => queue
+                    .iter()
+                    .position(|k| k == key)
+                    .and_then(|i| queue.remove(i)),
+                (Some(queue), None) => queue.pop_front(),
+                (None, _) => None,
+            }
+        };
+        if let (Some(args_key), Some(uri)) = (noted, uri) {
             let mut reusable = self.reusable.borrow_mut();
             if reusable.len() >= MEMORY_MAP_LIMIT {
                 reusable.clear();

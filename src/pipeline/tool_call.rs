@@ -189,6 +189,10 @@ pub struct AfterOptions {
     pub conv_id: String,
     /// Above this many characters of JSON, the model sees a summary.
     pub max_chars: u32,
+    /// Canonical JSON of the call's arguments as the model wrote them, when the host passes
+    /// them: pairs the result with its own call for `reuseImmutable`, even when calls to the
+    /// same tool complete out of order.
+    pub args_key: Option<String>,
 }
 
 impl Default for AfterOptions {
@@ -197,6 +201,7 @@ impl Default for AfterOptions {
             enabled: true,
             conv_id: DEFAULT_CONV_SEGMENT.to_owned(),
             max_chars: DEFAULT_MAX_TOOL_RESULT_CHARS,
+            args_key: None,
         }
     }
 }
@@ -278,7 +283,12 @@ pub async fn after_tool_call(
     let visible = after_enabled(cache, tool_name, result, options).await;
     // Close the dispatch noted by beforeToolCall (for reuseImmutable) on every path.
     let uri = visible_cache_uri(&visible);
-    cache.note_result(&options.conv_id, tool_name, uri.as_deref());
+    cache.note_result(
+        &options.conv_id,
+        tool_name,
+        uri.as_deref(),
+        options.args_key.as_deref(),
+    );
     visible
 }
 

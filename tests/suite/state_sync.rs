@@ -407,3 +407,35 @@ async fn a_plain_is_error_payload_is_never_given_a_reference() {
     let shown = after(&cache, "t", failed.clone()).await;
     assert!(Object::is(&shown, &failed));
 }
+
+#[wasm_bindgen_test]
+async fn out_of_order_completions_pair_with_their_own_calls_when_args_are_passed() {
+    let cache = idb_cache(&[("reuseImmutable", true.into())]);
+    cache
+        .observe_tools(json(
+            r#"[{"name":"geo.lookup","description":"Geo. [Cache-Control: immutable]"}]"#,
+        ))
+        .unwrap();
+    let big = |tag: &str| {
+        obj(&[
+            ("answer", tag.into()),
+            ("pad", JsValue::from_str(&tag.repeat(6000))),
+        ])
+    };
+    let (a, b) = (json(r#"{"q":"a"}"#), json(r#"{"q":"b"}"#));
+    before(&cache, "geo.lookup", a.clone()).await;
+    before(&cache, "geo.lookup", b.clone()).await;
+    // b completes first.
+    let with_args =
+        |args: &JsValue| Some(obj(&[("convId", "conv".into()), ("args", args.clone())]));
+    wait(cache.after_tool_call("geo.lookup".into(), big("b"), with_args(&b)))
+        .await
+        .unwrap();
+    wait(cache.after_tool_call("geo.lookup".into(), big("a"), with_args(&a)))
+        .await
+        .unwrap();
+    let again_a = before(&cache, "geo.lookup", json(r#"{"q":"a"}"#)).await;
+    assert_eq!(field(&field(&again_a, "reused"), "answer"), "a");
+    let again_b = before(&cache, "geo.lookup", json(r#"{"q":"b"}"#)).await;
+    assert_eq!(field(&field(&again_b, "reused"), "answer"), "b");
+}
