@@ -280,9 +280,8 @@ pub async fn after_tool_call(
     if !options.enabled {
         return result.clone();
     }
-    let visible = after_enabled(cache, tool_name, result, options).await;
+    let (visible, uri) = after_enabled(cache, tool_name, result, options).await;
     // Close the dispatch noted by beforeToolCall (for reuseImmutable) on every path.
-    let uri = visible_cache_uri(&visible);
     cache.note_result(
         &options.conv_id,
         tool_name,
@@ -292,44 +291,33 @@ pub async fn after_tool_call(
     visible
 }
 
-/// The `_cache_uri` the model sees in a visible result (plain or CallToolResult form).
-fn visible_cache_uri(visible: &JsValue) -> Option<String> {
-    let direct = get_own(visible, "_cache_uri").as_string();
-    direct
-        .or_else(|| get_own(&get_own(visible, "structuredContent"), "_cache_uri").as_string())
-        .or_else(|| {
-            let content = get_own(visible, "content");
-            let content: &Array = content.dyn_ref()?;
-            let text = content.iter().last().and_then(|b| text_of(&b))?;
-            get_own(&JSON::parse(&text).ok()?, "_cache_uri").as_string()
-        })
-}
-
+/// The visible value, and the reference minted for it (`None` when nothing was cached).
 async fn after_enabled(
     cache: &ResultCache,
     tool_name: &str,
     result: &JsValue,
     options: &AfterOptions,
-) -> JsValue {
+) -> (JsValue, Option<String>) {
     if is_call_tool_result(result) {
         return after_call_tool_result(cache, tool_name, result, options).await;
     }
     if !result.is_object() || get_own(result, "isError") == JsValue::TRUE {
-        return result.clone();
+        return (result.clone(), None);
     }
     match cache_payload(cache, tool_name, result, options).await {
-        Some(visible) => visible,
-        None => result.clone(),
+        Some((visible, uri)) => (visible, Some(uri)),
+        None => (result.clone(), None),
     }
 }
 
-/// Caches `payload` and builds its visible form; `None` when it is not cached.
+/// Caches `payload` and builds its visible form with the new reference; `None` when it is not
+/// cached.
 async fn cache_payload(
     cache: &ResultCache,
     tool_name: &str,
     payload: &JsValue,
     options: &AfterOptions,
-) -> Option<JsValue> {
+) -> Option<(JsValue, String)> {
     // One JSON.stringify gives both the UTF-8 size (cache rule) and the char count (display rule).
     let json = JSON::stringify(payload).ok().filter(|s| s.is_string())?;
     let bytes = utf8_len(&json);
@@ -344,13 +332,8 @@ async fn cache_payload(
         .await
         .ok()
         .flatten()?;
-    Some(visible_payload(
-        payload,
-        &uri,
-        &json,
-        bytes,
-        options.max_chars,
-    ))
+    let visible = visible_payload(payload, &uri, &json, bytes, options.max_chars);
+    Some((visible, uri))
 }
 
 async fn after_call_tool_result(
@@ -358,25 +341,23 @@ async fn after_call_tool_result(
     tool_name: &str,
     result: &JsValue,
     options: &AfterOptions,
-) -> JsValue {
-    let failed = get_own(result, "isError") == JsValue::TRUE;
-    let split = split_invalidations(result);
-    if !failed {
-        for invalidation in &split.invalidations {
-            // Failures are reported as `error` events by the cache; the result still flows.
-            let _ = cache
-                .invalidate(&invalidation.domains, &invalidation.cause)
-                .await;
-        }
+) -> (JsValue, Option<String>) {
+    // A failed call invalidates nothing and gets no reference.
+    if get_own(result, "isError") == JsValue::TRUE {
+        return (result.clone(), None);
     }
-    if failed {
-        return result.clone();
+    let split = split_invalidations(result);
+    for invalidation in &split.invalidations {
+        // Failures are reported as `error` events by the cache; the result still flows.
+        let _ = cache
+            .invalidate(&invalidation.domains, &invalidation.cause)
+            .await;
     }
     let Some(payload) = call_tool_result_payload(result, &split.rest) else {
-        return result.clone();
+        return (result.clone(), None);
     };
-    let Some(visible) = cache_payload(cache, tool_name, &payload, options).await else {
-        return result.clone();
+    let Some((visible, uri)) = cache_payload(cache, tool_name, &payload, options).await else {
+        return (result.clone(), None);
     };
     let out = copy_without(result, &["content", "structuredContent"]);
     let text = JSON::stringify(&visible)
@@ -391,5 +372,5 @@ async fn after_call_tool_result(
     if get_own(result, "structuredContent").is_object() {
         define(&out, "structuredContent", &visible);
     }
-    out.into()
+    (out.into(), Some(uri))
 }
