@@ -368,8 +368,9 @@ impl ResultCache {
                 // byte budget once — to half the origin quota when the platform reports it,
                 // else three quarters of what is stored — so later writes evict in their own
                 // transaction instead of hitting the wall (never ratcheted further: Chromium
-                // reclaims deleted space lazily, so repeated errors say little), make room for
-                // this entry, and retry once.
+                // reclaims deleted space lazily, so repeated errors say little), evict down to
+                // half that budget — the slack lets the lazily reclaimed space catch up — and
+                // retry once.
                 let stored = self.store.stats().await.map(|s| s.bytes).unwrap_or(0.0);
                 if self.quota_cap.get().is_none() {
                     let room = quota::origin_quota()
@@ -381,7 +382,7 @@ impl ResultCache {
                 self.totals.set(None);
                 let freed = self
                     .store
-                    .evict_lru((stored - cap).max(0.0) + record.size_bytes * 2.0)
+                    .evict_lru((stored - cap / 2.0).max(0.0) + record.size_bytes * 2.0)
                     .await
                     .unwrap_or(0);
                 self.emit(CacheEvent::Evict {
