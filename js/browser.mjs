@@ -76,14 +76,36 @@ function memoSet(map, key, value) {
   return value;
 }
 
+// Bounds of the wasm matcher (see matchGlob's docs): longer strings are answered there in
+// constant time, and are not kept here, where one memo entry would hold them alive.
+const MAX_NAME_LENGTH = 256;
+const MAX_PATTERN_LENGTH = 1024;
+
 const globMemo = new Map();
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
 export function matchGlob(pattern, name, options) {
   requireReady('matchGlob');
-  if (typeof pattern !== 'string' || typeof name !== 'string') return wasm.matchGlob(pattern, name, options);
-  const key = `${options?.separator ?? '.'}\u0000${pattern}\u0000${name}`;
+  if (
+    typeof pattern !== 'string' || typeof name !== 'string' ||
+    pattern.length > MAX_PATTERN_LENGTH || name.length > MAX_NAME_LENGTH ||
+    (options != null && typeof options !== 'object')
+  ) {
+    return wasm.matchGlob(pattern, name, options); // answers, or throws the TypeError
+  }
+  // Read the separator once: a getter could answer differently for the key and for the match.
+  // A read that throws is left to the wasm export, which reports it as a TypeError.
+  let separator;
+  try {
+    separator = options?.separator;
+  } catch {
+    return wasm.matchGlob(pattern, name, options);
+  }
+  if (separator !== undefined && typeof separator !== 'string') return wasm.matchGlob(pattern, name, { separator });
+  const sep = separator ?? '.';
+  // Length prefixes make the key collision-free whatever the strings contain.
+  const key = `${sep.length}:${sep}${pattern.length}:${pattern}${name}`;
   const hit = globMemo.get(key);
-  return hit !== undefined ? hit : memoSet(globMemo, key, wasm.matchGlob(pattern, name, options));
+  return hit !== undefined ? hit : memoSet(globMemo, key, wasm.matchGlob(pattern, name, { separator: sep }));
 }
 
 /** MCP Fusion's State-Sync layer (needs `await ready()` first in a browser). */
@@ -95,8 +117,12 @@ export class StateSync {
     requireReady('new StateSync');
     this.#inner = new wasm.StateSync(config);
   }
-  /** Frozen resolved policy or `null`; the same object for the same name. */
+  /**
+   * Frozen resolved policy or `null`: one shared object per matching policy (and one for the
+   * defaults), so names matched by the same policy get the same object.
+   */
   resolve(name) {
+    if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) return this.#inner.resolve(name);
     const hit = this.#memo.get(name);
     return hit !== undefined ? hit : memoSet(this.#memo, name, this.#inner.resolve(name));
   }
@@ -119,6 +145,7 @@ export class ListCache {
   }
 }
 
+export const configureDefaultCache = asyncExport('configureDefaultCache');
 export const cacheToolResult = asyncExport('cacheToolResult');
 export const readCachedPayload = asyncExport('readCachedPayload');
 export const lookup = asyncExport('lookup');

@@ -7,6 +7,7 @@ export {
   mintCacheUri,
   parseCacheUri,
   estimateSize,
+  configureDefaultCache,
   cacheToolResult,
   readCachedPayload,
   lookup,

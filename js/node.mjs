@@ -13,6 +13,7 @@ export const {
   mintCacheUri,
   parseCacheUri,
   estimateSize,
+  configureDefaultCache,
   cacheToolResult,
   readCachedPayload,
   lookup,

@@ -47,6 +47,7 @@ use mcp_result_cache::state_sync::glob::{
 };
 use mcp_result_cache::state_sync::invalidation::{
     is_invalidation_text, parse_invalidations, stale_pattern, unescape_xml, Invalidation,
+    STALE_URI_PREFIXES,
 };
 use mcp_result_cache::state_sync::list_cache::{
     list_cache_meta, ListCache, ListHit, ListParams, ListScope,
@@ -357,14 +358,20 @@ fn naive_glob(p: &[&str], n: &[&str]) -> bool {
     }
 }
 
+/// The documented bounds: patterns over 1024 bytes and names over 256 bytes match nothing.
 fn naive_match(pattern: &str, name: &str, sep: &str) -> bool {
-    naive_glob(&split_on(pattern, sep), &split_on(name, sep))
+    pattern.len() <= 1024
+        && name.len() <= 256
+        && naive_glob(&split_on(pattern, sep), &split_on(name, sep))
 }
 
 /// `Ok`, or the first offending segment (`None` = the pattern is empty).
 fn model_validate(pattern: &str, sep: &str) -> Result<(), Option<String>> {
     if pattern.is_empty() {
         return Err(None);
+    }
+    if pattern.len() > 1024 {
+        return Err(Some(String::from("(too long)")));
     }
     let valid = |s: &str| {
         s == "**"
@@ -482,27 +489,36 @@ fn conv_id_input() -> impl Strategy<Value = String> {
 }
 
 #[test]
-fn sanitize_conv_id_shape_idempotence_and_default() {
+fn sanitize_conv_id_shape_idempotence_and_injectivity() {
     check(
-        "sanitize_conv_id_shape_idempotence_and_default",
-        conv_id_input(),
-        |id| {
+        "sanitize_conv_id_shape_idempotence_and_injectivity",
+        (conv_id_input(), conv_id_input()),
+        |(id, other)| {
             let out = sanitize_conv_id(&id);
             prop_assert!(
                 (1..=64).contains(&out.len()) && out.bytes().all(is_seg_byte),
                 "{out:?} is not [A-Za-z0-9_-]{{1,64}}"
             );
             prop_assert_eq!(sanitize_conv_id(&out), out.clone(), "not idempotent");
-            prop_assert_eq!(out == "default", id.is_empty() || id == "default");
-            if !id.is_empty() {
-                // One output character per UTF-16 code unit of the input (the first 64, as JS
-                // counts them), unsafe ones as `_`.
-                let input: Vec<u16> = id.encode_utf16().take(64).collect();
-                prop_assert_eq!(out.len(), input.len());
+            let lossless = (1..=64).contains(&id.len()) && id.bytes().all(is_seg_byte);
+            prop_assert_eq!(out == id, lossless, "safe ids are their own segment");
+            if !lossless {
+                // The first 55 UTF-16 code units (as JS counts them), unsafe ones as `_`, then
+                // `-` and an 8-character digest of the whole id.
+                let input: Vec<u16> = id.encode_utf16().take(55).collect();
+                prop_assert_eq!(out.len(), input.len() + 9);
                 for (o, i) in out.chars().zip(input) {
                     let safe = i < 0x80 && is_seg_byte(i as u8);
                     prop_assert_eq!(o, if safe { char::from(i as u8) } else { '_' });
                 }
+                prop_assert_eq!(out.as_bytes()[out.len() - 9], b'-');
+            }
+            if id != other {
+                prop_assert_ne!(
+                    out,
+                    sanitize_conv_id(&other),
+                    "distinct ids share a segment"
+                );
             }
             Ok(())
         },
@@ -1112,9 +1128,29 @@ fn match_glob_agrees_with_the_naive_matcher() {
     )
         .prop_map(|(p, sep, seed)| (p.join(sep), instantiate(&p, sep, &mut Rng::new(seed)), sep));
     let arbitrary = (any_text(60), any_text(60), select(SEPARATORS));
+    // Near the bounds (256-byte names, 1024-byte patterns): matches flip to false past them.
+    // Near the bounds (256-byte names, 1024-byte patterns): matches flip to false past them.
+    // One leading `**` at most keeps the naive matcher quick on 100-segment names.
+    let long = (
+        any::<bool>(),
+        vec(select(&["*", "a*", "*b", "a*b", "ab*ab"][..]), 1..3),
+        vec(select(&["ab", "ba", "aab", "a", "é"][..]), 80..110),
+        0usize..3,
+    )
+        .prop_map(|(star_star, p, n, stars)| {
+            let mut segments: Vec<String> = p.iter().map(|s| s.to_string()).collect();
+            if stars > 0 {
+                // One segment of stars so the pattern straddles 1024 bytes.
+                segments.insert(0, "a*".repeat(509 + stars));
+            }
+            if star_star {
+                segments.insert(0, "**".to_owned());
+            }
+            (segments.join("."), n.join("."), ".")
+        });
     check(
         "match_glob_agrees_with_the_naive_matcher",
-        prop_oneof![3 => by_segments, 3 => by_chars, 3 => instances, 1 => arbitrary],
+        prop_oneof![3 => by_segments, 3 => by_chars, 3 => instances, 1 => arbitrary, 1 => long],
         |(pattern, name, sep)| {
             prop_assert_eq!(
                 match_glob(&pattern, &name, sep),
@@ -1175,6 +1211,7 @@ fn validate_pattern_accepts_exactly_the_documented_segments() {
             match (got, model_validate(&pattern, sep)) {
                 (Ok(()), Ok(())) => {}
                 (Err(PatternError::Empty), Err(None)) => {}
+                (Err(PatternError::TooLong), Err(Some(why))) if why == "(too long)" => {}
                 (
                     Err(PatternError::InvalidSegment {
                         pattern: p,
@@ -1642,16 +1679,14 @@ fn xml_escaping_round_trips_and_unescape_never_grows() {
                 prop_assert_eq!(unescaped, s.clone());
             }
 
-            // Stale-notification URIs carry any non-empty pattern.
+            // Stale-notification URIs carry any non-empty pattern, in every accepted scheme.
             for text in [&s, &other] {
                 let want = (!text.is_empty()).then_some(text.as_str());
-                let (current, legacy) = (
-                    stale_notification_uri(text),
-                    format!("fusion://stale/{text}"),
-                );
-                prop_assert_eq!(stale_pattern(&current), want);
-                prop_assert_eq!(stale_pattern(&legacy), want);
-                if !text.starts_with("mcpfusion://stale/") && !text.starts_with("fusion://stale/") {
+                for prefix in STALE_URI_PREFIXES {
+                    let uri = stale_notification_uri(prefix, text);
+                    prop_assert_eq!(stale_pattern(&uri), want);
+                }
+                if !STALE_URI_PREFIXES.iter().any(|p| text.starts_with(p)) {
                     prop_assert_eq!(stale_pattern(text), None);
                 }
             }

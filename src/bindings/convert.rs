@@ -16,8 +16,10 @@ extern "C" {
     fn js_string(value: &JsValue) -> Result<String, JsValue>;
 }
 
-/// `String(id ?? "default")`, as DESIGN §1 defines the input of `sanitizeConvId`. A value whose
-/// `String()` throws (a Symbol in some engines, a hostile `toString`) is a `TypeError`.
+/// The conversation id as the cache scopes it: `String(id)` for a string, number or bigint, and
+/// `"default"` for `null`/`undefined`. Anything else (an object, a symbol, a boolean) is a
+/// `TypeError`: `String()` of two different objects is the same `"[object Object]"`, so
+/// accepting them would silently merge conversations.
 pub(crate) fn conv_id_string(value: &JsValue) -> Result<String, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(DEFAULT_CONV_SEGMENT.to_owned());
@@ -25,15 +27,34 @@ pub(crate) fn conv_id_string(value: &JsValue) -> Result<String, JsValue> {
     if let Some(s) = value.as_string() {
         return Ok(s);
     }
-    js_string(value).map_err(|_| type_error("convId must be convertible with String()"))
+    if value.as_f64().is_some() || value.is_bigint() {
+        return js_string(value).map_err(|_| type_error(CONV_ID_TYPE));
+    }
+    Err(type_error(CONV_ID_TYPE))
 }
 
-/// `obj[key]`, `undefined` when `obj` is not an object.
-pub(crate) fn get(obj: &JsValue, key: &str) -> JsValue {
+const CONV_ID_TYPE: &str = "convId must be a string or a number";
+
+/// `obj[key]`, `undefined` when `obj` is not an object; a getter that throws (or a revoked
+/// `Proxy`) is a `TypeError` naming the key — never read as "absent".
+pub(crate) fn read(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
     if !obj.is_object() {
-        return JsValue::UNDEFINED;
+        return Ok(JsValue::UNDEFINED);
     }
-    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    Reflect::get(obj, &JsValue::from_str(key)).map_err(|_| unreadable(key))
+}
+
+/// The `TypeError` for an option or argument whose read threw.
+pub(crate) fn unreadable(key: &str) -> JsValue {
+    let mut message = String::from("could not read `");
+    message.push_str(key);
+    message.push_str("` (a getter threw, or the object is a revoked Proxy)");
+    type_error(&message)
+}
+
+/// `obj[key]`, `undefined` when `obj` is not an object or the read throws.
+pub(crate) fn get(obj: &JsValue, key: &str) -> JsValue {
+    read(obj, key).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// Sets `obj[key] = value` on a plain object we created.
@@ -77,10 +98,11 @@ pub(crate) fn optional_function(value: &JsValue, what: &str) -> Result<Option<Fu
         .ok_or_else(|| type_error(&format!("{what} must be a function")))
 }
 
-/// The `{ convId }` scope of a read: present (and not `undefined`) → the id string.
+/// The `{ convId }` scope of a read: present (and not `undefined`) → the id string. An options
+/// object whose `convId` cannot be read is a `TypeError`, never "unscoped".
 pub(crate) fn conv_scope(options: &JsValue) -> Result<Option<String>, JsValue> {
     let options = options_object(options, "options")?;
-    match options.map(|o| get(&o, "convId")) {
+    match options.map(|o| read(&o, "convId")).transpose()? {
         Some(v) if !v.is_undefined() => conv_id_string(&v).map(Some),
         _ => Ok(None),
     }

@@ -10,22 +10,77 @@ use wasm_bindgen::prelude::*;
 
 use super::result_cache::{self as methods, JsResultCache};
 use crate::cache::ResultCache;
+use crate::store::{MemoryStore, SelectedStore};
 
-thread_local! {
-    static DEFAULT: RefCell<Option<Rc<ResultCache>>> = const { RefCell::new(None) };
+/// The default cache: configured (or not yet), then in use.
+enum DefaultCache {
+    /// `configureDefaultCache` ran; no free function has used the cache yet.
+    Configured(Rc<ResultCache>),
+    /// A free function has used it: its options can no longer change.
+    InUse(Rc<ResultCache>),
 }
 
-/// The default cache, created on first use.
+thread_local! {
+    static DEFAULT: RefCell<Option<DefaultCache>> = const { RefCell::new(None) };
+}
+
+/// The default cache, created with default options on first use unless configured before.
 pub(crate) fn default_cache() -> Rc<ResultCache> {
     DEFAULT.with(|slot| {
-        slot.borrow_mut()
-            .get_or_insert_with(|| {
-                JsResultCache::from_options(&JsValue::UNDEFINED)
-                    .expect("default options are valid")
-                    .shared()
-            })
-            .clone()
+        let mut slot = slot.borrow_mut();
+        let cache = match slot.take() {
+            Some(DefaultCache::Configured(cache) | DefaultCache::InUse(cache)) => cache,
+            None => JsResultCache::from_options(&JsValue::UNDEFINED)
+                .map(|c| c.shared())
+                // Default options cannot be invalid; a memory store keeps this path panic-free.
+                .unwrap_or_else(|_| {
+                    let store = SelectedStore::Memory(MemoryStore::new());
+                    Rc::new(ResultCache::new(store, None, Box::new(js_sys::Date::now)))
+                }),
+        };
+        *slot = Some(DefaultCache::InUse(cache.clone()));
+        cache
     })
+}
+
+/// Sets the options of the cache behind the free functions (`cacheToolResult`,
+/// `beforeToolCall`, …): the same options as `new ResultCache(options)` — `onEvent` to observe
+/// hits, misses, conflicts and errors, `threshold`, `dbName`, limits, `legacyChatboxCore`, ….
+///
+/// Call it once at startup, before any free function: afterwards it rejects with an
+/// `InvalidStateError` (entries may already have been written under other options). It may be
+/// called again before first use; the last call wins. Invalid options reject with a `TypeError`
+/// and leave the default cache unconfigured.
+#[wasm_bindgen(js_name = configureDefaultCache, unchecked_return_type = "Promise<void>")]
+pub fn configure_default_cache(
+    #[wasm_bindgen(unchecked_param_type = "ResultCacheOptions")] options: JsValue,
+) -> Promise {
+    let outcome = DEFAULT.with(|slot| {
+        if matches!(*slot.borrow(), Some(DefaultCache::InUse(_))) {
+            return Err(in_use_error());
+        }
+        let cache = JsResultCache::from_options(&options)?.shared();
+        // The slot may have changed while the options were read (a getter calling a free function).
+        let mut slot = slot.borrow_mut();
+        if matches!(*slot, Some(DefaultCache::InUse(_))) {
+            return Err(in_use_error());
+        }
+        *slot = Some(DefaultCache::Configured(cache));
+        Ok(JsValue::UNDEFINED)
+    });
+    match outcome {
+        Ok(value) => Promise::resolve(&value),
+        Err(error) => Promise::reject(&error),
+    }
+}
+
+fn in_use_error() -> JsValue {
+    let error = js_sys::Error::new(
+        "configureDefaultCache() must run before the first use of the free functions \
+         (cacheToolResult, readCachedPayload, beforeToolCall, …); create a ResultCache instead",
+    );
+    error.set_name("InvalidStateError");
+    error.into()
 }
 
 /// `ResultCache.cacheToolResult` on the default cache.

@@ -7,12 +7,15 @@ use std::rc::Rc;
 use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{conv_id_string, conv_scope, get, optional_non_negative, options_object, set};
+use super::convert::{
+    conv_id_string, conv_scope, optional_non_negative, options_object, read, set,
+};
 use super::default_cache::default_cache;
 use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
 use crate::cache::ResultCache;
 use crate::core::envelope::Envelope;
+use crate::pipeline::js_args::{array_items, check_readable, is_array};
 use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutcome, CapOptions};
 
 /// An envelope as the model sees it: `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
@@ -41,7 +44,7 @@ fn tool_name_arg(value: &JsValue) -> Result<String, JsValue> {
 }
 
 fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {
-    match get(options, "enabled") {
+    match read(options, "enabled")? {
         v if v.is_undefined() => Ok(true),
         v => v
             .as_bool()
@@ -49,12 +52,16 @@ fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {
     }
 }
 
+/// `maxChars`: a non-negative number, or `Infinity` to show results uncut.
 fn max_chars_option(options: &JsValue) -> Result<u32, JsValue> {
+    let value = read(options, "maxChars")?;
+    if value.as_f64() == Some(f64::INFINITY) {
+        return Ok(u32::MAX);
+    }
     Ok(
-        optional_non_negative(&get(options, "maxChars"), "maxChars")?
-            .map_or(AfterOptions::default().max_chars, |n| {
-                n.min(f64::from(u32::MAX)) as u32
-            }),
+        optional_non_negative(&value, "maxChars")?.map_or(AfterOptions::default().max_chars, |n| {
+            n.min(f64::from(u32::MAX)) as u32
+        }),
     )
 }
 
@@ -64,11 +71,10 @@ fn cap_options(cap: &JsValue, arg_names: &JsValue) -> Result<CapOptions, JsValue
         options.cap = n as usize;
     }
     if !arg_names.is_undefined() && !arg_names.is_null() {
-        let names = Array::is_array(arg_names)
+        let names = is_array(arg_names)
             .then(|| {
-                arg_names
-                    .unchecked_ref::<Array>()
-                    .iter()
+                array_items(arg_names)
+                    .into_iter()
                     .map(|v| v.as_string())
                     .collect::<Option<Vec<_>>>()
             })
@@ -105,6 +111,7 @@ pub(crate) fn substitute_cache_uris(
     options: JsValue,
 ) -> Promise {
     promise(async move {
+        check_readable(&args, "args")?;
         let scope = conv_scope(&options)?;
         let outcome = pipeline::substitute_args(&cache, "<unknown>", &args, scope.as_deref()).await;
         Ok(substitution_result(outcome))
@@ -119,12 +126,13 @@ pub(crate) fn before_tool_call(
 ) -> Promise {
     promise(async move {
         let tool_name = tool_name_arg(&tool_name)?;
+        check_readable(&args, "args")?;
         let opts =
             options_object(&options, "beforeToolCall options")?.unwrap_or(JsValue::UNDEFINED);
         let before = BeforeOptions {
             enabled: enabled_option(&opts)?,
-            conv_id: conv_scope(&opts)?,
-            cap: cap_options(&get(&opts, "cap"), &get(&opts, "cappedArgs"))?,
+            conv_id: conv_id_string(&read(&opts, "convId")?)?,
+            cap: cap_options(&read(&opts, "cap")?, &read(&opts, "cappedArgs")?)?,
             max_chars: max_chars_option(&opts)?,
         };
         let obj = Object::new();
@@ -158,11 +166,12 @@ pub(crate) fn after_tool_call(
 ) -> Promise {
     promise(async move {
         let tool_name = tool_name_arg(&tool_name)?;
+        check_readable(&result, "result")?;
         let opts = options_object(&options, "afterToolCall options")?.unwrap_or(JsValue::UNDEFINED);
-        let args = get(&opts, "args");
+        let args = read(&opts, "args")?;
         let after = AfterOptions {
             enabled: enabled_option(&opts)?,
-            conv_id: conv_id_string(&get(&opts, "convId"))?,
+            conv_id: conv_id_string(&read(&opts, "convId")?)?,
             max_chars: max_chars_option(&opts)?,
             args_key: (!args.is_undefined())
                 .then(|| crate::pipeline::js_args::canonical_json(&args))
@@ -177,14 +186,16 @@ pub(crate) fn after_tool_call(
 /// `<arg>_uri` beside it; `null` otherwise (non-object args, strings, short arrays).
 #[wasm_bindgen(js_name = checkInlineListCap, unchecked_return_type = "ToolEnvelope | null")]
 pub fn check_inline_list_cap(
-    #[wasm_bindgen(js_name = toolName)] tool_name: String,
+    #[wasm_bindgen(js_name = toolName, unchecked_param_type = "string")] tool_name: JsValue,
     #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "number | null")] cap: Option<f64>,
+    #[wasm_bindgen(unchecked_optional_param_type = "number | null")] cap: Option<JsValue>,
     #[wasm_bindgen(js_name = argNames, unchecked_optional_param_type = "string[]")]
     arg_names: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
+    let tool_name = tool_name_arg(&tool_name)?;
+    check_readable(&args, "args")?;
     let options = cap_options(
-        &cap.map_or(JsValue::UNDEFINED, JsValue::from_f64),
+        &cap.filter(|c| !c.is_null()).unwrap_or(JsValue::UNDEFINED),
         &arg_names.unwrap_or(JsValue::UNDEFINED),
     )?;
     Ok(pipeline::check_inline_list_cap(&tool_name, &args, &options)
@@ -203,7 +214,7 @@ pub fn substitute_cache_uris_default(
 /// `ResultCache.beforeToolCall` on the default cache.
 #[wasm_bindgen(js_name = beforeToolCall, unchecked_return_type = "Promise<BeforeToolCallResult>")]
 pub fn before_tool_call_default(
-    #[wasm_bindgen(js_name = toolName)] tool_name: String,
+    #[wasm_bindgen(js_name = toolName, unchecked_param_type = "string")] tool_name: JsValue,
     #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "BeforeToolCallOptions")] options: Option<
         JsValue,
@@ -211,7 +222,7 @@ pub fn before_tool_call_default(
 ) -> Promise {
     before_tool_call(
         default_cache(),
-        tool_name.into(),
+        tool_name,
         args,
         options.unwrap_or(JsValue::UNDEFINED),
     )
@@ -220,7 +231,7 @@ pub fn before_tool_call_default(
 /// `ResultCache.afterToolCall` on the default cache.
 #[wasm_bindgen(js_name = afterToolCall, unchecked_return_type = "Promise<unknown>")]
 pub fn after_tool_call_default(
-    #[wasm_bindgen(js_name = toolName)] tool_name: String,
+    #[wasm_bindgen(js_name = toolName, unchecked_param_type = "string")] tool_name: JsValue,
     #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "AfterToolCallOptions")] options: Option<
         JsValue,
@@ -228,7 +239,7 @@ pub fn after_tool_call_default(
 ) -> Promise {
     after_tool_call(
         default_cache(),
-        tool_name.into(),
+        tool_name,
         result,
         options.unwrap_or(JsValue::UNDEFINED),
     )
@@ -257,7 +268,7 @@ impl JsResultCache {
     #[wasm_bindgen(js_name = beforeToolCall, unchecked_return_type = "Promise<BeforeToolCallResult>")]
     pub fn before_tool_call(
         &self,
-        #[wasm_bindgen(js_name = toolName)] tool_name: String,
+        #[wasm_bindgen(js_name = toolName, unchecked_param_type = "string")] tool_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "BeforeToolCallOptions")] options: Option<
             JsValue,
@@ -265,7 +276,7 @@ impl JsResultCache {
     ) -> Promise {
         before_tool_call(
             self.shared(),
-            tool_name.into(),
+            tool_name,
             args,
             options.unwrap_or(JsValue::UNDEFINED),
         )
@@ -280,7 +291,7 @@ impl JsResultCache {
     #[wasm_bindgen(js_name = afterToolCall, unchecked_return_type = "Promise<unknown>")]
     pub fn after_tool_call(
         &self,
-        #[wasm_bindgen(js_name = toolName)] tool_name: String,
+        #[wasm_bindgen(js_name = toolName, unchecked_param_type = "string")] tool_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "AfterToolCallOptions")] options: Option<
             JsValue,
@@ -288,7 +299,7 @@ impl JsResultCache {
     ) -> Promise {
         after_tool_call(
             self.shared(),
-            tool_name.into(),
+            tool_name,
             result,
             options.unwrap_or(JsValue::UNDEFINED),
         )

@@ -8,12 +8,15 @@ use wasm_bindgen::JsCast;
 
 use super::convert::{
     conv_id_string, conv_scope, event_object, get, lookup_result, optional_function,
-    optional_non_negative, options_object, payload_or_null, set,
+    optional_non_negative, options_object, payload_or_null, read, set,
 };
 use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
-use crate::store::{has_indexed_db, IndexedDbStore, MemoryStore, SelectedStore};
+use crate::store::{
+    has_indexed_db, IndexedDbStore, LegacyChatboxStore, MemoryStore, SelectedStore,
+    CHATBOX_CORE_DB_NAME,
+};
 
 /// Default IndexedDB database name.
 pub const DEFAULT_DB_NAME: &str = "mcp-result-cache";
@@ -34,17 +37,17 @@ impl JsResultCache {
     /// Builds a cache from the JS options object (see `ResultCacheOptions`).
     pub(crate) fn from_options(options: &JsValue) -> Result<Self, JsValue> {
         let options = options_object(options, "ResultCache options")?.unwrap_or(JsValue::UNDEFINED);
-        let db_name = match get(&options, "dbName") {
+        let db_name = match read(&options, "dbName")? {
             v if v.is_undefined() => DEFAULT_DB_NAME.to_owned(),
             v => v
                 .as_string()
                 .filter(|s| !s.is_empty())
                 .ok_or_else(|| type_error("dbName must be a non-empty string"))?,
         };
-        let threshold = optional_non_negative(&get(&options, "threshold"), "threshold")?;
-        let now = optional_function(&get(&options, "now"), "now")?;
-        let on_event = optional_function(&get(&options, "onEvent"), "onEvent")?;
-        let storage = get(&options, "storage");
+        let threshold = optional_non_negative(&read(&options, "threshold")?, "threshold")?;
+        let now = optional_function(&read(&options, "now")?, "now")?;
+        let on_event = optional_function(&read(&options, "onEvent")?, "onEvent")?;
+        let storage = read(&options, "storage")?;
         let store = match storage.as_string().as_deref() {
             None if storage.is_undefined() => auto_store(&db_name),
             Some("auto") => auto_store(&db_name),
@@ -76,14 +79,14 @@ impl JsResultCache {
             }),
             None => Box::new(js_sys::Date::now),
         };
-        let separator = match get(&options, "separator") {
+        let separator = match read(&options, "separator")? {
             v if v.is_undefined() => crate::state_sync::glob::DEFAULT_SEPARATOR.to_owned(),
             v => v
                 .as_string()
                 .filter(|s| !s.is_empty())
                 .ok_or_else(|| type_error("separator must be a non-empty string"))?,
         };
-        let reuse_immutable = match get(&options, "reuseImmutable") {
+        let reuse_immutable = match read(&options, "reuseImmutable")? {
             v if v.is_undefined() => false,
             v => v
                 .as_bool()
@@ -91,17 +94,31 @@ impl JsResultCache {
         };
         let defaults = Limits::default();
         let limit = |key: &str, default: f64| -> Result<f64, JsValue> {
-            Ok(optional_non_negative(&get(&options, key), key)?.unwrap_or(default))
+            Ok(optional_non_negative(&read(&options, key)?, key)?.unwrap_or(default))
         };
         let limits = Limits {
             max_bytes: limit("maxBytes", defaults.max_bytes)?,
             max_entries: limit("maxEntries", defaults.max_entries)?,
             max_entry_bytes: limit("maxEntryBytes", defaults.max_entry_bytes)?,
         };
+        let legacy = match read(&options, "legacyChatboxCore")? {
+            v if v.is_undefined() => true,
+            v => v
+                .as_bool()
+                .ok_or_else(|| type_error("legacyChatboxCore must be a boolean"))?,
+        };
+        // Read through only from an IndexedDB cache that is not that very database.
+        let legacy = (legacy
+            && matches!(store, SelectedStore::IndexedDb(_))
+            && db_name != CHATBOX_CORE_DB_NAME)
+            .then(LegacyChatboxStore::new);
         let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), clock)
             .with_limits(limits)
             .with_separator(&separator)
             .with_reuse_immutable(reuse_immutable);
+        if let Some(legacy) = legacy {
+            cache = cache.with_legacy(legacy);
+        }
         if let Some(f) = on_event {
             cache = cache.with_observer(Box::new(move |event| {
                 // An observer that throws never changes the outcome.
@@ -163,16 +180,16 @@ pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promi
                 "cacheToolResult expects { payload, convId, sourceToolName?, threshold? }",
             ));
         }
-        let payload = get(&input, "payload");
-        let conv_id = conv_id_string(&get(&input, "convId"))?;
-        let source = get(&input, "sourceToolName");
+        let payload = read(&input, "payload")?;
+        let conv_id = conv_id_string(&read(&input, "convId")?)?;
+        let source = read(&input, "sourceToolName")?;
         let source_tool_name = match source.as_string() {
             Some(s) if !s.is_empty() => s,
             _ if source.is_undefined() || source.is_null() => UNKNOWN_SOURCE_TOOL.to_owned(),
             Some(_) => UNKNOWN_SOURCE_TOOL.to_owned(),
             None => return Err(type_error("sourceToolName must be a string")),
         };
-        let threshold = optional_non_negative(&get(&input, "threshold"), "threshold")?;
+        let threshold = optional_non_negative(&read(&input, "threshold")?, "threshold")?;
         let uri = cache
             .cache_tool_result(CacheRequest {
                 payload: &payload,
@@ -232,7 +249,7 @@ pub(crate) fn clear_conversation(cache: Rc<ResultCache>, conv_id: JsValue) -> Pr
 
 pub(crate) fn evict_older_than(cache: Rc<ResultCache>, options: JsValue) -> Promise {
     promise(async move {
-        let max_age = optional_non_negative(&get(&options, "maxAgeMs"), "maxAgeMs")?
+        let max_age = optional_non_negative(&read(&options, "maxAgeMs")?, "maxAgeMs")?
             .ok_or_else(|| type_error("evictOlderThan expects { maxAgeMs: number }"))?;
         cache.evict_older_than(max_age).await.map_err(store_error)?;
         Ok(JsValue::UNDEFINED)
@@ -340,7 +357,7 @@ impl JsResultCache {
         let cache = self.shared();
         promise(async move {
             let patterns = string_list(&patterns, "patterns")?;
-            let cause = get(&options.unwrap_or(JsValue::UNDEFINED), "cause")
+            let cause = read(&options.unwrap_or(JsValue::UNDEFINED), "cause")?
                 .as_string()
                 .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.to_owned());
             let count = cache
@@ -361,8 +378,8 @@ impl JsResultCache {
     ) -> Promise {
         let cache = self.shared();
         promise(async move {
-            let method = get(&message, "method").as_string();
-            let uri = get(&get(&message, "params"), "uri").as_string();
+            let method = read(&message, "method")?.as_string();
+            let uri = read(&read(&message, "params")?, "uri")?.as_string();
             let pattern = uri
                 .as_deref()
                 .and_then(crate::state_sync::invalidation::stale_pattern);
@@ -392,8 +409,8 @@ impl JsResultCache {
             return Err(type_error("observeTools expects an array of tools"));
         }
         for tool in tools.unchecked_ref::<js_sys::Array>().iter() {
-            if let Some(name) = get(&tool, "name").as_string() {
-                let directive = get(&tool, "description")
+            if let Some(name) = read(&tool, "name")?.as_string() {
+                let directive = read(&tool, "description")?
                     .as_string()
                     .and_then(|d| crate::state_sync::decorate::parse_cache_control(&d));
                 self.inner.observe_tool(&name, directive);

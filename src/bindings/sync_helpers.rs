@@ -15,8 +15,10 @@ pub fn has_indexed_db() -> bool {
     store::has_indexed_db()
 }
 
-/// `String(convId ?? "default")` with every character outside `[A-Za-z0-9_-]` replaced by `_`,
-/// cut to 64 characters; empty becomes `"default"`.
+/// The URI segment for a conversation id (`String(convId ?? "default")`): the id itself when it
+/// is 1–64 characters of `[A-Za-z0-9_-]`; otherwise its first 55 characters with every other
+/// character replaced by `_`, then `-` and an 8-character digest of the whole id, so distinct
+/// ids get distinct segments. The cache scopes entries by the exact id, not by this segment.
 #[wasm_bindgen(js_name = sanitizeConvId)]
 pub fn sanitize_conv_id(
     #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,

@@ -29,6 +29,13 @@ export interface ResultCacheOptions {
   maxEntries?: number;
   /** Larger results are not stored (`skip` event). Default 32 MiB. */
   maxEntryBytes?: number;
+  /**
+   * On a miss in this cache's own database, also look the reference up, read-only, in a
+   * chatbox-core 0.12 database (`"chatbox-core-result-cache"`) on the same origin, if one exists
+   * (it is never created, upgraded or blocked); `clearConversation` clears it there too.
+   * Default `true`.
+   */
+  legacyChatboxCore?: boolean;
 }
 
 /** `ResultCache.stats()` */
@@ -48,8 +55,11 @@ export interface CacheStats {
 export interface CacheToolResultInput {
   /** The tool result; only JSON objects and arrays get a reference. */
   payload: unknown;
-  /** Conversation id; `String(convId ?? "default")`, sanitized. */
-  convId?: unknown;
+  /**
+   * Conversation id: a string or number (`String(convId)`), `"default"` when absent. Entries
+   * are scoped by this exact id; the URI carries a sanitized segment of it.
+   */
+  convId?: string | number | bigint | null;
   /** The producing tool. Default `"<unknown>"`. */
   sourceToolName?: string;
   /** Per-call threshold override, in bytes. */
@@ -58,7 +68,12 @@ export interface CacheToolResultInput {
 
 /** Restricts a read to one conversation: references of other conversations are misses. */
 export interface ConversationScope {
-  convId?: unknown;
+  /**
+   * Only entries written under exactly this conversation id resolve (a string or number;
+   * `null` means `"default"`). Omitted: any conversation's reference resolves — use that only
+   * where a single conversation exists.
+   */
+  convId?: string | number | bigint | null;
 }
 
 /** Options of `evictOlderThan`. */
@@ -118,8 +133,8 @@ export type SubstitutionResult =
 export interface BeforeToolCallOptions {
   /** `false` passes the call through untouched. Default `true`. */
   enabled?: boolean;
-  /** Only references of this conversation resolve. */
-  convId?: unknown;
+  /** Only references written under exactly this conversation id resolve. Default `"default"`. */
+  convId?: string | number | bigint | null;
   /** Inline-list cap. Default 20. */
   cap?: number;
   /** Arguments the cap applies to. Default `["data"]`. */
@@ -136,11 +151,15 @@ export type BeforeToolCallResult =
 
 /** Options of `afterToolCall`. */
 export interface AfterToolCallOptions {
-  /** `false` returns the result untouched. Default `true`. */
+  /** `false` stores nothing and applies no invalidation; `maxChars` still applies. Default `true`. */
   enabled?: boolean;
-  /** The conversation the result belongs to. Default `"default"`. */
-  convId?: unknown;
-  /** Above this many characters of JSON the model sees a summary. Default 20000. */
+  /** The conversation the result belongs to (exact id). Default `"default"`. */
+  convId?: string | number | bigint | null;
+  /**
+   * Most characters the model is shown, stored or not: a larger JSON result becomes a summary
+   * (with `_cache_uri` when it was stored, otherwise a hint to narrow the query), larger text is
+   * cut with a marker giving its original length. `Infinity` turns the cap off. Default 20000.
+   */
   maxChars?: number;
   /**
    * The call's arguments as the model wrote them (what you passed to `beforeToolCall`). With
@@ -165,7 +184,7 @@ export type CacheEvent =
   | { kind: "invalidate"; cause: string; patterns: string[]; count: number }
   | { kind: "reuse"; toolName: string; uri: string }
   | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" | "budget" | "quota" }
-  | { kind: "skip"; reason: "maxEntryBytes"; sizeBytes: number; limit: number }
+  | { kind: "skip"; reason: "maxEntryBytes" | "notPlainJson" | "maxDepth"; sizeBytes: number; limit: number }
   | { kind: "blocked"; database: string }
   | { kind: "error"; operation: string; name: string; message: string };
 
@@ -202,11 +221,14 @@ export type CacheDirective = "immutable" | "no-store";
 
 /** Options of the glob helpers. */
 export interface GlobOptions {
-  /** Segment separator. Default `"."`. */
+  /** Segment separator (a non-empty string without lone surrogates). Default `"."`. */
   separator?: string;
 }
 
-/** A State-Sync policy: first match wins. */
+/**
+ * A State-Sync policy: first match wins. Patterns are at most 1024 characters; tool names over
+ * 256 characters (MCP tool names are far shorter) are matched by no policy.
+ */
 export interface SyncPolicy {
   /** Glob over tool names (`*` one segment, `**` any, `get_*` within a segment). */
   match: string;
@@ -224,22 +246,40 @@ export interface StateSyncConfig {
   onInvalidation?: (event: { causedBy: string; patterns: string[]; timestamp: string }) => void;
   /** Receives one `notifications/resources/updated` per pattern; a throw or rejection is swallowed. */
   notificationSink?: (notification: McpNotification) => void | Promise<void>;
+  /**
+   * What the `uri` of each stale notification starts with, before the pattern: a non-empty
+   * string ending with `stale/` (at most 256 characters), else a `TypeError`. Default
+   * `"mcpfusion://stale/"`. `ResultCache.handleNotification` accepts the three spellings MCP
+   * Fusion servers send: `"mcpfusion://stale/"`, `"fusion://stale/"` (MCP Fusion v2.6–v3.1) and
+   * `"vurb://stale/"` (v3.2 and later); pick the one your hosts expect.
+   */
+  staleUriPrefix?: string;
   separator?: string;
 }
 
-/** What applies to one tool (frozen). */
+/**
+ * What applies to one tool (frozen). Every tool name one policy matches gets the very same
+ * object, and every unmatched name the defaults' object.
+ */
 export interface ResolvedPolicy {
   readonly cacheControl?: CacheDirective;
   readonly invalidates?: readonly string[];
 }
 
-/** A later policy shadowed by an earlier one. */
+/** A later policy shadowed by an earlier one (MCP Fusion's `OverlapWarning`, plus details). */
 export interface PolicyOverlap {
+  /** MCP Fusion's wording: `policy[0] (match: "a.*") shadows policy[1] (match: "a.b"). …` */
+  message: string;
+  /** Index of the shadowing (earlier) policy. */
+  shadowingIndex: number;
+  /** Index of the shadowed (later) policy. */
+  shadowedIndex: number;
+  /** Same as `shadowingIndex`. */
   earlier: number;
+  /** Same as `shadowedIndex`. */
   later: number;
   earlierMatch: string;
   laterMatch: string;
-  message: string;
 }
 
 /** One invalidation signal found in a tool result. */
@@ -262,11 +302,16 @@ export interface ListCacheMeta {
 
 /** Options of `new ListCache`. */
 export interface ListCacheOptions {
-  /** Clock in ms. Default `Date.now`. */
+  /** Clock in ms; must return a finite number (else `put`/`get` throw). Default `Date.now`. */
   now?: () => number;
 }
 
-/** The request parameters that select a cached list result. */
+/**
+ * The request parameters that select a cached list result, compared exactly: `cursor`
+ * (paginated lists) and `uri` (`resources/read`). MCP defines both as strings; present with any
+ * other value (`null`, a number, a `URL` object: pass `url.href`) is a `TypeError`, never read
+ * as absent. Other keys (such as `_meta`) do not select a result.
+ */
 export interface ListRequestParams {
   cursor?: string;
   uri?: string;

@@ -78,11 +78,12 @@ pub enum CacheEvent {
     },
     /// A result was not stored although it passed the threshold.
     Skip {
-        /// Why: `"maxEntryBytes"`.
+        /// Why: `"maxEntryBytes"` (too big), `"notPlainJson"` (binary data, a `Map`, a class
+        /// instance or `toJSON`: its JSON size would not be what is stored) or `"maxDepth"`.
         reason: &'static str,
         /// Its size.
         size_bytes: f64,
-        /// The limit it exceeded.
+        /// The limit it exceeded (bytes, or depth for `"maxDepth"`; 0 for `"notPlainJson"`).
         limit: f64,
     },
     /// Opening (upgrading) the database waits for another tab to close its connection; the

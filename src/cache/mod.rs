@@ -19,7 +19,9 @@ use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
 use crate::state_sync::glob::{validate_pattern, DEFAULT_SEPARATOR};
 use crate::state_sync::policy::CacheDirective;
-use crate::store::{Budget, JsRecord, ResultStore, SelectedStore, StoreError, StoreStats};
+use crate::store::{
+    Budget, JsRecord, LegacyChatboxStore, ResultStore, SelectedStore, StoreError, StoreStats,
+};
 
 /// Milliseconds since the epoch; injectable for tests.
 pub type Clock = Box<dyn Fn() -> f64>;
@@ -87,6 +89,9 @@ pub struct ResultCache {
     reusable: RefCell<HashMap<(String, String, String), String>>,
     /// (conversation, tool) → canonical args of calls dispatched and not yet completed.
     in_flight: RefCell<HashMap<(String, String), VecDeque<String>>>,
+    /// chatbox-core's database, read through on misses (references minted before a host
+    /// switched to this package keep resolving).
+    legacy: Option<LegacyChatboxStore>,
 }
 
 /// What to store: the arguments of `cacheToolResult`.
@@ -119,6 +124,7 @@ impl ResultCache {
             directives: RefCell::default(),
             reusable: RefCell::default(),
             in_flight: RefCell::default(),
+            legacy: None,
         }
     }
 
@@ -132,6 +138,12 @@ impl ResultCache {
     /// Sets the separator of tool-name globs (default `.`).
     pub fn with_separator(mut self, separator: &str) -> Self {
         self.separator = separator.to_owned();
+        self
+    }
+
+    /// Reads through to a chatbox-core database on misses, and clears conversations there too.
+    pub fn with_legacy(mut self, legacy: LegacyChatboxStore) -> Self {
+        self.legacy = Some(legacy);
         self
     }
 
@@ -169,7 +181,7 @@ impl ResultCache {
 
     fn reuse_key(conv_id: &str, tool_name: &str, args_key: &str) -> (String, String, String) {
         (
-            sanitize_conv_id(conv_id),
+            conv_id.to_owned(),
             tool_name.to_owned(),
             args_key.to_owned(),
         )
@@ -198,7 +210,7 @@ impl ResultCache {
             in_flight.clear();
         }
         let queue = in_flight
-            .entry((sanitize_conv_id(conv_id), tool_name.to_owned()))
+            .entry((conv_id.to_owned(), tool_name.to_owned()))
             .or_default();
         if queue.len() >= 16 {
             queue.pop_front();
@@ -217,7 +229,7 @@ impl ResultCache {
         uri: Option<&str>,
         args_key: Option<&str>,
     ) {
-        let conv = sanitize_conv_id(conv_id);
+        let conv = conv_id.to_owned();
         let noted = {
             let mut in_flight = self.in_flight.borrow_mut();
             let queue = in_flight.get_mut(&(conv.clone(), tool_name.to_owned()));
@@ -341,7 +353,19 @@ impl ResultCache {
             });
             return Ok(None);
         }
-        let conv_id = sanitize_conv_id(request.conv_id);
+        if let Err(unstorable) = payload::check_storable(request.payload) {
+            // Its JSON size (what the budget counts) would understate what IndexedDB stores.
+            self.emit(CacheEvent::Skip {
+                reason: unstorable.reason(),
+                size_bytes: size as f64,
+                limit: match unstorable {
+                    payload::Unstorable::TooDeep => f64::from(payload::MAX_PAYLOAD_DEPTH),
+                    payload::Unstorable::NotPlainJson => 0.0,
+                },
+            });
+            return Ok(None);
+        }
+        let segment = sanitize_conv_id(request.conv_id);
         let token = mint_token().map_err(|e| {
             self.failed(
                 "cacheToolResult",
@@ -350,9 +374,10 @@ impl ResultCache {
         })?;
         let now = self.now();
         let record = CacheRecord {
-            uri: format_cache_uri(&conv_id, &token),
+            uri: format_cache_uri(&segment, &token),
             payload: request.payload.clone(),
-            conv_id,
+            // Scoping compares this exact id; the URI segment is only its lossy shadow.
+            conv_id: request.conv_id.to_owned(),
             source_tool_name: request.source_tool_name.to_owned(),
             added_at: now,
             size_bytes: size as f64,
@@ -424,22 +449,22 @@ impl ResultCache {
     }
 
     /// Resolves references in ONE read-only transaction, all reads issued before awaiting.
-    /// Malformed references, other conversations (when `conv_scope` is set, compared after
-    /// sanitizing) and absent entries are [`LookupOutcome::Miss`]; a `#` pointer is applied.
+    /// Malformed references, other conversations (when `conv_scope` is set: the exact id the
+    /// entry was written with must equal it, whatever the URI segment says) and absent entries are [`LookupOutcome::Miss`]; a `#` pointer is applied.
     pub async fn lookup_many(
         &self,
         uris: &[&str],
         conv_scope: Option<&str>,
     ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
-        let scope = conv_scope.map(sanitize_conv_id);
         let parsed: Vec<_> = uris.iter().map(|u| parse_cache_uri(u)).collect();
         let keys: Vec<&str> = parsed.iter().flatten().map(|p| p.key).collect();
         let mut records = self
             .store
             .get_many(&keys, self.now())
             .await
-            .map_err(|e| self.failed("lookup", e))?
-            .into_iter();
+            .map_err(|e| self.failed("lookup", e))?;
+        self.read_through(&keys, &mut records).await;
+        let mut records = records.into_iter();
         let outcomes = parsed
             .into_iter()
             .zip(uris)
@@ -448,7 +473,7 @@ impl ResultCache {
                     return LookupOutcome::Miss;
                 };
                 let record = records.next().flatten();
-                let outcome = LookupOutcome::from_record(record, scope.as_deref());
+                let outcome = LookupOutcome::from_record(record, conv_scope);
                 let outcome = match (outcome, &parsed.pointer) {
                     (LookupOutcome::Hit(value), Some(pointer)) => {
                         match payload::select(&value, pointer) {
@@ -478,6 +503,27 @@ impl ResultCache {
         Ok(outcomes)
     }
 
+    /// Fills misses from chatbox-core's database, when one exists. Its records are scoped like
+    /// ours by the caller. A failure there is an `error` event, never a failed lookup.
+    async fn read_through(&self, keys: &[&str], records: &mut [Option<JsRecord>]) {
+        let Some(legacy) = &self.legacy else { return };
+        let missing: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
+        if missing.is_empty() {
+            return;
+        }
+        let missing_keys: Vec<&str> = missing.iter().map(|&i| keys[i]).collect();
+        match legacy.get_many(&missing_keys).await {
+            Ok(found) => {
+                for (i, record) in missing.into_iter().zip(found) {
+                    records[i] = record;
+                }
+            }
+            Err(e) => {
+                let _ = self.failed("lookup", e);
+            }
+        }
+    }
+
     /// [`Self::lookup_many`] for one reference.
     pub async fn lookup(
         &self,
@@ -491,13 +537,20 @@ impl ResultCache {
             .unwrap_or(LookupOutcome::Miss))
     }
 
-    /// Deletes every entry of a conversation (the id is sanitized as when minting).
+    /// Deletes every entry of a conversation (exactly this id; never another id that happens to
+    /// share its URI segment).
     pub async fn clear_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
-        let count = self
+        let mut count = self
             .store
-            .delete_conversation(&sanitize_conv_id(conv_id))
+            .delete_conversation(conv_id)
             .await
             .map_err(|e| self.failed("clearConversation", e))?;
+        if let Some(legacy) = &self.legacy {
+            count += legacy
+                .delete_conversation(conv_id)
+                .await
+                .map_err(|e| self.failed("clearConversation", e))?;
+        }
         self.totals.set(None);
         self.emit(CacheEvent::Evict {
             count,
@@ -567,18 +620,20 @@ impl ResultCache {
         &self.limits
     }
 
-    /// Metadata of every entry (of one conversation when given, sanitized like minting).
+    /// Metadata of every entry (of exactly one conversation id when given).
     pub async fn entries(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
-        let conv = conv_id.map(sanitize_conv_id);
         self.store
-            .list(conv.as_deref())
+            .list(conv_id)
             .await
             .map_err(|e| self.failed("entries", e))
     }
 
-    /// Releases the storage connection (reopened on next use).
+    /// Releases the storage connections (reopened on next use).
     pub fn close(&self) {
         self.store.close();
+        if let Some(legacy) = &self.legacy {
+            legacy.close();
+        }
     }
 }
 

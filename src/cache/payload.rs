@@ -55,6 +55,48 @@ pub fn estimate_size(payload: &JsValue) -> u64 {
     }
 }
 
+#[wasm_bindgen(module = "/src/cache/payload_shape.js")]
+extern "C" {
+    /// 0 = plain JSON data, 1 = stored form differs from the JSON, 2 = nested too deep.
+    #[wasm_bindgen(js_name = payloadShape, catch)]
+    fn payload_shape(value: &JsValue, max_depth: u32) -> Result<u8, JsValue>;
+}
+
+/// Deepest nesting of objects and arrays a stored payload may have. Real tool results nest a
+/// few levels; thousands of levels cannot be read back by every IndexedDB implementation.
+pub const MAX_PAYLOAD_DEPTH: u32 = 1000;
+
+/// Why a payload cannot be stored so that the byte budget counts what is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unstorable {
+    /// It holds something whose stored (structured-clone) form differs from its JSON: binary
+    /// data, a `Map`/`Set`, a class instance or a `toJSON` method. Event reason `"notPlainJson"`.
+    NotPlainJson,
+    /// Nested deeper than [`MAX_PAYLOAD_DEPTH`]. Event reason `"maxDepth"`.
+    TooDeep,
+}
+
+impl Unstorable {
+    /// The `reason` of the `skip` event.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::NotPlainJson => "notPlainJson",
+            Self::TooDeep => "maxDepth",
+        }
+    }
+}
+
+/// Checks that `payload` is plain JSON data (objects, arrays, strings, numbers, booleans, null,
+/// dates) nested at most [`MAX_PAYLOAD_DEPTH`] deep, so that its JSON size is what IndexedDB
+/// stores. A walk that throws (a getter) counts as not plain.
+pub fn check_storable(payload: &JsValue) -> Result<(), Unstorable> {
+    match payload_shape(payload, MAX_PAYLOAD_DEPTH) {
+        Ok(0) => Ok(()),
+        Ok(2) => Err(Unstorable::TooDeep),
+        _ => Err(Unstorable::NotPlainJson),
+    }
+}
+
 /// Results that get references: JSON objects and arrays (not strings, numbers, `null`).
 pub fn is_referenceable(payload: &JsValue) -> bool {
     payload.is_object()

@@ -1,5 +1,8 @@
-//! The inline-list cap (DESIGN §1): an argument in the capped set holding an array longer than the
-//! cap, with no `<arg>_uri` beside it, blocks the call before dispatch.
+//! Caps on what crosses between the model and tools.
+//!
+//! - The inline-list cap: an argument in the capped set holding an array longer than the cap,
+//!   with no `<arg>_uri` beside it, blocks the call before dispatch.
+//! - The result cap: text shown to the model is cut at `maxChars`, with a marker that says so.
 
 use super::envelope::{inline_cap_envelope, Envelope};
 
@@ -33,6 +36,25 @@ pub fn check_inline_list_cap<'a>(
     })
 }
 
+/// The marker appended to text cut at `maxChars`: it says that the text was cut, how long it
+/// was, and how to get something smaller. Its length is what [`cut_marker_len`] reports.
+pub fn cut_marker(original_chars: u32) -> String {
+    let mut marker = String::from(CUT_MARKER_HEAD);
+    marker.push_str(&original_chars.to_string());
+    marker.push_str(CUT_MARKER_TAIL);
+    marker
+}
+
+const CUT_MARKER_HEAD: &str = "\n\n[truncated: this result had ";
+const CUT_MARKER_TAIL: &str =
+    " characters, too many to show. Narrow the query (fewer rows, a shorter range, fewer \
+     fields) to see the rest.]";
+
+/// Text of the hint in a summary whose full result was not kept (no reference exists).
+pub const NOT_KEPT_HINT: &str = "The full result was not kept, so there is no reference to \
+     pass on. Call the tool again with a narrower query (fewer rows, a shorter range, fewer \
+     fields) to get a result small enough to show.";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,6 +65,13 @@ mod tests {
             array_len: len,
             has_uri_sibling: uri,
         }
+    }
+
+    #[test]
+    fn cut_marker_names_the_original_length() {
+        let marker = cut_marker(30_000);
+        assert!(marker.starts_with("\n\n[truncated: this result had 30000 characters"));
+        assert!(marker.ends_with("to see the rest.]"));
     }
 
     #[test]

@@ -26,28 +26,54 @@ pub fn is_segment_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
+/// Characters of the digest a lossy segment ends with (48 bits, base64url).
+pub const CONV_DIGEST_CHARS: usize = 8;
+
 /// Maps a conversation id (already converted to a string, the way JS `String(id)` does) to the
-/// segment used in a URI: every character outside `[A-Za-z0-9_-]` becomes `_`, the result is cut
-/// to 64 characters, and an empty result becomes `"default"`.
+/// segment used in a URI.
 ///
+/// An id that is already 1–64 characters of `[A-Za-z0-9_-]` is its own segment. Any other id
+/// would lose information when squeezed into that alphabet, so its segment is the first 55
+/// characters with every other character replaced by `_`, then `-` and an 8-character digest of
+/// the whole id: `"会話"` → `"__-<digest>"`, `"对话"` → `"__-<other digest>"`. Two ids that
+/// differ therefore get different segments (up to a 48-bit digest collision).
+///
+/// The segment only shapes the URI: the cache scopes entries by the exact id, never by the
+/// segment, so even a digest collision cannot let one conversation read another's entries.
 /// Callers map a missing id (`null`/`undefined`) to `"default"` before calling.
 ///
-/// Characters are counted the way JavaScript counts them (UTF-16 code units), so `"🙂"` becomes
-/// `"__"` exactly as `String(id).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64)` makes it.
+/// Characters are counted the way JavaScript counts them (UTF-16 code units).
 pub fn sanitize_conv_id(conv_id: &str) -> String {
-    let segment: String = conv_id
+    let lossless = (1..=MAX_CONV_SEGMENT_CHARS).contains(&conv_id.len())
+        && conv_id.chars().all(is_segment_char);
+    if lossless {
+        return conv_id.to_owned();
+    }
+    let keep = MAX_CONV_SEGMENT_CHARS - CONV_DIGEST_CHARS - 1;
+    let mut segment: String = conv_id
         .encode_utf16()
-        .take(MAX_CONV_SEGMENT_CHARS)
+        .take(keep)
         .map(|u| match char::from_u32(u32::from(u)) {
             Some(c) if is_segment_char(c) => c,
             _ => '_',
         })
         .collect();
-    if segment.is_empty() {
-        DEFAULT_CONV_SEGMENT.to_owned()
-    } else {
-        segment
+    segment.push('-');
+    segment.push_str(&conv_digest(conv_id));
+    segment
+}
+
+/// 48 bits of FNV-1a (64-bit) over the id's UTF-16 code units, base64url: a short, stable tag
+/// that tells lossy segments apart. Not a security boundary (scoping compares exact ids).
+fn conv_digest(conv_id: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for unit in conv_id.encode_utf16() {
+        for byte in unit.to_le_bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
     }
+    base64url_no_pad(&hash.to_be_bytes()[..6])
 }
 
 /// Error returned when the platform's cryptographic random source is unavailable.
@@ -180,19 +206,47 @@ mod tests {
     }
 
     #[test]
-    fn sanitize_rows_from_the_design() {
-        assert_eq!(sanitize_conv_id(""), "default");
+    fn sanitize_keeps_safe_ids_and_digests_lossy_ones() {
         assert_eq!(sanitize_conv_id("default"), "default");
-        assert_eq!(sanitize_conv_id("////"), "____");
-        assert_eq!(sanitize_conv_id("../evil/../host"), "___evil____host");
         assert_eq!(sanitize_conv_id("0"), "0");
-        let long = "a".repeat(70);
-        assert_eq!(sanitize_conv_id(&long), "a".repeat(64));
         assert_eq!(sanitize_conv_id("conv-1_A"), "conv-1_A");
+        assert_eq!(sanitize_conv_id(&"a".repeat(64)), "a".repeat(64));
+        let lossy = |id: &str| {
+            let s = sanitize_conv_id(id);
+            assert_eq!(s.len(), s.chars().count(), "{id:?} → {s:?} must be ASCII");
+            assert!(s.len() <= MAX_CONV_SEGMENT_CHARS && s.chars().all(is_segment_char));
+            let (prefix, digest) = s.rsplit_once('-').unwrap();
+            assert_eq!(digest.len(), CONV_DIGEST_CHARS);
+            prefix.to_owned()
+        };
+        assert_eq!(lossy(""), "");
+        assert_eq!(lossy("////"), "____");
+        assert_eq!(lossy("../evil/../host"), "___evil____host");
+        assert_eq!(lossy(&"a".repeat(70)), "a".repeat(55));
         // Counted in UTF-16 code units, as JS does: the emoji is two units, so two `_`.
-        assert_eq!(sanitize_conv_id("é漢🙂"), "____");
-        assert_eq!(sanitize_conv_id(&"🙂".repeat(40)), "_".repeat(64));
-        assert_eq!(sanitize_conv_id("a b\tc\n"), "a_b_c_");
+        assert_eq!(lossy("é漢🙂"), "____");
+        assert_eq!(lossy("a b\tc\n"), "a_b_c_");
+    }
+
+    #[test]
+    fn distinct_ids_get_distinct_segments() {
+        let base = "tenant-7c1f0b8e-0d4c-4c39-9a4e-4b7f1d2a9e11/user-8/conversation-000";
+        let ids = [
+            "会話".to_owned(),
+            "对话".to_owned(),
+            "🙂 chat".to_owned(),
+            "🙃 chat".to_owned(),
+            "a/b".to_owned(),
+            "a_b".to_owned(),
+            "a b".to_owned(),
+            format!("{base}1"),
+            format!("{base}2"),
+            String::new(),
+            "default".to_owned(),
+        ];
+        let segments: HashSet<String> = ids.iter().map(|id| sanitize_conv_id(id)).collect();
+        assert_eq!(segments.len(), ids.len());
+        assert_eq!(sanitize_conv_id("会話"), sanitize_conv_id("会話"), "stable");
     }
 
     #[test]
@@ -214,7 +268,7 @@ mod tests {
             assert!(server_regex_accepts(&uri), "{uri}");
             let parsed = parse_cache_uri(&uri).unwrap();
             assert_eq!(parsed.token.len(), 11);
-            assert_eq!(parsed.conv_id, format!("conv_{i}"));
+            assert!(parsed.conv_id.starts_with(&format!("conv_{i}-")));
             assert!(seen.insert(uri));
         }
         assert_eq!(seen.len(), 10_000);

@@ -1,9 +1,11 @@
 //! `substituteCacheUris` on a JS argument object.
 
 use js_sys::{Array, Object};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
-use super::js_args::{copy_without, define, get_own, has_own, is_args_object, own_keys};
+use super::js_args::{
+    array_items, copy_without, define, get_own, has_own, is_args_object, is_array, own_keys,
+};
 use crate::cache::{CacheEvent, ResultCache};
 use crate::core::envelope::{resolution_envelope, Envelope, ReferenceFailure};
 use crate::core::substitute::{substitute, ArgValue, Plan, Resolved, Substitution, URI_ARG_SUFFIX};
@@ -33,9 +35,8 @@ fn uri_arg(value: &JsValue) -> Option<UriArg> {
     if let Some(s) = value.as_string() {
         return Some(UriArg::Text(s));
     }
-    if Array::is_array(value) {
-        let array: &Array = value.unchecked_ref();
-        return array
+    if is_array(value) {
+        return array_items(value)
             .iter()
             .map(|v| v.as_string())
             .collect::<Option<Vec<_>>>()

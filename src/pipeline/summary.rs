@@ -1,11 +1,13 @@
-//! What the model sees after a cached tool result: the payload plus `_cache_uri`, or — above
-//! `maxChars` — a summary that keeps the headline fields, describes the shape, and tells the
-//! model to pass the reference on instead of re-querying.
+//! What the model sees of a tool result: the payload plus `_cache_uri`, or — above `maxChars` —
+//! a summary that keeps the headline fields, describes the shape, and tells the model to pass
+//! the reference on instead of re-querying (or, when nothing was stored, to narrow the query).
 
 use js_sys::{Array, Object};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::js_args::{copy_without, define, get_own, is_args_object, own_keys};
+use super::js_args::{
+    array_items, array_length, copy_without, define, get_own, is_args_object, is_array, own_keys,
+};
 
 /// Fields a summary keeps from the payload (when present).
 const KEPT_FIELDS: [&str; 6] = ["ok", "rows", "columns", "file_count", "error", "fix_hint"];
@@ -24,77 +26,144 @@ pub fn with_cache_uri(payload: &JsValue, uri: &str) -> Object {
 }
 
 fn array_len(value: &JsValue) -> Option<u32> {
-    Array::is_array(value).then(|| value.unchecked_ref::<Array>().length())
+    is_array(value).then(|| array_length(value))
 }
 
 /// The row array of a payload: the payload itself, or its `rows` / `data` array.
-fn row_array(payload: &JsValue) -> Option<Array> {
-    if Array::is_array(payload) {
-        return Some(payload.clone().unchecked_into());
+fn row_array(payload: &JsValue) -> Option<JsValue> {
+    if is_array(payload) {
+        return Some(payload.clone());
     }
     ["rows", "data"]
         .iter()
         .map(|k| get_own(payload, k))
-        .find(Array::is_array)
-        .map(JsCast::unchecked_into)
+        .find(is_array)
 }
 
-/// The summary shown instead of a payload whose JSON exceeds `maxChars`.
-pub fn truncated(payload: &JsValue, uri: &str, original_chars: u32, bytes: u64) -> Object {
+/// Longest string a summary copies from the payload's headline fields (`error`, `fix_hint`, …).
+const KEPT_STRING_CHARS: u32 = 500;
+/// Most column (or key) names a summary lists.
+const SHAPE_NAMES_LIMIT: u32 = 64;
+
+/// The summary shown instead of a payload whose JSON exceeds `maxChars`: headline fields, the
+/// shape, and a hint — to pass `uri` on when the payload was stored, otherwise that it was not
+/// kept and how to get a smaller result. The summary itself stays within `max_chars` whenever
+/// its bare form (no headline fields, no shape) fits.
+pub fn truncated(
+    payload: &JsValue,
+    uri: Option<&str>,
+    original_chars: u32,
+    bytes: u64,
+    max_chars: u32,
+) -> Object {
+    let full = summary_object(payload, uri, original_chars, bytes, true);
+    if json_chars(&full) <= max_chars {
+        return full;
+    }
+    summary_object(payload, uri, original_chars, bytes, false)
+}
+
+fn json_chars(value: &Object) -> u32 {
+    js_sys::JSON::stringify(value).map_or(u32::MAX, |s| s.length())
+}
+
+/// A headline field worth copying: a number, boolean, null or short string (a long error text
+/// would defeat the summary).
+fn keepable(value: &JsValue) -> bool {
+    value.is_null()
+        || value.as_f64().is_some()
+        || value.as_bool().is_some()
+        || value
+            .dyn_ref::<js_sys::JsString>()
+            .is_some_and(|s| s.length() <= KEPT_STRING_CHARS)
+}
+
+fn names(list: impl Iterator<Item = JsValue>) -> Array {
+    list.take(SHAPE_NAMES_LIMIT as usize).collect()
+}
+
+fn summary_object(
+    payload: &JsValue,
+    uri: Option<&str>,
+    original_chars: u32,
+    bytes: u64,
+    detailed: bool,
+) -> Object {
     let summary = Object::new();
-    if is_args_object(payload) {
+    if detailed && is_args_object(payload) {
         for field in KEPT_FIELDS {
             let value = get_own(payload, field);
-            if value.is_undefined() {
-                continue;
-            }
             // `rows` holding the rows themselves is summarized as their count.
             let value = array_len(&value)
                 .filter(|_| field == "rows")
                 .map_or(value, JsValue::from);
-            define(&summary, field, &value);
+            if keepable(&value) {
+                define(&summary, field, &value);
+            } else if field == "columns" && is_array(&value) {
+                let columns = array_items(&value).into_iter().filter(JsValue::is_string);
+                define(&summary, field, &names(columns));
+            }
         }
     }
+    let shape = Object::new();
+    define(&shape, "bytes", &JsValue::from_f64(bytes as f64));
     let rows = row_array(payload);
     let row_count = rows
         .as_ref()
-        .map(|r| r.length())
+        .map(array_length)
         .or_else(|| get_own(payload, "rows").as_f64().map(|n| n as u32));
-    let shape = Object::new();
-    define(&shape, "bytes", &JsValue::from_f64(bytes as f64));
     if let Some(n) = row_count {
         define(&shape, "rows", &JsValue::from(n));
     }
-    let columns = get_own(payload, "columns");
-    let first_row = rows.as_ref().map(|r| r.get(0)).filter(is_args_object);
-    if Array::is_array(&columns) {
-        define(&shape, "columns", &columns);
-    } else if let Some(row) = first_row {
-        let keys: Array = own_keys(&row)
-            .iter()
-            .map(|k| JsValue::from_str(k))
-            .collect();
-        define(&shape, "columns", &keys);
-    } else if is_args_object(payload) {
-        let keys: Array = own_keys(payload)
-            .iter()
-            .map(|k| JsValue::from_str(k))
-            .collect();
-        define(&shape, "keys", &keys);
+    if detailed {
+        let columns = get_own(payload, "columns");
+        let first_row = rows
+            .as_ref()
+            .and_then(|r| js_sys::Reflect::get_u32(r, 0).ok())
+            .filter(is_args_object);
+        if is_array(&columns) {
+            let columns = array_items(&columns).into_iter().filter(JsValue::is_string);
+            define(&shape, "columns", &names(columns));
+        } else if let Some(row) = first_row {
+            let keys = own_keys(&row).into_iter().map(JsValue::from);
+            define(&shape, "columns", &names(keys));
+        } else if is_args_object(payload) {
+            let keys = own_keys(payload).into_iter().map(JsValue::from);
+            define(&shape, "keys", &names(keys));
+        }
     }
     define(&summary, "_truncated", &JsValue::TRUE);
     define(&summary, "_originalChars", &JsValue::from(original_chars));
-    define(&summary, "_cache_uri", &JsValue::from_str(uri));
+    if let Some(uri) = uri {
+        define(&summary, "_cache_uri", &JsValue::from_str(uri));
+    }
     define(&summary, "_cache_shape", &shape);
     define(
         &summary,
         "_truncation_hint",
-        &JsValue::from_str(&format!(
-            "This result ({original_chars} chars) is too large to show, but it is stored in full. \
-             To use it in another tool call, pass \"{uri}\" as that tool's `<arg>_uri` argument \
-             (for example data_uri=\"{uri}\"). Do not re-query the data and do not copy rows \
-             into arguments."
-        )),
+        &hint(uri, original_chars).into(),
     );
     summary
+}
+
+fn hint(uri: Option<&str>, original_chars: u32) -> String {
+    let mut hint = String::from("This result (");
+    hint.push_str(&original_chars.to_string());
+    match uri {
+        Some(uri) => {
+            hint.push_str(
+                " chars) is too large to show, but it is stored in full. To use it in another \
+                 tool call, pass \"",
+            );
+            hint.push_str(uri);
+            hint.push_str("\" as that tool's `<arg>_uri` argument (for example data_uri=\"");
+            hint.push_str(uri);
+            hint.push_str("\"). Do not re-query the data and do not copy rows into arguments.");
+        }
+        None => {
+            hint.push_str(" chars) is too large to show. ");
+            hint.push_str(crate::core::cap::NOT_KEPT_HINT);
+        }
+    }
+    hint
 }

@@ -10,10 +10,12 @@ mod error;
 mod idb_events;
 mod indexeddb;
 mod js_record;
+pub mod legacy;
 mod memory;
 
 pub use error::StoreError;
 pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
+pub use legacy::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
 pub use memory::MemoryStore;
 
 use crate::core::record::CacheRecord;

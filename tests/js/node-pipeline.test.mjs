@@ -95,14 +95,19 @@ test('inline cap: 24 blocked, 15 pass, 99 + data_uri dispatches the cached rows'
   assert.ok(host.events.some((e) => e.kind === 'conflict' && e.key === 'data'));
 });
 
-test('disabled mode passes through untouched', async () => {
+test('disabled mode stores nothing and substitutes nothing, but the model never sees more than maxChars', async () => {
   const host = makeHost();
   const args = { data_uri: 'mcp+cache://x/y' };
   const before = await host.cache.beforeToolCall('chart.create', args, { enabled: false });
   assert.equal(before.dispatch, true);
   assert.equal(before.args, args);
+  const small = table(10);
+  assert.equal(await host.cache.afterToolCall('q', small, { enabled: false }), small);
   const big = table(5000);
-  assert.equal(await host.cache.afterToolCall('q', big, { enabled: false }), big);
+  const shown = await host.cache.afterToolCall('q', big, { enabled: false });
+  assert.equal(shown._truncated, true);
+  assert.equal('_cache_uri' in shown, false);
+  assert.equal((await host.cache.stats()).entries, 0);
 });
 
 test('substituteCacheUris free function: identity, pass-through, proto keys', async () => {

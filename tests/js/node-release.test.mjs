@@ -32,15 +32,19 @@ test('constants match the contract and the wasm build', async () => {
 test('CommonJS entry exposes the same functions', () => {
   const cjs = require('../../js/node.cjs');
   assert.deepEqual(Object.keys(cjs).sort(), Object.keys(api).sort());
-  assert.equal(cjs.sanitizeConvId('../evil/../host'), '___evil____host');
+  assert.equal(cjs.sanitizeConvId('conv-1'), api.sanitizeConvId('conv-1'));
 });
 
-test('sanitizeConvId rows from DESIGN §1', () => {
-  const rowsTable = [
-    ['', 'default'], [null, 'default'], [undefined, 'default'], ['////', '____'],
-    ['../evil/../host', '___evil____host'], [0, '0'], ['x'.repeat(70), 'x'.repeat(64)],
-  ];
-  for (const [input, expected] of rowsTable) assert.equal(api.sanitizeConvId(input), expected, String(input));
+test('sanitizeConvId: safe ids are their own segment, lossy ones end in a digest of the whole id', () => {
+  const same = [[null, 'default'], [undefined, 'default'], ['default', 'default'], [0, '0'], ['conv-1_A', 'conv-1_A'], ['x'.repeat(64), 'x'.repeat(64)]];
+  for (const [input, expected] of same) assert.equal(api.sanitizeConvId(input), expected, String(input));
+  const lossy = [['', ''], ['////', '____'], ['../evil/../host', '___evil____host'], ['x'.repeat(70), 'x'.repeat(55)], ['会話', '__']];
+  for (const [input, prefix] of lossy) {
+    const segment = api.sanitizeConvId(input);
+    assert.match(segment, /^[A-Za-z0-9_-]{1,64}$/);
+    assert.equal(segment, `${prefix}-${segment.slice(-8)}`, String(input));
+  }
+  assert.notEqual(api.sanitizeConvId('会話'), api.sanitizeConvId('对话'));
 });
 
 test('minted URIs match the server regex and parse back', () => {

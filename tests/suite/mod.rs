@@ -3,6 +3,8 @@
 mod support;
 
 mod cache_basics;
+mod isolation;
+mod legacy;
 mod pipeline;
 mod state_sync;
 mod substitution;

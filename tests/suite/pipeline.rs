@@ -1,4 +1,4 @@
-//! Issue #3: the two-call host pipeline with a fake dispatcher.
+//! The two-call host pipeline with a fake dispatcher.
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -297,7 +297,7 @@ fn check_inline_list_cap_rules() {
     let custom = mcp_result_cache::check_inline_list_cap(
         "t".into(),
         obj(&[("points", json("[1,2,3]"))]),
-        Some(2.0),
+        Some(2.0.into()),
         Some(json(r#"["points"]"#)),
     )
     .unwrap();

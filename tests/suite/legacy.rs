@@ -1,0 +1,357 @@
+//! Read-through of chatbox-core 0.12 databases: a v1 database built by hand exactly as
+//! chatbox-core builds it, read without creating, upgrading or blocking anything.
+
+use js_sys::{Array, Function, Promise, Reflect};
+use mcp_result_cache::store::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use super::support::*;
+
+/// Calls a JS function built from `params` and `body`, awaiting the promise it returns.
+async fn js(params: &str, body: &str, args: &[JsValue]) -> JsValue {
+    let f = Function::new_with_args(params, body);
+    let out = f
+        .apply(&JsValue::NULL, &args.iter().collect::<Array>())
+        .unwrap();
+    wait(Promise::resolve(&out)).await.unwrap()
+}
+
+fn field(v: &JsValue, k: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(k)).unwrap()
+}
+
+fn strings(v: &JsValue) -> Vec<String> {
+    let mut out: Vec<String> = v
+        .unchecked_ref::<Array>()
+        .iter()
+        .map(|x| x.as_string().unwrap())
+        .collect();
+    out.sort();
+    out
+}
+
+/// A database name for this test only.
+fn legacy_name() -> String {
+    format!("{}-chatbox-core", fresh_db())
+}
+
+/// A chatbox-core record: `{uri, payload: {tag, rows}, convId, sourceToolName?, addedAt, sizeBytes}`.
+fn record(conv: &str, token: &str, tool: Option<&str>) -> JsValue {
+    let tool = tool.map_or(String::new(), |t| format!(r#""sourceToolName":"{t}","#));
+    json(&format!(
+        r#"{{"uri":"mcp+cache://{conv}/{token}","payload":{{"tag":"{token}","rows":[{{"t":1,"v":2}},{{"t":2,"v":3}}]}},
+            "convId":"{conv}",{tool}"addedAt":1700000000000,"sizeBytes":6144}}"#
+    ))
+}
+
+/// Creates chatbox-core 0.12's schema (version 1) holding `records`. With `keep`, resolves the
+/// open connection, which — like a chatbox-core tab — never closes on `versionchange` (it counts
+/// them in `globalThis.legacyVersionChanges`); otherwise closes it.
+async fn create_v1(name: &str, records: &[JsValue], keep: bool) -> JsValue {
+    js(
+        "name, records, keep",
+        "globalThis.legacyVersionChanges = 0;
+         return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name, 1);
+           req.onupgradeneeded = () => {
+             const store = req.result.createObjectStore('results', { keyPath: 'uri' });
+             store.createIndex('convId', 'convId');
+             store.createIndex('addedAt', 'addedAt');
+             for (const r of records) store.put(r);
+           };
+           req.onsuccess = () => {
+             const db = req.result;
+             if (!keep) { db.close(); resolve(undefined); return; }
+             db.onversionchange = () => { globalThis.legacyVersionChanges++; };
+             resolve(db);
+           };
+           req.onerror = () => reject(req.error);
+           req.onblocked = () => reject(new Error('blocked'));
+         });",
+        &[
+            name.into(),
+            records.iter().collect::<Array>().into(),
+            keep.into(),
+        ],
+    )
+    .await
+}
+
+/// `{version, stores, indexes}` of an existing database, from a fresh open without a version.
+async fn schema(name: &str) -> JsValue {
+    js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onupgradeneeded = () => reject(new Error('the database did not exist'));
+           req.onsuccess = () => {
+             const db = req.result;
+             const indexes = [...db.transaction('results').objectStore('results').indexNames];
+             const out = { version: db.version, stores: [...db.objectStoreNames], indexes };
+             db.close();
+             resolve(out);
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.into()],
+    )
+    .await
+}
+
+/// Whether `indexedDB.databases()` lists `name`.
+async fn listed(name: &str) -> bool {
+    js(
+        "name",
+        "return indexedDB.databases().then((all) => all.some((d) => d.name === name));",
+        &[name.into()],
+    )
+    .await
+    .as_bool()
+    .unwrap()
+}
+
+fn tag(record: &Option<mcp_result_cache::store::JsRecord>) -> Option<String> {
+    record
+        .as_ref()
+        .map(|r| field(&r.payload, "tag").as_string().unwrap())
+}
+
+#[wasm_bindgen_test]
+async fn reads_a_v1_database_held_open_by_chatbox_core_without_upgrading_it() {
+    let name = legacy_name();
+    let old = record("chat-1", "OLDTOKEN001", Some("timeseries.query"));
+    let no_tool = record("chat-2", "OLDTOKEN002", None);
+    let holder = create_v1(&name, &[old, no_tool], true).await;
+    let store = LegacyChatboxStore::with_name(&name);
+    let got = store
+        .get_many(&[
+            "mcp+cache://chat-1/OLDTOKEN001",
+            "mcp+cache://chat-1/NOSUCHTOKEN",
+            "mcp+cache://chat-2/OLDTOKEN002",
+        ])
+        .await
+        .unwrap();
+    assert_eq!(
+        got.iter().map(tag).collect::<Vec<_>>(),
+        [Some("OLDTOKEN001".into()), None, Some("OLDTOKEN002".into())]
+    );
+    let first = got[0].as_ref().unwrap();
+    assert_eq!(first.uri, "mcp+cache://chat-1/OLDTOKEN001");
+    assert_eq!(first.conv_id, "chat-1");
+    assert_eq!(first.source_tool_name, "timeseries.query");
+    assert_eq!(first.added_at, 1_700_000_000_000.0);
+    assert_eq!(first.last_used_at, first.added_at);
+    assert_eq!(first.size_bytes, 6144.0);
+    assert_eq!(first.stale_cause, None);
+    assert_eq!(
+        to_json(&field(&first.payload, "rows")),
+        r#"[{"t":1,"v":2},{"t":2,"v":3}]"#
+    );
+    let second = got[2].as_ref().unwrap();
+    assert_eq!(second.conv_id, "chat-2");
+    assert_eq!(second.source_tool_name, "<unknown>");
+
+    // chatbox-core's connection saw no version change and still has version 1.
+    assert_eq!(field(&holder, "version"), 1);
+    assert_eq!(
+        js("", "return globalThis.legacyVersionChanges;", &[]).await,
+        0
+    );
+    store.close();
+    let after = schema(&name).await;
+    assert_eq!(field(&after, "version"), 1);
+    assert_eq!(strings(&field(&after, "stores")), ["results"]);
+    assert_eq!(strings(&field(&after, "indexes")), ["addedAt", "convId"]);
+    holder.unchecked_ref::<web_sys::IdbDatabase>().close();
+}
+
+#[wasm_bindgen_test]
+async fn an_absent_database_reads_as_empty_and_is_never_created() {
+    assert_eq!(LegacyChatboxStore::new().name(), CHATBOX_CORE_DB_NAME);
+    let name = legacy_name();
+    let store = LegacyChatboxStore::with_name(&name);
+    let got = store
+        .get_many(&["mcp+cache://chat-1/A", "mcp+cache://chat-1/B"])
+        .await
+        .unwrap();
+    assert!(got.iter().all(Option::is_none));
+    assert_eq!(got.len(), 2);
+    assert_eq!(store.delete_conversation("chat-1").await.unwrap(), 0);
+    store.close();
+    assert_eq!(
+        store
+            .get_many(&["mcp+cache://chat-1/A"])
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(!listed(&name).await, "the reader created the database");
+}
+
+#[wasm_bindgen_test]
+async fn without_indexeddb_databases_the_open_is_aborted_and_nothing_is_created() {
+    let absent = legacy_name();
+    let present = legacy_name();
+    create_v1(
+        &present,
+        &[record("chat-1", "OLDTOKEN001", Some("timeseries.query"))],
+        false,
+    )
+    .await;
+    // A browser without IDBFactory.databases() (Firefox before 126): the reader must open
+    // without a version and abort the upgrade that reveals a missing database.
+    let hidden = js(
+        "",
+        "globalThis.savedDatabases = IDBFactory.prototype.databases;
+         delete IDBFactory.prototype.databases;
+         return typeof indexedDB.databases === 'undefined';",
+        &[],
+    )
+    .await;
+    let absent_store = LegacyChatboxStore::with_name(&absent);
+    let missing = absent_store.get_many(&["mcp+cache://chat-1/A"]).await;
+    let cleared = absent_store.delete_conversation("chat-1").await;
+    let present_store = LegacyChatboxStore::with_name(&present);
+    let found = present_store
+        .get_many(&["mcp+cache://chat-1/OLDTOKEN001"])
+        .await;
+    js(
+        "",
+        "IDBFactory.prototype.databases = globalThis.savedDatabases;",
+        &[],
+    )
+    .await;
+    assert_eq!(hidden, JsValue::TRUE, "databases() could not be hidden");
+    assert!(missing.unwrap()[0].is_none());
+    assert_eq!(cleared.unwrap(), 0);
+    assert_eq!(tag(&found.unwrap()[0]).as_deref(), Some("OLDTOKEN001"));
+    assert!(!listed(&absent).await, "the aborted open left a database");
+    assert_eq!(field(&schema(&present).await, "version"), 1);
+}
+
+#[wasm_bindgen_test]
+async fn absence_is_remembered_until_close() {
+    let name = legacy_name();
+    let uri = "mcp+cache://chat-1/OLDTOKEN001";
+    let store = LegacyChatboxStore::with_name(&name);
+    assert!(store.get_many(&[uri]).await.unwrap()[0].is_none());
+    // chatbox-core creates its database after the reader looked.
+    create_v1(&name, &[record("chat-1", "OLDTOKEN001", None)], false).await;
+    assert!(
+        store.get_many(&[uri]).await.unwrap()[0].is_none(),
+        "a recent absence is answered without another check"
+    );
+    store.close();
+    assert_eq!(
+        tag(&store.get_many(&[uri]).await.unwrap()[0]).as_deref(),
+        Some("OLDTOKEN001")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn delete_conversation_removes_exactly_that_conversation() {
+    let name = legacy_name();
+    let records = [
+        record("chat-1", "A1", None),
+        record("chat-1", "A2", None),
+        record("chat-10", "B1", None),
+        record("chat-2", "C1", None),
+    ];
+    let holder = create_v1(&name, &records, true).await;
+    let store = LegacyChatboxStore::with_name(&name);
+    assert_eq!(store.delete_conversation("chat-1").await.unwrap(), 2);
+    let uris = [
+        "mcp+cache://chat-1/A1",
+        "mcp+cache://chat-1/A2",
+        "mcp+cache://chat-10/B1",
+        "mcp+cache://chat-2/C1",
+    ];
+    let got = store.get_many(&uris).await.unwrap();
+    assert_eq!(
+        got.iter().map(tag).collect::<Vec<_>>(),
+        [None, None, Some("B1".into()), Some("C1".into())]
+    );
+    assert_eq!(store.delete_conversation("chat-1").await.unwrap(), 0);
+    // Seen from chatbox-core's own connection: gone, and still version 1.
+    let left = js(
+        "db",
+        "return new Promise((resolve) => {
+           const req = db.transaction('results').objectStore('results').getAllKeys();
+           req.onsuccess = () => resolve(req.result);
+         });",
+        std::slice::from_ref(&holder),
+    )
+    .await;
+    assert_eq!(
+        strings(&left),
+        ["mcp+cache://chat-10/B1", "mcp+cache://chat-2/C1"]
+    );
+    assert_eq!(field(&holder, "version"), 1);
+    assert_eq!(
+        js("", "return globalThis.legacyVersionChanges;", &[]).await,
+        0
+    );
+    store.close();
+    holder.unchecked_ref::<web_sys::IdbDatabase>().close();
+}
+
+#[wasm_bindgen_test]
+async fn our_connection_never_blocks_a_chatbox_core_upgrade() {
+    let name = legacy_name();
+    create_v1(&name, &[record("chat-1", "OLDTOKEN001", None)], false).await;
+    let store = LegacyChatboxStore::with_name(&name);
+    let uri = "mcp+cache://chat-1/OLDTOKEN001";
+    assert!(store.get_many(&[uri]).await.unwrap()[0].is_some());
+    // chatbox-core upgrades its database while our connection is open.
+    let upgrade = js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name, 2);
+           req.onblocked = () => resolve({ blocked: true }); // would wait for us forever
+           req.onupgradeneeded = () => req.result.createObjectStore('extra');
+           req.onsuccess = () => { const v = req.result.version; req.result.close(); resolve({ blocked: false, version: v }); };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.as_str().into()],
+    )
+    .await;
+    assert_eq!(field(&upgrade, "blocked"), JsValue::FALSE);
+    assert_eq!(field(&upgrade, "version"), 2);
+    // The next read reopens, at the version chatbox-core chose.
+    assert!(store.get_many(&[uri]).await.unwrap()[0].is_some());
+    assert_eq!(field(&schema(&name).await, "version"), 2);
+    store.close();
+}
+
+#[wasm_bindgen_test]
+async fn an_open_queued_behind_a_blocked_upgrade_times_out_then_recovers() {
+    let name = legacy_name();
+    let holder = create_v1(&name, &[record("chat-1", "OLDTOKEN001", None)], true).await;
+    // Someone upgrades while chatbox-core holds the database: that upgrade is blocked, and any
+    // open queued after it waits too.
+    js(
+        "name",
+        "globalThis.legacyUpgrade = new Promise((resolve, reject) => {
+           const req = indexedDB.open(name, 2);
+           req.onsuccess = () => { req.result.close(); resolve(); };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.as_str().into()],
+    )
+    .await;
+    let store = LegacyChatboxStore::with_name(&name);
+    let uri = "mcp+cache://chat-1/OLDTOKEN001";
+    let err = store.get_many(&[uri]).await.unwrap_err();
+    assert_eq!(err.name, "TimeoutError");
+    // chatbox-core's tab goes away: the upgrade runs, and the queued open is kept.
+    holder.unchecked_ref::<web_sys::IdbDatabase>().close();
+    js("", "return globalThis.legacyUpgrade;", &[]).await;
+    assert_eq!(
+        tag(&store.get_many(&[uri]).await.unwrap()[0]).as_deref(),
+        Some("OLDTOKEN001")
+    );
+    store.close();
+}
