@@ -163,14 +163,14 @@ pub(crate) fn factory() -> Result<IdbFactory, StoreError> {
 }
 
 /// An open connection plus the listener that drops it when another context needs it gone.
-struct Connection {
-    db: IdbDatabase,
-    on_lost: Closure<dyn FnMut(Event)>,
+pub(crate) struct Connection {
+    pub(crate) db: IdbDatabase,
+    pub(crate) on_lost: Closure<dyn FnMut(Event)>,
 }
 
 impl Connection {
     /// Closes the connection and unhooks the listener, so no event can reach a dropped closure.
-    fn release(&self) {
+    pub(crate) fn release(&self) {
         self.db.set_onversionchange(None);
         let _ = self
             .db
@@ -189,7 +189,7 @@ impl Drop for IndexedDbStore {
     }
 }
 
-type Slot = Rc<RefCell<Option<Rc<Connection>>>>;
+pub(crate) type Slot = Rc<RefCell<Option<Rc<Connection>>>>;
 
 /// IndexedDB-backed store. Opens lazily; a failed open is not remembered, so the next call
 /// retries. When another tab upgrades or deletes the database (`versionchange`), or the browser
@@ -532,7 +532,7 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
 /// Releases the connection when another context upgrades or deletes the database
 /// ([MDN: versionchange](https://developer.mozilla.org/docs/Web/API/IDBDatabase/versionchange_event))
 /// or the browser closes it ([MDN: close](https://developer.mozilla.org/docs/Web/API/IDBDatabase/close_event)).
-fn install_lost_handler(
+pub(crate) fn install_lost_handler(
     db: &IdbDatabase,
     slot: Weak<RefCell<Option<Rc<Connection>>>>,
 ) -> Closure<dyn FnMut(Event)> {
