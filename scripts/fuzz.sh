@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzing run of the property tests in tests/properties.rs: the same file `npm test` runs with
+# Fuzzing run of the property tests in tests/properties.rs, then of the package boundary
+# (tests/boundary/fuzz.mjs: hostile JS values into every export, BOUNDARY_CASES calls).
+#
+# Property tests:: the same file `npm test` runs with
 # proptest's default 256 cases per property, here in release mode with PROPTEST_CASES per
 # property (default 100000) so that the total is at least FUZZ_MIN_TOTAL (default 1000000).
 #
@@ -49,4 +52,9 @@ if [ "$total" -lt "$min_total" ]; then
   echo "fuzz: FAILED: only ${total} cases ran, fewer than ${min_total}" >&2
   exit 1
 fi
+echo "fuzz: properties ok"
+
+# The boundary of the release package: 0 traps, 0 unsettled promises, nothing uncaught.
+[ -f pkg/node/mcp_result_cache_bg.wasm ] || bash scripts/build.sh
+node tests/boundary/fuzz.mjs
 echo "fuzz: ok"

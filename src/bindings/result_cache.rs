@@ -13,6 +13,7 @@ use super::convert::{
 use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
+use crate::pipeline::js_args::{array_items, check_readable, is_array};
 use crate::store::{
     has_indexed_db, IndexedDbStore, LegacyChatboxStore, MemoryStore, SelectedStore,
     CHATBOX_CORE_DB_NAME,
@@ -153,10 +154,9 @@ fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
     if let Some(s) = value.as_string() {
         return Ok(vec![s]);
     }
-    js_sys::Array::is_array(value)
+    is_array(value)
         .then(|| {
-            value
-                .unchecked_ref::<js_sys::Array>()
+            array_items(value)
                 .iter()
                 .map(|v| v.as_string())
                 .collect::<Option<Vec<_>>>()
@@ -180,6 +180,7 @@ pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promi
                 "cacheToolResult expects { payload, convId, sourceToolName?, threshold? }",
             ));
         }
+        check_readable(&input, "cacheToolResult input")?;
         let payload = read(&input, "payload")?;
         let conv_id = conv_id_string(&read(&input, "convId")?)?;
         let source = read(&input, "sourceToolName")?;
@@ -405,10 +406,11 @@ impl JsResultCache {
         &self,
         #[wasm_bindgen(unchecked_param_type = "readonly McpTool[]")] tools: JsValue,
     ) -> Result<(), JsValue> {
-        if !js_sys::Array::is_array(&tools) {
+        if !is_array(&tools) {
             return Err(type_error("observeTools expects an array of tools"));
         }
-        for tool in tools.unchecked_ref::<js_sys::Array>().iter() {
+        check_readable(&tools, "tools")?;
+        for tool in array_items(&tools) {
             if let Some(name) = read(&tool, "name")?.as_string() {
                 let directive = read(&tool, "description")?
                     .as_string()

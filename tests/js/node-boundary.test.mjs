@@ -1,0 +1,67 @@
+// The boundary never traps: hostile values (revoked Proxies, throwing getters, huge lengths,
+// wrong types) into every export of the release package. Sync exports return or throw an Error;
+// async ones settle; 100 000 such calls leave the module fully working.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import * as api from '../../js/node.mjs';
+import { HOSTILE, HOSTILE_NAMES, targets, classify, stillWorks } from '../boundary/hostile.mjs';
+
+let uncaught = [];
+process.on('uncaughtException', (e) => uncaught.push(e));
+process.on('unhandledRejection', (e) => uncaught.push(e));
+
+test('every export, every hostile value in every position: no trap, no unsettled promise', async () => {
+  const all = targets(api);
+  const failures = [];
+  for (const [name, fn] of Object.entries(all)) {
+    for (const hostile of HOSTILE_NAMES) {
+      for (let position = 0; position < 3; position++) {
+        const args = ['t', { convId: 'c' }, { convId: 'c' }];
+        args[position] = HOSTILE[hostile]();
+        const outcome = await classify(fn, args);
+        if (outcome.kind === 'trap' || outcome.kind === 'unsettled') {
+          failures.push(`${name}(${hostile} at ${position}): ${outcome.kind} ${outcome.error ?? ''}`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(failures, []);
+  assert.deepEqual(uncaught, [], 'no exception escaped as uncaught');
+  assert.ok(await stillWorks(api));
+});
+
+test('bad input is a TypeError (sync) or a rejected promise with a TypeError (async)', async () => {
+  const cache = new api.ResultCache({ storage: 'memory' });
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  assert.throws(() => api.matchGlob({ length: 3e9 }, 'a'), TypeError);
+  assert.throws(() => api.checkInlineListCap({ length: 3e9 }, {}), TypeError);
+  assert.throws(() => api.checkInlineListCap('t', proxy), TypeError);
+  await assert.rejects(cache.substituteCacheUris(proxy, { convId: 'A' }), TypeError);
+  await assert.rejects(cache.beforeToolCall({ length: 3e9 }, {}), TypeError);
+  await assert.rejects(cache.beforeToolCall('t', proxy, { convId: 'A' }), TypeError);
+  await assert.rejects(cache.afterToolCall('t', proxy, { convId: 'A' }), TypeError);
+  await assert.rejects(cache.cacheToolResult(proxy), TypeError);
+  assert.throws(() => cache.observeTools(proxy), TypeError);
+});
+
+test('100 000 hostile calls leave the module fully working', async () => {
+  const cache = new api.ResultCache({ storage: 'memory' });
+  const pending = [];
+  for (let i = 0; i < 100_000; i++) {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    switch (i % 4) {
+      case 0: pending.push(cache.substituteCacheUris(proxy, { convId: 'A' }).catch(() => 'rejected')); break;
+      case 1: try { api.matchGlob({ length: 3e9 }, 'a'); } catch { /* TypeError */ } break;
+      case 2: pending.push(cache.afterToolCall('t', { content: [proxy] }).then(() => 'resolved', () => 'rejected')); break;
+      default: try { api.checkInlineListCap('t', proxy); } catch { /* TypeError */ } break;
+    }
+    if (pending.length >= 1000) await Promise.all(pending.splice(0));
+  }
+  await Promise.all(pending);
+  assert.deepEqual(uncaught, []);
+  assert.ok(await stillWorks(api));
+});
