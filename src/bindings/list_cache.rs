@@ -1,17 +1,60 @@
 //! Exports for SEP-2549 list TTLs and URI templates: `listCacheMeta`, `ListCache`,
 //! `matchUriTemplate`.
+//!
+//! Reading a JS input can run arbitrary JS (a getter, a `Proxy` trap, the `now` clock), and that
+//! JS may call back into the same `ListCache`. So every method reads and checks all of its inputs
+//! first, then borrows the Rust cache, and releases the borrow before it touches JS again: a
+//! re-entrant call finds the `RefCell` free. A double borrow would panic, and a panic in wasm
+//! is a trap that leaves the whole module unusable.
 
 use std::cell::RefCell;
 
-use js_sys::{Function, Object};
+use js_sys::{Function, JsString, Object};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
-use super::convert::{get, optional_function, optional_non_negative, options_object, set};
+use super::convert::{optional_function, options_object, read, set};
 use super::js_error::type_error;
-use crate::state_sync::list_cache::{self, ListCache, ListParams, ListScope};
+use crate::state_sync::list_cache::{self, ListCache, ListHit, ListParams, ListScope};
 use crate::state_sync::template;
 
-fn scope_value(value: &JsValue, what: &str) -> Result<Option<ListScope>, JsValue> {
+/// The string exactly as JS holds it, or `None` for a non-string. A string with a lone surrogate
+/// is `None` too: `as_string` turns it into U+FFFD, so two different values would share a key.
+fn exact_string(value: &JsValue) -> Option<String> {
+    let text = value.as_string()?;
+    // Only a string that came back with U+FFFD can have lost a lone surrogate.
+    if text.contains('\u{FFFD}') && !value.unchecked_ref::<JsString>().is_valid_utf16() {
+        return None;
+    }
+    Some(text)
+}
+
+/// A required string argument; anything else is a `TypeError` with `message`.
+fn string_arg(value: &JsValue, message: &'static str) -> Result<String, JsValue> {
+    exact_string(value).ok_or_else(|| type_error(message))
+}
+
+/// An optional string: `undefined` is absent; any other non-string (`null`, a number, a `URL`)
+/// is a `TypeError`, never "absent" and never `String(value)`.
+fn optional_string(value: &JsValue, message: &'static str) -> Result<Option<String>, JsValue> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    string_arg(value, message).map(Some)
+}
+
+const METHOD_TYPE: &str = "method must be a string (without lone surrogates)";
+const PARAMS_TYPE: &str = "params must be an object, undefined or null";
+const CURSOR_TYPE: &str = "params.cursor must be a string (without lone surrogates) or absent";
+const URI_TYPE: &str = "params.uri must be a string (without lone surrogates) or absent";
+const AUTH_TYPE: &str = "authContext must be a string (without lone surrogates), undefined or null";
+const SCOPE_TYPE: &str = "scope must be \"public\" or \"private\"";
+const CACHE_SCOPE_TYPE: &str = "cacheScope must be \"public\" or \"private\"";
+const TTL_TYPE: &str = "ttlMs must be a number";
+const ALLOW_STALE_TYPE: &str = "allowStale must be a boolean";
+const CLOCK_TYPE: &str = "the ListCache clock `now()` must return a finite number";
+
+fn scope_value(value: &JsValue, message: &'static str) -> Result<Option<ListScope>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -19,19 +62,23 @@ fn scope_value(value: &JsValue, what: &str) -> Result<Option<ListScope>, JsValue
         .as_string()
         .and_then(|s| ListScope::from_wire(&s))
         .map(Some)
-        .ok_or_else(|| type_error(&format!("{what} must be \"public\" or \"private\"")))
+        .ok_or_else(|| type_error(message))
 }
 
 /// `listCacheMeta({ ttlMs, scope })`: the SEP-2549 fields a server adds to a list result,
-/// `{ ttlMs, cacheScope? }`. `ttlMs` is always emitted (servers must send it), `0` included;
-/// negative or non-finite values become `0`.
+/// `{ ttlMs, cacheScope? }`. `ttlMs` is always emitted (servers must send it), `0` included:
+/// absent, negative or non-finite values become `0`, fractions are floored. A `ttlMs` that is
+/// present but not a number, or a `scope` other than `"public"`/`"private"`, is a `TypeError`.
 #[wasm_bindgen(js_name = listCacheMeta, unchecked_return_type = "ListCacheMeta")]
 pub fn list_cache_meta(
     #[wasm_bindgen(unchecked_param_type = "ListCacheMetaOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let ttl = get(&options, "ttlMs").as_f64().unwrap_or(0.0);
-    let scope = scope_value(&get(&options, "scope"), "scope")?;
-    let meta = list_cache::list_cache_meta(ttl, scope);
+    let ttl = read(&options, "ttlMs")?;
+    if !ttl.is_undefined() && ttl.as_f64().is_none() {
+        return Err(type_error(TTL_TYPE));
+    }
+    let scope = scope_value(&read(&options, "scope")?, SCOPE_TYPE)?;
+    let meta = list_cache::list_cache_meta(ttl.as_f64().unwrap_or(0.0), scope);
     let obj = Object::new();
     set(&obj, "ttlMs", meta.ttl_ms);
     if let Some(scope) = meta.scope {
@@ -40,29 +87,100 @@ pub fn list_cache_meta(
     Ok(obj.into())
 }
 
-fn params_of(params: &JsValue) -> ListParams {
-    ListParams {
-        cursor: get(params, "cursor").as_string(),
-        uri: get(params, "uri").as_string(),
+/// `{ cursor, uri }`: `undefined`/`null` params are the first page; an object's `cursor` and
+/// `uri` must each be a string or absent. Other keys (`_meta`…) do not select a result.
+fn params_of(params: &JsValue) -> Result<ListParams, JsValue> {
+    if params.is_undefined() || params.is_null() {
+        return Ok(ListParams::first_page());
+    }
+    if !params.is_object() {
+        return Err(type_error(PARAMS_TYPE));
+    }
+    Ok(ListParams {
+        cursor: optional_string(&read(params, "cursor")?, CURSOR_TYPE)?,
+        uri: optional_string(&read(params, "uri")?, URI_TYPE)?,
+    })
+}
+
+/// `undefined` and `null` are "no authorization context" (a context of its own for private
+/// results); a string is that context; anything else is a `TypeError`.
+fn auth_of(value: Option<JsValue>) -> Result<Option<String>, JsValue> {
+    match value {
+        Some(v) if !v.is_null() => optional_string(&v, AUTH_TYPE),
+        _ => Ok(None),
     }
 }
 
-fn auth_of(value: &JsValue) -> Result<Option<String>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
+/// `{ allowStale }`: absent is `false`; present, it must be a boolean.
+fn allow_stale_of(options: Option<JsValue>) -> Result<bool, JsValue> {
+    let options = options_object(&options.unwrap_or(JsValue::UNDEFINED), "get options")?;
+    let value = match options {
+        Some(options) => read(&options, "allowStale")?,
+        None => JsValue::UNDEFINED,
+    };
+    if value.is_undefined() {
+        return Ok(false);
     }
-    value
-        .as_string()
-        .map(Some)
-        .ok_or_else(|| type_error("authContext must be a string"))
+    value.as_bool().ok_or_else(|| type_error(ALLOW_STALE_TYPE))
+}
+
+/// The SEP-2549 hints of a result: `ttlMs` (anything but a non-negative finite number counts as
+/// `0`: stored, never fresh) and `cacheScope` (absent or `null` = `private`).
+fn hints_of(result: &JsValue) -> Result<(Option<f64>, ListScope), JsValue> {
+    let ttl = read(result, "ttlMs")?.as_f64();
+    let scope = scope_value(&read(result, "cacheScope")?, CACHE_SCOPE_TYPE)?;
+    Ok((ttl, scope.unwrap_or(ListScope::Private)))
+}
+
+/// The `TypeError` for a clock that threw, keeping what it threw as `cause`.
+fn clock_threw(thrown: JsValue) -> JsValue {
+    let error = js_sys::TypeError::new("the ListCache clock `now()` threw");
+    error.unchecked_ref::<js_sys::Error>().set_cause(&thrown);
+    error.into()
+}
+
+/// A request's key, read and checked in full before the cache is borrowed.
+struct Request {
+    method: String,
+    params: ListParams,
+    auth: Option<String>,
+}
+
+impl Request {
+    fn read(
+        method: &JsValue,
+        params: &JsValue,
+        auth_context: Option<JsValue>,
+    ) -> Result<Request, JsValue> {
+        Ok(Request {
+            method: string_arg(method, METHOD_TYPE)?,
+            params: params_of(params)?,
+            auth: auth_of(auth_context)?,
+        })
+    }
+}
+
+fn hit_object(hit: ListHit<JsValue>) -> JsValue {
+    let obj = Object::new();
+    set(&obj, "result", hit.result);
+    set(&obj, "stale", hit.stale);
+    set(&obj, "ageMs", hit.age_ms);
+    obj.into()
 }
 
 /// A client-side cache of MCP list results honouring SEP-2549 `ttlMs` / `cacheScope`.
 ///
-/// Key: method + `cursor`/`uri` params + auth context. A result is fresh while
-/// `now < receivedAt + ttlMs` (missing or negative `ttlMs` = 0); `private` results (the default
-/// when `cacheScope` is absent) are never served to another auth context; pages are cached
-/// independently.
+/// Key: `method` + the `cursor` / `uri` params + the auth context, each compared exactly. A
+/// result is fresh while `now < receivedAt + ttlMs` (missing, negative or non-numeric `ttlMs` =
+/// 0); `private` results (the default when `cacheScope` is absent) are never served to another
+/// auth context; pages are cached independently.
+///
+/// Inputs are checked, never guessed: `method` must be a string; `params` an object (or
+/// `undefined`/`null` for the first page) whose `cursor` and `uri`, when present, are strings as
+/// MCP defines them. A `cursor` of `2` or `null`, or a `uri` given as a `URL` object, is a
+/// `TypeError` (pass `url.href`): it is never read as "absent" nor merged with another value.
+/// Strings with lone surrogates are refused for the same reason. An input that cannot be read (a
+/// getter throws, a revoked `Proxy`) is a `TypeError` too, never taken for "absent".
 #[wasm_bindgen(js_name = ListCache)]
 pub struct JsListCache {
     cache: RefCell<ListCache<JsValue>>,
@@ -71,7 +189,10 @@ pub struct JsListCache {
 
 #[wasm_bindgen(js_class = ListCache)]
 impl JsListCache {
-    /// `new ListCache({ now? })`; `now` is a clock in ms (default `Date.now`).
+    /// `new ListCache({ now? })`; `now` is a clock in ms (default `Date.now`). It must return a
+    /// finite number: if it throws (the error is the `cause`) or returns anything else, `put`
+    /// and `get` throw a `TypeError` (falling back to `Date.now` would mix two clocks in one
+    /// cache).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "ListCacheOptions")] options: Option<
@@ -82,52 +203,55 @@ impl JsListCache {
             .unwrap_or(JsValue::UNDEFINED);
         Ok(Self {
             cache: RefCell::new(ListCache::new()),
-            now: optional_function(&get(&options, "now"), "now")?,
+            now: optional_function(&read(&options, "now")?, "now")?,
         })
     }
 
-    fn now(&self) -> f64 {
-        self.now
-            .as_ref()
-            .and_then(|f| f.call0(&JsValue::NULL).ok())
-            .and_then(|v| v.as_f64())
+    fn now(&self) -> Result<f64, JsValue> {
+        let Some(clock) = &self.now else {
+            return Ok(js_sys::Date::now());
+        };
+        clock
+            .call0(&JsValue::UNDEFINED)
+            .map_err(clock_threw)?
+            .as_f64()
             .filter(|t| t.is_finite())
-            .unwrap_or_else(js_sys::Date::now)
+            .ok_or_else(|| type_error(CLOCK_TYPE))
     }
 
-    /// Stores a list result, reading its `ttlMs` and `cacheScope`.
+    /// Stores a list result, reading its `ttlMs` and `cacheScope` (`"public"`, `"private"`, or
+    /// absent = `"private"`; anything else is a `TypeError`). See the class for `params`.
     pub fn put(
         &self,
-        method: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ListRequestParams | undefined")] params: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
         #[wasm_bindgen(js_name = authContext, unchecked_optional_param_type = "string | null")]
         auth_context: Option<JsValue>,
     ) -> Result<(), JsValue> {
-        let ttl = optional_non_negative(&get(&result, "ttlMs"), "ttlMs").unwrap_or(None);
-        let scope =
-            scope_value(&get(&result, "cacheScope"), "cacheScope")?.unwrap_or(ListScope::Private);
-        let auth = auth_of(&auth_context.unwrap_or(JsValue::UNDEFINED))?;
-        let now = self.now();
+        let request = Request::read(&method, &params, auth_context)?;
+        let (ttl, scope) = hints_of(&result)?;
+        let now = self.now()?;
+        // No JS runs from here on, so nothing can re-enter while the cache is borrowed.
         self.cache.borrow_mut().put(
             now,
-            method,
-            &params_of(&params),
+            &request.method,
+            &request.params,
             result,
             ttl,
             scope,
-            auth.as_deref(),
+            request.auth.as_deref(),
         );
         Ok(())
     }
 
     /// The cached result for a request: `{ result, stale, ageMs }`, or `null`. Only fresh
     /// results are returned unless `allowStale` (serve-stale-on-error), which returns an expired
-    /// one flagged `stale: true`.
+    /// one flagged `stale: true`. See the class for `params`.
     #[wasm_bindgen(unchecked_return_type = "ListCacheHit | null")]
     pub fn get(
         &self,
-        method: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ListRequestParams | undefined")] params: JsValue,
         #[wasm_bindgen(js_name = authContext, unchecked_optional_param_type = "string | null")]
         auth_context: Option<JsValue>,
@@ -135,50 +259,50 @@ impl JsListCache {
             JsValue,
         >,
     ) -> Result<JsValue, JsValue> {
-        let auth = auth_of(&auth_context.unwrap_or(JsValue::UNDEFINED))?;
-        let allow_stale =
-            get(&options.unwrap_or(JsValue::UNDEFINED), "allowStale") == JsValue::TRUE;
-        let now = self.now();
-        Ok(self
-            .cache
-            .borrow()
-            .get(
-                now,
-                method,
-                &params_of(&params),
-                auth.as_deref(),
-                allow_stale,
-            )
-            .map_or(JsValue::NULL, |hit| {
-                let obj = Object::new();
-                set(&obj, "result", hit.result);
-                set(&obj, "stale", hit.stale);
-                set(&obj, "ageMs", hit.age_ms);
-                obj.into()
-            }))
+        let request = Request::read(&method, &params, auth_context)?;
+        let allow_stale = allow_stale_of(options)?;
+        let now = self.now()?;
+        // The borrow ends with this statement: building the hit object runs JS.
+        let hit = self.cache.borrow().get(
+            now,
+            &request.method,
+            &request.params,
+            request.auth.as_deref(),
+            allow_stale,
+        );
+        Ok(hit.map_or(JsValue::NULL, hit_object))
     }
 
     /// Drops every page of a list (all cursors, all auth contexts): call it when the server
-    /// rejects a cursor as invalid. Returns how many entries were dropped.
+    /// rejects a cursor as invalid. Returns how many entries were dropped; a non-string `method`
+    /// is a `TypeError`.
     #[wasm_bindgen(js_name = invalidateList)]
-    pub fn invalidate_list(&self, method: &str) -> u32 {
-        self.cache.borrow_mut().invalidate_list(method) as u32
+    pub fn invalidate_list(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
+    ) -> Result<u32, JsValue> {
+        let method = string_arg(&method, METHOD_TYPE)?;
+        Ok(self.cache.borrow_mut().invalidate_list(&method) as u32)
     }
 
     /// Applies `notifications/{tools,prompts,resources}/list_changed` and
     /// `notifications/resources/updated` (by `params.uri`). Returns how many entries were dropped.
+    /// Any other message, including one whose `method` or `params.uri` is not a string, drops
+    /// nothing (no cached entry can match it); a message that cannot be read is a `TypeError`.
     #[wasm_bindgen(js_name = handleNotification)]
     pub fn handle_notification(
         &self,
         #[wasm_bindgen(unchecked_param_type = "McpNotification")] message: JsValue,
-    ) -> u32 {
-        let Some(method) = get(&message, "method").as_string() else {
-            return 0;
+    ) -> Result<u32, JsValue> {
+        let method = exact_string(&read(&message, "method")?);
+        let uri = exact_string(&read(&read(&message, "params")?, "uri")?);
+        let Some(method) = method else {
+            return Ok(0);
         };
-        let uri = get(&get(&message, "params"), "uri").as_string();
-        self.cache
+        Ok(self
+            .cache
             .borrow_mut()
-            .handle_notification(&method, uri.as_deref()) as u32
+            .handle_notification(&method, uri.as_deref()) as u32)
     }
 
     /// Number of cached entries.
@@ -194,10 +318,19 @@ impl JsListCache {
 }
 
 /// `matchUriTemplate(template, uri)`: RFC 6570 level-1 matching (`{var}` never spans `/`;
-/// literal characters match only themselves). Returns `{ var: value, … }` or `null`.
+/// literal characters match only themselves). Returns `{ var: value, … }` or `null`; a
+/// non-string argument is a `TypeError`.
 #[wasm_bindgen(js_name = matchUriTemplate, unchecked_return_type = "Record<string, string> | null")]
-pub fn match_uri_template(template: &str, uri: &str) -> JsValue {
-    match template::match_uri_template(template, uri) {
+pub fn match_uri_template(
+    #[wasm_bindgen(unchecked_param_type = "string")] template: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] uri: JsValue,
+) -> Result<JsValue, JsValue> {
+    let template = string_arg(
+        &template,
+        "template must be a string (without lone surrogates)",
+    )?;
+    let uri = string_arg(&uri, "uri must be a string (without lone surrogates)")?;
+    Ok(match template::match_uri_template(&template, &uri) {
         None => JsValue::NULL,
         Some(vars) => {
             let obj = Object::new();
@@ -206,5 +339,5 @@ pub fn match_uri_template(template: &str, uri: &str) -> JsValue {
             }
             obj.into()
         }
-    }
+    })
 }

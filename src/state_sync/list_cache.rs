@@ -78,6 +78,11 @@ fn sanitize_ttl(ttl_ms: Option<f64>) -> f64 {
 }
 
 /// The request parameters that affect a list (or read) result, and so belong to the cache key.
+///
+/// Both are compared exactly: an empty cursor (`Some("")`) is a different request from the first
+/// page (`None`), and a cursor is never matched against a URI. MCP defines both as strings; a
+/// caller holding untyped values (the JS bindings) must refuse anything else rather than map it
+/// to `None` or to a string that another value could also produce.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ListParams {
     /// The pagination cursor (`None` for the first page).
@@ -714,6 +719,30 @@ mod tests {
         );
         assert_eq!(cache.get(1.0, "resources/read", &b, None, true), None);
         assert_eq!(cache.get(1.0, "resources/read", &first(), None, true), None);
+    }
+
+    #[test]
+    fn params_are_keyed_exactly() {
+        let mut cache = ListCache::new();
+        let requests = [
+            first(),
+            ListParams::with_cursor(""),
+            ListParams::with_cursor("2"),
+            ListParams::with_uri("2"),
+            ListParams::with_uri("file:///tmp/public"),
+            ListParams::with_uri("file:///tmp/public/"),
+            ListParams {
+                cursor: Some("2".to_owned()),
+                uri: Some("2".to_owned()),
+            },
+        ];
+        for (i, p) in requests.iter().enumerate() {
+            cache.put(0.0, TOOLS, p, i, Some(1e6), ListScope::Public, None);
+        }
+        assert_eq!(cache.len(), requests.len());
+        for (i, p) in requests.iter().enumerate() {
+            assert_eq!(cache.get(1.0, TOOLS, p, None, false).unwrap().result, i);
+        }
     }
 
     #[test]

@@ -1,0 +1,279 @@
+// ListCache against hostile and ill-typed JS input (release package, Node): the key never merges
+// distinct requests, bad arguments are TypeErrors, and JS that re-enters the cache while it is
+// reading its arguments never traps the wasm module.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ListCache, listCacheMeta, matchUriTemplate, wasmMemoryBytes } from '../../js/node.mjs';
+
+const FRESH = { ttlMs: 60_000, cacheScope: 'public' };
+const fixedClock = () => new ListCache({ now: () => 1_000 });
+
+/** Runs `fn`; returns what it threw (failing the test if nothing was thrown). */
+function thrown(fn) {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(!(error instanceof WebAssembly.RuntimeError), `wasm trap: ${error}`);
+    return error;
+  }
+  assert.fail('expected a throw');
+}
+
+const assertTypeError = (fn, what) => assert.ok(thrown(fn) instanceof TypeError, what);
+
+/** A revoked Proxy: every property read throws a TypeError. */
+function revoked() {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
+// Present, but not a string: each must be refused, never read as absent or stringified.
+const NOT_STRINGS = [
+  ['URL', () => new URL('file:///home/alice/secret')],
+  ['number', () => 2],
+  ['null', () => null],
+  ['boolean', () => true],
+  ['object', () => ({ toString: () => 'x' })],
+  ['array', () => ['x']],
+  ['String object', () => new String('x')],
+  ['bigint', () => 2n],
+  ['symbol', () => Symbol('x')],
+  ['function', () => () => 'x'],
+  ['lone surrogate', () => '\uD800'],
+];
+
+test('two resources/read URIs given as URL objects never share an entry', () => {
+  const lists = fixedClock();
+  const secret = { contents: [{ text: 'alice' }], ttlMs: 60_000, cacheScope: 'private' };
+  assertTypeError(() => lists.put('resources/read', { uri: new URL('file:///home/alice/secret') }, secret, 'u'));
+  assertTypeError(() => lists.get('resources/read', { uri: new URL('file:///tmp/public') }, 'u'));
+  assert.equal(lists.size, 0);
+  // As strings (what MCP sends), each URI is its own key.
+  lists.put('resources/read', { uri: new URL('file:///home/alice/secret').href }, secret, 'u');
+  assert.equal(lists.get('resources/read', { uri: 'file:///tmp/public' }, 'u', { allowStale: true }), null);
+  assert.equal(lists.get('resources/read', { uri: 'file:///home/alice/secret' }, 'u').result, secret);
+});
+
+test('a numeric cursor is refused, so page 2 is never served as the first page', () => {
+  const lists = fixedClock();
+  const first = { tools: ['a'], ...FRESH };
+  assertTypeError(() => lists.put('tools/list', { cursor: 2 }, { tools: ['page 2'], ...FRESH }));
+  assert.equal(lists.get('tools/list', {}), null);
+  lists.put('tools/list', {}, first);
+  assertTypeError(() => lists.get('tools/list', { cursor: 2 }));
+  assert.equal(lists.get('tools/list', {}).result, first);
+});
+
+test('every present non-string cursor or uri is a TypeError for put and get', () => {
+  const lists = fixedClock();
+  for (const key of ['cursor', 'uri']) {
+    for (const [name, make] of NOT_STRINGS) {
+      const params = { [key]: make() };
+      assertTypeError(() => lists.put('m', params, { ...FRESH }), `put ${key}: ${name}`);
+      assertTypeError(() => lists.get('m', params, null, { allowStale: true }), `get ${key}: ${name}`);
+    }
+  }
+  assert.equal(lists.size, 0);
+});
+
+test('the key is exact: absent, empty, cursor and uri are all different requests', () => {
+  const lists = fixedClock();
+  const requests = [{}, { cursor: '' }, { cursor: '2' }, { uri: '2' }, { cursor: '2', uri: '2' },
+    { cursor: '\uFFFD' }, { cursor: '\uD83D\uDE00' }];
+  requests.forEach((params, i) => lists.put('tools/list', params, { i, ...FRESH }));
+  assert.equal(lists.size, requests.length);
+  requests.forEach((params, i) => assert.equal(lists.get('tools/list', params).result.i, i, JSON.stringify(params)));
+  // `undefined` is absent, and keys that do not select a result are ignored.
+  assert.equal(lists.get('tools/list', { cursor: undefined, _meta: { progressToken: 1 } }).result.i, 0);
+  assert.equal(lists.get('tools/list', undefined).result.i, 0);
+  assert.equal(lists.get('tools/list', null).result.i, 0);
+});
+
+test('params, method, authContext and options of the wrong type are TypeErrors', () => {
+  const lists = fixedClock();
+  for (const params of ['cursor', 42, true, Symbol('p'), () => ({})]) {
+    assertTypeError(() => lists.put('m', params, FRESH), `params ${String(params)}`);
+    assertTypeError(() => lists.get('m', params), `params ${String(params)}`);
+  }
+  for (const [name, make] of NOT_STRINGS) {
+    assertTypeError(() => lists.put(make(), {}, FRESH), `put method: ${name}`);
+    assertTypeError(() => lists.get(make(), {}), `get method: ${name}`);
+    assertTypeError(() => lists.invalidateList(make()), `invalidateList: ${name}`);
+    assertTypeError(() => matchUriTemplate(make(), 'a'), `matchUriTemplate template: ${name}`);
+    assertTypeError(() => matchUriTemplate('a', make()), `matchUriTemplate uri: ${name}`);
+    if (name !== 'null') {
+      assertTypeError(() => lists.put('m', {}, FRESH, make()), `put authContext: ${name}`);
+      assertTypeError(() => lists.get('m', {}, make()), `get authContext: ${name}`);
+    }
+  }
+  assertTypeError(() => lists.put(undefined, {}, FRESH), 'missing method');
+  for (const allowStale of [1, 'yes', null, {}]) {
+    assertTypeError(() => lists.get('m', {}, null, { allowStale }), `allowStale ${String(allowStale)}`);
+  }
+  assertTypeError(() => lists.get('m', {}, null, 'stale'), 'options must be an object');
+  assertTypeError(() => lists.put('m', {}, { ttlMs: 1, cacheScope: 'Public' }), 'cacheScope');
+  assertTypeError(() => listCacheMeta({ ttlMs: '60000' }), 'listCacheMeta ttlMs');
+  assertTypeError(() => new ListCache({ now: 5 }), 'now must be a function');
+  assert.equal(lists.size, 0);
+  // A non-string value is never stringified on the way in.
+  let calls = 0;
+  const sneaky = { toString: () => { calls += 1; return 'tools/list'; } };
+  assertTypeError(() => lists.put(sneaky, { cursor: sneaky }, FRESH, sneaky));
+  assert.equal(calls, 0);
+});
+
+test('unreadable inputs (throwing getters, revoked Proxies) are TypeErrors, nothing is stored', () => {
+  const lists = fixedClock();
+  const throwing = (key) => Object.defineProperty({}, key, { get() { throw new Error('boom'); } });
+  const unreadable = (fn, key) => {
+    const error = thrown(fn);
+    assert.ok(error instanceof TypeError, `${key}: ${error}`);
+    assert.match(error.message, new RegExp(`\`${key}\``));
+  };
+  unreadable(() => lists.put('m', throwing('cursor'), FRESH), 'cursor');
+  unreadable(() => lists.get('m', throwing('uri')), 'uri');
+  unreadable(() => lists.put('m', {}, throwing('ttlMs')), 'ttlMs');
+  unreadable(() => lists.put('m', {}, throwing('cacheScope')), 'cacheScope');
+  unreadable(() => lists.get('m', {}, null, throwing('allowStale')), 'allowStale');
+  unreadable(() => lists.handleNotification(throwing('method')), 'method');
+  unreadable(() => lists.handleNotification({ method: 'm', params: throwing('uri') }), 'uri');
+  unreadable(() => new ListCache(throwing('now')), 'now');
+  unreadable(() => listCacheMeta(throwing('ttlMs')), 'ttlMs');
+  // A getter that throws something other than an Error is still a TypeError.
+  unreadable(() => lists.put('m', { get cursor() { throw 'not an Error'; } }, FRESH), 'cursor');
+  unreadable(() => lists.put('m', revoked(), FRESH), 'cursor');
+  unreadable(() => lists.get('m', revoked()), 'cursor');
+  unreadable(() => lists.put('m', {}, revoked()), 'ttlMs');
+  unreadable(() => lists.get('m', {}, null, revoked()), 'allowStale');
+  unreadable(() => lists.handleNotification(revoked()), 'method');
+  unreadable(() => new ListCache(revoked()), 'now');
+  unreadable(() => listCacheMeta(revoked()), 'ttlMs');
+  assert.equal(lists.size, 0);
+  lists.put('m', {}, FRESH);
+  assert.equal(lists.get('m', {}).result, FRESH);
+});
+
+test('the clock: a throw or a non-finite reading is a TypeError', () => {
+  const boom = new Error('clock');
+  const failing = new ListCache({ now: () => { throw boom; } });
+  for (const call of [() => failing.put('m', {}, FRESH), () => failing.get('m', {})]) {
+    const error = thrown(call);
+    assert.ok(error instanceof TypeError);
+    assert.equal(error.cause, boom, 'what the clock threw is the cause');
+  }
+  assert.equal(failing.size, 0);
+  for (const reading of [NaN, Infinity, '1000', undefined]) {
+    const lists = new ListCache({ now: () => reading });
+    assertTypeError(() => lists.put('m', {}, FRESH), `now() = ${String(reading)}`);
+    assertTypeError(() => lists.get('m', {}), `now() = ${String(reading)}`);
+    assert.equal(lists.size, 0);
+  }
+});
+
+test('malformed notifications drop nothing; well-formed ones still apply', () => {
+  const lists = fixedClock();
+  lists.put('resources/read', { uri: 'file:///a' }, FRESH);
+  for (const message of [undefined, null, 42, {}, { method: 42 }, { method: 'notifications/resources/updated' },
+    { method: 'notifications/resources/updated', params: { uri: new URL('file:///a') } },
+    { method: 'notifications/resources/updated', params: { uri: '\uD800' } }]) {
+    assert.equal(lists.handleNotification(message), 0);
+  }
+  assert.equal(lists.size, 1);
+  assert.equal(lists.handleNotification({ method: 'notifications/resources/updated', params: { uri: 'file:///a' } }), 1);
+});
+
+/** Params whose `cursor` getter calls back into `lists` before answering `cursor`. */
+function reentrant(lists, cursor, action) {
+  return { get cursor() { action(lists); return cursor; } };
+}
+
+const REENTRIES = {
+  put: (l) => l.put('tools/list', { cursor: 'inner' }, { inner: true, ...FRESH }),
+  get: (l) => l.get('tools/list', { cursor: 'inner' }),
+  size: (l) => l.size,
+  invalidateList: (l) => l.invalidateList('prompts/list'),
+  handleNotification: (l) => l.handleNotification({ method: 'notifications/prompts/list_changed' }),
+  clear: (l) => l.clear(),
+};
+
+test('getters and the clock that re-enter the same ListCache never trap', () => {
+  for (const [name, action] of Object.entries(REENTRIES)) {
+    const lists = fixedClock();
+    lists.put('tools/list', reentrant(lists, 'outer', action), { outer: true, ...FRESH });
+    // The inner call ran first, then the outer put landed.
+    assert.equal(lists.get('tools/list', { cursor: 'outer' }).result.outer, true, name);
+    const hit = lists.get('tools/list', reentrant(lists, 'outer', action));
+    assert.equal(hit?.result.outer ?? 'cleared', name === 'clear' ? 'cleared' : true, name);
+  }
+  let lists;
+  let depth = 0;
+  lists = new ListCache({
+    now: () => {
+      depth += 1;
+      if (depth === 1) lists.put('inner', {}, FRESH); // the clock re-enters once
+      depth -= 1;
+      return 1_000;
+    },
+  });
+  lists.put('outer', {}, FRESH);
+  assert.equal(lists.size, 2);
+  const message = { get method() { lists.clear(); return 'notifications/tools/list_changed'; } };
+  assert.equal(lists.handleNotification(message), 0);
+  const options = { get allowStale() { lists.put('x', {}, FRESH); return true; } };
+  assert.equal(lists.get('x', {}, null, options).result, FRESH);
+});
+
+test('freeing the ListCache from inside a getter throws, and the module keeps working', () => {
+  const lists = fixedClock();
+  const error = thrown(() => lists.put('m', { get cursor() { lists.free(); return 'c'; } }, FRESH));
+  assert.ok(error instanceof Error);
+  const next = fixedClock();
+  next.put('m', {}, FRESH);
+  assert.equal(next.get('m', {}).result, FRESH);
+});
+
+test('100 000 hostile calls leave the ListCache and the module working', () => {
+  const lists = fixedClock();
+  lists.put('tools/list', {}, { survivor: true, ...FRESH });
+  const hostile = [
+    () => lists.put('m', { uri: new URL('file:///x') }, FRESH),
+    () => lists.get('m', { cursor: 2 }),
+    () => lists.get(42, {}),
+    () => lists.put(Symbol('m'), {}, FRESH),
+    () => lists.invalidateList({}),
+    () => lists.put('m', revoked(), FRESH),
+    () => lists.get('m', {}, null, revoked()),
+    () => lists.handleNotification(revoked()),
+    () => lists.put('m', Object.defineProperty({}, 'cursor', { get() { throw new Error('boom'); } }), FRESH),
+    () => lists.get('m', {}, { ctx: 1 }),
+    () => lists.get('m', {}, '\uDC00'),
+    // Re-enters, and the inner put's TypeError propagates out of the getter.
+    () => lists.get('tools/list', reentrant(lists, 'r', (l) => l.put('m', { cursor: 1 }, FRESH))),
+    () => matchUriTemplate(1, 2),
+  ];
+  // The only call that succeeds: a getter re-entering with a valid get.
+  const reentrantPut = () => lists.put('tools/list', reentrant(lists, 'r', (l) => l.get('tools/list', {})), FRESH);
+  const calls = [...hostile, reentrantPut];
+  const memoryBefore = wasmMemoryBytes();
+  let failures = 0;
+  for (let i = 0; i < 100_000; i += 1) {
+    const call = calls[i % calls.length];
+    try {
+      call();
+      assert.equal(call, reentrantPut, `call ${i % calls.length} did not throw`);
+    } catch (error) {
+      assert.ok(error instanceof TypeError, `call ${i % calls.length}: ${error}`);
+      failures += 1;
+    }
+  }
+  assert.equal(failures, 100_000 - Math.ceil((100_000 - hostile.length) / calls.length));
+  assert.equal(lists.get('tools/list', {}).result.survivor, true);
+  assert.equal(lists.get('tools/list', { cursor: 'r' }).result, FRESH);
+  lists.put('after', { cursor: 'c' }, FRESH, 'alice');
+  assert.equal(lists.get('after', { cursor: 'c' }, 'alice').result, FRESH);
+  assert.deepEqual(listCacheMeta({ ttlMs: 5, scope: 'public' }), { ttlMs: 5, cacheScope: 'public' });
+  assert.deepEqual(matchUriTemplate('users/{id}', 'users/7'), { id: '7' });
+  console.log(`# wasm memory: ${memoryBefore} bytes before, ${wasmMemoryBytes()} after 100 000 hostile calls`);
+});
