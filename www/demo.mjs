@@ -62,38 +62,54 @@ const servers = {
 };
 
 // ---------------------------------------------------------------- rendering
+// Tool results and model output are untrusted: they only ever reach the page as text
+// (textContent, attributes set one by one), never through HTML parsing.
+
+/** An element with a class and text content. */
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
 function step(kind, who, what, body) {
-  const li = document.createElement('li');
-  li.className = `step ${kind}`;
-  li.innerHTML = '<div class="who"></div><div class="what"></div>';
-  li.querySelector('.who').textContent = who;
-  li.querySelector('.what').textContent = what;
-  if (body !== undefined) {
-    const pre = document.createElement('pre');
-    pre.textContent = typeof body === 'string' ? body : json(body);
-    li.append(pre);
-  }
+  const li = el('li', `step ${kind}`);
+  li.append(el('div', 'who', who), el('div', 'what', what));
+  if (body !== undefined) li.append(el('pre', '', typeof body === 'string' ? body : json(body)));
   $('steps').append(li);
   return li;
 }
 
+const SVG = 'http://www.w3.org/2000/svg';
+/** An SVG element with its attributes (and text, as text). */
+function svg(tag, attributes, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Draws the rows as a line chart; `title` may come from a tool result, so it stays text. */
 function drawChart(rows, title) {
   const w = 560, h = 200, pad = 28;
+  const label = String(title ?? 'untitled');
   const values = rows.map((r) => r.value);
   const min = Math.min(...values), max = Math.max(...values);
   const x = (i) => pad + (i * (w - 2 * pad)) / Math.max(1, rows.length - 1);
   const y = (v) => h - pad - ((v - min) * (h - 2 * pad)) / Math.max(1, max - min);
   const points = rows.map((r, i) => `${x(i).toFixed(1)},${y(r.value).toFixed(1)}`).join(' ');
-  $('chart').innerHTML = `
-    <svg viewBox="0 0 ${w} ${h}" role="img" aria-label="${title}" data-points="${rows.length}">
-      <rect x="0" y="0" width="${w}" height="${h}" fill="#fbfcfe"/>
-      <line x1="${pad}" y1="${h - pad}" x2="${w - pad}" y2="${h - pad}" stroke="#c5ccd8"/>
-      <line x1="${pad}" y1="${pad}" x2="${pad}" y2="${h - pad}" stroke="#c5ccd8"/>
-      <text x="${pad}" y="16" font-size="12" fill="#3b4454">${title} — ${rows.length} points</text>
-      <text x="4" y="${pad + 4}" font-size="10" fill="#6b7384">${max}</text>
-      <text x="4" y="${h - pad}" font-size="10" fill="#6b7384">${min}</text>
-      <polyline fill="none" stroke="#4a6fd1" stroke-width="1.6" points="${points}"/>
-    </svg>`;
+  const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': label, 'data-points': rows.length });
+  chart.append(
+    svg('rect', { x: 0, y: 0, width: w, height: h, fill: '#fbfcfe' }),
+    svg('line', { x1: pad, y1: h - pad, x2: w - pad, y2: h - pad, stroke: '#c5ccd8' }),
+    svg('line', { x1: pad, y1: pad, x2: pad, y2: h - pad, stroke: '#c5ccd8' }),
+    svg('text', { class: 'title', x: pad, y: 16, 'font-size': 12, fill: '#3b4454' }, `${label} — ${rows.length} points`),
+    svg('text', { x: 4, y: pad + 4, 'font-size': 10, fill: '#6b7384' }, String(max)),
+    svg('text', { x: 4, y: h - pad, 'font-size': 10, fill: '#6b7384' }, String(min)),
+    svg('polyline', { fill: 'none', stroke: '#4a6fd1', 'stroke-width': 1.6, points }),
+  );
+  $('chart').replaceChildren(chart);
 }
 
 const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true });
@@ -111,10 +127,7 @@ async function renderEntries() {
     if (e.staleCause) tr.className = 'stale';
     for (const [cls, text] of [['uri', e.uri], ['', e.sourceToolName], ['', `${(e.sizeBytes / 1024).toFixed(1)} KB`],
       ['', age(Date.now() - e.addedAt)], ['', e.staleCause ?? '—']]) {
-      const td = document.createElement('td');
-      td.className = cls;
-      td.textContent = text;
-      tr.append(td);
+      tr.append(el('td', cls, text));
     }
     return tr;
   }));
@@ -125,7 +138,8 @@ async function renderEntries() {
 
 // ---------------------------------------------------------------- the host's dispatch loop
 let convId = '';
-async function callTool(name, args) {
+/** One tool call through the host's dispatch loop (exported for the end-to-end test). */
+export async function callTool(name, args) {
   step('assistant', 'assistant → tool call', `${name}(…) as the model emits it`, { name, arguments: args });
   const before = await cache.beforeToolCall(name, args, { convId, maxChars: 3000 });
   if (!before.dispatch) {
@@ -158,10 +172,8 @@ async function playTurn() {
   const tools = billingSync.decorateTools(TOOLS);
   cache.observeTools(tools);
   $('tools').replaceChildren(...tools.map((t) => {
-    const li = document.createElement('li');
-    li.innerHTML = '<code></code> — <span></span>';
-    li.querySelector('code').textContent = t.name;
-    li.querySelector('span').textContent = t.description;
+    const li = el('li');
+    li.append(el('code', '', t.name), ' — ', el('span', '', t.description));
     return li;
   }));
 

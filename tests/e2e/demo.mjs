@@ -1,6 +1,8 @@
 // Playwright (playwright-core + Debian's /usr/bin/chromium) through the demo page served by
 // scripts/serve.mjs: asserts each step's visible outcome, that entries survive a reload, and
-// saves www-demo.png. Any page error or console error fails the run.
+// saves www-demo.png (copy it to docs/ when the page changes). Any page error or console error
+// fails the run. Then, on a second page: hostile text from a tool result stays text, and the
+// page's Content-Security-Policy blocks inline script.
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -86,6 +88,60 @@ try {
     assert.equal(await page.getAttribute('#reload-check', 'data-verified'), 'true');
   });
   await check('no page or console errors', async () => assert.deepEqual(problems, []));
+
+  // A second page for the hostile checks: their deliberate CSP violation must not count above.
+  const hostile = await context.newPage();
+  const hostileProblems = [];
+  hostile.on('pageerror', (e) => hostileProblems.push(`pageerror: ${e.message}`));
+  hostile.on('console', (m) => m.type() === 'error' && hostileProblems.push(`console.error: ${m.text()}`));
+  await hostile.goto(`${server.url}?fast`);
+  await hostile.waitForSelector('#status:not([data-state="running"])');
+  await check('a chart title taken from a tool result is shown as text, never parsed as HTML', async () => {
+    const title = 'cpu"><img src=x onerror="window.__xss=1"><script>window.__xss=2</script></text><text>';
+    const shown = await hostile.evaluate(async (metric) => {
+      // The page's own dispatch loop: the title reaches chart.create through a reference
+      // into the series result, as a model would pass it.
+      const { callTool } = await import('/www/demo.mjs');
+      const series = await callTool('timeseries.query', { metric, hours: 240 });
+      const uri = series.structuredContent._cache_uri;
+      await callTool('chart.create', { data_uri: uri, title_uri: `${uri}#/metric` });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // time for an injected <img> to fail
+      const svg = document.querySelector('#chart svg');
+      return {
+        xss: window.__xss,
+        injected: document.querySelectorAll('#chart img, #chart script, #chart foreignObject').length,
+        texts: svg.querySelectorAll('text').length,
+        title: svg.querySelector('text.title')?.textContent,
+        label: svg.getAttribute('aria-label'),
+        points: svg.dataset.points,
+      };
+    }, title);
+    assert.equal(shown.injected, 0, 'markup from the title became elements');
+    assert.equal(shown.xss, undefined, 'script from the title ran');
+    assert.equal(shown.texts, 3);
+    assert.equal(shown.title, `${title} — 240 points`);
+    assert.equal(shown.label, title);
+    assert.equal(shown.points, '240');
+    assert.deepEqual(hostileProblems, []);
+  });
+  await check('a strict CSP is in place and reports an inline script it blocked', async () => {
+    const csp = await hostile.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    assert.match(csp, /(^|; )script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+    assert.match(csp, /(^|; )default-src 'none'(;|$)/);
+    assert.match(csp, /(^|; )object-src 'none'(;|$)/);
+    assert.match(csp, /(^|; )base-uri 'none'(;|$)/);
+    assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'|\*|data:|https?:/);
+    const outcome = await hostile.evaluate(() => new Promise((resolve) => {
+      document.addEventListener('securitypolicyviolation', (e) => resolve({
+        directive: e.effectiveDirective, blocked: e.blockedURI, ran: window.__inline,
+      }), { once: true });
+      const script = document.createElement('script');
+      script.textContent = 'window.__inline = true';
+      document.body.append(script);
+      setTimeout(() => resolve({ directive: 'no violation reported', ran: window.__inline }), 5_000);
+    }));
+    assert.deepEqual(outcome, { directive: 'script-src-elem', blocked: 'inline', ran: undefined });
+  });
 } finally {
   await context.close();
   await server.close();
