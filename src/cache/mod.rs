@@ -8,19 +8,22 @@ mod quota;
 pub use events::CacheEvent;
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
+use crate::core::policy::{self, StoreDecision};
 use crate::core::record::{CacheRecord, LookupOutcome};
-use crate::core::size::{should_cache, DEFAULT_CACHE_THRESHOLD_BYTES};
+use crate::core::reuse::ReuseBook;
+use crate::core::size::DEFAULT_CACHE_THRESHOLD_BYTES;
 use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
-use crate::state_sync::glob::{validate_pattern, DEFAULT_SEPARATOR};
+use crate::state_sync::glob::{match_glob, validate_pattern, DEFAULT_SEPARATOR};
 use crate::state_sync::policy::CacheDirective;
 use crate::store::{
-    Budget, JsRecord, LegacyChatboxStore, ResultStore, SelectedStore, StoreError, StoreStats,
+    Budget, JsRecord, LegacyChatboxStore, RecordStore, SelectedStore, StoreError, StoreStats,
+    WriteOutcome,
 };
 
 /// Milliseconds since the epoch; injectable for tests.
@@ -74,8 +77,6 @@ fn is_quota_error(err: &StoreError) -> bool {
 pub struct ResultCache {
     store: SelectedStore,
     limits: Limits,
-    /// Approximate (bytes, entries, writes since last exact count) for cheap budget checks.
-    totals: Cell<Option<(f64, f64, u32)>>,
     /// Byte budget learned from a quota error (the origin's real room), if any.
     quota_cap: Cell<Option<f64>>,
     threshold: u64,
@@ -85,10 +86,8 @@ pub struct ResultCache {
     reuse_immutable: bool,
     /// Directives learned from tool descriptions (`observeTools`).
     directives: RefCell<HashMap<String, CacheDirective>>,
-    /// (conversation, tool, canonical args) → reference, for `reuseImmutable`.
-    reusable: RefCell<HashMap<(String, String, String), String>>,
-    /// (conversation, tool) → canonical args of calls dispatched and not yet completed.
-    in_flight: RefCell<HashMap<(String, String), VecDeque<String>>>,
+    /// Dispatched calls and reusable results of `immutable` tools (`reuseImmutable`).
+    reuse: RefCell<ReuseBook>,
     /// chatbox-core's database, read through on misses (references minted before a host
     /// switched to this package keep resolving).
     legacy: Option<LegacyChatboxStore>,
@@ -116,14 +115,12 @@ impl ResultCache {
             threshold: threshold.unwrap_or(u64::from(DEFAULT_CACHE_THRESHOLD_BYTES)),
             clock,
             limits: Limits::default(),
-            totals: Cell::new(None),
             quota_cap: Cell::new(None),
             observer: None,
             separator: DEFAULT_SEPARATOR.to_owned(),
             reuse_immutable: false,
             directives: RefCell::default(),
-            reusable: RefCell::default(),
-            in_flight: RefCell::default(),
+            reuse: RefCell::default(),
             legacy: None,
         }
     }
@@ -179,49 +176,32 @@ impl ResultCache {
         self.directives.borrow().get(tool_name).copied()
     }
 
-    fn reuse_key(conv_id: &str, tool_name: &str, args_key: &str) -> (String, String, String) {
-        (
-            conv_id.to_owned(),
-            tool_name.to_owned(),
-            args_key.to_owned(),
-        )
+    fn reuses(&self, tool_name: &str) -> bool {
+        self.reuse_immutable && self.directive_of(tool_name) == Some(CacheDirective::Immutable)
     }
 
     /// The reference stored for an identical earlier call, when reuse applies to this tool.
     pub fn reusable_uri(&self, conv_id: &str, tool_name: &str, args_key: &str) -> Option<String> {
-        if !self.reuse_immutable || self.directive_of(tool_name) != Some(CacheDirective::Immutable)
-        {
+        if !self.reuses(tool_name) {
             return None;
         }
-        self.reusable
-            .borrow()
-            .get(&Self::reuse_key(conv_id, tool_name, args_key))
-            .cloned()
+        let reuse = self.reuse.borrow();
+        reuse
+            .reusable(conv_id, tool_name, args_key)
+            .map(str::to_owned)
     }
 
     /// Notes a dispatched call's canonical arguments so its result can be reused later.
     pub fn note_dispatch(&self, conv_id: &str, tool_name: &str, args_key: String) {
-        if !self.reuse_immutable || self.directive_of(tool_name) != Some(CacheDirective::Immutable)
-        {
-            return;
+        if self.reuses(tool_name) {
+            self.reuse
+                .borrow_mut()
+                .dispatched(conv_id, tool_name, args_key);
         }
-        let mut in_flight = self.in_flight.borrow_mut();
-        if in_flight.len() >= MEMORY_MAP_LIMIT {
-            in_flight.clear();
-        }
-        let queue = in_flight
-            .entry((conv_id.to_owned(), tool_name.to_owned()))
-            .or_default();
-        if queue.len() >= 16 {
-            queue.pop_front();
-        }
-        queue.push_back(args_key);
     }
 
-    /// Completes a call noted at dispatch for this tool: the one with `args_key` when the host
-    /// passed the call's arguments to `afterToolCall`, else the oldest. Links its arguments to
-    /// `uri` when the result was cached, and just forgets them otherwise. Must be called once per
-    /// dispatched call, whatever its outcome.
+    /// Completes a call noted at dispatch for this tool (see [`ReuseBook::completed`]). Must be
+    /// called once per dispatched call, whatever its outcome.
     pub fn note_result(
         &self,
         conv_id: &str,
@@ -229,26 +209,9 @@ impl ResultCache {
         uri: Option<&str>,
         args_key: Option<&str>,
     ) {
-        let conv = conv_id.to_owned();
-        let noted = {
-            let mut in_flight = self.in_flight.borrow_mut();
-            let queue = in_flight.get_mut(&(conv.clone(), tool_name.to_owned()));
-            match (queue, args_key) {
-                (Some(queue), Some(key)) => queue
-                    .iter()
-                    .position(|k| k == key)
-                    .and_then(|i| queue.remove(i)),
-                (Some(queue), None) => queue.pop_front(),
-                (None, _) => None,
-            }
-        };
-        if let (Some(args_key), Some(uri)) = (noted, uri) {
-            let mut reusable = self.reusable.borrow_mut();
-            if reusable.len() >= MEMORY_MAP_LIMIT {
-                reusable.clear();
-            }
-            reusable.insert((conv, tool_name.to_owned(), args_key), uri.to_owned());
-        }
+        self.reuse
+            .borrow_mut()
+            .completed(conv_id, tool_name, uri, args_key);
     }
 
     /// Marks stale every entry produced by a tool matching one of `patterns` (glob, the cache's
@@ -269,9 +232,13 @@ impl ResultCache {
         if valid.is_empty() {
             return Ok(0);
         }
+        let separator = self.separator.clone();
+        let patterns = valid.clone();
+        let matches =
+            Rc::new(move |name: &str| patterns.iter().any(|p| match_glob(p, name, &separator)));
         let count = self
             .store
-            .mark_stale(&valid, &self.separator, cause)
+            .mark_stale(matches, cause)
             .await
             .map_err(|e| self.failed("invalidate", e))?;
         self.emit(CacheEvent::Invalidate {
@@ -330,8 +297,8 @@ impl ResultCache {
     }
 
     /// Stores `payload` when it is an object or array whose JSON is at least the threshold, and
-    /// returns its new reference; `Ok(None)` when it is not cached (too small, not serializable,
-    /// not an object/array).
+    /// returns its new reference; `Ok(None)` when it is not cached (too small, too big, not
+    /// plain JSON data, not serializable, not an object/array, or refused by the browser).
     pub async fn cache_tool_result(
         &self,
         request: CacheRequest<'_>,
@@ -342,16 +309,18 @@ impl ResultCache {
         let size = request
             .known_size
             .unwrap_or_else(|| payload::estimate_size(request.payload));
-        if !should_cache(size, request.threshold.unwrap_or(self.threshold)) {
-            return Ok(None);
-        }
-        if size as f64 > self.limits.max_entry_bytes {
-            self.emit(CacheEvent::Skip {
-                reason: "maxEntryBytes",
-                size_bytes: size as f64,
-                limit: self.limits.max_entry_bytes,
-            });
-            return Ok(None);
+        let threshold = request.threshold.unwrap_or(self.threshold);
+        match policy::decide(size, threshold, self.limits.max_entry_bytes) {
+            StoreDecision::TooSmall => return Ok(None),
+            StoreDecision::TooBig => {
+                self.emit(CacheEvent::Skip {
+                    reason: "maxEntryBytes",
+                    size_bytes: size as f64,
+                    limit: self.limits.max_entry_bytes,
+                });
+                return Ok(None);
+            }
+            StoreDecision::Store => {}
         }
         if let Err(unstorable) = payload::check_storable(request.payload) {
             // Its JSON size (what the budget counts) would understate what IndexedDB stores.
@@ -365,7 +334,6 @@ impl ResultCache {
             });
             return Ok(None);
         }
-        let segment = sanitize_conv_id(request.conv_id);
         let token = mint_token().map_err(|e| {
             self.failed(
                 "cacheToolResult",
@@ -374,7 +342,7 @@ impl ResultCache {
         })?;
         let now = self.now();
         let record = CacheRecord {
-            uri: format_cache_uri(&segment, &token),
+            uri: format_cache_uri(&sanitize_conv_id(request.conv_id), &token),
             payload: request.payload.clone(),
             // Scoping compares this exact id; the URI segment is only its lossy shadow.
             conv_id: request.conv_id.to_owned(),
@@ -384,55 +352,15 @@ impl ResultCache {
             last_used_at: now,
             stale_cause: None,
         };
-        let budget = self.budget();
-        let check = self.budget_check_due(record.size_bytes);
-        let outcome = match self.store.put(&record, check.then_some(&budget)).await {
+        let outcome = match self.store.write(&record, &self.budget()).await {
             Ok(outcome) => outcome,
-            Err(e) if is_quota_error(&e) => {
-                // Out of storage: the origin has less room than our budget assumed. Lower the
-                // byte budget once — to half the origin quota when the platform reports it,
-                // else three quarters of what is stored — so later writes evict in their own
-                // transaction instead of hitting the wall (never ratcheted further: Chromium
-                // reclaims deleted space lazily, so repeated errors say little), evict down to
-                // half that budget — the slack lets the lazily reclaimed space catch up — and
-                // retry once.
-                let stored = self.store.stats().await.map(|s| s.bytes).unwrap_or(0.0);
-                if self.quota_cap.get().is_none() {
-                    let room = quota::origin_quota()
-                        .await
-                        .map_or(stored * 0.75, |q| q * 0.5);
-                    self.quota_cap.set(Some(room.max(record.size_bytes * 2.0)));
-                }
-                let cap = self.budget().max_bytes;
-                self.totals.set(None);
-                let freed = self
-                    .store
-                    .evict_lru((stored - cap / 2.0).max(0.0) + record.size_bytes * 2.0)
-                    .await
-                    .unwrap_or(0);
-                self.emit(CacheEvent::Evict {
-                    count: freed,
-                    reason: "quota",
-                });
-                match self.store.put(&record, Some(&self.budget())).await {
-                    Ok(outcome) => outcome,
-                    Err(e) => {
-                        // Give up cleanly: the host's dispatch loop goes on without a reference.
-                        let _ = self.failed("cacheToolResult", e);
-                        return Ok(None);
-                    }
-                }
-            }
+            Err(e) if is_quota_error(&e) => match self.recover_from_quota(&record).await {
+                Some(outcome) => outcome,
+                // Give up cleanly: the host's dispatch loop goes on without a reference.
+                None => return Ok(None),
+            },
             Err(e) => return Err(self.failed("cacheToolResult", e)),
         };
-        self.totals.set(
-            outcome
-                .totals
-                .map(|t| (t.bytes, f64::from(t.entries), 0))
-                .or(self.totals.get().map(|(bytes, entries, writes)| {
-                    (bytes + record.size_bytes, entries + 1.0, writes + 1)
-                })),
-        );
         if outcome.evicted > 0 {
             self.emit(CacheEvent::Evict {
                 count: outcome.evicted,
@@ -448,6 +376,38 @@ impl ResultCache {
         Ok(Some(record.uri))
     }
 
+    /// The browser refused a write for lack of storage: the origin has less room than the budget
+    /// assumed. Lowers the byte budget once (see [`policy::quota_budget`]; never ratcheted
+    /// further, as Chromium reclaims deleted space lazily and repeated errors say little), evicts
+    /// down below it ([`policy::recovery_bytes`]) so later writes evict in their own transaction
+    /// instead of hitting the wall, and retries once. `None` when the retry fails too (reported
+    /// as an `error` event).
+    async fn recover_from_quota(&self, record: &JsRecord) -> Option<WriteOutcome> {
+        let stored = self.store.stats().await.map(|s| s.bytes).unwrap_or(0.0);
+        if self.quota_cap.get().is_none() {
+            let quota = quota::origin_quota().await;
+            let cap = policy::quota_budget(quota, stored, record.size_bytes);
+            self.quota_cap.set(Some(cap));
+        }
+        let cap = self.budget().max_bytes;
+        let freed = self
+            .store
+            .evict_oldest(policy::recovery_bytes(stored, cap, record.size_bytes))
+            .await
+            .unwrap_or(0);
+        self.emit(CacheEvent::Evict {
+            count: freed,
+            reason: "quota",
+        });
+        match self.store.write(record, &self.budget()).await {
+            Ok(outcome) => Some(outcome),
+            Err(e) => {
+                let _ = self.failed("cacheToolResult", e);
+                None
+            }
+        }
+    }
+
     /// Resolves references in ONE read-only transaction, all reads issued before awaiting.
     /// Malformed references, other conversations (when `conv_scope` is set: the exact id the
     /// entry was written with must equal it, whatever the URI segment says) and absent entries are [`LookupOutcome::Miss`]; a `#` pointer is applied.
@@ -460,7 +420,7 @@ impl ResultCache {
         let keys: Vec<&str> = parsed.iter().flatten().map(|p| p.key).collect();
         let mut records = self
             .store
-            .get_many(&keys, self.now())
+            .read_many(&keys, self.now())
             .await
             .map_err(|e| self.failed("lookup", e))?;
         self.read_through(&keys, &mut records).await;
@@ -542,7 +502,7 @@ impl ResultCache {
     pub async fn clear_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
         let mut count = self
             .store
-            .delete_conversation(conv_id)
+            .delete_conversation(conv_id, &sanitize_conv_id(conv_id))
             .await
             .map_err(|e| self.failed("clearConversation", e))?;
         if let Some(legacy) = &self.legacy {
@@ -551,7 +511,6 @@ impl ResultCache {
                 .await
                 .map_err(|e| self.failed("clearConversation", e))?;
         }
-        self.totals.set(None);
         self.emit(CacheEvent::Evict {
             count,
             reason: "clearConversation",
@@ -566,7 +525,6 @@ impl ResultCache {
             .delete_added_before(self.now() - max_age_ms)
             .await
             .map_err(|e| self.failed("evictOlderThan", e))?;
-        self.totals.set(None);
         self.emit(CacheEvent::Evict {
             count,
             reason: "maxAge",
@@ -579,21 +537,6 @@ impl ResultCache {
         ScopedLookup {
             cache: self,
             conv_scope: conv_scope.map(str::to_owned),
-        }
-    }
-
-    /// Whether this write must check the budget in its transaction: when the totals are unknown
-    /// (first write), stale (other tabs write too: re-read every 64 writes), or would come within
-    /// 10 % of a limit. Otherwise a write costs one put and no metadata scan.
-    fn budget_check_due(&self, size: f64) -> bool {
-        let max_bytes = self.budget().max_bytes;
-        match self.totals.get() {
-            None => true,
-            Some((bytes, entries, writes)) => {
-                writes >= 64
-                    || bytes + size > max_bytes * 0.9
-                    || entries + 1.0 > self.limits.max_entries * 0.9
-            }
         }
     }
 

@@ -3,10 +3,13 @@
 //! Everything here compiles and is tested natively (`cargo test`). The wasm-facing layers
 //! ([`crate::store`], [`crate::cache`], [`crate::bindings`]) call into it.
 
+pub mod augment;
 pub mod cap;
 pub mod envelope;
 pub mod pointer;
+pub mod policy;
 pub mod record;
+pub mod reuse;
 pub mod size;
 pub mod substitute;
 pub mod uri;

@@ -1,26 +1,34 @@
-//! [`ResultStore`] on IndexedDB, directly over `web-sys`.
+//! [`RecordStore`] on IndexedDB, directly over `web-sys`.
 //!
 //! A thin layer kept faithful to the platform: DOMException names pass through unchanged, each
 //! operation is exactly one transaction, write transactions use `durability: "relaxed"` (a cache
 //! may lose its last writes on an OS crash; it must not pay an fsync per tool result), and every
-//! request of a transaction is issued before anything is awaited. Index walks (clear, evict)
-//! issue their deletes from inside the `getAllKeys` success event, so the transaction can never
-//! auto-commit between the read and the deletes.
+//! request of a transaction is issued before anything is awaited. Follow-up requests (an
+//! eviction walk, the deletes of a clear) are issued from inside the success events of the same
+//! transaction, so it can never auto-commit midway.
 //!
-//! Schema (DESIGN §4): database `dbName` at [`SCHEMA_VERSION`], object store [`STORE_NAME`] keyed
-//! by `uri`, indexes `convId`, `addedAt`, `sourceToolName`. Opening a chatbox-core database
-//! (version 1, same store, first two indexes) upgrades it in place: nothing is deleted.
+//! Schema: database `dbName` at [`SCHEMA_VERSION`]:
+//! - [`STORE_NAME`] keyed by `uri`, indexes `convId`, `addedAt`, `sourceToolName`: the records;
+//! - [`USAGE_STORE`] keyed by `uri`, index `lastUsedAt`: `{uri, convId, sizeBytes, lastUsedAt}`,
+//!   what eviction and budgets need without reading payloads;
+//! - [`META_STORE`]: the running totals `{bytes, entries}` under the key `"totals"`, updated in
+//!   the same transaction as every write and delete. A database without them (just upgraded)
+//!   counts its usage rows once, in the first write transaction.
+//!
+//! Opening a chatbox-core database (version 1, same store, first two indexes) upgrades it in
+//! place: nothing is deleted.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
-use js_sys::{Array, Reflect};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
-    Event, IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStore, IdbObjectStoreParameters,
-    IdbOpenDbRequest, IdbRequest, IdbTransaction, IdbTransactionMode,
+    Event, IdbCursorDirection, IdbCursorWithValue, IdbDatabase, IdbFactory, IdbKeyRange,
+    IdbObjectStore, IdbObjectStoreParameters, IdbOpenDbRequest, IdbRequest, IdbTransaction,
+    IdbTransactionMode,
 };
 
 /// `db.transaction(store, "readwrite", { durability: "relaxed" })`. web-sys gates the options
@@ -37,102 +45,190 @@ fn relaxed_write_transaction(db: &IdbDatabase) -> Result<IdbTransaction, JsValue
 }
 
 fn store_names() -> JsValue {
-    Array::of2(&STORE_NAME.into(), &USAGE_STORE.into()).into()
+    Array::of3(&STORE_NAME.into(), &USAGE_STORE.into(), &META_STORE.into()).into()
 }
 
-/// One transaction over both object stores.
+/// One transaction over the three object stores.
 struct Tx {
     tx: IdbTransaction,
     results: IdbObjectStore,
     usage: IdbObjectStore,
+    meta: IdbObjectStore,
 }
 
 /// `{uri, convId, sizeBytes, lastUsedAt}` for [`USAGE_STORE`].
-fn usage_entry(
-    uri: &JsValue,
-    conv_id: &JsValue,
-    size_bytes: &JsValue,
-    last_used_at: f64,
-) -> js_sys::Object {
-    let entry = js_sys::Object::new();
+fn usage_entry(uri: &JsValue, conv_id: &JsValue, size_bytes: f64, last_used_at: f64) -> Object {
+    let entry = Object::new();
     let _ = Reflect::set(&entry, &fields::URI.into(), uri);
     let _ = Reflect::set(&entry, &fields::CONV_ID.into(), conv_id);
-    let _ = Reflect::set(&entry, &fields::SIZE_BYTES.into(), size_bytes);
+    let _ = Reflect::set(&entry, &fields::SIZE_BYTES.into(), &size_bytes.into());
     let _ = Reflect::set(&entry, &fields::LAST_USED_AT.into(), &last_used_at.into());
     entry
 }
 
+fn number(value: &JsValue, key: &str) -> Option<f64> {
+    Reflect::get(value, &key.into()).ok()?.as_f64()
+}
+
 /// The usage entry of a stored record object.
-fn usage_of_record(record: &JsValue) -> js_sys::Object {
-    let get = |k: &str| Reflect::get(record, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    let last = get(fields::LAST_USED_AT)
-        .as_f64()
-        .or_else(|| get(fields::ADDED_AT).as_f64())
+fn usage_of_record(record: &JsValue) -> Object {
+    let last = number(record, fields::LAST_USED_AT)
+        .or_else(|| number(record, fields::ADDED_AT))
         .unwrap_or(0.0);
-    let size = get(fields::SIZE_BYTES);
-    let size = if size.as_f64().is_some() {
-        size
-    } else {
-        JsValue::from(0)
-    };
-    usage_entry(&get(fields::URI), &get(fields::CONV_ID), &size, last)
+    let size = number(record, fields::SIZE_BYTES).unwrap_or(0.0);
+    let get = |k: &str| Reflect::get(record, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    usage_entry(&get(fields::URI), &get(fields::CONV_ID), size, last)
 }
 
-/// Usage entries as `(uri, convId, sizeBytes, lastUsedAt)`.
-fn usage_rows(all: &JsValue) -> Vec<(JsValue, String, f64, f64)> {
-    let Some(all) = all.dyn_ref::<Array>() else {
-        return Vec::new();
-    };
-    all.iter()
-        .map(|e| {
-            let get = |k: &str| Reflect::get(&e, &k.into()).unwrap_or(JsValue::UNDEFINED);
-            (
-                get(fields::URI),
-                get(fields::CONV_ID).as_string().unwrap_or_default(),
-                get(fields::SIZE_BYTES).as_f64().unwrap_or(0.0),
-                get(fields::LAST_USED_AT).as_f64().unwrap_or(0.0),
-            )
-        })
-        .collect()
+/// A usage entry's `(uri, sizeBytes)`.
+fn usage_size(entry: &JsValue) -> (JsValue, f64) {
+    let uri = Reflect::get(entry, &fields::URI.into()).unwrap_or(JsValue::UNDEFINED);
+    (uri, number(entry, fields::SIZE_BYTES).unwrap_or(0.0))
 }
 
-/// Deletes least-recently-used entries (never `keep`) from both stores until the totals fit
-/// `max_bytes` / `max_entries`; returns how many were deleted and the totals (bytes, entries)
-/// left. Runs inside a request callback.
-fn evict_to_fit(
-    tx: &Tx,
-    rows: &mut [(JsValue, String, f64, f64)],
-    keep: Option<&JsValue>,
-    max_bytes: f64,
-    max_entries: f64,
-) -> (u32, f64, f64) {
-    let mut bytes: f64 = rows.iter().map(|r| r.2).sum();
-    let mut count = rows.len() as f64;
-    rows.sort_by(|a, b| a.3.total_cmp(&b.3));
-    let mut evicted = 0;
-    for (uri, _, size, _) in rows.iter() {
-        if bytes <= max_bytes && count <= max_entries {
-            break;
-        }
-        if keep.is_some_and(|k| k == uri) {
-            continue;
-        }
-        let _ = tx.results.delete(uri);
-        let _ = tx.usage.delete(uri);
-        bytes -= size;
-        count -= 1.0;
-        evicted += 1;
+/// Key of the totals in [`META_STORE`].
+const TOTALS_KEY: &str = "totals";
+
+fn totals_object(totals: Totals) -> Object {
+    let obj = Object::new();
+    let _ = Reflect::set(&obj, &"bytes".into(), &totals.bytes.into());
+    let _ = Reflect::set(&obj, &"entries".into(), &totals.entries.into());
+    obj
+}
+
+fn totals_of(value: &JsValue) -> Option<Totals> {
+    Some(Totals {
+        bytes: number(value, "bytes")?,
+        entries: number(value, "entries")?,
+    })
+}
+
+/// The success handlers of one transaction's requests, kept alive until it ends. Handlers may
+/// add more (an eviction walk registers its cursor handler from the totals handler).
+#[derive(Clone, Default)]
+struct Handlers(Rc<RefCell<Vec<Handler>>>);
+
+/// A request's success listener.
+type Handler = Closure<dyn FnMut(Event)>;
+
+impl Handlers {
+    /// Calls `on_success(request)` from `request`'s success event (each time it fires: a cursor
+    /// fires once per step).
+    fn on(&self, request: &IdbRequest, on_success: impl FnMut(&IdbRequest) + 'static) {
+        let target = request.clone();
+        let mut on_success = on_success;
+        let closure = Closure::<dyn FnMut(Event)>::new(move |_event: Event| on_success(&target));
+        let _ =
+            request.add_event_listener_with_callback("success", closure.as_ref().unchecked_ref());
+        self.0.borrow_mut().push(closure);
     }
-    (evicted, bytes, count)
+}
+
+/// Updates the totals in [`META_STORE`] (inside a handler of the same transaction).
+fn put_totals(tx: &Tx, totals: Totals) {
+    let _ = tx
+        .meta
+        .put_with_key(&totals_object(totals), &JsValue::from_str(TOTALS_KEY));
+}
+
+/// Reads the totals, then calls `then(totals)` from the success event. A database without them
+/// (just upgraded, or written by an older version) counts its usage rows once, here, leaving
+/// out `uncounted` (the entry a write has just put, which the caller adds itself).
+///
+/// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get),
+/// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
+fn with_totals(
+    tx: &Rc<Tx>,
+    handlers: &Handlers,
+    uncounted: Option<JsValue>,
+    then: impl FnOnce(Totals) + 'static,
+) -> Result<(), JsValue> {
+    let request = tx.meta.get(&JsValue::from_str(TOTALS_KEY))?;
+    let mut then = Some(then);
+    let (tx2, handlers2) = (tx.clone(), handlers.clone());
+    handlers.on(&request, move |request| {
+        let Some(then) = then.take() else { return };
+        if let Some(totals) = request.result().ok().as_ref().and_then(totals_of) {
+            return then(totals);
+        }
+        let Ok(all) = tx2.usage.get_all() else { return };
+        let mut then = Some(then);
+        let uncounted = uncounted.clone();
+        handlers2.on(&all, move |all| {
+            let rows: Array = all.result().map(JsCast::unchecked_into).unwrap_or_default();
+            let totals = rows
+                .iter()
+                .map(|row| usage_size(&row))
+                .filter(|(uri, _)| uncounted.as_ref() != Some(uri))
+                .fold(Totals::default(), |t, (_, size)| t.with_entry(size));
+            if let Some(then) = then.take() {
+                then(totals);
+            }
+        });
+    });
+    Ok(())
+}
+
+/// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
+/// record, never `keep`, until `walk` is done; then calls `finish(walk)`.
+///
+/// [MDN: IDBIndex.openCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openCursor)
+fn evict_oldest_first(
+    tx: &Rc<Tx>,
+    handlers: &Handlers,
+    mut walk: Eviction,
+    keep: Option<JsValue>,
+    finish: impl FnOnce(Eviction) + 'static,
+) {
+    if walk.done() {
+        return finish(walk);
+    }
+    let Ok(cursor_request) = tx
+        .usage
+        .index(USAGE_BY_LAST_USED)
+        .and_then(|index| index.open_cursor())
+    else {
+        let _ = tx.tx.abort();
+        return;
+    };
+    let mut finish = Some(finish);
+    let tx = tx.clone();
+    handlers.on(&cursor_request, move |request| {
+        let cursor = request.result().ok().filter(JsValue::is_object);
+        let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) else {
+            if let Some(finish) = finish.take() {
+                finish(walk); // the store is empty
+            }
+            return;
+        };
+        let (uri, size) = cursor.value().map(|v| usage_size(&v)).unwrap_or_default();
+        if keep.as_ref() != Some(&uri) && tx.results.delete(&uri).is_ok() && cursor.delete().is_ok()
+        {
+            walk.evicted(size);
+        }
+        if walk.done() {
+            if let Some(finish) = finish.take() {
+                finish(walk);
+            }
+        } else {
+            let _ = cursor.continue_();
+        }
+    });
 }
 
 use super::idb_events::{request_error, transaction_done, NextEvent};
-use super::{js_record, Budget, JsRecord, PutOutcome, ResultStore, StoreError, StoreStats};
+use super::{
+    js_record, segment_key_bounds, Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals,
+    WriteOutcome,
+};
+use crate::core::policy::{room_needed, Eviction, Room};
 use crate::core::record::fields;
-use crate::state_sync::glob::match_glob;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
-pub const SCHEMA_VERSION: u32 = 3;
+/// Version 4 added [`META_STORE`].
+pub const SCHEMA_VERSION: u32 = 4;
+/// Running totals (`{bytes, entries}` under the key `"totals"`).
+pub const META_STORE: &str = "meta";
 /// The object store holding the records.
 pub const STORE_NAME: &str = "results";
 /// Small per-entry metadata `{uri, convId, sizeBytes, lastUsedAt}`, kept apart from the records so
@@ -276,8 +372,14 @@ impl IndexedDbStore {
                         tx.object_store(name)
                             .map_err(|e| StoreError::from_js("opening object store", &e))
                     };
-                    let (results, usage) = (open(STORE_NAME)?, open(USAGE_STORE)?);
-                    return Ok(Tx { tx, results, usage });
+                    let (results, usage, meta) =
+                        (open(STORE_NAME)?, open(USAGE_STORE)?, open(META_STORE)?);
+                    return Ok(Tx {
+                        tx,
+                        results,
+                        usage,
+                        meta,
+                    });
                 }
                 Err(e) => {
                     let err = StoreError::from_js("starting a transaction", &e);
@@ -292,94 +394,57 @@ impl IndexedDbStore {
         }
     }
 
-    /// Deletes every record whose `index` key lies in `range` (and its usage entry), in one
-    /// read-write transaction.
-    ///
-    /// [MDN: IDBIndex.getAllKeys](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAllKeys),
-    /// [MDN: IDBObjectStore.delete](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/delete)
-    async fn delete_in_index(&self, index: &str, range: &IdbKeyRange) -> Result<u32, StoreError> {
-        let context = "deleting by index";
-        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
-        let keys_request = tx
-            .results
-            .index(index)
-            .and_then(|i| i.get_all_keys_with_key(range))
-            .map_err(|e| StoreError::from_js(context, &e))?;
-        let deleted = Rc::new(Cell::new(0u32));
-        let on_keys = {
-            let (request, deleted, tx) = (keys_request.clone(), deleted.clone(), tx.clone());
-            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
-                let Ok(keys) = request.result() else { return };
-                let keys: Array = keys.unchecked_into();
-                for key in keys.iter() {
-                    // A synchronous failure here means the transaction is already aborting;
-                    // `transaction_done` reports why.
-                    if tx.results.delete(&key).is_ok() && tx.usage.delete(&key).is_ok() {
-                        deleted.set(deleted.get() + 1);
-                    }
-                }
-            })
+    /// Writes the last uses that reads remembered (at most [`TOUCH_FLUSH_LIMIT`] per
+    /// transaction), for entries that still exist. Issued first in a write transaction, so the
+    /// eviction walk that follows sees them.
+    fn flush_touched(&self, tx: &Rc<Tx>, handlers: &Handlers) {
+        let batch: Vec<(String, f64)> = {
+            let mut touched = self.touched.borrow_mut();
+            let keys: Vec<String> = touched.keys().take(TOUCH_FLUSH_LIMIT).cloned().collect();
+            keys.into_iter()
+                .filter_map(|k| touched.remove_entry(&k))
+                .collect()
         };
-        keys_request
-            .add_event_listener_with_callback("success", on_keys.as_ref().unchecked_ref())
-            .map_err(|e| StoreError::from_js(context, &e))?;
-        transaction_done(&tx.tx, context).await?;
-        drop(on_keys);
-        Ok(deleted.get())
+        for (uri, last) in batch {
+            let Ok(request) = tx.usage.get(&JsValue::from_str(&uri)) else {
+                continue;
+            };
+            let tx = tx.clone();
+            handlers.on(&request, move |request| {
+                let Some(entry) = request.result().ok().filter(JsValue::is_object) else {
+                    return; // evicted or cleared meanwhile
+                };
+                if number(&entry, fields::LAST_USED_AT).is_some_and(|old| old < last) {
+                    let _ = Reflect::set(&entry, &fields::LAST_USED_AT.into(), &last.into());
+                    let _ = tx.usage.put(&entry);
+                }
+            });
+        }
     }
 
-    /// Runs `on_rows` over every usage entry from inside the transaction (one `getAll` of the
-    /// small usage records, never the payloads), then waits for the commit.
-    ///
-    /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
-    async fn with_usage_rows<T: Default + 'static>(
+    /// Runs a read-write transaction: `issue` issues its requests (all before anything is
+    /// awaited), then the transaction's completion is awaited and `outcome` read.
+    async fn read_write<T: Copy + Default + 'static>(
         &self,
-        tx: Rc<Tx>,
         context: &str,
-        on_rows: impl FnMut(&Tx, Vec<(JsValue, String, f64, f64)>) -> T + 'static,
+        issue: impl FnOnce(&Rc<Tx>, &Handlers, Rc<Cell<T>>) -> Result<(), JsValue>,
     ) -> Result<T, StoreError> {
-        let request = tx
-            .usage
-            .get_all()
-            .map_err(|e| StoreError::from_js(context, &e))?;
-        let out: Rc<RefCell<T>> = Rc::default();
-        // Pending last uses are written only by read-write transactions (stats() is read-only).
-        let writable = tx
-            .tx
-            .mode()
-            .is_ok_and(|m| m == IdbTransactionMode::Readwrite);
-        let touched = if writable {
-            std::mem::take(&mut *self.touched.borrow_mut())
-        } else {
-            HashMap::new()
-        };
-        let handler = {
-            let (request, out, tx) = (request.clone(), out.clone(), tx.clone());
-            let mut on_rows = on_rows;
-            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
-                let mut rows = usage_rows(&request.result().unwrap_or(JsValue::UNDEFINED));
-                // Persist the last uses reads remembered, for entries that still exist.
-                for row in rows.iter_mut() {
-                    if let Some(&last) = row.0.as_string().and_then(|uri| touched.get(&uri)) {
-                        if last > row.3 {
-                            row.3 = last;
-                            let entry =
-                                usage_entry(&row.0, &row.1.as_str().into(), &row.2.into(), last);
-                            let _ = tx.usage.put(&entry);
-                        }
-                    }
-                }
-                *out.borrow_mut() = on_rows(&tx, rows);
-            })
-        };
-        request
-            .add_event_listener_with_callback("success", handler.as_ref().unchecked_ref())
-            .map_err(|e| StoreError::from_js(context, &e))?;
+        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
+        let handlers = Handlers::default();
+        let out = Rc::new(Cell::new(T::default()));
+        self.flush_touched(&tx, &handlers);
+        if let Err(e) = issue(&tx, &handlers, out.clone()) {
+            let _ = tx.tx.abort();
+            return Err(StoreError::from_js(context, &e));
+        }
         transaction_done(&tx.tx, context).await?;
-        drop(handler);
-        Ok(out.take())
+        drop(handlers);
+        Ok(out.get())
     }
 }
+
+/// Pending last uses written per write transaction, at most.
+const TOUCH_FLUSH_LIMIT: usize = 64;
 
 /// Opens (creating or upgrading) the database at [`SCHEMA_VERSION`]. If the database exists at a
 /// newer version (a newer build of this library), opens it at its current version instead.
@@ -431,19 +496,22 @@ async fn open_request(
         .map_err(|e| StoreError::from_js(&context, &e))?
         .unchecked_into();
     let names = db.object_store_names();
-    if !names.contains(STORE_NAME) || !names.contains(USAGE_STORE) {
+    if ![STORE_NAME, USAGE_STORE, META_STORE]
+        .iter()
+        .all(|store| names.contains(store))
+    {
         db.close();
         return Err(StoreError::new(
             "NotFoundError",
-            format!("{context}: it lacks the \"results\"/\"usage\" object stores"),
+            format!("{context}: it lacks the \"results\"/\"usage\"/\"meta\" object stores"),
         ));
     }
     Ok(db)
 }
 
-/// `upgradeneeded`: create what is missing — the `results` store and its indexes, the `usage`
-/// store (filled from existing records: a chatbox-core v1 database keeps every entry) — and
-/// never delete anything. Any failure aborts the upgrade, which fails the open with the
+/// `upgradeneeded`: create what is missing — the `results` store and its indexes, the `meta`
+/// store, the `usage` store (filled from existing records: a chatbox-core v1 database keeps
+/// every entry) — and never delete anything. Any failure aborts the upgrade, which fails the open with the
 /// DOMException (the next call retries).
 ///
 /// [MDN: IDBOpenDBRequest upgradeneeded](https://developer.mozilla.org/docs/Web/API/IDBOpenDBRequest/upgradeneeded_event)
@@ -474,6 +542,11 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
         .filter(|index| !existing.contains(index))
         .all(|index| results.create_index_with_str(index, index).is_ok());
     if !indexes_ok {
+        let _ = tx.abort();
+        return;
+    }
+    // Totals start absent: the first write transaction counts the usage rows once.
+    if !names.contains(META_STORE) && db.create_object_store(META_STORE).is_err() {
         let _ = tx.abort();
         return;
     }
@@ -551,59 +624,52 @@ pub(crate) fn install_lost_handler(
     handler
 }
 
-/// Storage limits enforced on every write (see [`ResultStore::put`]).
-impl ResultStore for IndexedDbStore {
-    /// One read-write transaction: put the record and its usage entry, read every usage entry
-    /// (small), and evict least-recently-used entries until the totals fit the budget.
+impl RecordStore for IndexedDbStore {
+    /// One read-write transaction: put the record and its usage entry, read the totals, evict
+    /// oldest-first while the policy says more room is needed, store the new totals.
     ///
     /// [MDN: IDBObjectStore.put](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/put)
-    async fn put(
-        &self,
-        record: &JsRecord,
-        budget: Option<&Budget>,
-    ) -> Result<PutOutcome, StoreError> {
-        let context = "writing a cache entry";
-        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
+    async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
         let object = js_record::to_js(record);
-        if let Err(e) = tx
-            .results
-            .put(&object)
-            .and_then(|_| tx.usage.put(&usage_of_record(&object)))
-        {
-            let _ = tx.tx.abort();
-            return Err(StoreError::from_js(context, &e));
-        }
-        let Some(budget) = budget.copied() else {
-            transaction_done(&tx.tx, context).await?;
-            return Ok(PutOutcome::default());
-        };
+        let (size, budget) = (record.size_bytes, *budget);
         let keep = JsValue::from_str(&record.uri);
-        self.with_usage_rows(tx, context, move |tx, mut rows| {
-            let evicted = evict_to_fit(
-                tx,
-                &mut rows,
-                Some(&keep),
-                budget.max_bytes,
-                budget.max_entries,
-            );
-            let (evicted, bytes, entries) = evicted;
-            PutOutcome {
-                evicted,
-                totals: Some(StoreStats {
-                    entries: entries as u32,
-                    bytes,
-                    conversations: 0,
-                }),
-            }
+        self.read_write("writing a cache entry", move |tx, handlers, out| {
+            // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
+            tx.results.put(&object)?;
+            tx.usage.put(&usage_of_record(&object))?;
+            let (tx2, handlers2) = (tx.clone(), handlers.clone());
+            with_totals(tx, handlers, Some(keep.clone()), move |totals| {
+                let walk = Eviction::new(room_needed(totals, size, &budget));
+                evict_oldest_first(&tx2, &handlers2, walk, Some(keep), {
+                    let tx = tx2.clone();
+                    move |walk| {
+                        let after = Totals {
+                            bytes: (totals.bytes - walk.freed_bytes()).max(0.0),
+                            entries: (totals.entries - f64::from(walk.count)).max(0.0),
+                        }
+                        .with_entry(size);
+                        put_totals(&tx, after);
+                        out.set(WriteOutcome {
+                            evicted: walk.count,
+                            totals: after,
+                        });
+                    }
+                });
+            })
         })
         .await
     }
 
-    /// One read-write transaction: every get issued at once; each hit refreshes its usage entry
-    /// (`lastUsedAt = now`) from its own success event.
+    /// One read-only transaction, every get issued at once. Reads stay read-only: a hit's new
+    /// last use is remembered here and written by the next write transaction, before its
+    /// eviction walk — exactly when least-recently-used order matters.
     ///
     /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
-    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError> {
+    async fn read_many(
+        &self,
+        uris: &[&str],
+        now: f64,
+    ) -> Result<Vec<Option<JsRecord>>, StoreError> {
         if uris.is_empty() {
             return Ok(Vec::new());
         }
@@ -619,9 +685,6 @@ impl ResultStore for IndexedDbStore {
             .iter()
             .map(|r| r.result().ok().and_then(|v| js_record::from_js(&v)))
             .collect();
-        // Reads stay read-only: a hit's new last use is remembered here and written by the next
-        // transaction that looks at the usage entries (a budget check or an eviction), which
-        // is exactly when least-recently-used order matters.
         let mut touched = self.touched.borrow_mut();
         if touched.len() >= TOUCH_LIMIT {
             touched.clear();
@@ -632,114 +695,191 @@ impl ResultStore for IndexedDbStore {
         Ok(records)
     }
 
-    async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
-        let range = IdbKeyRange::only(&JsValue::from_str(conv_id))
-            .map_err(|e| StoreError::from_js("building a key range", &e))?;
-        self.delete_in_index(fields::CONV_ID, &range).await
-    }
-
-    async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
-        let range = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)
-            .map_err(|e| StoreError::from_js("building a key range", &e))?;
-        self.delete_in_index(fields::ADDED_AT, &range).await
-    }
-
-    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
-        let context = "evicting least-recently-used entries";
-        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
-        self.with_usage_rows(tx, context, move |tx, mut rows| {
-            let total: f64 = rows.iter().map(|r| r.2).sum();
-            evict_to_fit(
-                tx,
-                &mut rows,
-                None,
-                (total - bytes_to_free).max(0.0),
-                f64::INFINITY,
-            )
-            .0
-        })
+    async fn evict_oldest(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
+        self.read_write(
+            "evicting least-recently-used entries",
+            move |tx, handlers, out| {
+                let (tx2, handlers2) = (tx.clone(), handlers.clone());
+                with_totals(tx, handlers, None, move |totals| {
+                    let room = Room {
+                        bytes: bytes_to_free,
+                        entries: 0.0,
+                    };
+                    let tx = tx2.clone();
+                    evict_oldest_first(&tx2, &handlers2, Eviction::new(room), None, move |walk| {
+                        put_totals(
+                            &tx,
+                            Totals {
+                                bytes: (totals.bytes - walk.freed_bytes()).max(0.0),
+                                entries: (totals.entries - f64::from(walk.count)).max(0.0),
+                            },
+                        );
+                        out.set(walk.count);
+                    });
+                })
+            },
+        )
         .await
     }
 
+    /// The totals, and the number of distinct conversation ids (a `nextunique` key cursor over
+    /// the `convId` index: one step per conversation, no payload read).
+    ///
+    /// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor)
     async fn stats(&self) -> Result<StoreStats, StoreError> {
         let context = "reading cache statistics";
         let tx = Rc::new(self.transaction(IdbTransactionMode::Readonly).await?);
-        self.with_usage_rows(tx, context, |_, rows| {
-            StoreStats::of(rows.iter().map(|r| (r.1.as_str(), r.2)))
+        let handlers = Handlers::default();
+        let totals = Rc::new(Cell::new(Totals::default()));
+        let conversations = Rc::new(Cell::new(0u32));
+        let issued = (|| -> Result<(), JsValue> {
+            let sink = totals.clone();
+            with_totals(&tx, &handlers, None, move |t| sink.set(t))?;
+            let cursor = tx
+                .results
+                .index(fields::CONV_ID)?
+                .open_key_cursor_with_range_and_direction(
+                    &JsValue::NULL,
+                    IdbCursorDirection::Nextunique,
+                )?;
+            let count = conversations.clone();
+            handlers.on(&cursor, move |request| {
+                if let Some(cursor) = request.result().ok().filter(JsValue::is_object) {
+                    count.set(count.get() + 1);
+                    let _ = cursor.unchecked_into::<web_sys::IdbCursor>().continue_();
+                }
+            });
+            Ok(())
+        })();
+        issued.map_err(|e| StoreError::from_js(context, &e))?;
+        transaction_done(&tx.tx, context).await?;
+        drop(handlers);
+        Ok(StoreStats {
+            entries: totals.get().entries as u32,
+            bytes: totals.get().bytes,
+            conversations: conversations.get(),
+        })
+    }
+
+    /// One read-write transaction. When every usage row in the conversation's URI key range
+    /// belongs to `conv_id`, and the `convId` index counts no record of it elsewhere, the records
+    /// and usage rows go with two key-range deletes; otherwise (entries written by an older
+    /// version or by chatbox-core under another segment) each of its entries is deleted by key.
+    ///
+    /// [MDN: IDBObjectStore.delete](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/delete),
+    /// [MDN: IDBIndex.count](https://developer.mozilla.org/docs/Web/API/IDBIndex/count)
+    async fn delete_conversation(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
+        let (lower, upper) = segment_key_bounds(segment);
+        let conv = JsValue::from_str(conv_id);
+        self.read_write("clearing a conversation", move |tx, handlers, out| {
+            let range = IdbKeyRange::bound_with_lower_open_and_upper_open(
+                &lower.into(),
+                &upper.into(),
+                false,
+                true,
+            )?;
+            let rows_request = tx.usage.get_all_with_key(&range)?;
+            let only = IdbKeyRange::only(&conv)?;
+            let index = tx.results.index(fields::CONV_ID)?;
+            let count_request = index.count_with_key(&only)?;
+            let (tx2, handlers2) = (tx.clone(), handlers.clone());
+            with_totals(tx, handlers, None, move |totals| {
+                let rows: Array = rows_request
+                    .result()
+                    .map(JsCast::unchecked_into)
+                    .unwrap_or_default();
+                let in_range = rows.length();
+                let mine: Vec<(JsValue, f64)> = rows
+                    .iter()
+                    .filter(|row| {
+                        Reflect::get(row, &fields::CONV_ID.into()).ok().as_ref() == Some(&conv)
+                    })
+                    .map(|row| usage_size(&row))
+                    .collect();
+                let everywhere = count_request
+                    .result()
+                    .ok()
+                    .and_then(|n| n.as_f64())
+                    .unwrap_or(0.0);
+                let mut totals = totals;
+                for (_, size) in &mine {
+                    totals = totals.without_entry(*size);
+                }
+                let exact = mine.len() as u32 == in_range && f64::from(in_range) == everywhere;
+                if exact {
+                    let _ = tx2.results.delete(&range);
+                    let _ = tx2.usage.delete(&range);
+                } else {
+                    for (uri, _) in &mine {
+                        let _ = tx2.results.delete(uri);
+                        let _ = tx2.usage.delete(uri);
+                    }
+                }
+                put_totals(&tx2, totals);
+                out.set(mine.len() as u32);
+                if !exact && everywhere > mine.len() as f64 {
+                    // Entries of this id outside its key range: find them by the index.
+                    if let Ok(keys) = index.get_all_keys_with_key(&only) {
+                        delete_each(&tx2, &handlers2, keys, totals, out.clone());
+                    }
+                }
+            })
         })
         .await
     }
 
-    /// Walks the `sourceToolName` index with a key cursor (no payloads are read), tests each
-    /// distinct name once, and reads + rewrites only the matching records — every request issued
-    /// from inside this transaction's own success events, so it cannot auto-commit midway.
+    /// Walks the `addedAt` index with a key cursor (no payload read); each old entry's usage
+    /// row gives its size for the totals.
+    async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
+        self.read_write("evicting old entries", move |tx, handlers, out| {
+            let range = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)?;
+            let index = tx.results.index(fields::ADDED_AT)?;
+            let (tx2, handlers2) = (tx.clone(), handlers.clone());
+            with_totals(tx, handlers, None, move |totals| {
+                // Issued from the totals' success event, so its own listener is in place first.
+                if let Ok(keys) = index.get_all_keys_with_key(&range) {
+                    delete_each(&tx2, &handlers2, keys, totals, out);
+                }
+            })
+        })
+        .await
+    }
+
+    /// Walks the `sourceToolName` index with a key cursor (no payloads are read), asks `matches`
+    /// once per distinct name, and reads + rewrites only the matching records — every request
+    /// issued from inside this transaction's own success events, so it cannot auto-commit midway.
     ///
     /// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor)
     async fn mark_stale(
         &self,
-        patterns: &[String],
-        separator: &str,
+        matches: Rc<dyn Fn(&str) -> bool>,
         cause: &str,
     ) -> Result<u32, StoreError> {
-        let context = "marking cache entries stale";
-        let tx = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let store = tx.results.clone();
-        let cursor_request = store
-            .index(fields::SOURCE_TOOL_NAME)
-            .and_then(|index| index.open_key_cursor())
-            .map_err(|e| StoreError::from_js(context, &e))?;
-        let marked = Rc::new(Cell::new(0u32));
-        // Rewrites one matching record: IDBObjectStore.get → set staleCause → put.
-        let on_record = {
-            let (store, marked, cause) = (store.clone(), marked.clone(), JsValue::from_str(cause));
-            Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-                let Some(request) = event.target().map(JsCast::unchecked_into::<IdbRequest>) else {
-                    return;
-                };
-                let Ok(record) = request.result() else { return };
-                let stale = Reflect::get(&record, &fields::STALE_CAUSE.into())
-                    .map(|v| v.is_string())
-                    .unwrap_or(true);
-                if record.is_object()
-                    && !stale
-                    && Reflect::set(&record, &fields::STALE_CAUSE.into(), &cause).is_ok()
-                    && store.put(&record).is_ok()
-                {
-                    marked.set(marked.get() + 1);
-                }
-            })
-        };
-        let on_step = {
-            let request = cursor_request.clone();
-            let on_record: js_sys::Function = on_record.as_ref().clone().unchecked_into();
-            let patterns = patterns.to_vec();
-            let separator = separator.to_owned();
+        let cause = JsValue::from_str(cause);
+        self.read_write("marking cache entries stale", move |tx, handlers, out| {
+            let cursor_request = tx
+                .results
+                .index(fields::SOURCE_TOOL_NAME)?
+                .open_key_cursor()?;
             let mut decided: HashMap<String, bool> = HashMap::new();
-            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+            let (tx2, handlers2) = (tx.clone(), handlers.clone());
+            handlers.on(&cursor_request, move |request| {
                 let Some(cursor) = request.result().ok().filter(JsValue::is_object) else {
                     return; // walk finished
                 };
                 let cursor: web_sys::IdbCursor = cursor.unchecked_into();
                 if let (Ok(name), Ok(key)) = (cursor.key(), cursor.primary_key()) {
                     let name = name.as_string().unwrap_or_default();
-                    let hit = *decided.entry(name).or_insert_with_key(|name| {
-                        patterns.iter().any(|p| match_glob(p, name, &separator))
-                    });
+                    let hit = *decided.entry(name).or_insert_with_key(|name| matches(name));
                     if hit {
-                        if let Ok(get) = store.get(&key) {
-                            let _ = get.add_event_listener_with_callback("success", &on_record);
-                        }
+                        mark_one(&tx2, &handlers2, &key, cause.clone(), out.clone());
                     }
                 }
                 let _ = cursor.continue_();
-            })
-        };
-        cursor_request
-            .add_event_listener_with_callback("success", on_step.as_ref().unchecked_ref())
-            .map_err(|e| StoreError::from_js(context, &e))?;
-        transaction_done(&tx.tx, context).await?;
-        drop((on_step, on_record));
-        Ok(marked.get())
+            });
+            Ok(())
+        })
+        .await
     }
 
     /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll),
@@ -765,11 +905,17 @@ impl ResultStore for IndexedDbStore {
             .map_err(|e| StoreError::from_js(context, &e))?
             .unchecked_into();
         // Last use lives in the usage store (and in reads not yet written).
-        let mut last_used: HashMap<String, f64> =
-            usage_rows(&usage_request.result().unwrap_or(JsValue::UNDEFINED))
-                .into_iter()
-                .filter_map(|(uri, _, _, last)| uri.as_string().map(|u| (u, last)))
-                .collect();
+        let rows: Array = usage_request
+            .result()
+            .map(JsCast::unchecked_into)
+            .unwrap_or_default();
+        let mut last_used: HashMap<String, f64> = rows
+            .iter()
+            .filter_map(|row| {
+                let uri = Reflect::get(&row, &fields::URI.into()).ok()?.as_string()?;
+                Some((uri, number(&row, fields::LAST_USED_AT)?))
+            })
+            .collect();
         for (uri, last) in self.touched.borrow().iter() {
             let entry = last_used.entry(uri.clone()).or_insert(*last);
             *entry = entry.max(*last);
@@ -792,4 +938,59 @@ impl ResultStore for IndexedDbStore {
             conn.release();
         }
     }
+}
+
+/// Deletes each record whose key is in `keys` (an `IDBRequest` resolving to them) and its usage
+/// row, subtracting the sizes the usage rows give from `totals`, and counts into `out`.
+fn delete_each(
+    tx: &Rc<Tx>,
+    handlers: &Handlers,
+    keys: IdbRequest,
+    totals: Totals,
+    out: Rc<Cell<u32>>,
+) {
+    let (tx, handlers2) = (tx.clone(), handlers.clone());
+    let totals = Rc::new(Cell::new(totals));
+    handlers.on(&keys, move |keys| {
+        let keys: Array = keys
+            .result()
+            .map(JsCast::unchecked_into)
+            .unwrap_or_default();
+        for key in keys.iter() {
+            let Ok(row) = tx.usage.get(&key) else {
+                continue;
+            };
+            let (tx, totals, out) = (tx.clone(), totals.clone(), out.clone());
+            handlers2.on(&row, move |row| {
+                let Some(row) = row.result().ok().filter(JsValue::is_object) else {
+                    return; // already gone
+                };
+                let (uri, size) = usage_size(&row);
+                if tx.results.delete(&uri).is_ok() && tx.usage.delete(&uri).is_ok() {
+                    totals.set(totals.get().without_entry(size));
+                    put_totals(&tx, totals.get());
+                    out.set(out.get() + 1);
+                }
+            });
+        }
+    });
+}
+
+/// Reads one record and rewrites it with `staleCause` unless it is already stale.
+fn mark_one(tx: &Rc<Tx>, handlers: &Handlers, key: &JsValue, cause: JsValue, out: Rc<Cell<u32>>) {
+    let Ok(get) = tx.results.get(key) else { return };
+    let tx = tx.clone();
+    handlers.on(&get, move |request| {
+        let Ok(record) = request.result() else { return };
+        let stale = Reflect::get(&record, &fields::STALE_CAUSE.into())
+            .map(|v| v.is_string())
+            .unwrap_or(true);
+        if record.is_object()
+            && !stale
+            && Reflect::set(&record, &fields::STALE_CAUSE.into(), &cause).is_ok()
+            && tx.results.put(&record).is_ok()
+        {
+            out.set(out.get() + 1);
+        }
+    });
 }

@@ -1,21 +1,36 @@
-//! [`ResultStore`] in process memory, with IndexedDB's value semantics: payloads are
+//! [`RecordStore`] in process memory, with IndexedDB's value semantics: payloads are
 //! structured-cloned on write and on read (so a caller mutating its object afterwards changes
 //! nothing stored, and non-cloneable values fail with `DataCloneError` exactly as in IndexedDB).
 //! Contents last as long as the cache object.
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::{Budget, JsRecord, PutOutcome, ResultStore, StoreError, StoreStats};
-use crate::state_sync::glob::match_glob;
+use super::{Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome};
+use crate::core::policy::{room_needed, Eviction, Room};
 
-/// In-memory store.
+/// In-memory store: records by key, plus a least-recently-used order and running totals, so a
+/// write costs the same whatever the store holds.
 #[derive(Default)]
 pub struct MemoryStore {
     records: RefCell<BTreeMap<String, JsRecord>>,
+    /// `(last use, uri)`, oldest first.
+    by_last_use: RefCell<BTreeSet<(u64, String)>>,
+    totals: Cell<Totals>,
+}
+
+/// Orders `f64` timestamps as unsigned integers (IEEE 754 total order).
+fn order_key(t: f64) -> u64 {
+    let bits = t.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
 }
 
 /// `globalThis.structuredClone(value)`
@@ -42,92 +57,115 @@ impl MemoryStore {
         Self::default()
     }
 
-    /// Deletes least-recently-used entries (never `keep`) until the totals fit.
-    fn evict_to_fit(&self, keep: Option<&str>, max_bytes: f64, max_entries: f64) -> u32 {
-        let mut records = self.records.borrow_mut();
-        let mut order: Vec<(f64, String, f64)> = records
-            .values()
-            .map(|r| (r.last_used_at, r.uri.clone(), r.size_bytes))
-            .collect();
-        order.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut bytes: f64 = order.iter().map(|o| o.2).sum();
-        let mut count = order.len() as f64;
-        let mut evicted = 0;
-        for (_, uri, size) in order {
-            if bytes <= max_bytes && count <= max_entries {
+    fn insert(&self, record: JsRecord) {
+        self.remove(&record.uri);
+        self.by_last_use
+            .borrow_mut()
+            .insert((order_key(record.last_used_at), record.uri.clone()));
+        self.totals
+            .set(self.totals.get().with_entry(record.size_bytes));
+        self.records.borrow_mut().insert(record.uri.clone(), record);
+    }
+
+    fn remove(&self, uri: &str) -> Option<JsRecord> {
+        let record = self.records.borrow_mut().remove(uri)?;
+        self.by_last_use
+            .borrow_mut()
+            .remove(&(order_key(record.last_used_at), record.uri.clone()));
+        self.totals
+            .set(self.totals.get().without_entry(record.size_bytes));
+        Some(record)
+    }
+
+    /// Evicts oldest-first (never `keep`) until `room` is freed.
+    fn evict(&self, room: Room, keep: Option<&str>) -> u32 {
+        let mut walk = Eviction::new(room);
+        while !walk.done() {
+            let oldest = self
+                .by_last_use
+                .borrow()
+                .iter()
+                .map(|(_, uri)| uri)
+                .find(|uri| Some(uri.as_str()) != keep)
+                .cloned();
+            let Some(record) = oldest.and_then(|uri| self.remove(&uri)) else {
                 break;
-            }
-            if keep == Some(uri.as_str()) {
-                continue;
-            }
-            records.remove(&uri);
-            bytes -= size;
-            count -= 1.0;
-            evicted += 1;
+            };
+            walk.evicted(record.size_bytes);
         }
-        evicted
+        walk.count
     }
 
     fn delete_where(&self, pred: impl Fn(&JsRecord) -> bool) -> u32 {
-        let mut records = self.records.borrow_mut();
-        let before = records.len();
-        records.retain(|_, r| !pred(r));
-        (before - records.len()) as u32
+        let doomed: Vec<String> = self
+            .records
+            .borrow()
+            .values()
+            .filter(|r| pred(r))
+            .map(|r| r.uri.clone())
+            .collect();
+        doomed.iter().filter_map(|uri| self.remove(uri)).count() as u32
     }
 }
 
-impl ResultStore for MemoryStore {
-    async fn put(
-        &self,
-        record: &JsRecord,
-        budget: Option<&Budget>,
-    ) -> Result<PutOutcome, StoreError> {
+impl RecordStore for MemoryStore {
+    async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
         let stored = JsRecord {
             payload: structured_clone(&record.payload)?,
             ..record.clone()
         };
-        self.records.borrow_mut().insert(record.uri.clone(), stored);
-        let Some(budget) = budget else {
-            return Ok(PutOutcome::default());
-        };
-        let evicted = self.evict_to_fit(Some(&record.uri), budget.max_bytes, budget.max_entries);
-        Ok(PutOutcome {
+        self.remove(&record.uri);
+        let room = room_needed(self.totals.get(), record.size_bytes, budget);
+        let evicted = self.evict(room, Some(&record.uri));
+        self.insert(stored);
+        Ok(WriteOutcome {
             evicted,
-            totals: Some(self.stats().await?),
+            totals: self.totals.get(),
         })
     }
 
-    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError> {
-        let mut records = self.records.borrow_mut();
+    async fn read_many(
+        &self,
+        uris: &[&str],
+        now: f64,
+    ) -> Result<Vec<Option<JsRecord>>, StoreError> {
         uris.iter()
             .map(|uri| {
-                records
-                    .get_mut(*uri)
-                    .map(|r| {
-                        r.last_used_at = now;
-                        Ok(JsRecord {
-                            payload: structured_clone(&r.payload)?,
-                            ..r.clone()
-                        })
-                    })
-                    .transpose()
+                let Some(mut record) = self.remove(uri) else {
+                    return Ok(None);
+                };
+                record.last_used_at = record.last_used_at.max(now);
+                let payload = structured_clone(&record.payload);
+                let copy = record.clone();
+                self.insert(record);
+                Ok(Some(JsRecord {
+                    payload: payload?,
+                    ..copy
+                }))
             })
             .collect()
     }
 
-    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
-        let total: f64 = self.records.borrow().values().map(|r| r.size_bytes).sum();
-        Ok(self.evict_to_fit(None, (total - bytes_to_free).max(0.0), f64::INFINITY))
+    async fn evict_oldest(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
+        let room = Room {
+            bytes: bytes_to_free,
+            entries: 0.0,
+        };
+        Ok(self.evict(room, None))
     }
 
     async fn stats(&self) -> Result<StoreStats, StoreError> {
         let records = self.records.borrow();
-        Ok(StoreStats::of(
-            records.values().map(|r| (r.conv_id.as_str(), r.size_bytes)),
-        ))
+        let conversations: BTreeSet<&str> = records.values().map(|r| r.conv_id.as_str()).collect();
+        let totals = self.totals.get();
+        Ok(StoreStats {
+            entries: totals.entries as u32,
+            bytes: totals.bytes,
+            conversations: conversations.len() as u32,
+        })
     }
 
-    async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
+    async fn delete_conversation(&self, conv_id: &str, _segment: &str) -> Result<u32, StoreError> {
         Ok(self.delete_where(|r| r.conv_id == conv_id))
     }
 
@@ -137,17 +175,18 @@ impl ResultStore for MemoryStore {
 
     async fn mark_stale(
         &self,
-        patterns: &[String],
-        separator: &str,
+        matches: Rc<dyn Fn(&str) -> bool>,
         cause: &str,
     ) -> Result<u32, StoreError> {
+        let mut decided: BTreeMap<String, bool> = BTreeMap::new();
         let mut marked = 0;
         for record in self.records.borrow_mut().values_mut() {
-            if record.stale_cause.is_none()
-                && patterns
-                    .iter()
-                    .any(|p| match_glob(p, &record.source_tool_name, separator))
-            {
+            let name = record.source_tool_name.as_str();
+            let hit = match decided.get(name) {
+                Some(&hit) => hit,
+                None => *decided.entry(name.to_owned()).or_insert(matches(name)),
+            };
+            if hit && record.stale_cause.is_none() {
                 record.stale_cause = Some(cause.to_owned());
                 marked += 1;
             }

@@ -18,71 +18,72 @@ pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
 pub use legacy::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
 pub use memory::MemoryStore;
 
+use std::rc::Rc;
+
 use crate::core::record::CacheRecord;
 use wasm_bindgen::JsValue;
 
 /// A stored record whose payload is a JS value.
 pub type JsRecord = CacheRecord<JsValue>;
 
-/// The operations the cache needs from storage. Each method is one transaction.
+pub use crate::core::policy::{Budget, Totals};
+
+/// A thin record store: a handful of primitive operations, each exactly one transaction whose
+/// requests are all issued before anything is awaited. No cache policy lives here: the store
+/// applies the pure policy of [`crate::core::policy`] where it must run inside a transaction
+/// (the budget check of a write), and nothing else.
+///
+/// Every store keeps running totals (bytes, entries) next to the records and updates them in
+/// the same transaction as each write or delete, so a write never scans the store and budgets
+/// hold however many writers run at once (IndexedDB serializes overlapping read-write
+/// transactions, across tabs too).
 ///
 /// The futures are not `Send`: JS values live on one thread, and so does this trait.
 #[allow(async_fn_in_trait)]
-pub trait ResultStore {
-    /// Inserts or replaces `record` (keyed by its `uri`). With a budget, in the same
-    /// transaction, reads the entry metadata, evicts least-recently-used entries until the
-    /// totals fit, and reports how many were evicted and the totals after.
-    async fn put(
-        &self,
-        record: &JsRecord,
-        budget: Option<&Budget>,
-    ) -> Result<PutOutcome, StoreError>;
-    /// Reads every key in one transaction, all requests issued at once; `None` where absent.
-    /// Order follows `uris`. Each hit's last use becomes `now` (IndexedDB: the read stays
-    /// read-only; the last use is written by the next transaction that reads usage entries).
-    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError>;
+pub trait RecordStore {
+    /// Writes `record` and its usage row; in the same transaction reads the totals, evicts
+    /// least-recently-used entries oldest-first until [`crate::core::policy::room_needed`] is
+    /// freed, and stores the new totals. Never evicts `record` itself.
+    async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError>;
+    /// Reads every key in one read-only transaction, all requests issued at once; `None` where
+    /// absent. Order follows `uris`. Each hit's last use becomes `now` (IndexedDB: remembered,
+    /// and written by the next write transaction, before its eviction walk).
+    async fn read_many(&self, uris: &[&str], now: f64)
+        -> Result<Vec<Option<JsRecord>>, StoreError>;
     /// Evicts least-recently-used entries until at least `bytes_to_free` bytes are freed (or the
     /// store is empty); returns how many were evicted. Used to recover from quota errors.
-    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError>;
-    /// Entry count, total bytes and distinct conversations, from metadata only.
+    async fn evict_oldest(&self, bytes_to_free: f64) -> Result<u32, StoreError>;
+    /// Entry count, total bytes and distinct conversations (metadata only, never payloads).
     async fn stats(&self) -> Result<StoreStats, StoreError>;
-    /// Deletes every record of a conversation segment, walking the `convId` index; returns how many.
-    async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError>;
-    /// Deletes every record with `addedAt < cutoff_ms`, walking the `addedAt` index; returns how many.
+    /// Deletes every record written for exactly `conv_id`; `segment` is the URI segment its
+    /// references carry, which lets a store delete by key range when that range holds exactly
+    /// this conversation. Returns how many were deleted.
+    async fn delete_conversation(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError>;
+    /// Deletes every record with `addedAt < cutoff_ms`; returns how many.
     async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError>;
-    /// Marks stale (with `cause`) every fresh record whose `sourceToolName` matches one of the
-    /// glob `patterns`, in one read-write transaction over the `sourceToolName` index; returns
-    /// how many were marked. Already-stale records keep their first cause.
+    /// Marks stale (with `cause`) every fresh record whose `sourceToolName` satisfies `matches`
+    /// (asked once per distinct name), in one read-write transaction; returns how many were
+    /// marked. Already-stale records keep their first cause.
     async fn mark_stale(
         &self,
-        patterns: &[String],
-        separator: &str,
+        matches: Rc<dyn Fn(&str) -> bool>,
         cause: &str,
     ) -> Result<u32, StoreError>;
-    /// Every record (of one conversation segment when given), in key order, in one read-only
+    /// Every record (of exactly one conversation id when given), in key order, in one read-only
     /// transaction. Reads payloads too (IndexedDB cannot read part of a value): meant for
-    /// inspection and statistics, not for hot paths.
+    /// inspection, not for hot paths.
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError>;
     /// Releases the connection; the next operation reopens it.
     fn close(&self);
 }
 
-/// Limits a write must leave the store within.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Budget {
-    /// Total UTF-8 JSON bytes of all entries.
-    pub max_bytes: f64,
-    /// Number of entries.
-    pub max_entries: f64,
-}
-
 /// What a write did beyond writing.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PutOutcome {
+pub struct WriteOutcome {
     /// Entries evicted to fit the budget.
     pub evicted: u32,
-    /// Totals after the write, when a budget was checked.
-    pub totals: Option<StoreStats>,
+    /// Totals after the write and its evictions.
+    pub totals: Totals,
 }
 
 /// What a store holds.
@@ -92,23 +93,18 @@ pub struct StoreStats {
     pub entries: u32,
     /// Sum of their `sizeBytes`.
     pub bytes: f64,
-    /// Distinct conversation segments.
+    /// Distinct conversation ids.
     pub conversations: u32,
 }
 
-impl StoreStats {
-    /// Totals over `(convId, sizeBytes)` pairs.
-    pub fn of<'a>(rows: impl Iterator<Item = (&'a str, f64)>) -> Self {
-        let mut conversations = std::collections::BTreeSet::new();
-        let mut stats = Self::default();
-        for (conv, size) in rows {
-            stats.entries += 1;
-            stats.bytes += size;
-            conversations.insert(conv);
-        }
-        stats.conversations = conversations.len() as u32;
-        stats
-    }
+/// The key range of every reference minted for a conversation segment:
+/// `["mcp+cache://<segment>/", "mcp+cache://<segment>0")` (`0` follows `/` in code-unit order).
+pub fn segment_key_bounds(segment: &str) -> (String, String) {
+    let lower = crate::core::uri::format_cache_uri(segment, "");
+    let mut upper = lower.clone();
+    upper.pop();
+    upper.push('0');
+    (lower, upper)
 }
 
 /// The store a cache was configured with.
@@ -129,27 +125,27 @@ impl SelectedStore {
     }
 }
 
-impl ResultStore for SelectedStore {
-    async fn put(
+impl RecordStore for SelectedStore {
+    async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
+        match self {
+            Self::IndexedDb(s) => s.write(record, budget).await,
+            Self::Memory(s) => s.write(record, budget).await,
+        }
+    }
+    async fn read_many(
         &self,
-        record: &JsRecord,
-        budget: Option<&Budget>,
-    ) -> Result<PutOutcome, StoreError> {
+        uris: &[&str],
+        now: f64,
+    ) -> Result<Vec<Option<JsRecord>>, StoreError> {
         match self {
-            Self::IndexedDb(s) => s.put(record, budget).await,
-            Self::Memory(s) => s.put(record, budget).await,
+            Self::IndexedDb(s) => s.read_many(uris, now).await,
+            Self::Memory(s) => s.read_many(uris, now).await,
         }
     }
-    async fn get_many(&self, uris: &[&str], now: f64) -> Result<Vec<Option<JsRecord>>, StoreError> {
+    async fn evict_oldest(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
         match self {
-            Self::IndexedDb(s) => s.get_many(uris, now).await,
-            Self::Memory(s) => s.get_many(uris, now).await,
-        }
-    }
-    async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
-        match self {
-            Self::IndexedDb(s) => s.evict_lru(bytes_to_free).await,
-            Self::Memory(s) => s.evict_lru(bytes_to_free).await,
+            Self::IndexedDb(s) => s.evict_oldest(bytes_to_free).await,
+            Self::Memory(s) => s.evict_oldest(bytes_to_free).await,
         }
     }
     async fn stats(&self) -> Result<StoreStats, StoreError> {
@@ -158,10 +154,10 @@ impl ResultStore for SelectedStore {
             Self::Memory(s) => s.stats().await,
         }
     }
-    async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
+    async fn delete_conversation(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
         match self {
-            Self::IndexedDb(s) => s.delete_conversation(conv_id).await,
-            Self::Memory(s) => s.delete_conversation(conv_id).await,
+            Self::IndexedDb(s) => s.delete_conversation(conv_id, segment).await,
+            Self::Memory(s) => s.delete_conversation(conv_id, segment).await,
         }
     }
     async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
@@ -172,13 +168,12 @@ impl ResultStore for SelectedStore {
     }
     async fn mark_stale(
         &self,
-        patterns: &[String],
-        separator: &str,
+        matches: Rc<dyn Fn(&str) -> bool>,
         cause: &str,
     ) -> Result<u32, StoreError> {
         match self {
-            Self::IndexedDb(s) => s.mark_stale(patterns, separator, cause).await,
-            Self::Memory(s) => s.mark_stale(patterns, separator, cause).await,
+            Self::IndexedDb(s) => s.mark_stale(matches, cause).await,
+            Self::Memory(s) => s.mark_stale(matches, cause).await,
         }
     }
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {

@@ -137,16 +137,22 @@ async fn clear_conversation_removes_only_that_conversation() {
 }
 
 #[wasm_bindgen_test]
-async fn clear_conversation_sanitizes_the_id_like_minting() {
+async fn clear_conversation_clears_exactly_the_id_it_is_given() {
     let cache = idb_cache(&[]);
     let uri = put(&cache, &rows(100), "../evil/../host").await.unwrap();
-    assert!(uri.starts_with("mcp+cache://___evil____host/"));
+    assert!(uri.starts_with("mcp+cache://___evil____host-"));
+    let neighbour = put(&cache, &rows(101), "__/evil/../host").await.unwrap();
     wait(cache.clear_conversation("../evil/../host".into()))
         .await
         .unwrap();
     assert!(read(&cache, &JsValue::from_str(&uri), JsValue::UNDEFINED)
         .await
         .is_null());
+    assert!(
+        !read(&cache, &JsValue::from_str(&neighbour), JsValue::UNDEFINED)
+            .await
+            .is_null()
+    );
 }
 
 #[wasm_bindgen_test]
@@ -210,9 +216,12 @@ async fn another_conversations_reference_is_null_when_scoped() {
     assert!(read(&cache, &uri, obj(&[("convId", "conv-2".into())]))
         .await
         .is_null());
-    // The scope is sanitized the same way: "conv/1" and "conv_1" are one conversation.
+    // The scope is the exact id: "conv/1" and "conv_1" are two conversations.
     let other = JsValue::from_str(&put(&cache, &rows(100), "conv/1").await.unwrap());
-    assert!(!read(&cache, &other, obj(&[("convId", "conv_1".into())]))
+    assert!(read(&cache, &other, obj(&[("convId", "conv_1".into())]))
+        .await
+        .is_null());
+    assert!(!read(&cache, &other, obj(&[("convId", "conv/1".into())]))
         .await
         .is_null());
     // Unscoped reads see every conversation.

@@ -3,6 +3,7 @@
 mod support;
 
 mod cache_basics;
+mod conformance;
 mod isolation;
 mod legacy;
 mod pipeline;

@@ -216,7 +216,7 @@ async fn inline_cap_blocks_24_passes_15_and_prefers_the_reference() {
 }
 
 #[wasm_bindgen_test]
-async fn disabled_mode_passes_everything_through() {
+async fn disabled_mode_stores_nothing_but_still_caps() {
     let host = Host::new(&[]);
     let args = obj(&[("data_uri", "mcp+cache://x/y".into())]);
     let before = wait(host.cache.before_tool_call(
@@ -236,7 +236,17 @@ async fn disabled_mode_passes_everything_through() {
     ))
     .await
     .unwrap();
-    assert!(js_sys::Object::is(&after, &big));
+    assert_eq!(field(&after, "_truncated"), JsValue::TRUE);
+    assert!(field(&after, "_cache_uri").is_undefined());
+    let small = table(5);
+    let after = wait(host.cache.after_tool_call(
+        "t".into(),
+        small.clone(),
+        Some(obj(&[("enabled", false.into())])),
+    ))
+    .await
+    .unwrap();
+    assert!(js_sys::Object::is(&after, &small));
 }
 
 /// The JSON object in the last text block of a `CallToolResult`.

@@ -1,0 +1,11 @@
+//! The conformance suite in Node over fake-indexeddb (and the memory store), the environment of
+//! consumers' unit tests: `NODE_OPTIONS=--import=<abs>/node_modules/fake-indexeddb/auto/index.mjs
+//! wasm-pack test --node --test node` (see `scripts/test.sh`).
+#![cfg(target_arch = "wasm32")]
+
+#[path = "suite/conformance.rs"]
+mod conformance;
+// Shared with the browser suites, which use every helper; this one only some.
+#[allow(dead_code)]
+#[path = "suite/support.rs"]
+mod support;

@@ -1,0 +1,256 @@
+//! One conformance suite for every backend: the same checks over the memory store and IndexedDB
+//! (run on a page, in a dedicated worker, and in Node over fake-indexeddb). Each check runs
+//! once per storage kind; what it asserts is measured against what is actually stored.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Promise, Reflect};
+use mcp_result_cache::JsResultCache as ResultCache;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use super::support::*;
+
+const KINDS: [&str; 2] = ["memory", "indexeddb"];
+
+fn field(v: &JsValue, k: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(k)).unwrap()
+}
+
+fn cache_on(kind: &str, db: &str, extra: &[(&str, JsValue)]) -> ResultCache {
+    let mut pairs = vec![
+        ("dbName", JsValue::from_str(db)),
+        ("storage", JsValue::from_str(kind)),
+        ("threshold", 1.into()),
+    ];
+    pairs.extend(extra.iter().cloned());
+    ResultCache::new(Some(obj(&pairs))).unwrap()
+}
+
+/// A payload of about `bytes` bytes of JSON.
+fn payload(tag: usize, bytes: usize) -> JsValue {
+    obj(&[
+        ("tag", (tag as f64).into()),
+        (
+            "pad",
+            JsValue::from_str(&"x".repeat(bytes.saturating_sub(30))),
+        ),
+    ])
+}
+
+async fn store(cache: &ResultCache, tag: usize, bytes: usize, conv: &str) -> Option<String> {
+    put(cache, &payload(tag, bytes), conv).await
+}
+
+/// What is actually stored: (entries, bytes, distinct conversation ids).
+async fn stored(cache: &ResultCache) -> (u32, f64, usize) {
+    let list: Array = wait(cache.entries(None)).await.unwrap().unchecked_into();
+    let bytes = list
+        .iter()
+        .map(|e| field(&e, "sizeBytes").as_f64().unwrap())
+        .sum();
+    let convs: BTreeSet<String> = list
+        .iter()
+        .map(|e| field(&e, "convId").as_string().unwrap())
+        .collect();
+    (list.length(), bytes, convs.len())
+}
+
+async fn stats(cache: &ResultCache) -> (u32, f64, u32) {
+    let s = wait(cache.stats()).await.unwrap();
+    (
+        field(&s, "entries").as_f64().unwrap() as u32,
+        field(&s, "bytes").as_f64().unwrap(),
+        field(&s, "conversations").as_f64().unwrap() as u32,
+    )
+}
+
+async fn assert_stats_match(cache: &ResultCache, kind: &str) {
+    let (entries, bytes, convs) = stored(cache).await;
+    assert_eq!(
+        stats(cache).await,
+        (entries, bytes, convs as u32),
+        "{kind}: stats() equals what is stored"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn least_recently_used_entries_go_first() {
+    for kind in KINDS {
+        let (now, clock) = manual_clock(1_000.0);
+        let cache = cache_on(kind, &fresh_db(), &[("now", now), ("maxEntries", 3.into())]);
+        let mut uris = Vec::new();
+        for tag in 0..3 {
+            clock.set(1_000.0 + tag as f64);
+            uris.push(store(&cache, tag, 200, "c").await.unwrap());
+        }
+        clock.set(2_000.0);
+        // Reading the oldest makes it the most recently used.
+        assert!(read(&cache, &uris[0].clone().into(), JsValue::UNDEFINED)
+            .await
+            .is_object());
+        clock.set(3_000.0);
+        let fourth = store(&cache, 3, 200, "c").await.unwrap();
+        let gone = read(&cache, &uris[1].clone().into(), JsValue::UNDEFINED).await;
+        assert!(
+            gone.is_null(),
+            "{kind}: the least recently used entry is evicted"
+        );
+        for uri in [&uris[0], &uris[2], &fourth] {
+            let kept = read(&cache, &uri.clone().into(), JsValue::UNDEFINED).await;
+            assert!(kept.is_object(), "{kind}: {uri} kept");
+        }
+        assert_stats_match(&cache, kind).await;
+    }
+}
+
+/// Issues `count` writes at once and checks the budget after each one completes, against what
+/// is actually stored.
+async fn concurrent_writes(caches: &[ResultCache], count: usize, max_bytes: f64, kind: &str) {
+    let worst = Rc::new(RefCell::new(0.0f64));
+    let pending: Array = Array::new();
+    for i in 0..count {
+        let cache = &caches[i % caches.len()];
+        let write = cache.cache_tool_result(obj(&[
+            ("payload", payload(i, 4096)),
+            ("convId", JsValue::from_str(&format!("c{}", i % 7))),
+        ]));
+        pending.push(&write);
+    }
+    for write in pending.iter() {
+        wait(write.unchecked_into::<Promise>()).await.unwrap();
+        let (_, bytes, _) = stored(&caches[0]).await;
+        let mut worst = worst.borrow_mut();
+        *worst = worst.max(bytes);
+    }
+    let worst = *worst.borrow();
+    assert!(
+        worst <= max_bytes,
+        "{kind}: {worst} bytes stored under maxBytes {max_bytes}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_hundred_concurrent_writes_never_exceed_the_budget() {
+    for kind in KINDS {
+        let max_bytes = 256.0 * 1024.0;
+        let cache = cache_on(kind, &fresh_db(), &[("maxBytes", max_bytes.into())]);
+        // Warm up to the budget first, then burst.
+        for i in 0..70 {
+            store(&cache, i, 4096, "warm").await.unwrap();
+        }
+        concurrent_writes(std::slice::from_ref(&cache), 100, max_bytes, kind).await;
+        assert_stats_match(&cache, kind).await;
+        let (entries, _, _) = stored(&cache).await;
+        assert!(entries > 50, "{kind}: the budget is used, not emptied");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn two_caches_on_one_database_hold_the_budget_together() {
+    let db = fresh_db();
+    let max_bytes = 128.0 * 1024.0;
+    let extra = [("maxBytes", JsValue::from_f64(max_bytes))];
+    let caches = [
+        cache_on("indexeddb", &db, &extra),
+        cache_on("indexeddb", &db, &extra),
+    ];
+    concurrent_writes(&caches, 100, max_bytes, "two caches").await;
+    let (entries, bytes, _) = stored(&caches[0]).await;
+    assert_eq!(stats(&caches[1]).await.0, entries);
+    assert!(bytes <= max_bytes);
+}
+
+#[wasm_bindgen_test]
+async fn the_entry_budget_holds_under_concurrency() {
+    for kind in KINDS {
+        let cache = cache_on(kind, &fresh_db(), &[("maxEntries", 10.into())]);
+        let pending: Vec<Promise> = (0..40)
+            .map(|i| {
+                cache
+                    .cache_tool_result(obj(&[("payload", payload(i, 500)), ("convId", "c".into())]))
+            })
+            .collect();
+        for write in pending {
+            wait(write).await.unwrap();
+            assert!(stored(&cache).await.0 <= 10, "{kind}");
+        }
+        assert_eq!(stored(&cache).await.0, 10, "{kind}");
+        assert_stats_match(&cache, kind).await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn stats_follow_clears_evictions_and_staleness() {
+    for kind in KINDS {
+        let (now, clock) = manual_clock(10_000.0);
+        let cache = cache_on(kind, &fresh_db(), &[("now", now)]);
+        for i in 0..12 {
+            clock.set(10_000.0 + i as f64 * 100.0);
+            let conv = ["会話", "对话", "c/3"][i % 3];
+            store(&cache, i, 1000 + i * 10, conv).await.unwrap();
+        }
+        assert_stats_match(&cache, kind).await;
+        wait(cache.clear_conversation("会話".into())).await.unwrap();
+        assert_stats_match(&cache, kind).await;
+        assert_eq!(
+            stored(&cache).await.0,
+            8,
+            "{kind}: only 会話's four entries went"
+        );
+        clock.set(12_000.0);
+        wait(cache.evict_older_than(obj(&[("maxAgeMs", 1_500.into())])))
+            .await
+            .unwrap();
+        assert_stats_match(&cache, kind).await;
+        let invalidated = wait(cache.invalidate(
+            "timeseries.*".into(),
+            Some(obj(&[("cause", "billing.refund".into())])),
+        ))
+        .await
+        .unwrap();
+        let (entries, _, _) = stored(&cache).await;
+        assert_eq!(invalidated.as_f64(), Some(f64::from(entries)), "{kind}");
+        let list: Array = wait(cache.entries(None)).await.unwrap().unchecked_into();
+        for entry in list.iter() {
+            assert_eq!(field(&entry, "staleCause"), "billing.refund", "{kind}");
+            let uri = field(&entry, "uri");
+            let found = wait(cache.lookup(uri, None)).await.unwrap();
+            assert_eq!(field(&found, "status"), "stale", "{kind}");
+        }
+        // Writes after all of that keep the totals exact.
+        store(&cache, 99, 2000, "c/3").await.unwrap();
+        assert_stats_match(&cache, kind).await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_write_after_a_clear_with_many_entries_stays_within_budget() {
+    for kind in KINDS {
+        let events: Rc<RefCell<Vec<String>>> = Rc::default();
+        let sink = events.clone();
+        let on_event = Closure::<dyn Fn(JsValue)>::new(move |e: JsValue| {
+            sink.borrow_mut()
+                .push(field(&e, "kind").as_string().unwrap_or_default());
+        });
+        let on_event: Function = on_event.into_js_value().unchecked_into();
+        let cache = cache_on(
+            kind,
+            &fresh_db(),
+            &[("maxEntries", 50.into()), ("onEvent", on_event.into())],
+        );
+        for i in 0..60 {
+            store(&cache, i, 300, if i % 2 == 0 { "a" } else { "b" })
+                .await
+                .unwrap();
+        }
+        assert_eq!(stored(&cache).await.0, 50, "{kind}");
+        wait(cache.clear_conversation("a".into())).await.unwrap();
+        store(&cache, 100, 300, "a").await.unwrap();
+        assert_stats_match(&cache, kind).await;
+        assert!(events.borrow().iter().any(|k| k == "evict"), "{kind}");
+    }
+}
