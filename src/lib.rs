@@ -11,12 +11,18 @@
 //!
 //! ## Layers
 //!
-//! | module | what | depends on |
+//! Each layer may import only the layers above it in this table (docs/ARCHITECTURE.md says why).
+//!
+//! | module | what | may import |
 //! |---|---|---|
-//! | [`core`] | pure protocol rules: URIs, sizes, records, JSON Pointers | nothing JS |
-//! | [`store`] | [`store::ResultStore`] over IndexedDB and memory | `web-sys` |
-//! | [`cache`] | [`cache::ResultCache`]: threshold, minting, scoping, events | `core`, `store` |
-//! | `bindings` | `#[wasm_bindgen]` exports (the npm package's API) | all of the above |
+//! | [`core`] | pure protocol rules and cache policy: URIs, sizes, records, JSON Pointers, envelopes, caps, substitution, the budget/eviction/quota policy, reuse bookkeeping, schema augmentation | nothing JS |
+//! | [`state_sync`] | pure MCP Fusion vocabulary: globs, policies, directives, invalidation tags, SEP-2549 list TTLs, URI templates | `core` |
+//! | [`store`] | [`store::RecordStore`]: thin record stores over IndexedDB and memory, and the chatbox-core reader | `core`, `web-sys` |
+//! | [`cache`] | [`cache::ResultCache`]: minting, exact-id scoping, quota recovery, events, one store underneath | `core`, `state_sync`, `store` |
+//! | [`pipeline`] | the host pipeline on JS values: substitution, inline cap, `beforeToolCall` / `afterToolCall`, what the model sees | `core`, `state_sync`, `cache` |
+//! | `bindings` | `#[wasm_bindgen]` exports and JS conversions only (the npm package's API) | all of the above |
+//!
+//! The wire protocol these layers implement is written down in docs/PROTOCOL.md.
 //!
 //! ## Performance contract
 //!

@@ -379,21 +379,13 @@ impl JsResultCache {
     ) -> Promise {
         let cache = self.shared();
         promise(async move {
-            let method = read(&message, "method")?.as_string();
+            let method = read(&message, "method")?.as_string().unwrap_or_default();
             let uri = read(&read(&message, "params")?, "uri")?.as_string();
-            let pattern = uri
-                .as_deref()
-                .and_then(crate::state_sync::invalidation::stale_pattern);
-            match (method.as_deref(), pattern) {
-                (Some(crate::state_sync::decorate::RESOURCE_UPDATED_METHOD), Some(pattern)) => {
-                    let count = cache
-                        .invalidate(&[pattern.to_owned()], "notifications/resources/updated")
-                        .await
-                        .map_err(store_error)?;
-                    Ok(JsValue::from(count))
-                }
-                _ => Ok(JsValue::from(0)),
-            }
+            let count = cache
+                .handle_notification(&method, uri.as_deref().unwrap_or_default())
+                .await
+                .map_err(store_error)?;
+            Ok(JsValue::from(count))
         })
     }
 

@@ -19,7 +19,9 @@ use crate::core::reuse::ReuseBook;
 use crate::core::size::DEFAULT_CACHE_THRESHOLD_BYTES;
 use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
+use crate::state_sync::decorate::RESOURCE_UPDATED_METHOD;
 use crate::state_sync::glob::{match_glob, validate_pattern, DEFAULT_SEPARATOR};
+use crate::state_sync::invalidation::stale_pattern;
 use crate::state_sync::policy::CacheDirective;
 use crate::store::{
     Budget, JsRecord, LegacyChatboxStore, RecordStore, SelectedStore, StoreError, StoreStats,
@@ -247,6 +249,19 @@ impl ResultCache {
             count,
         });
         Ok(count)
+    }
+
+    /// A server notification: `notifications/resources/updated` with a stale URI (any released
+    /// MCP Fusion scheme: `mcpfusion://stale/`, `fusion://stale/`, `vurb://stale/`) marks the
+    /// entries of matching tools stale; anything else changes nothing. Returns how many.
+    pub async fn handle_notification(&self, method: &str, uri: &str) -> Result<u32, StoreError> {
+        match stale_pattern(uri) {
+            Some(pattern) if method == RESOURCE_UPDATED_METHOD => {
+                self.invalidate(&[pattern.to_owned()], RESOURCE_UPDATED_METHOD)
+                    .await
+            }
+            _ => Ok(0),
+        }
     }
 
     /// Sets the event observer.

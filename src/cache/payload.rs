@@ -46,7 +46,7 @@ pub fn utf8_len(s: &JsString) -> u64 {
     })
 }
 
-/// DESIGN §1 size: UTF-8 bytes of `JSON.stringify(payload)`; 0 when it cannot be serialized
+/// The size of docs/PROTOCOL.md (*References*): UTF-8 bytes of `JSON.stringify(payload)`; 0 when it cannot be serialized
 /// (cycle, BigInt, a throwing `toJSON`) or serializes to nothing (`undefined`, a function).
 pub fn estimate_size(payload: &JsValue) -> u64 {
     match JSON::stringify(payload) {

@@ -1,4 +1,4 @@
-//! The envelopes a host returns to the model instead of dispatching a tool call (DESIGN §1):
+//! The envelopes a host returns to the model instead of dispatching a tool call (docs/PROTOCOL.md, *Envelopes*):
 //! unresolvable references, stale references, and over-long inline lists. Wording is part of the
 //! contract: models are prompted by it.
 

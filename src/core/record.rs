@@ -1,4 +1,4 @@
-//! The stored record (DESIGN §4), generic over the payload so the core never needs to know what a
+//! The stored record (docs/PROTOCOL.md, *Storage*), generic over the payload so the core never needs to know what a
 //! payload is. In the browser the payload is a `JsValue` that IndexedDB structured-clones; it is
 //! never deserialized into Rust.
 

@@ -1,4 +1,4 @@
-//! `substituteCacheUris` (DESIGN §3), generic over the payload type and the lookup, so the same
+//! `substituteCacheUris` (docs/PROTOCOL.md, *Substitution*), generic over the payload type and the lookup, so the same
 //! algorithm runs on JS values in the browser and on plain Rust values in native tests.
 //!
 //! Rules: a top-level key `X_uri` whose value is a `mcp+cache://` string, or a non-empty array

@@ -45,7 +45,7 @@ fn uri_arg(value: &JsValue) -> Option<UriArg> {
     None
 }
 
-/// Resolves `*_uri` arguments (DESIGN §3) in one read transaction. `tool_name` only labels
+/// Resolves `*_uri` arguments (docs/PROTOCOL.md, *Substitution*) in one read transaction. `tool_name` only labels
 /// events. A storage failure blocks the call with every reference listed as unresolved (and an
 /// `error` event), rather than throwing into the host's dispatch loop.
 pub async fn substitute_args(

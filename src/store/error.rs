@@ -43,7 +43,12 @@ impl StoreError {
             (Some(name), message) => {
                 Self::new(&name, format!("{context}: {}", message.unwrap_or_default()))
             }
-            _ => Self::new("UnknownError", format!("{context}: {value:?}")),
+            _ => {
+                let detail = value
+                    .as_string()
+                    .unwrap_or_else(|| "a value that is not an Error was thrown".to_owned());
+                Self::new("UnknownError", format!("{context}: {detail}"))
+            }
         }
     }
 }

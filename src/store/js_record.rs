@@ -1,4 +1,4 @@
-//! Conversions between [`JsRecord`] and the plain JS object IndexedDB stores (DESIGN §4 shape).
+//! Conversions between [`JsRecord`] and the plain JS object IndexedDB stores (the shape of docs/PROTOCOL.md, *Storage*).
 //! Only the metadata fields are read; the payload handle is moved, never copied.
 
 use js_sys::{Object, Reflect};

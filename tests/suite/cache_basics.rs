@@ -1,4 +1,4 @@
-//! Issue #2: storage round trips, the threshold, scoping, clearing and eviction.
+//! Storage round trips, the threshold, scoping, clearing and eviction.
 
 use std::cell::RefCell;
 use std::rc::Rc;

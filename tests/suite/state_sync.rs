@@ -1,4 +1,4 @@
-//! Issue #4: the reference cache obeys State-Sync invalidations, in real IndexedDB.
+//! The reference cache obeys State-Sync invalidations, in real IndexedDB.
 
 use js_sys::{Array, Object, Reflect};
 use mcp_result_cache::{JsResultCache as ResultCache, JsStateSync as StateSync};
@@ -75,16 +75,18 @@ async fn a_successful_refund_makes_the_invoice_reference_stale() {
 
     // A FAILED refund invalidates nothing (the server does not tag it; even a forged tag on an
     // error result is ignored by the host).
-    let failed = server.decorate_result(
-        "billing.refund",
-        obj(&[
-            ("isError", true.into()),
-            (
-                "content",
-                json(r#"[{"type":"text","text":"card declined"}]"#),
-            ),
-        ]),
-    );
+    let failed = server
+        .decorate_result(
+            "billing.refund".into(),
+            obj(&[
+                ("isError", true.into()),
+                (
+                    "content",
+                    json(r#"[{"type":"text","text":"card declined"}]"#),
+                ),
+            ]),
+        )
+        .unwrap();
     assert_eq!(
         field(&failed, "content").unchecked_ref::<Array>().length(),
         1
@@ -108,10 +110,12 @@ async fn a_successful_refund_makes_the_invoice_reference_stale() {
     assert_eq!(field(&still, "dispatch"), JsValue::TRUE);
 
     // A successful refund: the server prepends the invalidation tag; the host applies it.
-    let refund = server.decorate_result(
-        "billing.refund",
-        text_result(r#"{"ok":true,"refunded_cents":1000}"#),
-    );
+    let refund = server
+        .decorate_result(
+            "billing.refund".into(),
+            text_result(r#"{"ok":true,"refunded_cents":1000}"#),
+        )
+        .unwrap();
     let tag = r#"<cache_invalidation cause="billing.refund" domains="billing.get_*" />"#;
     assert_eq!(
         field(
@@ -354,7 +358,9 @@ fn decorate_tools_and_results_byte_for_byte() {
         "Get sprint details."
     );
     let result = text_result(r#"{"ok":true}"#);
-    let decorated = sync.decorate_result("tasks.update", result.clone());
+    let decorated = sync
+        .decorate_result("tasks.update".into(), result.clone())
+        .unwrap();
     let content: Array = field(&decorated, "content").unchecked_into();
     assert_eq!(
         field(&content.get(0), "text"),
@@ -366,7 +372,9 @@ fn decorate_tools_and_results_byte_for_byte() {
         1
     );
     assert!(Object::is(
-        &sync.decorate_result("sprints.get", result.clone()),
+        &sync
+            .decorate_result("sprints.get".into(), result.clone())
+            .unwrap(),
         &result
     ));
 }

@@ -1,4 +1,4 @@
-//! Issue #3: substituteCacheUris against real IndexedDB.
+//! `substituteCacheUris` against real IndexedDB.
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
