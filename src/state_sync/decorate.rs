@@ -69,9 +69,18 @@ pub fn invalidation_tag(cause: &str, patterns: &[String]) -> String {
     )
 }
 
-/// The resource URI of a stale-pattern notification: `mcpfusion://stale/<pattern>`.
-pub fn stale_notification_uri(pattern: &str) -> String {
-    format!("mcpfusion://stale/{pattern}")
+/// The prefix `StateSync` puts before each pattern of its stale notifications unless told
+/// otherwise; hosts accept it and the other spellings in
+/// [`STALE_URI_PREFIXES`](super::invalidation::STALE_URI_PREFIXES).
+pub const DEFAULT_STALE_URI_PREFIX: &str = "mcpfusion://stale/";
+
+/// The resource URI of a stale-pattern notification: `prefix` followed by the pattern, e.g.
+/// `mcpfusion://stale/billing.*`.
+pub fn stale_notification_uri(prefix: &str, pattern: &str) -> String {
+    let mut uri = String::with_capacity(prefix.len() + pattern.len());
+    uri.push_str(prefix);
+    uri.push_str(pattern);
+    uri
 }
 
 /// The method of stale-pattern notifications.
@@ -144,8 +153,12 @@ mod tests {
         );
         assert_eq!(escape_xml_attr("a&b'c"), "a&amp;b&apos;c");
         assert_eq!(
-            stale_notification_uri("billing.*"),
+            stale_notification_uri(DEFAULT_STALE_URI_PREFIX, "billing.*"),
             "mcpfusion://stale/billing.*"
+        );
+        assert_eq!(
+            stale_notification_uri("vurb://stale/", "billing.*"),
+            "vurb://stale/billing.*"
         );
     }
 }

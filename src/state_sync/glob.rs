@@ -1,21 +1,47 @@
-//! Dot-glob matching of tool names (DESIGN §2), as MCP Fusion defines it, plus one extension.
+//! Dot-glob matching of tool names, as MCP Fusion defines it, plus one extension.
 //!
 //! Names and patterns split on a separator (`.` by default; `_` or `__` for flat MCP tool
 //! names). `*` is exactly one segment (an empty segment counts), `**` is zero or more segments;
 //! matching is case-sensitive and covers the whole string. Extension: a `*` inside a segment
 //! (`get_*`) matches any run of characters within that one segment.
 //!
-//! [`match_glob`] is an exact dynamic program over (pattern segment, name segment) pairs:
-//! O(segments(pattern) × segments(name)) segment comparisons, no backtracking, no cap.
+//! ## Bounds
+//!
+//! Tool names and patterns are short by protocol (MCP tool names are at most 128 characters;
+//! LLM APIs accept 64), so both are bounded and everything beyond the bounds is answered in
+//! constant time:
+//!
+//! * a pattern longer than [`MAX_PATTERN_LEN`] bytes is invalid ([`validate_pattern`] says
+//!   [`PatternError::TooLong`]) and matches nothing;
+//! * a name longer than [`MAX_NAME_LEN`] bytes of UTF-8 is matched by no pattern (not even
+//!   `**`).
+//!
+//! ## Cost
+//!
+//! A `*` inside a segment is matched greedily (the literal runs between stars are found
+//! leftmost, in order, with a linear substring search), so one segment comparison is
+//! O(len(pattern segment) + len(name segment)). The segments are then paired by an exact
+//! dynamic program, O(segments(pattern) × segments(name)) comparisons; with the bounds above a
+//! whole match costs well under a millisecond whatever the input.
 
 /// The default separator.
 pub const DEFAULT_SEPARATOR: &str = ".";
+
+/// Longest pattern, in bytes, that [`validate_pattern`] accepts and [`match_glob`] matches
+/// with. Valid patterns are ASCII, so this is also their length in characters.
+pub const MAX_PATTERN_LEN: usize = 1024;
+
+/// Longest name, in bytes of UTF-8, that any pattern can match (256 ASCII characters: twice
+/// the longest tool name MCP allows).
+pub const MAX_NAME_LEN: usize = 256;
 
 /// Why a pattern is invalid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatternError {
     /// The pattern is empty.
     Empty,
+    /// The pattern is longer than [`MAX_PATTERN_LEN`] bytes.
+    TooLong,
     /// A segment is not `**` and not a non-empty run of `[A-Za-z0-9_-]` and `*` without `**`.
     InvalidSegment {
         /// The whole pattern.
@@ -28,7 +54,8 @@ pub enum PatternError {
 impl std::fmt::Display for PatternError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Empty => write!(f, "pattern must be a non-empty string"),
+            Self::Empty => f.write_str("pattern must be a non-empty string"),
+            Self::TooLong => f.write_str("pattern is longer than 1024 characters"),
             Self::InvalidSegment { pattern, segment } => write!(
                 f,
                 "pattern {pattern:?} has invalid segment {segment:?}: allowed are \"**\" or \
@@ -57,10 +84,13 @@ fn is_valid_segment(segment: &str) -> bool {
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '*'))
 }
 
-/// Checks a pattern: non-empty, and every segment valid.
+/// Checks a pattern: non-empty, at most [`MAX_PATTERN_LEN`] bytes, and every segment valid.
 pub fn validate_pattern(pattern: &str, separator: &str) -> Result<(), PatternError> {
     if pattern.is_empty() {
         return Err(PatternError::Empty);
+    }
+    if pattern.len() > MAX_PATTERN_LEN {
+        return Err(PatternError::TooLong);
     }
     match segments(pattern, separator)
         .into_iter()
@@ -75,28 +105,31 @@ pub fn validate_pattern(pattern: &str, separator: &str) -> Result<(), PatternErr
 }
 
 /// Matches one name segment against one pattern segment where `*` is any run of characters.
-/// Classic linear-space wildcard matching; exact, O(len(pattern) × len(segment)) worst case.
+///
+/// Exact and linear: the text before the first `*` must start the segment and the text after
+/// the last `*` must end it; the literal runs in between are found leftmost, in order.
+/// Leftmost is always safe with `*` as the only wildcard: any match can slide each run left
+/// to its leftmost occurrence and still match. `str::find` is a Two-Way search, so the whole
+/// comparison is O(len(pattern) + len(segment)).
 pub fn segment_matches(pattern: &str, segment: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let s: Vec<char> = segment.chars().collect();
-    let (mut pi, mut si) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while si < s.len() {
-        if pi < p.len() && p[pi] != '*' && p[pi] == s[si] {
-            pi += 1;
-            si += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, si));
-            pi += 1;
-        } else if let Some((sp, ss)) = star {
-            pi = sp + 1;
-            si = ss + 1;
-            star = Some((sp, ss + 1));
-        } else {
-            return false;
+    let mut runs = pattern.split('*');
+    let first = runs.next().unwrap_or_default();
+    let Some(rest) = segment.strip_prefix(first) else {
+        return false;
+    };
+    let Some(last) = runs.next_back() else {
+        return rest.is_empty(); // no `*`: the segment is the literal
+    };
+    let Some(mut middle) = rest.strip_suffix(last) else {
+        return false;
+    };
+    for run in runs {
+        match middle.find(run) {
+            Some(at) => middle = &middle[at + run.len()..],
+            None => return false,
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    true
 }
 
 /// Segment-level dynamic program shared by matching and containment: `star_star` says whether a
@@ -130,8 +163,12 @@ fn segment_dp<P, N>(
     next[0]
 }
 
-/// True when `name` matches `pattern` (whole string, case-sensitive).
+/// True when `name` matches `pattern` (whole string, case-sensitive). Always false for a
+/// pattern over [`MAX_PATTERN_LEN`] or a name over [`MAX_NAME_LEN`] bytes.
 pub fn match_glob(pattern: &str, name: &str, separator: &str) -> bool {
+    if pattern.len() > MAX_PATTERN_LEN || name.len() > MAX_NAME_LEN {
+        return false;
+    }
     let p = segments(pattern, separator);
     let n = segments(name, separator);
     segment_dp(
@@ -144,8 +181,12 @@ pub fn match_glob(pattern: &str, name: &str, separator: &str) -> bool {
 }
 
 /// True when every name matched by `narrow` is also matched by `wide` (so a policy on `narrow`
-/// placed after one on `wide` can never fire). Both patterns should be valid.
+/// placed after one on `wide` can never fire). Both patterns should be valid; a pattern over
+/// [`MAX_PATTERN_LEN`] bytes covers nothing and is covered by nothing.
 pub fn pattern_covers(wide: &str, narrow: &str, separator: &str) -> bool {
+    if wide.len() > MAX_PATTERN_LEN || narrow.len() > MAX_PATTERN_LEN {
+        return false;
+    }
     let w = segments(wide, separator);
     let n = segments(narrow, separator);
     segment_dp(
@@ -202,11 +243,58 @@ mod tests {
     }
 
     #[test]
-    fn two_hundred_segments() {
-        let name = format!("{}.a.a.a.a.a.b", vec!["a"; 200].join("."));
+    fn a_hundred_segments() {
+        let name = format!("{}.a.a.a.a.a.b", vec!["a"; 100].join("."));
         assert!(m("**.a.a.a.a.a.b", &name));
         assert!(!m("**.a.a.a.a.a.c", &name));
         assert!(m("**.**.**.b", &name));
+    }
+
+    #[test]
+    fn bounds() {
+        let longest = "a".repeat(MAX_NAME_LEN);
+        assert!(m("**", &longest));
+        assert!(m("a*", &longest));
+        let too_long = "a".repeat(MAX_NAME_LEN + 1);
+        assert!(!m("**", &too_long), "no pattern matches an over-long name");
+        assert!(!m("*", &too_long));
+        // Multi-byte characters count in bytes: 86 × 3 = 258 bytes.
+        assert!(!m("*", &"€".repeat(86)));
+        let pattern = format!("{}*", "a".repeat(MAX_PATTERN_LEN - 1));
+        assert_eq!(validate_pattern(&pattern, "."), Ok(()));
+        let long_pattern = format!("{pattern}*");
+        assert_eq!(
+            validate_pattern(&long_pattern, "."),
+            Err(PatternError::TooLong)
+        );
+        assert!(PatternError::TooLong
+            .to_string()
+            .contains("longer than 1024"));
+        assert!(!m(&format!("**.{}", "*".repeat(MAX_PATTERN_LEN)), "a"));
+        assert!(!pattern_covers(&long_pattern, "a", "."));
+        assert!(!pattern_covers("**", &long_pattern, "."));
+    }
+
+    #[test]
+    fn in_segment_stars() {
+        assert!(segment_matches("*", ""));
+        assert!(segment_matches("", ""));
+        assert!(!segment_matches("", "a"));
+        assert!(!segment_matches("a*a", "a"));
+        assert!(segment_matches("a*a", "aa"));
+        assert!(segment_matches("a*b*c", "abc"));
+        assert!(segment_matches("a*b*c", "axxbyyc"));
+        assert!(!segment_matches("a*b*c", "axxcyyb"));
+        assert!(segment_matches("*ab*ab*", "abab"));
+        assert!(!segment_matches("*ab*ab*", "aba"));
+        assert!(segment_matches("*é*", "xéx"));
+        // The adversarial shape of backtracking matchers, answered in linear time.
+        let name = "a".repeat(20_000);
+        assert!(!segment_matches(
+            &format!("*{}b", "a".repeat(10_000)),
+            &name
+        ));
+        assert!(segment_matches(&format!("*{}", "a".repeat(10_000)), &name));
     }
 
     #[test]

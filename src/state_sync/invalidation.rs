@@ -1,6 +1,10 @@
 //! Consuming invalidation signals: the `<cache_invalidation cause=… domains=… />` tag (entities
-//! unescaped), the legacy `[System: Cache invalidated for … — caused by …]` text, and
-//! `mcpfusion://stale/<pattern>` notification URIs.
+//! unescaped), the legacy `[System: Cache invalidated for … — caused by …]` text, and the
+//! `<scheme>://stale/<pattern>` URIs of stale notifications (see [`STALE_URI_PREFIXES`]).
+//!
+//! Tool results are untrusted and can be large, so every parser here runs in time linear in
+//! its input: each scan resumes where the previous one stopped and never looks further than
+//! the signal it is reading.
 
 /// One invalidation signal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,43 +15,76 @@ pub struct Invalidation {
     pub domains: Vec<String>,
 }
 
+/// The URI prefixes of stale-pattern notifications (`notifications/resources/updated` whose
+/// `params.uri` is a prefix followed by a glob pattern), as the releases of MCP Fusion spelled
+/// them:
+///
+/// * `mcpfusion://stale/`: what this package's `StateSync` sends by default;
+/// * `fusion://stale/`: MCP Fusion v2.6 to v3.1;
+/// * `vurb://stale/`: v3.2 and later (the framework renamed Vurb).
+pub const STALE_URI_PREFIXES: [&str; 3] = [
+    crate::state_sync::decorate::DEFAULT_STALE_URI_PREFIX,
+    "fusion://stale/",
+    "vurb://stale/",
+];
+
 const TAG_OPEN: &str = "<cache_invalidation";
 const LEGACY_OPEN: &str = "[System: Cache invalidated for ";
 const LEGACY_CAUSE: &str = " — caused by ";
 
+/// Longest entity we decode, `&` and `;` included (`&#x10FFFF;` and `&#1114111;` fit).
+const ENTITY_MAX_LEN: usize = 13;
+
 /// Undoes XML escaping: the five named entities and numeric references. Unknown or malformed
 /// entities are kept as written.
+///
+/// One pass over the bytes: an entity ends at the first `;` after its `&`, at most 12 bytes
+/// later. That `;` is looked up once for all the `&`s before it, and the `&`s too far from it
+/// are skipped together, so a run of `&`s costs one scan, not one per `&`. Text between decoded
+/// entities is copied in whole runs.
 pub fn unescape_xml(s: &str) -> String {
+    let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let tail = &rest[amp..];
-        let decoded = tail.find(';').filter(|&end| end <= 12).and_then(|end| {
-            let entity = &tail[1..end];
-            let c = match entity {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                _ => numeric_reference(entity),
-            }?;
-            Some((c, end + 1))
-        });
-        match decoded {
-            Some((c, len)) => {
-                out.push(c);
-                rest = &tail[len..];
-            }
-            None => {
-                out.push('&');
-                rest = &tail[1..];
+    let mut copied = 0; // `s[..copied]` is already in `out`
+    let mut at = 0; // where to look for the next `&`
+    let mut semi = 0; // the first `;` after the current `&`, once looked up
+    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'&') {
+        let amp = at + offset;
+        if semi <= amp {
+            match bytes[amp..].iter().position(|&b| b == b';') {
+                Some(p) => semi = amp + p,
+                None => break, // no `;` left: no entity from here on
             }
         }
+        if semi - amp >= ENTITY_MAX_LEN {
+            // Every `&` before `semi - 12` ends at this same, too distant `;`.
+            at = semi + 1 - ENTITY_MAX_LEN;
+            continue;
+        }
+        at = amp + 1;
+        // `&` and `;` are ASCII, so both ends are character boundaries.
+        let Some(c) = decode_entity(&s[amp + 1..semi]) else {
+            continue;
+        };
+        out.push_str(&s[copied..amp]);
+        out.push(c);
+        copied = semi + 1;
+        at = copied;
     }
-    out.push_str(rest);
+    out.push_str(&s[copied..]);
     out
+}
+
+/// The character an entity's name stands for (`amp`, `#65`, `#x41`, …).
+fn decode_entity(entity: &str) -> Option<char> {
+    match entity {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        _ => numeric_reference(entity),
+    }
 }
 
 /// `&#65;` / `&#x41;` (digits only: no sign, no spaces), as a character.
@@ -67,14 +104,16 @@ fn numeric_reference(entity: &str) -> Option<char> {
         .and_then(char::from_u32)
 }
 
-/// The `name="value"` attributes of a tag body, in order, values unescaped. Parsing stops at
-/// the first thing that is not an attribute, so text inside a value is never read as a name.
-fn attributes(body: &str) -> Vec<(&str, String)> {
+/// The `name="value"` attributes of a tag body, in order, values as written. Parsing stops
+/// at the first thing that is not an attribute, so text inside a value is never read as a name.
+fn attributes(body: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let mut rest = body.trim_start();
     while !rest.is_empty() {
+        // Name characters are ASCII, so the first other byte starts a character.
         let name_len = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == ':'))
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b':'))
             .unwrap_or(rest.len());
         if name_len == 0 {
             break;
@@ -90,17 +129,18 @@ fn attributes(body: &str) -> Vec<(&str, String)> {
         let Some(end) = value[1..].find(quote) else {
             break;
         };
-        out.push((name, unescape_xml(&value[1..1 + end])));
+        out.push((name, &value[1..1 + end]));
         rest = value[1 + end + 1..].trim_start();
     }
     out
 }
 
-fn attribute(attrs: &[(&str, String)], name: &str) -> Option<String> {
+/// The first attribute called `name`, unescaped (only the attributes used are unescaped).
+fn attribute(attrs: &[(&str, &str)], name: &str) -> Option<String> {
     attrs
         .iter()
         .find(|(n, _)| *n == name)
-        .map(|(_, v)| v.clone())
+        .map(|(_, v)| unescape_xml(v))
 }
 
 fn split_domains(domains: &str) -> Vec<String> {
@@ -112,56 +152,85 @@ fn split_domains(domains: &str) -> Vec<String> {
         .collect()
 }
 
+type Span = std::ops::Range<usize>;
+
 /// Every invalidation signal in a text with its byte span, tag and legacy forms, in order of
 /// appearance. A legacy form inside a tag (e.g. in its `cause`) is part of that tag, not a signal.
-fn signals(text: &str) -> Vec<(std::ops::Range<usize>, Invalidation)> {
-    let mut found: Vec<(std::ops::Range<usize>, Invalidation)> = Vec::new();
-    let mut tag_spans: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut offset = 0;
-    while let Some(start) = text[offset..].find(TAG_OPEN) {
-        let begin = offset + start;
+fn signals(text: &str) -> Vec<(Span, Invalidation)> {
+    let (mut found, tag_spans) = tags(text);
+    found.extend(legacy_signals(text, &tag_spans));
+    found.sort_by_key(|(span, _)| span.start);
+    found
+}
+
+/// The `<cache_invalidation … />` tags: the signals, and the spans of every tag (with or
+/// without the two attributes), in order and disjoint.
+fn tags(text: &str) -> (Vec<(Span, Invalidation)>, Vec<Span>) {
+    let mut found = Vec::new();
+    let mut spans = Vec::new();
+    let mut resume = 0; // openings before this are inside the previous tag
+                        // One searcher for the whole text (a `find` per tag would set one up per tag).
+    for (begin, _) in text.match_indices(TAG_OPEN) {
+        if begin < resume {
+            continue;
+        }
         let body_start = begin + TAG_OPEN.len();
-        let Some(close) = text[body_start..].find("/>") else {
-            break;
+        let Some(close) = find_tag_end(&text[body_start..]) else {
+            break; // no tag closes after this one, so no later tag can either
         };
         let end = body_start + close + 2;
-        tag_spans.push(begin..end);
+        spans.push(begin..end);
         let attrs = attributes(&text[body_start..body_start + close]);
         if let (Some(cause), Some(domains)) =
             (attribute(&attrs, "cause"), attribute(&attrs, "domains"))
         {
-            found.push((
-                begin..end,
-                Invalidation {
-                    cause,
-                    domains: split_domains(&domains),
-                },
-            ));
+            let domains = split_domains(&domains);
+            found.push((begin..end, Invalidation { cause, domains }));
         }
-        offset = end;
+        resume = end;
     }
-    let mut offset = 0;
-    while let Some(start) = text[offset..].find(LEGACY_OPEN) {
-        let begin = offset + start;
+    (found, spans)
+}
+
+/// Where the first `/>` starts.
+fn find_tag_end(s: &str) -> Option<usize> {
+    s.as_bytes().windows(2).position(|pair| pair == b"/>")
+}
+
+/// The legacy `[System: Cache invalidated for … — caused by …]` texts outside the tags.
+/// `tag_spans` is sorted and disjoint, and the texts are met in order, so one cursor walks it:
+/// a text that starts inside a tag skips to the end of that tag.
+fn legacy_signals(text: &str, tag_spans: &[Span]) -> Vec<(Span, Invalidation)> {
+    let mut found = Vec::new();
+    let mut next_tag = 0;
+    let mut resume = 0; // openings before this belong to a tag or to the previous text
+    for (begin, _) in text.match_indices(LEGACY_OPEN) {
+        if begin < resume {
+            continue;
+        }
+        while tag_spans
+            .get(next_tag)
+            .is_some_and(|span| span.end <= begin)
+        {
+            next_tag += 1;
+        }
+        if let Some(tag) = tag_spans.get(next_tag).filter(|span| span.start <= begin) {
+            resume = tag.end;
+            continue;
+        }
         let body_start = begin + LEGACY_OPEN.len();
         let Some(close) = text[body_start..].find(']') else {
-            break;
+            break; // no `]` closes this text, so none closes a later one either
         };
         let end = body_start + close + 1;
-        let inside_tag = tag_spans.iter().any(|span| span.contains(&begin));
         let body = &text[body_start..body_start + close];
-        if let (false, Some((domains, cause))) = (inside_tag, body.rsplit_once(LEGACY_CAUSE)) {
-            found.push((
-                begin..end,
-                Invalidation {
-                    cause: cause.trim().to_owned(),
-                    domains: split_domains(domains),
-                },
-            ));
+        if let Some((domains, cause)) = body.rsplit_once(LEGACY_CAUSE) {
+            let cause = cause.trim().to_owned();
+            let domains = split_domains(domains);
+            found.push((begin..end, Invalidation { cause, domains }));
         }
-        offset = if inside_tag { body_start } else { end };
+        resume = end;
     }
-    found.sort_by_key(|(span, _)| span.start);
     found
 }
 
@@ -188,10 +257,12 @@ pub fn is_invalidation_text(text: &str) -> bool {
     text[at..].trim().is_empty()
 }
 
-/// The pattern in a `mcpfusion://stale/<pattern>` (or legacy `fusion://stale/<pattern>`) URI.
+/// The pattern in a stale-notification URI: any of [`STALE_URI_PREFIXES`] followed by a
+/// non-empty pattern (`vurb://stale/billing.*` → `billing.*`).
 pub fn stale_pattern(uri: &str) -> Option<&str> {
-    uri.strip_prefix("mcpfusion://stale/")
-        .or_else(|| uri.strip_prefix("fusion://stale/"))
+    STALE_URI_PREFIXES
+        .iter()
+        .find_map(|prefix| uri.strip_prefix(prefix))
         .filter(|p| !p.is_empty())
 }
 
@@ -241,6 +312,50 @@ mod tests {
         assert!(parse_invalidations("<cache_invalidation cause=\"x\"").is_empty());
         assert!(parse_invalidations("<cache_invalidation />").is_empty());
         assert_eq!(unescape_xml("&amp;&#65;&#x42;&bogus;&"), "&AB&bogus;&");
+        assert_eq!(unescape_xml("&#x10FFFF;&#1114111;"), "\u{10FFFF}\u{10FFFF}");
+        assert_eq!(
+            unescape_xml("&#x00010FFFF;"),
+            "\u{10FFFF}",
+            "`;` 12 bytes after `&`"
+        );
+        assert_eq!(
+            unescape_xml("&#x000010FFFF;"),
+            "&#x000010FFFF;",
+            "`;` 13 bytes after"
+        );
+        assert_eq!(unescape_xml("&&amp;&"), "&&&");
+        assert_eq!(unescape_xml("a&amp"), "a&amp", "no `;` at the end");
+        assert_eq!(unescape_xml("&amp;&amp"), "&&amp");
+        assert_eq!(
+            unescape_xml("&&&&&&&&&&&&&&&&&&&&amp;"),
+            "&&&&&&&&&&&&&&&&&&&&"
+        );
+        assert_eq!(
+            unescape_xml("&&&&&&&&&&&&&&&&&&&#65;;"),
+            "&&&&&&&&&&&&&&&&&&A;"
+        );
+    }
+
+    #[test]
+    fn legacy_text_inside_tags_is_skipped() {
+        let tag = r#"<cache_invalidation cause="[System: Cache invalidated for x — caused by y]" domains="a" />"#;
+        let text = format!("{tag}{tag}[System: Cache invalidated for b — caused by t]");
+        let causes: Vec<_> = parse_invalidations(&text)
+            .into_iter()
+            .map(|i| i.cause)
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                "[System: Cache invalidated for x — caused by y]",
+                "[System: Cache invalidated for x — caused by y]",
+                "t"
+            ]
+        );
+        assert!(is_invalidation_text(&text));
+        // A legacy text that opens before a tag and closes after it holds the tag.
+        let around = format!("[System: Cache invalidated for b {tag} — caused by t]");
+        assert_eq!(parse_invalidations(&around).len(), 2);
     }
 
     #[test]
@@ -250,7 +365,11 @@ mod tests {
             Some("billing.*")
         );
         assert_eq!(stale_pattern("fusion://stale/a"), Some("a"));
+        assert_eq!(stale_pattern("vurb://stale/a.**"), Some("a.**"));
         assert_eq!(stale_pattern("mcpfusion://stale/"), None);
+        assert_eq!(stale_pattern("vurb://stale/"), None);
+        assert_eq!(stale_pattern("Vurb://stale/a"), None, "schemes are exact");
+        assert_eq!(stale_pattern("xvurb://stale/a"), None);
         assert_eq!(stale_pattern("https://x"), None);
     }
 }

@@ -1,6 +1,6 @@
 //! State-Sync policies: first match wins, defaults fill in, eager validation, overlap report.
 
-use super::glob::{match_glob, pattern_covers, validate_pattern, PatternError};
+use super::glob::{match_glob, pattern_covers, validate_pattern, PatternError, MAX_NAME_LEN};
 
 /// The binary Cache-Control vocabulary (no max-age).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +81,9 @@ impl PolicyError {
     fn pattern(prefix: &str, label: &str, err: PatternError) -> Self {
         match err {
             PatternError::Empty => Self(format!("{prefix}: {label} must be a non-empty string.")),
+            PatternError::TooLong => Self(format!(
+                "{prefix}: {label} pattern is longer than 1024 characters."
+            )),
             PatternError::InvalidSegment { pattern, segment } => Self(format!(
                 "{prefix}: {label} pattern \"{pattern}\" has invalid segment \"{segment}\". \
                  Allowed: alphanumeric, \"_\", \"-\", \"*\", \"**\"."
@@ -95,11 +98,24 @@ impl PolicyError {
     }
 }
 
+/// Which rule applies to a tool name: the first matching policy, or the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The policy at this index (the first whose `match` matches).
+    Policy(usize),
+    /// No policy matches: the defaults apply.
+    Defaults,
+}
+
 /// Validated policies and defaults; resolves tool names (uncached — callers memoize).
+///
+/// Every name that one policy matches gets the same [`ResolvedPolicy`], so callers can share
+/// one answer per [`Rule`] (see [`PolicyEngine::rule`] and [`PolicyEngine::resolution`]).
 #[derive(Debug, Clone)]
 pub struct PolicyEngine {
-    policies: Vec<(String, Option<CacheDirective>, Vec<String>)>,
-    default_cache_control: Option<CacheDirective>,
+    patterns: Vec<String>,
+    /// One answer per policy, then one for the defaults (see [`PolicyEngine::slot`]).
+    resolutions: Vec<Option<ResolvedPolicy>>,
     separator: String,
 }
 
@@ -122,32 +138,17 @@ impl PolicyEngine {
                     .ok_or_else(|| PolicyError::directive("StateSync defaults", v))?,
             ),
         };
-        let mut validated = Vec::with_capacity(policies.len());
+        let mut patterns = Vec::with_capacity(policies.len());
+        let mut resolutions = Vec::with_capacity(policies.len() + 1);
         for (i, policy) in policies.iter().enumerate() {
-            let prefix = format!("StateSync policy[{i}]");
-            validate_pattern(&policy.match_pattern, separator)
-                .map_err(|e| PolicyError::pattern(&prefix, "'match'", e))?;
-            let directive = match &policy.cache_control {
-                None => None,
-                Some(v) => Some(
-                    CacheDirective::parse(v).ok_or_else(|| PolicyError::directive(&prefix, v))?,
-                ),
-            };
-            let invalidates = policy.invalidates.clone().unwrap_or_default();
-            for pattern in &invalidates {
-                validate_pattern(pattern, separator).map_err(|e| {
-                    PolicyError::pattern(
-                        &prefix,
-                        "'invalidates' entries must be non-empty strings. Entry",
-                        e,
-                    )
-                })?;
-            }
-            validated.push((policy.match_pattern.clone(), directive, invalidates));
+            let (directive, invalidates) = validate_policy(i, policy, separator)?;
+            patterns.push(policy.match_pattern.clone());
+            resolutions.push(resolution(directive.or(default_cache_control), invalidates));
         }
+        resolutions.push(resolution(default_cache_control, Vec::new()));
         Ok(Self {
-            policies: validated,
-            default_cache_control,
+            patterns,
+            resolutions,
             separator: separator.to_owned(),
         })
     }
@@ -157,25 +158,86 @@ impl PolicyEngine {
         &self.separator
     }
 
+    /// How many policies there are.
+    pub fn len(&self) -> usize {
+        self.patterns.len()
+    }
+
+    /// True when there are no policies (only defaults).
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// The first policy whose pattern matches `tool_name`, else the defaults. A name longer
+    /// than [`MAX_NAME_LEN`] bytes matches no pattern, so it gets the defaults without being
+    /// compared (MCP tool names are far shorter).
+    pub fn rule(&self, tool_name: &str) -> Rule {
+        if tool_name.len() > MAX_NAME_LEN {
+            return Rule::Defaults;
+        }
+        self.patterns
+            .iter()
+            .position(|pattern| match_glob(pattern, tool_name, &self.separator))
+            .map_or(Rule::Defaults, Rule::Policy)
+    }
+
+    /// A dense index for a rule: `0..len()` for the policies, `len()` for the defaults.
+    pub fn slot(&self, rule: Rule) -> usize {
+        match rule {
+            Rule::Policy(i) => i,
+            Rule::Defaults => self.patterns.len(),
+        }
+    }
+
+    /// What a rule applies: its directive (the default filling a missing one) and patterns.
+    /// `None` when that is nothing at all.
+    pub fn resolution(&self, rule: Rule) -> Option<&ResolvedPolicy> {
+        self.resolutions.get(self.slot(rule))?.as_ref()
+    }
+
     /// First matching policy, with the default directive filling a missing one; unmatched names
     /// get the default directive. `None` when nothing applies.
     pub fn resolve(&self, tool_name: &str) -> Option<ResolvedPolicy> {
-        let resolved = match self
-            .policies
-            .iter()
-            .find(|(pattern, _, _)| match_glob(pattern, tool_name, &self.separator))
-        {
-            Some((_, directive, invalidates)) => ResolvedPolicy {
-                cache_control: directive.or(self.default_cache_control),
-                invalidates: invalidates.clone(),
-            },
-            None => ResolvedPolicy {
-                cache_control: self.default_cache_control,
-                invalidates: Vec::new(),
-            },
-        };
-        (resolved.cache_control.is_some() || !resolved.invalidates.is_empty()).then_some(resolved)
+        self.resolution(self.rule(tool_name)).cloned()
     }
+}
+
+/// Checks one policy: its pattern, directive and invalidated patterns, in that order.
+fn validate_policy(
+    index: usize,
+    policy: &SyncPolicy,
+    separator: &str,
+) -> Result<(Option<CacheDirective>, Vec<String>), PolicyError> {
+    let prefix = format!("StateSync policy[{index}]");
+    validate_pattern(&policy.match_pattern, separator)
+        .map_err(|e| PolicyError::pattern(&prefix, "'match'", e))?;
+    let directive = match &policy.cache_control {
+        None => None,
+        Some(v) => {
+            Some(CacheDirective::parse(v).ok_or_else(|| PolicyError::directive(&prefix, v))?)
+        }
+    };
+    let invalidates = policy.invalidates.clone().unwrap_or_default();
+    for pattern in &invalidates {
+        validate_pattern(pattern, separator).map_err(|e| {
+            PolicyError::pattern(
+                &prefix,
+                "'invalidates' entries must be non-empty strings. Entry",
+                e,
+            )
+        })?;
+    }
+    Ok((directive, invalidates))
+}
+
+fn resolution(
+    cache_control: Option<CacheDirective>,
+    invalidates: Vec<String>,
+) -> Option<ResolvedPolicy> {
+    (cache_control.is_some() || !invalidates.is_empty()).then_some(ResolvedPolicy {
+        cache_control,
+        invalidates,
+    })
 }
 
 /// A later policy that can never fire for any name, because an earlier one matches all of its
@@ -190,6 +252,19 @@ pub struct Overlap {
     pub earlier_match: String,
     /// The later policy's pattern.
     pub later_match: String,
+}
+
+impl Overlap {
+    /// MCP Fusion's warning, word for word: `policy[0] (match: "sprints.*") shadows policy[1]
+    /// (match: "sprints.update"). The later policy will never match because first-match-wins
+    /// applies.`
+    pub fn message(&self) -> String {
+        format!(
+            "policy[{}] (match: \"{}\") shadows policy[{}] (match: \"{}\"). \
+             The later policy will never match because first-match-wins applies.",
+            self.earlier, self.earlier_match, self.later, self.later_match
+        )
+    }
 }
 
 /// Every (earlier, later) pair where the earlier pattern covers the later one.
@@ -281,6 +356,7 @@ mod tests {
         assert!(err(policy("a", Some("max-age=5"), None)).contains("invalid cacheControl"));
         assert!(err(policy("a", None, Some(&["x y"]))).contains("invalid segment"));
         assert!(err(policy("a", None, Some(&[""]))).contains("must be a non-empty string"));
+        assert!(err(policy(&"a".repeat(1025), None, None)).contains("longer than 1024"));
         assert!(PolicyError::not_an_array(0)
             .to_string()
             .contains("must be an array"));
@@ -288,6 +364,46 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("invalid cacheControl"));
+    }
+
+    #[test]
+    fn one_resolution_per_rule() {
+        let engine = PolicyEngine::new(
+            &[
+                policy("a.*", None, Some(&["b.*"])),
+                policy("c.*", None, None),
+            ],
+            Some("immutable"),
+            ".",
+        )
+        .unwrap();
+        assert_eq!(engine.rule("a.x"), Rule::Policy(0));
+        assert_eq!(engine.rule("a.y"), Rule::Policy(0));
+        assert_eq!(engine.rule("c.x"), Rule::Policy(1));
+        assert_eq!(engine.rule("z"), Rule::Defaults);
+        assert_eq!(engine.slot(Rule::Defaults), 2);
+        let defaults = engine.resolution(Rule::Defaults).unwrap();
+        assert_eq!(defaults.cache_control, Some(CacheDirective::Immutable));
+        assert!(defaults.invalidates.is_empty());
+        // A long name is never compared: the defaults apply.
+        let long = format!("a.{}", "x".repeat(300));
+        assert_eq!(engine.rule(&long), Rule::Defaults);
+        assert_eq!(engine.resolve(&long), engine.resolve("z"));
+        let bare = PolicyEngine::new(&[policy("a", None, None)], None, ".").unwrap();
+        assert_eq!(bare.resolution(Rule::Policy(0)), None);
+        assert_eq!(bare.resolution(Rule::Defaults), None);
+        assert_eq!(bare.len(), 1);
+        assert!(!bare.is_empty());
+    }
+
+    #[test]
+    fn overlap_message_is_mcp_fusions() {
+        let overlaps = detect_overlaps(&["sprints.*", "sprints.update"], ".");
+        assert_eq!(
+            overlaps[0].message(),
+            "policy[0] (match: \"sprints.*\") shadows policy[1] (match: \"sprints.update\"). \
+             The later policy will never match because first-match-wins applies."
+        );
     }
 
     #[test]

@@ -3,9 +3,11 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { readFileSync } from 'node:fs';
+
 import {
   StateSync, ListCache, ResultCache, matchGlob, validatePattern, detectOverlaps,
-  parseCacheControl, parseInvalidations, listCacheMeta, matchUriTemplate,
+  parseCacheControl, parseInvalidations, listCacheMeta, matchUriTemplate, wasmMemoryBytes,
 } from '../../js/node.mjs';
 
 test('matchGlob reference rows and separators', () => {
@@ -57,6 +59,228 @@ test('detectOverlaps counts shadowed later policies', () => {
   assert.equal(three.length, 3);
   assert.deepEqual(three.map((o) => [o.earlier, o.later]), [[0, 1], [0, 2], [1, 2]]);
   assert.equal(detectOverlaps([{ match: 'billing.pay' }, { match: 'billing.*' }]).length, 0);
+});
+
+test("detectOverlaps answers in MCP Fusion's shape and words", () => {
+  const [w] = detectOverlaps([{ match: 'sprints.*', cacheControl: 'no-store' }, { match: 'sprints.update', invalidates: ['sprints.*'] }]);
+  assert.deepEqual(w, {
+    message: 'policy[0] (match: "sprints.*") shadows policy[1] (match: "sprints.update"). '
+      + 'The later policy will never match because first-match-wins applies.',
+    shadowingIndex: 0,
+    shadowedIndex: 1,
+    earlier: 0,
+    later: 1,
+    earlierMatch: 'sprints.*',
+    laterMatch: 'sprints.update',
+  });
+  const [, second] = detectOverlaps([{ match: 'a' }, { match: '**' }, { match: 'b.c' }]);
+  assert.equal(second, undefined, 'only one overlap');
+  const [only] = detectOverlaps([{ match: 'a' }, { match: '**' }, { match: 'b.c' }]);
+  assert.deepEqual([only.shadowingIndex, only.shadowedIndex], [1, 2]);
+  assert.match(only.message, /^policy\[1\] \(match: "\*\*"\) shadows policy\[2\] \(match: "b\.c"\)\. /);
+});
+
+test('resolve shares one frozen object per matching policy, and one for the defaults', () => {
+  const sync = new StateSync({
+    policies: [{ match: 'a.*', invalidates: ['b.*'] }, { match: 'c.*', cacheControl: 'immutable' }],
+    defaults: { cacheControl: 'no-store' },
+  });
+  const ax = sync.resolve('a.x');
+  assert.equal(sync.resolve('a.y'), ax, 'one policy matches both names: the same object');
+  assert.ok(Object.isFrozen(ax) && Object.isFrozen(ax.invalidates));
+  assert.deepEqual({ ...ax, invalidates: [...ax.invalidates] }, { cacheControl: 'no-store', invalidates: ['b.*'] });
+  assert.notEqual(sync.resolve('c.x'), ax, 'another policy: another object');
+  assert.equal(sync.resolve('c.x'), sync.resolve('c.y'));
+  const defaults = sync.resolve('z');
+  assert.ok(Object.isFrozen(defaults));
+  assert.deepEqual({ ...defaults }, { cacheControl: 'no-store' });
+  assert.equal(sync.resolve('q.r.s'), defaults, 'every unmatched name gets the defaults object');
+  // Beyond the memo (512 names) the answers stay the same objects.
+  for (let i = 0; i < 2000; i++) assert.equal(sync.resolve(`a.n${i}`), ax);
+  assert.equal(sync.resolve('a.x'), ax);
+  // Tool names over 256 characters are matched by no policy.
+  assert.equal(sync.resolve(`a.${'x'.repeat(254)}`), ax);
+  assert.equal(sync.resolve(`a.${'x'.repeat(255)}`), defaults);
+  assert.equal(sync.resolve('a.'.repeat(32_768)), defaults);
+  assert.throws(() => sync.resolve(42), TypeError);
+  // A name with a lone surrogate is matched by no policy either.
+  assert.equal(sync.resolve('a.\uD800'), defaults);
+  assert.equal(new StateSync({ policies: [{ match: 'a.*', invalidates: ['b'] }] }).resolve('x'), null);
+});
+
+test('stale notifications: every MCP Fusion scheme on the host, a chosen prefix on the server', async () => {
+  const sent = [];
+  const notifications = (options) => {
+    sent.length = 0;
+    new StateSync({ policies: [{ match: 't.do', invalidates: ['x.*', 'y'] }], notificationSink: (n) => sent.push(n), ...options })
+      .decorateResult('t.do', { content: [] });
+    return sent.map((n) => n.params.uri);
+  };
+  assert.deepEqual(notifications({}), ['mcpfusion://stale/x.*', 'mcpfusion://stale/y']);
+  assert.deepEqual(notifications({ staleUriPrefix: 'vurb://stale/' }), ['vurb://stale/x.*', 'vurb://stale/y']);
+  assert.deepEqual(notifications({ staleUriPrefix: 'fusion://stale/' }), ['fusion://stale/x.*', 'fusion://stale/y']);
+  for (const bad of ['', 'vurb://', 42, null, 'x'.repeat(300) + 'stale/', 'vurb://\uD800/stale/']) {
+    assert.throws(() => new StateSync({ policies: [], staleUriPrefix: bad }), TypeError, String(bad).slice(0, 20));
+  }
+
+  const cache = new ResultCache({ dbName: `stale-schemes-${process.pid}` });
+  const big = (tool) => cache.afterToolCall(tool, { rows: Array.from({ length: 300 }, (_, i) => ({ i, v: `row ${i}` })) }, { convId: 'c' });
+  await big('a.get');
+  await big('b.get');
+  await big('c.get');
+  const updated = (uri) => cache.handleNotification({ method: 'notifications/resources/updated', params: { uri } });
+  assert.equal(await updated('mcpfusion://stale/a.*'), 1);
+  assert.equal(await updated('fusion://stale/b.*'), 1, 'MCP Fusion v2.6–v3.1');
+  assert.equal(await updated('vurb://stale/c.*'), 1, 'v3.2 and later');
+  assert.equal(await updated('other://stale/c.*'), 0);
+  assert.equal(await updated('vurb://stale/'), 0);
+});
+
+test('string edge cases: lone surrogates never compare equal', () => {
+  assert.equal(matchGlob('a.\uD800', 'a.\uDBFF'), false);
+  assert.equal(matchGlob('a.\uD800', 'a.\uD800'), false, 'not even to themselves: they match nothing');
+  assert.equal(matchGlob('**', '\uDC00'), false);
+  assert.equal(matchGlob('a.*', 'a.\uFFFD'), true, 'a real U+FFFD is an ordinary character');
+  assert.equal(matchGlob('a.\uD83D\uDE00', 'a.\uD83D\uDE00'), true, 'surrogate pairs are fine');
+  assert.throws(() => matchGlob('a*b', 'a\uD800b', { separator: '\uDBFF' }), TypeError);
+  assert.throws(() => validatePattern('a.\uD800'), /invalid segment/);
+  // detectOverlaps: such a pattern shadows nothing and is shadowed by nothing.
+  assert.deepEqual(detectOverlaps([{ match: 'a.\uD800' }, { match: 'a.\uDBFF' }]), []);
+  const [o] = detectOverlaps([{ match: 'a.\uD800' }, { match: 'b.*' }, { match: 'b.c' }]);
+  assert.deepEqual([o.shadowingIndex, o.shadowedIndex], [1, 2], 'indexes of the original list');
+  // Bounds: patterns over 1024 and names over 256 characters match nothing.
+  assert.equal(matchGlob('*', 'x'.repeat(256)), true);
+  assert.equal(matchGlob('*', 'x'.repeat(257)), false);
+  assert.equal(matchGlob('**', 'x.'.repeat(500_000)), false);
+  assert.equal(matchGlob(`*${'a'.repeat(1e4)}b`, 'a'.repeat(2e4)), false);
+  assert.throws(() => validatePattern('a'.repeat(1025)), /longer than 1024 characters/);
+  // Every character of a cause survives the trip back to JS.
+  const cause = 'a"\\\u0001\n\t\u2028é🙂\uFFFD</x>';
+  const tag = `<cache_invalidation cause="${cause.replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')}" domains="x, y" />`;
+  assert.deepEqual(parseInvalidations(tag), [{ cause, domains: ['x', 'y'] }]);
+});
+
+test('the browser entry memoizes matchGlob with collision-free keys', async () => {
+  const web = await import('../../pkg/web/mcp_result_cache.js');
+  web.initSync({ module: readFileSync(new URL('../../pkg/web/mcp_result_cache_bg.wasm', import.meta.url)) });
+  const browser = await import('../../js/browser.mjs');
+  await browser.ready();
+  // With `\0`-joined keys these two calls shared one key, and the second got the first's answer.
+  assert.equal(browser.matchGlob('*', '*\0x'), true);
+  assert.equal(browser.matchGlob('*\0*', 'x'), false);
+  assert.equal(browser.matchGlob('a', 'b', { separator: 'a' }), false);
+  assert.equal(browser.matchGlob('', '', { separator: 'ab' }), true);
+  assert.equal(browser.matchGlob('a\uD800', 'a\uDBFF'), false);
+  assert.equal(browser.matchGlob('a\uD800', 'a\uDBFF'), false, 'memoized answer');
+  // A separator getter is read once: the memo key and the match agree.
+  let reads = 0;
+  const flaky = { get separator() { reads += 1; return reads === 1 ? '.' : '_'; } };
+  assert.equal(browser.matchGlob('a.*', 'a.b', flaky), true);
+  assert.equal(browser.matchGlob('a.*', 'a.b'), true);
+  assert.equal(reads, 1);
+  assert.throws(() => browser.matchGlob('a', 'a', { get separator() { throw new Error('boom'); } }), TypeError);
+  assert.throws(() => browser.matchGlob({ length: 3e9 }, 'a'), TypeError);
+  const sync = new browser.StateSync({ policies: [{ match: 'a.*', cacheControl: 'immutable' }] });
+  assert.equal(sync.resolve('a.x'), sync.resolve('a.y'));
+  assert.equal(sync.resolve('a.'.repeat(200)), null);
+  assert.throws(() => sync.resolve(Symbol('x')), TypeError);
+});
+
+/** Values that must never trap the module: each export gets each of them. */
+function hostileValues() {
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const { proxy: revokedArray, revoke: revokeArray } = Proxy.revocable([], {});
+  revokeArray();
+  const throwing = (key) => ({ get [key]() { throw new Error(`getter ${key}`); } });
+  const trapAll = new Proxy({}, {
+    get() { throw new Error('get trap'); },
+    getOwnPropertyDescriptor() { throw new Error('gOPD trap'); },
+    ownKeys() { throw new Error('ownKeys trap'); },
+  });
+  const arrayTrap = new Proxy([], { get() { throw new Error('array get trap'); } });
+  const sparse = [];
+  sparse.length = 2 ** 32 - 1;
+  return {
+    revoked, revokedArray, trapAll, arrayTrap, sparse, throwing,
+    wrongTypes: [undefined, null, 42, true, 10n, Symbol('s'), () => {}, { length: 3e9 }, new String('a.b')],
+  };
+}
+
+/** Every hostile call, each expected to throw a TypeError. */
+function hostileCalls() {
+  const h = hostileValues();
+  const sync = new StateSync({ policies: [{ match: 't.*', invalidates: ['x'] }, { match: 'd.*', cacheControl: 'immutable' }] });
+  const calls = [];
+  const add = (label, f) => calls.push([label, f]);
+  for (const bad of [h.revoked, h.trapAll, ...h.wrongTypes]) {
+    add('matchGlob pattern', () => matchGlob(bad, 'a'));
+    add('matchGlob name', () => matchGlob('a', bad));
+    add('resolve', () => sync.resolve(bad));
+    add('decorateResult toolName', () => sync.decorateResult(bad, { content: [] }));
+    add('validatePattern', () => validatePattern(bad));
+    // A missing description (undefined, null) is a plain `null` answer.
+    if (bad !== undefined && bad !== null) add('parseCacheControl', () => parseCacheControl(bad));
+  }
+  for (const bad of [h.revoked, h.trapAll, h.throwing('separator'), 5, 'x']) {
+    add('matchGlob options', () => matchGlob('a', 'a', bad));
+    add('validatePattern options', () => validatePattern('a', bad));
+    add('detectOverlaps options', () => detectOverlaps([], bad));
+  }
+  for (const bad of [h.revoked, h.revokedArray, h.arrayTrap, h.sparse, { length: 3e9 }, 42, undefined,
+    [h.revoked], [h.throwing('match')], [{ match: 'a', get invalidates() { throw new Error('x'); } }],
+    [{ match: 'a', invalidates: h.arrayTrap }]]) {
+    add('detectOverlaps', () => detectOverlaps(bad));
+    // Missing policies are an empty list for StateSync.
+    if (bad !== undefined) add('new StateSync policies', () => new StateSync({ policies: bad }));
+  }
+  for (const bad of [h.revoked, h.revokedArray, h.trapAll, h.throwing('content'), { content: [h.revoked] },
+    { content: [h.throwing('text')] }, { content: h.arrayTrap }, { content: h.sparse }, 42, undefined, null, 10n]) {
+    add('parseInvalidations', () => parseInvalidations(bad));
+  }
+  for (const bad of [h.revoked, h.trapAll, h.throwing('policies'), h.throwing('separator'), h.throwing('defaults'),
+    { policies: [], defaults: h.revoked }, { policies: [], defaults: h.throwing('cacheControl') },
+    { policies: [], onInvalidation: 5 }, { policies: [], get notificationSink() { throw new Error('x'); } },
+    { policies: [], staleUriPrefix: h.revoked }, h.throwing('staleUriPrefix'), 7]) {
+    add('new StateSync', () => new StateSync(bad));
+  }
+  for (const bad of [h.revoked, h.revokedArray, h.arrayTrap, h.sparse, 42, [h.revoked], [h.trapAll],
+    [h.throwing('name')], [{ name: 'd.x', get description() { throw new Error('x'); } }],
+    [new Proxy({ name: 'd.x' }, { ownKeys() { throw new Error('keys'); } })]]) {
+    add('decorateTools', () => sync.decorateTools(bad));
+  }
+  for (const bad of [h.revoked, h.revokedArray, h.trapAll, h.throwing('isError'), h.throwing('content'),
+    { content: h.arrayTrap }, { content: h.revokedArray },
+    new Proxy({ content: [] }, { ownKeys() { throw new Error('keys'); } })]) {
+    add('decorateResult result', () => sync.decorateResult('t.do', bad));
+  }
+  return calls;
+}
+
+test('wrong types, throwing getters and revoked proxies are TypeErrors, never traps', () => {
+  for (const [label, call] of hostileCalls()) {
+    assert.throws(call, TypeError, label);
+  }
+});
+
+test('100 000 hostile calls leave the module working', () => {
+  const calls = hostileCalls();
+  const before = wasmMemoryBytes();
+  let typeErrors = 0;
+  for (let i = 0; i < 100_000; i++) {
+    try {
+      calls[i % calls.length][1]();
+    } catch (e) {
+      if (e instanceof TypeError) typeErrors += 1;
+    }
+  }
+  assert.equal(typeErrors, 100_000);
+  assert.ok(wasmMemoryBytes() - before <= 1 << 20, `wasm memory grew by ${wasmMemoryBytes() - before} bytes`);
+  assert.equal(matchGlob('billing.get_*', 'billing.get_invoice'), true);
+  assert.equal(matchGlob('billing.get_*', 'billing.refund'), false);
+  const sync = new StateSync({ policies: [{ match: 'a.*', invalidates: ['b.*'] }] });
+  assert.equal(sync.decorateResult('a.x', { content: [] }).content.length, 1);
+  assert.deepEqual(parseInvalidations('<cache_invalidation cause="a" domains="b" />'), [{ cause: 'a', domains: ['b'] }]);
 });
 
 test('decorateTools / decorateResult byte-for-byte, hooks swallowed', async () => {
