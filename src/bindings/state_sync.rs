@@ -92,13 +92,13 @@ fn own(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
     Reflect::get(object, &key_value).map_err(|_| unreadable(key))
 }
 
-/// A shallow copy of `object`'s own enumerable properties except `skip`, as data properties of
+/// A shallow copy of `object`'s own enumerable properties (but `skip`), as data properties of
 /// a new plain object (so keys such as `__proto__` stay data).
-fn copy_own(object: &JsValue, skip: &str) -> Result<Object, JsValue> {
+fn copy_own(object: &JsValue, skip: Option<&str>) -> Result<Object, JsValue> {
     let copy = Object::new();
     let keys = object_keys(object).map_err(|_| unreadable("Object.keys"))?;
     for key in keys.iter().filter_map(|k| k.as_string()) {
-        if key != skip {
+        if Some(key.as_str()) != skip {
             define(&copy, &key, &own(object, &key)?);
         }
     }
@@ -124,7 +124,8 @@ fn text(value: &JsValue, max_len: usize) -> Option<Text> {
         return Some(Text::Unmatchable);
     }
     let s = value.as_string()?;
-    // Only a U+FFFD can hide a replaced lone surrogate; the exact check is then bounded.
+    // Only a U+FFFD can hide a replaced lone surrogate, so the exact check (one call per UTF-16
+    // unit) runs only for strings that have one.
     if s.contains('\u{FFFD}') && !js.is_valid_utf16() {
         return Some(Text::Unmatchable);
     }
@@ -581,7 +582,7 @@ impl JsStateSync {
                 Ok(())
             })?;
         }
-        let copy = copy_own(&result, "content")?;
+        let copy = copy_own(&result, Some("content"))?;
         define(&copy, "content", &content);
         self.notify(tool_name, &resolved.invalidates);
         Ok(copy.into())
@@ -632,7 +633,7 @@ impl JsStateSync {
             return Ok(tool);
         };
         let description = read(&tool, "description")?.as_string().unwrap_or_default();
-        let copy = copy_own(&tool, "")?;
+        let copy = copy_own(&tool, None)?;
         let decorated = decorate_description(&description, directive);
         define(&copy, "description", &decorated.into());
         Ok(copy.into())

@@ -257,6 +257,25 @@ function hostileCalls() {
   return calls;
 }
 
+test('decorated copies keep every own key as data', () => {
+  const sync = new StateSync({ policies: [{ match: 'd.*', cacheControl: 'immutable' }, { match: 't.*', invalidates: ['x'] }] });
+  const tool = JSON.parse('{"name":"d.x","":1,"__proto__":{"evil":true},"description":"D."}');
+  const [copy] = sync.decorateTools([tool]);
+  assert.equal(copy[''], 1);
+  assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(copy, '__proto__').value, { evil: true });
+  assert.equal(copy.description, 'D. [Cache-Control: immutable]');
+  const result = JSON.parse('{"":2,"__proto__":{"evil":true},"content":[]}');
+  const decorated = sync.decorateResult('t.do', result);
+  assert.equal(decorated[''], 2);
+  assert.equal(Object.getPrototypeOf(decorated), Object.prototype);
+  assert.equal(decorated.content.length, 1);
+  // Inherited fields are not the result's own: an inherited isError does not make it an error.
+  const inherited = Object.create({ isError: true });
+  inherited.content = [];
+  assert.equal(sync.decorateResult('t.do', inherited).content.length, 1);
+});
+
 test('wrong types, throwing getters and revoked proxies are TypeErrors, never traps', () => {
   for (const [label, call] of hostileCalls()) {
     assert.throws(call, TypeError, label);
