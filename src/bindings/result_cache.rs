@@ -370,7 +370,8 @@ impl JsResultCache {
     }
 
     /// Applies a `notifications/resources/updated` message whose `params.uri` is
-    /// `mcpfusion://stale/<pattern>` (MCP Fusion's stale notification): entries of matching tools
+    /// a stale URI (`mcpfusion://stale/<pattern>`, or the released MCP Fusion spellings
+    /// `fusion://stale/` and `vurb://stale/`): entries of matching tools
     /// become stale. Other messages are ignored. Resolves how many entries became stale.
     #[wasm_bindgen(js_name = handleNotification, unchecked_return_type = "Promise<number>")]
     pub fn handle_notification(

@@ -72,9 +72,48 @@ pub fn array_index(token: &str) -> Option<u32> {
     token.parse().ok()
 }
 
+/// Longest member name [`member_reference`] writes a reference for: `_cache_refs` entries are
+/// meant to be copied verbatim by a model, so they stay short.
+pub const MAX_REF_MEMBER_CHARS: usize = 64;
+
+/// `<uri>#/<member>` with the member name escaped as RFC 6901 requires (`~` → `~0`, `/` →
+/// `~1`): a ready reference to one top-level member of a stored object. `None` for names a
+/// pointer cannot carry (control characters) or longer than [`MAX_REF_MEMBER_CHARS`].
+pub fn member_reference(uri: &str, member: &str) -> Option<String> {
+    if member.chars().count() > MAX_REF_MEMBER_CHARS || member.chars().any(char::is_control) {
+        return None;
+    }
+    let mut out = String::with_capacity(uri.len() + member.len() + 2);
+    out.push_str(uri);
+    out.push_str("#/");
+    for c in member.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn member_references_round_trip() {
+        let uri = "mcp+cache://c/AAAAAAAAAAA";
+        assert_eq!(
+            member_reference(uri, "rows").unwrap(),
+            "mcp+cache://c/AAAAAAAAAAA#/rows"
+        );
+        let odd = member_reference(uri, "a/b~c").unwrap();
+        assert_eq!(odd, "mcp+cache://c/AAAAAAAAAAA#/a~1b~0c");
+        let parsed = crate::core::uri::parse_cache_uri(&odd).unwrap();
+        assert_eq!(parsed.pointer.unwrap().tokens(), ["a/b~c"]);
+        assert_eq!(member_reference(uri, "x\ny"), None);
+        assert_eq!(member_reference(uri, &"k".repeat(65)), None);
+    }
 
     #[test]
     fn parses_rfc6901_examples() {

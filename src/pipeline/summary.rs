@@ -5,6 +5,8 @@
 use js_sys::{Array, Object};
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::core::pointer::member_reference;
+
 use super::js_args::{
     array_items, array_length, copy_without, define, get_own, is_args_object, is_array, own_keys,
 };
@@ -22,7 +24,38 @@ pub fn with_cache_uri(payload: &JsValue, uri: &str) -> Object {
         wrapper
     };
     define(&visible, "_cache_uri", &JsValue::from_str(uri));
+    define_cache_refs(&visible, payload, uri);
     visible
+}
+
+/// Most entries `_cache_refs` lists.
+pub const MAX_CACHE_REFS: usize = 8;
+
+/// `_cache_refs`: for an object payload, a ready reference to each top-level array member
+/// (`{"rows": "mcp+cache://c/t#/rows"}`), so passing those rows on is one verbatim copy — the
+/// model never has to invent pointer syntax. At most [`MAX_CACHE_REFS`] entries; absent when
+/// there is none.
+fn define_cache_refs(target: &Object, payload: &JsValue, uri: &str) {
+    if !is_args_object(payload) {
+        return;
+    }
+    let refs = Object::new();
+    let mut count = 0;
+    for key in own_keys(payload) {
+        if count == MAX_CACHE_REFS {
+            break;
+        }
+        if !is_array(&get_own(payload, &key)) {
+            continue;
+        }
+        if let Some(reference) = member_reference(uri, &key) {
+            define(&refs, &key, &JsValue::from_str(&reference));
+            count += 1;
+        }
+    }
+    if count > 0 {
+        define(target, "_cache_refs", &refs.into());
+    }
 }
 
 fn array_len(value: &JsValue) -> Option<u32> {
@@ -136,6 +169,7 @@ fn summary_object(
     define(&summary, "_originalChars", &JsValue::from(original_chars));
     if let Some(uri) = uri {
         define(&summary, "_cache_uri", &JsValue::from_str(uri));
+        define_cache_refs(&summary, payload, uri);
     }
     define(&summary, "_cache_shape", &shape);
     define(

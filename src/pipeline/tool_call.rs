@@ -176,12 +176,20 @@ fn visible_payload(
     max_chars: u32,
 ) -> JsValue {
     // `{...payload, "_cache_uri":"…"}` adds the key, quotes, colon and a comma.
-    let visible_chars = json.length() + uri.len() as u32 + 16;
-    if visible_chars > max_chars {
-        summary::truncated(payload, Some(uri), json.length(), bytes, max_chars).into()
-    } else {
-        summary::with_cache_uri(payload, uri).into()
+    let least = u64::from(json.length()) + uri.len() as u64 + 16;
+    if least > u64::from(max_chars) {
+        return summary::truncated(payload, Some(uri), json.length(), bytes, max_chars).into();
     }
+    let visible = summary::with_cache_uri(payload, uri);
+    // `_cache_refs` adds a little more; measure only when that could cross the line.
+    let refs_at_most = summary::MAX_CACHE_REFS as u64 * (2 * uri.len() as u64 + 150);
+    if least + refs_at_most > u64::from(max_chars) {
+        let shown = JSON::stringify(&visible).map_or(u32::MAX, |s| s.length());
+        if shown > max_chars {
+            return summary::truncated(payload, Some(uri), json.length(), bytes, max_chars).into();
+        }
+    }
+    visible.into()
 }
 
 /// Options of `afterToolCall`.

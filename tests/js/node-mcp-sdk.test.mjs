@@ -1,0 +1,224 @@
+// By reference with the official MCP SDK, end to end: real `McpServer`s and a real `Client`
+// over InMemoryTransport and over Streamable HTTP on a local port, wrapped with wrapMcpClient.
+// The chart server declares only `data` (strict schema): it must receive the 240 rows through
+// `data_uri` and never see a `_uri` key.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
+
+import Ajv from 'ajv';
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { ResultCache, StateSync } from '../../js/node.mjs';
+import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
+
+const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: 1_767_225_600_000 + i * 3_600_000, value: Math.round(100 + 40 * Math.sin(i / 12)) }));
+
+/** The servers a host talks to: data, chart (only `data`), billing (StateSync-decorated). */
+function makeServers() {
+  const received = [];
+  const data = new McpServer({ name: 'data', version: '1.0.0' });
+  data.registerTool('timeseries.query', {
+    description: 'Hourly metric values.',
+    inputSchema: { metric: z.string() },
+  }, async ({ metric }) => {
+    const payload = { ok: true, metric, columns: ['t', 'value'], rows: ROWS };
+    return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
+  });
+
+  const chart = new McpServer({ name: 'chart', version: '1.0.0' });
+  chart.registerTool('chart.create', {
+    description: 'Draws a line chart.',
+    // Strict: an undeclared key (say `data_uri`) is rejected, as `additionalProperties: false` says.
+    inputSchema: z.object({ title: z.string(), data: z.array(z.object({ t: z.number(), value: z.number() })) }).strict(),
+  }, async (args) => {
+    received.push(args);
+    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: args.data.length }) }] };
+  });
+
+  const billing = new McpServer({ name: 'billing', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
+  const sync = new StateSync({
+    policies: [
+      { match: 'billing.refund', invalidates: ['billing.get_*'] },
+      { match: 'billing.get_*', cacheControl: 'no-store' },
+    ],
+    notificationSink: (n) => billing.server.notification(n),
+  });
+  const invoice = { ok: true, id: 'INV-7', lines: Array.from({ length: 300 }, (_, i) => ({ sku: `SKU-${i}`, amount: 10 + i })) };
+  const [getDescription, refundDescription] = sync
+    .decorateTools([{ name: 'billing.get_invoice', description: 'One invoice.' }, { name: 'billing.refund', description: 'Refunds.' }])
+    .map((t) => t.description);
+  billing.registerTool('billing.get_invoice', { description: getDescription, inputSchema: { id: z.string() } }, async () =>
+    ({ content: [{ type: 'text', text: JSON.stringify(invoice) }], structuredContent: invoice }));
+  billing.registerTool('billing.refund', { description: refundDescription, inputSchema: { id: z.string() } }, async ({ id }) =>
+    sync.decorateResult('billing.refund', { content: [{ type: 'text', text: JSON.stringify({ ok: true, refunded: id }) }] }));
+  return { servers: { data, chart, billing }, received };
+}
+
+async function inMemoryClients(servers) {
+  const clients = {};
+  for (const [name, server] of Object.entries(servers)) {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: `host-${name}`, version: '1.0.0' });
+    await client.connect(clientSide);
+    clients[name] = client;
+  }
+  return clients;
+}
+
+/** Streamable HTTP on 127.0.0.1: one transport (and server instance) per session. */
+async function httpClients(makeServer) {
+  const sessions = new Map();
+  const http = createServer(async (req, res) => {
+    const name = req.url.split('/')[2];
+    const id = req.headers['mcp-session-id'];
+    let transport = id && sessions.get(id);
+    if (!transport) {
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+      await makeServer(name).connect(transport);
+    }
+    await transport.handleRequest(req, res);
+  });
+  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${http.address().port}`;
+  const clients = {};
+  for (const name of ['data', 'chart', 'billing']) {
+    const client = new Client({ name: `host-${name}`, version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/${name}`)));
+    clients[name] = client;
+  }
+  const close = async () => {
+    for (const client of Object.values(clients)) await client.close();
+    for (const transport of sessions.values()) await transport.close();
+    await new Promise((resolve) => http.close(resolve));
+  };
+  return { clients, close };
+}
+
+let n = 0;
+function wrapAll(clients, extra = {}) {
+  const cache = new ResultCache({ dbName: `sdk-${process.pid}-${n++}`, ...extra });
+  const wrapped = Object.fromEntries(Object.entries(clients).map(([k, c]) => [k, wrapMcpClient(c, { cache, convId: () => 'chat-1' })]));
+  return { cache, wrapped };
+}
+
+const textJson = (result) => JSON.parse(result.content.at(-1).text);
+
+async function byReferenceFlow(wrapped, received) {
+  const { tools } = await wrapped.chart.listTools();
+  const chartTool = tools.find((t) => t.name === 'chart.create');
+  assert.equal(chartTool.inputSchema.properties.data_uri.type, 'string');
+  assert.ok(!(chartTool.inputSchema.required ?? []).includes('data'), '`data` is no longer required');
+  assert.equal(chartTool.inputSchema.additionalProperties, false, 'still strict');
+  const ajv = new Ajv({ strict: false });
+  const validate = ajv.compile(chartTool.inputSchema);
+  assert.ok(validate({ title: 'CPU', data_uri: 'mcp+cache://c/AAAAAAAAAAA#/rows' }), JSON.stringify(validate.errors));
+  assert.ok(validate({ title: 'CPU', data: [{ t: 1, value: 2 }] }));
+  assert.ok(!validate({ title: 'CPU', other_uri: 'x' }), 'undeclared keys stay refused');
+
+  await wrapped.data.listTools();
+  const query = await wrapped.data.callTool({ name: 'timeseries.query', arguments: { metric: 'cpu' } });
+  const visible = textJson(query);
+  assert.match(visible._cache_uri, /^mcp\+cache:\/\/chat-1\//);
+  assert.equal(visible._cache_refs.rows, `${visible._cache_uri}#/rows`);
+  assert.deepEqual(query.structuredContent._cache_refs, visible._cache_refs);
+
+  // The model copies one value verbatim.
+  const chart = await wrapped.chart.callTool({ name: 'chart.create', arguments: { title: 'CPU', data_uri: visible._cache_refs.rows } });
+  assert.equal(chart.isError, undefined, JSON.stringify(chart));
+  assert.deepEqual(textJson(chart), { ok: true, points: 240 });
+  const got = received.at(-1);
+  assert.deepEqual(got.data, ROWS, 'the server received the 240 rows');
+  assert.deepEqual(Object.keys(got).sort(), ['data', 'title'], 'and no _uri key');
+
+  // A made-up reference never reaches the server.
+  const before = received.length;
+  const missing = await wrapped.chart.callTool({ name: 'chart.create', arguments: { title: 'x', data_uri: 'mcp+cache://chat-1/AAAAAAAAAAA' } });
+  assert.equal(missing.isError, true);
+  assert.match(textJson(missing).error, /could not be resolved/);
+  const stray = await wrapped.chart.callTool({ name: 'chart.create', arguments: { title: 'x', data_uri: 'the rows above' } });
+  assert.equal(stray.isError, true);
+  assert.match(textJson(stray).error, /data_uri/);
+  assert.equal(received.length, before, 'blocked calls are never dispatched');
+}
+
+test('InMemoryTransport: 240 rows reach a data-only server through data_uri from _cache_refs', async () => {
+  const { servers, received } = makeServers();
+  const clients = await inMemoryClients(servers);
+  const { wrapped } = wrapAll(clients);
+  await byReferenceFlow(wrapped, received);
+  for (const c of Object.values(clients)) await c.close();
+});
+
+test('Streamable HTTP on a local port: the same flow over real HTTP sessions', async () => {
+  const received = [];
+  const { clients, close } = await httpClients((name) => {
+    const made = makeServers();
+    made.received = received;
+    // Route the chart server's records into the shared list.
+    if (name === 'chart') {
+      const chart = new McpServer({ name: 'chart', version: '1.0.0' });
+      chart.registerTool('chart.create', {
+        description: 'Draws a line chart.',
+        // Strict: an undeclared key (say `data_uri`) is rejected, as `additionalProperties: false` says.
+    inputSchema: z.object({ title: z.string(), data: z.array(z.object({ t: z.number(), value: z.number() })) }).strict(),
+      }, async (args) => {
+        received.push(args);
+        return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: args.data.length }) }] };
+      });
+      return chart;
+    }
+    return made.servers[name];
+  });
+  try {
+    const { wrapped } = wrapAll(clients);
+    await byReferenceFlow(wrapped, received);
+  } finally {
+    await close();
+  }
+});
+
+test('a stale notification sent by the billing server over the connection refuses the invoice reference', async () => {
+  const { servers } = makeServers();
+  const clients = await inMemoryClients(servers);
+  const seenByHost = [];
+  clients.billing.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { seenByHost.push(n.params.uri); });
+  const { cache, wrapped } = wrapAll(clients);
+  const { tools } = await wrapped.billing.listTools();
+  assert.match(tools.find((t) => t.name === 'billing.get_invoice').description, /\[Cache-Control: no-store\]/);
+  const invoice = textJson(await wrapped.billing.callTool({ name: 'billing.get_invoice', arguments: { id: 'INV-7' } }));
+  assert.ok(invoice._cache_uri);
+  assert.equal((await cache.lookup(invoice._cache_uri, { convId: 'chat-1' })).status, 'hit');
+  const refund = await wrapped.billing.callTool({ name: 'billing.refund', arguments: { id: 'INV-7' } });
+  assert.match(refund.content[0].text, /<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
+  // The notification travels over the connection asynchronously.
+  for (let i = 0; i < 50 && seenByHost.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(seenByHost, ['mcpfusion://stale/billing.get_*'], 'the host\'s own handler still runs');
+  const looked = await cache.lookup(invoice._cache_uri, { convId: 'chat-1' });
+  assert.equal(looked.status, 'stale');
+  const reuse = await wrapped.chart.callTool({ name: 'chart.create', arguments: { title: 'inv', data_uri: invoice._cache_refs.lines } });
+  assert.equal(reuse.isError, true);
+  assert.match(textJson(reuse).error, /is stale \(invalidated by /);
+  for (const c of Object.values(clients)) await c.close();
+});
+
+test('wrapMcpClient checks its arguments and delegates everything else', async () => {
+  const { servers } = makeServers();
+  const clients = await inMemoryClients(servers);
+  const cache = new ResultCache({ storage: 'memory' });
+  assert.throws(() => wrapMcpClient(null, { cache }), TypeError);
+  assert.throws(() => wrapMcpClient(clients.data, {}), TypeError);
+  const wrapped = wrapMcpClient(clients.data, { cache, convId: 'c' });
+  assert.equal(wrapped.getServerVersion().name, 'data');
+  assert.deepEqual(await wrapped.ping(), {});
+  for (const c of Object.values(clients)) await c.close();
+});
