@@ -22,6 +22,20 @@ import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: 1_767_225_600_000 + i * 3_600_000, value: Math.round(100 + 40 * Math.sin(i / 12)) }));
 
+/** A chart server that declares only `data`, recording what each call received. */
+function chartServer(received) {
+  const chart = new McpServer({ name: 'chart', version: '1.0.0' });
+  chart.registerTool('chart.create', {
+    description: 'Draws a line chart.',
+    // Strict: an undeclared key (say `data_uri`) is rejected, as `additionalProperties: false` says.
+    inputSchema: z.object({ title: z.string(), data: z.array(z.object({ t: z.number(), value: z.number() })) }).strict(),
+  }, async (args) => {
+    received.push(args);
+    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: args.data.length }) }] };
+  });
+  return chart;
+}
+
 /** The servers a host talks to: data, chart (only `data`), billing (StateSync-decorated). */
 function makeServers() {
   const received = [];
@@ -34,15 +48,7 @@ function makeServers() {
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   });
 
-  const chart = new McpServer({ name: 'chart', version: '1.0.0' });
-  chart.registerTool('chart.create', {
-    description: 'Draws a line chart.',
-    // Strict: an undeclared key (say `data_uri`) is rejected, as `additionalProperties: false` says.
-    inputSchema: z.object({ title: z.string(), data: z.array(z.object({ t: z.number(), value: z.number() })) }).strict(),
-  }, async (args) => {
-    received.push(args);
-    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: args.data.length }) }] };
-  });
+  const chart = chartServer(received);
 
   const billing = new McpServer({ name: 'billing', version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
   const sync = new StateSync({
@@ -161,24 +167,8 @@ test('InMemoryTransport: 240 rows reach a data-only server through data_uri from
 
 test('Streamable HTTP on a local port: the same flow over real HTTP sessions', async () => {
   const received = [];
-  const { clients, close } = await httpClients((name) => {
-    const made = makeServers();
-    made.received = received;
-    // Route the chart server's records into the shared list.
-    if (name === 'chart') {
-      const chart = new McpServer({ name: 'chart', version: '1.0.0' });
-      chart.registerTool('chart.create', {
-        description: 'Draws a line chart.',
-        // Strict: an undeclared key (say `data_uri`) is rejected, as `additionalProperties: false` says.
-    inputSchema: z.object({ title: z.string(), data: z.array(z.object({ t: z.number(), value: z.number() })) }).strict(),
-      }, async (args) => {
-        received.push(args);
-        return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: args.data.length }) }] };
-      });
-      return chart;
-    }
-    return made.servers[name];
-  });
+  // One server instance per HTTP session; the chart servers share one record of calls.
+  const { clients, close } = await httpClients((name) => (name === 'chart' ? chartServer(received) : makeServers().servers[name]));
   try {
     const { wrapped } = wrapAll(clients);
     await byReferenceFlow(wrapped, received);
