@@ -65,6 +65,7 @@ export const parseInvalidations = syncExport('parseInvalidations');
 export const listCacheMeta = syncExport('listCacheMeta');
 export const matchUriTemplate = syncExport('matchUriTemplate');
 export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
+export const augmentTools = syncExport('augmentTools');
 
 // Hot-path memo for the two calls hosts make per tool name: the answers are pure functions of
 // their arguments, so a bounded JS Map in front of the wasm call returns identical results

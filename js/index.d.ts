@@ -27,6 +27,7 @@ export {
   ListCache,
   matchUriTemplate,
   wasmMemoryBytes,
+  augmentTools,
 } from '../pkg/web/mcp_result_cache.js';
 export type {
   CacheStorageKind,
@@ -61,6 +62,7 @@ export type {
   ListCacheOptions,
   ListRequestParams,
   ListCacheHit,
+  AugmentToolsOptions,
 } from '../pkg/web/mcp_result_cache.js';
 
 /** Scheme of every reference this package mints. */

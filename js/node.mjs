@@ -33,4 +33,5 @@ export const {
   ListCache,
   matchUriTemplate,
   wasmMemoryBytes,
+  augmentTools,
 } = api;

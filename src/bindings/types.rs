@@ -325,4 +325,10 @@ export interface ListCacheHit {
   stale: boolean;
   ageMs: number;
 }
+
+/** Options of `augmentTools`. */
+export interface AugmentToolsOptions {
+  /** Also give parameters that take an object a `<name>_uri` sibling. Default `false` (arrays only). */
+  objects?: boolean;
+}
 "#;

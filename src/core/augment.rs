@@ -118,24 +118,26 @@ pub fn sibling_name(name: &str) -> String {
 ///   already-augmented schema: augmenting twice changes nothing).
 pub fn plan_siblings(
     properties: &[Property],
-    required: &[&str],
+    required: &[String],
     options: AugmentOptions,
 ) -> Vec<Sibling> {
-    let declared = |name: &str| properties.iter().any(|p| p.name == name);
-    properties
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| !p.name.is_empty() && !p.name.ends_with(URI_ARG_SUFFIX))
-        .filter(|(_, p)| p.facts.takes_array() || (options.objects && p.facts.takes_object()))
-        .filter_map(|(i, p)| {
-            let uri_name = sibling_name(&p.name);
-            (!declared(&uri_name)).then(|| Sibling {
-                property: i,
-                uri_name,
-                unrequire: required.contains(&p.name.as_str()),
-            })
-        })
-        .collect()
+    let mut plan = Vec::new();
+    for (i, p) in properties.iter().enumerate() {
+        let takes = p.facts.takes_array() || (options.objects && p.facts.takes_object());
+        if !takes || p.name.is_empty() || p.name.ends_with(URI_ARG_SUFFIX) {
+            continue;
+        }
+        let uri_name = sibling_name(&p.name);
+        if properties.iter().any(|q| q.name == uri_name) {
+            continue;
+        }
+        plan.push(Sibling {
+            property: i,
+            uri_name,
+            unrequire: required.contains(&p.name),
+        });
+    }
+    plan
 }
 
 /// The description of a property that gained the sibling `uri_name`: the original text first
@@ -164,6 +166,10 @@ mod tests {
             types: list.iter().map(|t| (*t).to_owned()).collect(),
             ..SchemaFacts::default()
         }
+    }
+
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
     }
 
     fn prop(name: &str, facts: SchemaFacts) -> Property {
@@ -247,7 +253,7 @@ mod tests {
             prop("data", types(&["array"])),
             prop("series", types(&["array"])),
         ];
-        let plan = plan_siblings(&props, &["title", "data"], ARRAYS);
+        let plan = plan_siblings(&props, &strings(&["title", "data"]), ARRAYS);
         assert_eq!(
             plan,
             vec![
@@ -287,7 +293,7 @@ mod tests {
             prop("data", types(&["array"])),
             prop("data_uri", types(&["string"])),
         ];
-        assert!(plan_siblings(&props, &["data"], OBJECTS).is_empty());
+        assert!(plan_siblings(&props, &strings(&["data"]), OBJECTS).is_empty());
     }
 
     #[test]
@@ -308,11 +314,7 @@ mod tests {
             prop("n", types(&["integer"])),
         ];
         let mut required = vec!["data".to_owned(), "n".to_owned()];
-        let plan = plan_siblings(
-            &props,
-            &required.iter().map(String::as_str).collect::<Vec<_>>(),
-            OBJECTS,
-        );
+        let plan = plan_siblings(&props, &required, OBJECTS);
         assert_eq!(plan.len(), 2);
         for sibling in &plan {
             let name = &props[sibling.property].name;
@@ -324,11 +326,7 @@ mod tests {
             props.push(prop(&sibling.uri_name, types(&["string"])));
         }
         assert_eq!(required, ["n"]);
-        let again = plan_siblings(
-            &props,
-            &required.iter().map(String::as_str).collect::<Vec<_>>(),
-            OBJECTS,
-        );
+        let again = plan_siblings(&props, &required, OBJECTS);
         assert!(again.is_empty(), "{again:?}");
     }
 
