@@ -107,6 +107,7 @@ export function targets(api) {
     parseInvalidations: (a) => api.parseInvalidations(a),
     listCacheMeta: (a) => api.listCacheMeta(a),
     matchUriTemplate: (a, b) => api.matchUriTemplate(a, b),
+    augmentTools: (a, b) => api.augmentTools(a, b),
     'new StateSync': (a) => new api.StateSync(a),
     'StateSync#resolve': (a) => sync.resolve(a),
     'StateSync#decorateTools': (a) => sync.decorateTools(a),

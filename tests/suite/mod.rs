@@ -4,6 +4,7 @@ mod support;
 
 mod cache_basics;
 mod conformance;
+mod interop;
 mod isolation;
 mod legacy;
 mod pipeline;
