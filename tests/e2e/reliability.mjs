@@ -243,7 +243,7 @@ try {
     assert.equal(out.fresh, 'new');
     assert.equal(out.entries, 26);
     assert.deepEqual(out.schema.indexes.sort(), ['addedAt', 'convId', 'sourceToolName']);
-    assert.deepEqual(out.schema.stores.sort(), ['results', 'usage']);
+    assert.deepEqual(out.schema.stores.sort(), ['meta', 'results', 'usage']);
     await page.close();
   });
 
