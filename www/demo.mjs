@@ -1,65 +1,16 @@
-// The demo: one scripted assistant turn against in-page mock MCP servers, driven through the
-// package exactly as a chat host would use it (beforeToolCall / afterToolCall around dispatch).
-import { ResultCache, StateSync, ready } from '../js/browser.mjs';
+// The demo: one assistant turn against three real MCP servers (scripts/mcp-servers.mjs, on
+// Streamable HTTP under /mcp/…), reached with the official MCP SDK `Client` and wrapped with
+// this package's `wrapMcpClient`, exactly as a chat host would. Only the model is scripted: it
+// reads the text each tool result gives it and writes the next call, with no network.
+import { ResultCache } from '../js/browser.mjs';
+import { Client, ResourceUpdatedNotificationSchema, StreamableHTTPClientTransport, wrapMcpClient }
+  from './vendor/mcp-sdk.js';
 
 const DB_NAME = 'mcp-result-cache-demo';
+const SERVERS = ['data', 'chart', 'billing'];
 const fast = new URLSearchParams(location.search).has('fast');
 const $ = (id) => document.getElementById(id);
 const pause = (ms) => (fast ? Promise.resolve() : new Promise((r) => setTimeout(r, ms)));
-const json = (v) => JSON.stringify(v, null, 2);
-/** A JSON text block pretty-printed; any other text as is. */
-const pretty = (text) => {
-  try { return json(JSON.parse(text)); } catch { return text; }
-};
-
-// ---------------------------------------------------------------- mock MCP servers (in-page)
-const billingSync = await (async () => {
-  await ready();
-  return new StateSync({
-    policies: [
-      { match: 'billing.refund', invalidates: ['billing.get_*'] },
-      { match: 'billing.get_*', cacheControl: 'no-store' },
-      { match: 'timeseries.*', cacheControl: 'immutable' },
-    ],
-  });
-})();
-
-const TOOLS = [
-  { name: 'timeseries.query', description: 'Hourly metric values.' },
-  { name: 'chart.create', description: 'Draw a line chart. Pass rows in `data`, or `data_uri` with the `_cache_uri` of an earlier result.' },
-  { name: 'billing.get_invoice', description: 'Read an invoice with its lines.' },
-  { name: 'billing.refund', description: 'Refund part of an invoice.' },
-  { name: 'report.render', description: 'Render a report from `data` / `data_uri`.' },
-];
-
-const servers = {
-  'timeseries.query'({ metric, hours }) {
-    const start = Date.UTC(2026, 10, 1);
-    const rows = Array.from({ length: hours }, (_, i) => ({
-      t: new Date(start + i * 3_600_000).toISOString(),
-      value: Math.round(55 + 25 * Math.sin(i / 9) + 12 * Math.sin(i / 2.7) + (i % 5)),
-    }));
-    return { content: [{ type: 'text', text: `${rows.length} rows of ${metric}` }],
-      structuredContent: { ok: true, metric, rows: rows.length, columns: ['t', 'value'], data: rows } };
-  },
-  'chart.create'({ data, title }) {
-    const rows = Array.isArray(data) ? data : data?.data;
-    if (!Array.isArray(rows)) return { isError: true, content: [{ type: 'text', text: 'no data' }] };
-    drawChart(rows, title);
-    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: rows.length }) }] };
-  },
-  'billing.get_invoice'({ id }) {
-    const lines = Array.from({ length: 120 }, (_, i) => ({ sku: `SKU-${1000 + i}`, qty: (i % 4) + 1, cents: 1250 + 37 * i }));
-    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, invoice: id, status: 'paid', lines }) }] };
-  },
-  'billing.refund'({ invoice, cents }) {
-    const raw = { content: [{ type: 'text', text: JSON.stringify({ ok: true, invoice, refunded_cents: cents }) }] };
-    return billingSync.decorateResult('billing.refund', raw); // server-side State Sync
-  },
-  'report.render'({ data }) {
-    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, lines: data?.lines?.length ?? 0 }) }] };
-  },
-};
 
 // ---------------------------------------------------------------- rendering
 // Tool results and model output are untrusted: they only ever reach the page as text
@@ -73,10 +24,24 @@ function el(tag, className, text) {
   return node;
 }
 
+/** A transcript step: who, what, and a body shown as text (objects as one line of JSON). */
 function step(kind, who, what, body) {
   const li = el('li', `step ${kind}`);
-  li.append(el('div', 'who', who), el('div', 'what', what));
-  if (body !== undefined) li.append(el('pre', '', typeof body === 'string' ? body : json(body)));
+  const head = el('div', 'head');
+  head.append(el('span', 'who', who), el('span', 'what', what));
+  li.append(head);
+  if (body !== undefined) li.append(el('pre', '', typeof body === 'string' ? body : JSON.stringify(body)));
+  $('steps').append(li);
+  return li;
+}
+
+/** A one-line host step: what the cache did, and the reference it concerns. */
+function note(kind, what, uri) {
+  const li = el('li', `step ${kind} note`);
+  const head = el('div', 'head');
+  head.append(el('span', 'who', 'host'), el('span', 'what', what));
+  if (uri) head.append(el('code', 'uri', uri));
+  li.append(head);
   $('steps').append(li);
   return li;
 }
@@ -90,34 +55,38 @@ function svg(tag, attributes, text) {
   return node;
 }
 
-/** Draws the rows as a line chart; `title` may come from a tool result, so it stays text. */
-function drawChart(rows, title) {
+/** Draws the chart spec chart.create answered: `scaled` values (0…1000) and their range. */
+function drawChart(spec) {
   const w = 560, h = 200, pad = 28;
-  const label = String(title ?? 'untitled');
-  const values = rows.map((r) => r.value);
-  const min = Math.min(...values), max = Math.max(...values);
-  const x = (i) => pad + (i * (w - 2 * pad)) / Math.max(1, rows.length - 1);
-  const y = (v) => h - pad - ((v - min) * (h - 2 * pad)) / Math.max(1, max - min);
-  const points = rows.map((r, i) => `${x(i).toFixed(1)},${y(r.value).toFixed(1)}`).join(' ');
-  const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': label, 'data-points': rows.length });
+  const label = String(spec.title ?? 'untitled');
+  const values = Array.isArray(spec.scaled) ? spec.scaled.map(Number) : [];
+  const x = (i) => pad + (i * (w - 2 * pad)) / Math.max(1, values.length - 1);
+  const y = (v) => h - pad - (v * (h - 2 * pad)) / 1000;
+  const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': label, 'data-points': values.length,
+    'data-chart-id': String(spec.id ?? '') });
   chart.append(
     svg('rect', { x: 0, y: 0, width: w, height: h, fill: '#fbfcfe' }),
     svg('line', { x1: pad, y1: h - pad, x2: w - pad, y2: h - pad, stroke: '#c5ccd8' }),
     svg('line', { x1: pad, y1: pad, x2: pad, y2: h - pad, stroke: '#c5ccd8' }),
-    svg('text', { class: 'title', x: pad, y: 16, 'font-size': 12, fill: '#3b4454' }, `${label} — ${rows.length} points`),
-    svg('text', { x: 4, y: pad + 4, 'font-size': 10, fill: '#6b7384' }, String(max)),
-    svg('text', { x: 4, y: h - pad, 'font-size': 10, fill: '#6b7384' }, String(min)),
+    svg('text', { class: 'title', x: pad, y: 16, 'font-size': 12, fill: '#3b4454' }, `${label} — ${values.length} points`),
+    svg('text', { x: 4, y: pad + 4, 'font-size': 10, fill: '#6b7384' }, String(spec.y?.max ?? '')),
+    svg('text', { x: 4, y: h - pad, 'font-size': 10, fill: '#6b7384' }, String(spec.y?.min ?? '')),
     svg('polyline', { fill: 'none', stroke: '#4a6fd1', 'stroke-width': 1.6, points }),
   );
   $('chart').replaceChildren(chart);
 }
 
-const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true });
-
 function age(ms) {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 }
+
+// ---------------------------------------------------------------- the host
+/** Cache events of the call in flight, shown as the host's steps. */
+let events = [];
+const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true, onEvent: (e) => events.push(e) });
+let convId = '';
 
 async function renderEntries() {
   const entries = await cache.entries();
@@ -125,7 +94,7 @@ async function renderEntries() {
   tbody.replaceChildren(...entries.map((e) => {
     const tr = document.createElement('tr');
     if (e.staleCause) tr.className = 'stale';
-    for (const [cls, text] of [['uri', e.uri], ['', e.sourceToolName], ['', `${(e.sizeBytes / 1024).toFixed(1)} KB`],
+    for (const [cls, text] of [['uri', e.uri], ['tool', e.sourceToolName], ['size', `${(e.sizeBytes / 1024).toFixed(1)} KB`],
       ['', age(Date.now() - e.addedAt)], ['', e.staleCause ?? '—']]) {
       tr.append(el('td', cls, text));
     }
@@ -136,58 +105,147 @@ async function renderEntries() {
   return entries;
 }
 
-// ---------------------------------------------------------------- the host's dispatch loop
-let convId = '';
-/** One tool call through the host's dispatch loop (exported for the end-to-end test). */
-export async function callTool(name, args) {
-  step('assistant', 'assistant → tool call', `${name}(…) as the model emits it`, { name, arguments: args });
-  const before = await cache.beforeToolCall(name, args, { convId, maxChars: 3000 });
-  if (!before.dispatch) {
-    if (before.reused) {
-      step('host', 'host', 'answered from the cache (identical call to an immutable tool)', before.reused);
-      return before.reused;
+/** Stale notifications that reached this page over a server's stream (see `connected`). */
+const notifications = [];
+let notified = () => {};
+
+/** tool name -> the wrapped client of the server that lists it; the tools the model is shown,
+ *  each with the parameters its server declares itself. */
+const route = new Map();
+const tools = [];
+
+/** Connects to the three servers over Streamable HTTP and lists their tools, once. */
+const connected = (async () => {
+  const clients = [];
+  for (const name of SERVERS) {
+    const client = new Client({ name: 'mcp-result-cache-demo', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`/mcp/${name}`, location.origin));
+    await client.connect(transport);
+    const wrapped = wrapMcpClient(client, { cache, convId: () => convId });
+    // Runs after the wrapper has handed the notification to cache.handleNotification.
+    wrapped.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      notifications.push({ server: name, ...n });
+      const marked = events.filter((e) => e.kind === 'invalidate');
+      events = events.filter((e) => e.kind !== 'invalidate');
+      const count = marked.reduce((sum, e) => sum + e.count, 0);
+      step('server notice', `${name} server → host`,
+        `on its Streamable HTTP stream; cache.handleNotification marked ${nEntries(count)} stale${count ? '' : ' (the tag had already)'}:`, n);
+      notified();
+    });
+    const own = new Map((await client.listTools()).tools.map((t) => [t.name, Object.keys(t.inputSchema?.properties ?? {})]));
+    for (const tool of (await wrapped.listTools()).tools) {
+      route.set(tool.name, wrapped);
+      tools.push({ server: name, tool, declared: own.get(tool.name) ?? [] });
     }
-    step('host blocked', 'host → model (tool NOT called)', 'beforeToolCall blocked the call', before.envelope);
-    return before.envelope;
+    clients.push({ name, client, transport });
   }
-  if (before.args !== args) {
-    const shown = Object.fromEntries(Object.entries(before.args).map(([k, v]) => [k,
-      v && typeof v === 'object' ? `[resolved from the cache: ${JSON.stringify(v).length.toLocaleString()} chars]` : v]));
-    step('host', 'host', 'beforeToolCall resolved the reference; the tool receives', shown);
+  addEventListener('pagehide', () => clients.forEach(({ client }) => client.close()));
+  $('servers').textContent = clients.map(({ name, client, transport }) =>
+    `${name}: ${client.getServerVersion()?.name} on /mcp/${name} (session ${transport.sessionId?.slice(0, 8)}…)`).join('\n');
+  $('servers').dataset.sessions = clients.map(({ transport }) => transport.sessionId).join(',');
+  renderTools();
+  return clients;
+})();
+
+function renderTools() {
+  $('tools').replaceChildren(...tools.map(({ server, tool, declared }) => {
+    const li = el('li');
+    li.dataset.tool = tool.name;
+    const params = Object.keys(tool.inputSchema?.properties ?? {});
+    const list = el('span', 'params');
+    params.forEach((p, i) => {
+      if (i) list.append(', ');
+      list.append(el('code', declared.includes(p) ? '' : 'augmented', p));
+    });
+    li.append(el('code', '', tool.name), el('span', 'muted', ` (${server})`), '(', list, ') — ',
+      el('span', '', tool.description ?? ''));
+    return li;
+  }));
+}
+
+/** What a tool result gives the model: its JSON (the last text block), or the text itself. */
+function modelView(result) {
+  const text = (result?.content ?? []).filter((b) => b.type === 'text').map((b) => b.text);
+  let value = null;
+  try {
+    value = JSON.parse(text.at(-1));
+  } catch { /* not JSON */ }
+  return { text: text.join('\n'), value, isError: result?.isError === true };
+}
+
+function showEvents() {
+  const reused = events.some((e) => e.kind === 'reuse');
+  for (const e of events) {
+    if (e.kind === 'write') note('host', `afterToolCall stored the result in IndexedDB (${(e.sizeBytes / 1024).toFixed(1)} KB):`, e.uri);
+    else if (e.kind === 'hit' && !reused) note('host', 'beforeToolCall resolved the reference from IndexedDB; the server gets the data itself:', e.uri);
+    else if (e.kind === 'reuse') note('host', 'identical call to an immutable tool: answered from the cache, server not called:', e.uri);
+    else if (e.kind === 'invalidate') note('host', `the result's invalidation tag: ${nEntries(e.count)} marked stale (${e.patterns.join(', ')})`);
+    else if (e.kind === 'stale') note('host blocked', `stale reference (invalidated by ${e.cause}): the call is refused:`, e.uri);
+    else if (e.kind === 'miss') note('host blocked', 'unknown reference: the call is refused:', e.uri);
   }
-  const raw = await servers[name](before.args);
-  const visible = await cache.afterToolCall(name, raw, { convId, maxChars: 3000 });
-  const text = visible.content?.map((c) => c.text).join('\n') ?? JSON.stringify(visible);
-  step('server', `${name} → model`, `what the model sees (${text.length.toLocaleString()} chars)`,
-    visible.structuredContent ?? (visible.content ? visible.content.map((c) => pretty(c.text)).join('\n') : visible));
+  events = [];
+}
+
+const nEntries = (n) => `${n} entr${n === 1 ? 'y' : 'ies'}`;
+
+/** One tool call through the wrapped clients (exported for the end-to-end test). */
+export async function callTool(name, args, what = `${name}, as the model emits it`) {
+  await connected;
+  const client = route.get(name);
+  if (!client) throw new Error(`no server lists ${name}`);
+  step('assistant', 'assistant (scripted) → tool call', what, { name, arguments: args });
+  events = [];
+  const result = await client.callTool({ name, arguments: args });
+  showEvents();
+  const view = modelView(result);
+  const li = step(view.isError ? 'host blocked' : 'server', view.isError ? 'host → model' : `${name} → model`,
+    `${view.isError ? 'the tool was not called; the model is told why' : 'what the model sees'} (${view.text.length.toLocaleString()} chars):`,
+    view.text);
+  li.dataset.tool = name;
+  if (view.isError) li.dataset.refused = 'true';
+  // The host renders what the chart server answered (its spec, as data: never as markup).
+  const spec = name === 'chart.create' && !view.isError ? result.structuredContent?.chart ?? view.value?.chart : null;
+  if (spec) drawChart(spec);
   await renderEntries();
-  return visible;
+  return { result, ...view };
+}
+
+/** What chart.create last received, as the chart server reports it. */
+async function chartServerReceived() {
+  const response = await fetch('/mcp/chart/last-call', { cache: 'no-store' });
+  return response.json();
 }
 
 async function playTurn() {
   $('status').dataset.state = 'running';
   $('status').textContent = 'running…';
   $('steps').replaceChildren();
+  $('chart').replaceChildren(el('p', 'muted', 'no chart yet'));
+  await connected;
   convId = `demo-${Date.now().toString(36)}`;
-  const tools = billingSync.decorateTools(TOOLS);
-  cache.observeTools(tools);
-  $('tools').replaceChildren(...tools.map((t) => {
-    const li = el('li');
-    li.append(el('code', '', t.name), ' — ', el('span', '', t.description));
-    return li;
-  }));
+  notifications.length = 0;
 
-  step('user', 'user', 'Chart the last 240 hours of CPU, then refund $10 on invoice INV-7 and re-render its report.');
+  step('user', 'user', 'Chart CPU for the 240 hours from Nov 1, then refund $10 on invoice INV-7 and render its report.');
   await pause(300);
-  const series = await callTool('timeseries.query', { metric: 'cpu', hours: 240 });
-  const seriesUri = series.structuredContent._cache_uri;
+  const query = { metric: 'cpu', start: '2026-11-01T00:00:00Z', hours: 240 };
+  const series = await callTool('timeseries.query', query);
+  const seriesUri = series.value._cache_uri;
   localStorage.setItem('mcp-demo-last-series', seriesUri);
   await pause(400);
 
-  const chartArgs = { data_uri: seriesUri, title: 'CPU, last 240 h' };
-  await callTool('chart.create', chartArgs);
-  const rows = (await cache.readCachedPayload(seriesUri)).data;
-  const inline = JSON.stringify({ data: rows, title: chartArgs.title }).length;
+  // The model copies the ready reference to the rows from `_cache_refs` (~90 characters).
+  const chartArgs = { title: 'CPU, 240 h', data_uri: series.value._cache_refs.rows };
+  const chart = await callTool('chart.create', chartArgs, 'chart.create with data_uri copied from _cache_refs.rows');
+  const spec = chart.value?.chart;
+  const received = await chartServerReceived();
+  const receivedKeys = Object.keys(received?.arguments ?? {});
+  const info = step('server', 'chart server', 'what chart.create received over the wire (GET /mcp/chart/last-call):', {
+    keys: receivedKeys,
+    data: `${received?.arguments?.data?.length} rows`,
+  });
+  info.dataset.rows = String(received?.arguments?.data?.length ?? 0);
+  info.dataset.keys = receivedKeys.join(',');
+  const inline = JSON.stringify(received.arguments).length;
   const byRef = JSON.stringify(chartArgs).length;
   const saved = inline - byRef;
   $('savings').dataset.savedChars = String(saved);
@@ -195,25 +253,47 @@ async function playTurn() {
   $('saved-tokens').textContent = Math.round(saved / 4).toLocaleString();
   $('saved-seconds').textContent = (saved / 4 / 50).toFixed(0);
   $('savings-detail').textContent =
-    `chart.create arguments: ${inline.toLocaleString()} chars inline vs ${byRef} chars by reference (tokens ≈ chars / 4).`;
+    `chart.create arguments: ${inline.toLocaleString()} chars as the server received them vs ${byRef} chars the model typed (tokens ≈ chars / 4).`;
   await pause(400);
 
   const invoice = await callTool('billing.get_invoice', { id: 'INV-7' });
-  const invoiceUri = JSON.parse(invoice.content.at(-1).text)._cache_uri;
+  const linesUri = invoice.value._cache_refs.lines;
   await pause(300);
+  const notice = new Promise((resolve) => {
+    notified = resolve;
+    setTimeout(resolve, 5_000); // bounded: the outcome check below tells whether it came
+  });
   await callTool('billing.refund', { invoice: 'INV-7', cents: 1000 });
+  await notice;
   await pause(300);
-  const refused = await callTool('report.render', { data_uri: invoiceUri });
-  $('steps').lastElementChild.dataset.stale = refused._stale_uris ? 'true' : 'false';
+  const refused = await callTool('billing.render_report', { invoice: 'INV-7', lines_uri: linesUri },
+    'billing.render_report with the lines_uri it got before the refund');
+  const stale = refused.isError && Array.isArray(refused.value?._stale_uris);
+  $('steps').lastElementChild.dataset.stale = String(stale);
+  await pause(300);
+  // The envelope's fix_hint says to re-call billing.get_invoice: the scripted model does.
+  const fresh = await callTool('billing.get_invoice', { id: 'INV-7' }, 'billing.get_invoice again, as the fix_hint says');
+  const report = await callTool('billing.render_report', { invoice: 'INV-7', lines_uri: fresh.value._cache_refs.lines },
+    'billing.render_report with the fresh reference');
   await pause(200);
-  const again = await callTool('timeseries.query', { metric: 'cpu', hours: 240 });
-  $('steps').lastElementChild.dataset.reused = String((again.structuredContent ?? again)._cache_uri === seriesUri);
+  const again = await callTool('timeseries.query', query, 'the same query again');
+  $('steps').lastElementChild.dataset.reused = String(again.value?._cache_uri === seriesUri);
+  step('assistant', 'assistant (scripted)', 'answers:', `Here is CPU over 240 hours (${spec?.points} points). `
+    + `I refunded $10 on INV-7; its report now totals ${report.value?.total_cents} cents.`);
 
   const entries = await renderEntries();
-  const ok = document.querySelector('#chart svg')?.dataset.points === '240' && refused._stale_uris?.length === 1
-    && entries.some((e) => e.staleCause === 'billing.refund');
-  $('status').dataset.state = ok ? 'done' : 'error';
-  $('status').textContent = ok ? 'done: by reference, then stale after the refund' : 'error: unexpected outcome';
+  const outcome = {
+    'chart drawn with 240 points': document.querySelector('#chart svg')?.dataset.points === '240',
+    'chart server received 240 rows': received?.arguments?.data?.length === 240,
+    'chart server received no _uri key': received !== null && !receivedKeys.some((k) => k.endsWith('_uri')),
+    'stale reference refused': stale,
+    'stale notification received': notifications.some((n) => n.params?.uri === 'mcpfusion://stale/billing.get_*'),
+    'report rendered from the fresh reference': report.value?.ok === true,
+    'the first invoice entry listed as stale': entries.some((e) => e.uri === invoice.value._cache_uri && e.staleCause),
+  };
+  const failed = Object.keys(outcome).filter((k) => !outcome[k]);
+  $('status').dataset.state = failed.length ? 'error' : 'done';
+  $('status').textContent = failed.length ? `error: not ${failed.join('; not ')}` : 'done: by reference, then stale after the refund';
 }
 
 async function reloadCheck() {
@@ -223,7 +303,7 @@ async function reloadCheck() {
   check.dataset.survived = String(entries.length);
   if (last && entries.length) {
     const data = await cache.readCachedPayload(last);
-    const verified = data?.data?.length === 240;
+    const verified = data?.rows?.length === 240;
     check.dataset.verified = String(verified);
     check.textContent = `${entries.length} entries were already in IndexedDB when this page loaded; `
       + `the previous series reference ${verified ? 'still resolves to 240 rows' : 'no longer resolves'}.`;

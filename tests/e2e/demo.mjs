@@ -1,16 +1,22 @@
 // Playwright (playwright-core + Debian's /usr/bin/chromium) through the demo page served by
-// scripts/serve.mjs: asserts each step's visible outcome, that entries survive a reload, and
-// saves www-demo.png (copy it to docs/ when the page changes). Any page error or console error
-// fails the run. Then, on a second page: hostile text from a tool result stays text, and the
-// page's Content-Security-Policy blocks inline script.
+// scripts/serve.mjs, whose real MCP servers (scripts/mcp-servers.mjs, official SDK on
+// Streamable HTTP) the page reaches with the SDK Client wrapped by wrapMcpClient. Asserts each
+// step's visible outcome and, on the server side, what chart.create received (GET
+// /mcp/chart/last-call); that entries survive a reload; saves www-demo.png (copy it to docs/
+// when the page changes). Any page error, console error or CSP violation fails the run. Then,
+// on a second page: hostile text from a tool result stays text, and the page's
+// Content-Security-Policy blocks inline script.
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { checks } from './checks.mjs';
 import { serve } from '../../scripts/serve.mjs';
+import { timeseries } from '../../scripts/mcp-servers.mjs';
 import * as nodeEntry from '../../js/node.mjs';
 
 const server = await serve();
@@ -21,59 +27,152 @@ const context = await chromium.launchPersistentContext(profile, {
 });
 const problems = [];
 const { check, finish } = checks('e2e');
+const URI = /^mcp\+cache:\/\/demo-[a-z0-9]+\/[A-Za-z0-9_-]{11}$/;
+
+// The data and chart servers never send anything unasked, so they answer the SDK client's GET
+// for a standalone stream with 405 (as the transport specifies; the client then goes on
+// without one). Chromium logs each such response as a console error: those are expected, as
+// long as they match those GET requests exactly.
+const NO_STREAM = 'Failed to load resource: the server responded with a status of 405 (Method Not Allowed)';
+
+/** Collects page errors, console errors and CSP violations of a page. */
+async function watch(page, into) {
+  const refusedStreams = [];
+  let noStreamLogs = 0;
+  page.on('pageerror', (e) => into.push(`pageerror: ${e.message}`));
+  page.on('response', (r) => r.status() === 405 && refusedStreams.push(`${r.request().method()} ${new URL(r.url()).pathname}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    if (m.text() === NO_STREAM) noStreamLogs += 1;
+    else into.push(`console.error: ${m.text()}`);
+  });
+  await page.exposeFunction('__reportViolation', (v) => into.push(`CSP violation: ${v}`));
+  await page.addInitScript(() => document.addEventListener('securitypolicyviolation',
+    (e) => window.__reportViolation(`${e.effectiveDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`)));
+  /** The 405 answers were all standalone-stream GETs to the servers that never push. */
+  return () => {
+    for (const r of refusedStreams) assert.match(r, /^GET \/mcp\/(data|chart)$/);
+    assert.ok(noStreamLogs <= refusedStreams.length, `${noStreamLogs} 405 logs for ${refusedStreams.length} 405 responses`);
+    return refusedStreams.length;
+  };
+}
+
+const lastCall = async () => (await fetch(new URL('/mcp/chart/last-call', server.origin))).json();
+/** The page's session with each server (data, chart, billing), and a server's calls in it. */
+const sessionsOf = async (page) => (await page.getAttribute('#servers', 'data-sessions')).split(',');
+const callsIn = async (name, session) => (await fetch(new URL(`/mcp/${name}/calls?session=${session}`, server.origin))).json();
 
 try {
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
+  const streamsRefused = await watch(page, problems);
   await page.goto(`${server.url}?fast`);
   await page.waitForSelector('#status:not([data-state="running"])');
+  const serverSteps = page.locator('.step.server pre');
+  const modelCalls = page.locator('.step.assistant pre');
 
   await check('the scripted turn completes', async () => {
     assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
   });
-  await check('the model sees a summary with _cache_uri, not 240 rows', async () => {
-    const first = await page.locator('.step.server pre').first().textContent();
-    const visible = JSON.parse(first);
-    assert.equal(visible._truncated, true);
-    assert.match(visible._cache_uri, /^mcp\+cache:\/\/demo-[a-z0-9]+\/[A-Za-z0-9_-]{11}$/);
-    assert.equal(visible.rows, 240);
-    assert.equal(visible.data, undefined);
+  await check('the page holds one Streamable HTTP session with each of the three MCP servers', async () => {
+    const sessions = await sessionsOf(page);
+    assert.equal(sessions.length, 3);
+    for (const id of sessions) assert.match(id, /^[0-9a-f-]{36}$/);
+    assert.match(await page.textContent('#servers'), /demo-data on \/mcp\/data[\s\S]*demo-chart on \/mcp\/chart[\s\S]*demo-billing on \/mcp\/billing/);
   });
-  await check('the model emits the URI and the host resolves it', async () => {
-    const call = JSON.parse(await page.locator('.step.assistant pre').nth(1).textContent());
+  await check('chart.create declares only `data`; the model is shown `data_uri`, added by augmentation', async () => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp/chart', server.origin)));
+    const [tool] = (await client.listTools()).tools;
+    await client.close();
+    assert.equal(tool.name, 'chart.create');
+    assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['data', 'title']);
+    assert.equal(tool.inputSchema.additionalProperties, false);
+    const shown = page.locator('#tools li[data-tool="chart.create"]');
+    assert.deepEqual(await shown.locator('.params code').allTextContents(), ['title', 'data', 'data_uri']);
+    assert.equal(await shown.locator('code.augmented').textContent(), 'data_uri');
+    assert.match(await page.textContent('#tools li[data-tool="timeseries.query"]'), /\[Cache-Control: immutable\]/);
+    assert.match(await page.textContent('#tools li[data-tool="billing.get_invoice"]'), /\[Cache-Control: no-store\]/);
+  });
+  await check('the model sees the 240 rows with _cache_uri and a ready reference in _cache_refs', async () => {
+    const visible = JSON.parse(await serverSteps.first().textContent());
+    assert.equal(visible.rows.length, 240);
+    assert.match(visible._cache_uri, URI);
+    assert.equal(visible._cache_refs.rows, `${visible._cache_uri}#/rows`);
+  });
+  await check('the model copies _cache_refs.rows into data_uri and the host resolves it', async () => {
+    const visible = JSON.parse(await serverSteps.first().textContent());
+    const call = JSON.parse(await modelCalls.nth(1).textContent());
     assert.equal(call.name, 'chart.create');
-    assert.match(call.arguments.data_uri, /^mcp\+cache:\/\//);
-    assert.equal(call.arguments.data, undefined);
-    assert.match(await page.locator('.step.host pre').first().textContent(), /resolved from the cache/);
+    assert.deepEqual(call.arguments, { title: 'CPU, 240 h', data_uri: visible._cache_refs.rows });
+    assert.match(await page.textContent('#steps'), /beforeToolCall resolved the reference from IndexedDB/);
   });
-  await check('the chart has 240 points', async () => {
+  await check('the chart server received the 240 rows as `data` and no _uri key', async () => {
+    const received = await lastCall();
+    const [, chart] = await sessionsOf(page);
+    assert.equal(received.sessionId, chart, 'the call came from the page\'s chart session');
+    assert.deepEqual(Object.keys(received.arguments), ['title', 'data']);
+    assert.deepEqual(received.arguments.data, timeseries('cpu', '2026-11-01T00:00:00Z', 240));
+    assert.equal(await page.getAttribute('.step[data-keys]', 'data-keys'), 'title,data');
+    assert.equal(await page.getAttribute('.step[data-keys]', 'data-rows'), '240');
+  });
+  await check('the chart is drawn from the chart server\'s answer', async () => {
+    const answer = JSON.parse(await page.locator('.step.server[data-tool="chart.create"] pre').textContent());
+    assert.equal(answer.chart.points, 240);
+    assert.equal(await page.getAttribute('#chart svg', 'data-chart-id'), answer.chart.id);
     assert.equal(await page.getAttribute('#chart svg', 'data-points'), '240');
-    const points = await page.getAttribute('#chart polyline', 'points');
-    assert.equal(points.trim().split(/\s+/).length, 240);
+    const points = (await page.getAttribute('#chart polyline', 'points')).trim().split(/\s+/);
+    assert.equal(points.length, 240);
+    // y = 172 - scaled * 144 / 1000 (the page's 200-px-high chart with 28 px of padding)
+    assert.deepEqual(points.map((p) => Number(p.split(',')[1])),
+      answer.chart.scaled.map((v) => Number((172 - (v * 144) / 1000).toFixed(1))));
   });
   await check('the savings counter shows the chars saved', async () => {
     const saved = Number(await page.getAttribute('#savings', 'data-saved-chars'));
     assert.ok(saved > 8_000, `saved ${saved}`);
     console.log(`#   chars saved for the 240-row chart call: ${saved}`);
   });
-  await check('the refund tag reaches the model and the invoice reference is refused as stale', async () => {
-    const blocked = page.locator('.step.blocked');
-    assert.equal(await blocked.count(), 1);
-    const envelope = JSON.parse(await blocked.locator('pre').textContent());
-    assert.match(envelope.error, /^invalid_args: cache URI mcp\+cache:\/\/\S+ is stale \(invalidated by billing\.refund\)$/);
+  await check('the refund\'s stale notification arrives over the billing connection, before its result', async () => {
+    const notice = page.locator('.step.notice');
+    assert.equal(await notice.count(), 1);
+    const message = JSON.parse(await notice.locator('pre').textContent());
+    assert.deepEqual(message, { method: 'notifications/resources/updated', params: { uri: 'mcpfusion://stale/billing.get_*' } });
+    const order = await page.$$eval('#steps > li', (items) => items.map((li) =>
+      (li.classList.contains('notice') ? 'notice' : li.dataset.tool === 'billing.refund' ? 'result' : '')).filter(Boolean));
+    assert.deepEqual(order, ['notice', 'result']);
+    assert.match(await page.textContent('.step.server[data-tool="billing.refund"] pre'),
+      /^<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
+  });
+  await check('the invoice reference from before the refund is refused as stale, the server not called', async () => {
+    const refused = page.locator('.step[data-refused]');
+    assert.equal(await refused.count(), 1);
+    assert.equal(await refused.getAttribute('data-tool'), 'billing.render_report');
+    assert.equal(await refused.getAttribute('data-stale'), 'true');
+    const envelope = JSON.parse(await refused.locator('pre').textContent());
+    assert.match(envelope.error,
+      /^invalid_args: cache URI mcp\+cache:\/\/\S+#\/lines is stale \(invalidated by (notifications\/resources\/updated|billing\.refund)\)$/);
     assert.match(envelope.fix_hint, /billing\.get_invoice/);
-    const transcript = await page.textContent('#steps');
-    assert.match(transcript, /<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
+    const [, , billing] = await sessionsOf(page);
+    assert.deepEqual(await callsIn('billing', billing),
+      { 'billing.get_invoice': 2, 'billing.refund': 1, 'billing.render_report': 1 }, 'only the fresh report reached the server');
   });
-  await check('an identical immutable call is answered from the cache', async () => {
-    assert.equal(await page.getAttribute('#steps li:last-child', 'data-reused'), 'true');
+  await check('after re-reading the invoice, the report renders from the fresh reference', async () => {
+    const reports = page.locator('.step.server[data-tool="billing.render_report"] pre');
+    assert.equal(await reports.count(), 1);
+    const report = JSON.parse(await reports.textContent());
+    assert.equal(report.ok, true);
+    assert.equal(report.lines, 120);
   });
-  await check('the entries table lists the IndexedDB entries with the stale cause', async () => {
-    assert.ok(Number(await page.getAttribute('#entries', 'data-count')) >= 2);
+  await check('an identical immutable call is answered from the cache, the data server called once', async () => {
+    assert.equal(await page.getAttribute('.step[data-reused]', 'data-reused'), 'true');
+    const [data, chart] = await sessionsOf(page);
+    assert.deepEqual(await callsIn('data', data), { 'timeseries.query': 1 });
+    assert.deepEqual(await callsIn('chart', chart), { 'chart.create': 1 });
+  });
+  await check('the entries table lists the IndexedDB entries with the stale one', async () => {
+    assert.ok(Number(await page.getAttribute('#entries', 'data-count')) >= 3);
     assert.equal(await page.getAttribute('#entries', 'data-stale'), '1');
-    assert.match(await page.textContent('#entries tbody'), /billing\.refund/);
+    assert.match(await page.textContent('#entries tbody tr.stale'), /billing\.get_invoice/);
   });
   await check('the browser entry exports what the Node entry exports', async () => {
     const names = await page.evaluate(async () => Object.keys(await import('/js/browser.mjs')).sort());
@@ -83,50 +182,77 @@ try {
   await page.screenshot({ path: 'www-demo.png', fullPage: true });
   await check('entries survive a reload', async () => {
     await page.click('#reload');
-    await page.waitForSelector('#status[data-state="done"]');
+    await page.waitForSelector('#status:not([data-state="running"])');
+    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
     assert.equal(Number(await page.getAttribute('#reload-check', 'data-survived')), before);
     assert.equal(await page.getAttribute('#reload-check', 'data-verified'), 'true');
   });
-  await check('no page or console errors', async () => assert.deepEqual(problems, []));
+  await check('no page error, console error or CSP violation (the SDK bundle runs under the strict CSP)', async () => {
+    assert.deepEqual(problems, [], problems.join(' | '));
+    assert.equal(streamsRefused(), 4, 'a standalone-stream GET to data and chart, on each of the two loads');
+  });
+  await check('the MCP servers refuse a foreign Origin or Host', async () => {
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) };
+    const foreign = await fetch(new URL('/mcp/billing', server.origin), { ...init, headers: { ...init.headers, origin: 'http://evil.example' } });
+    assert.equal(foreign.status, 403);
+    const { request } = await import('node:http');
+    const status = await new Promise((resolve, reject) => {
+      const req = request(new URL('/mcp/billing', server.origin), { ...init, headers: { ...init.headers, host: 'evil.example' } },
+        (res) => resolve(res.statusCode));
+      req.on('error', reject);
+      req.end(init.body);
+    });
+    assert.equal(status, 403);
+    const ok = await fetch(new URL('/mcp/billing', server.origin), init);
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+  });
 
   // A second page for the hostile checks: their deliberate CSP violation must not count above.
   const hostile = await context.newPage();
   const hostileProblems = [];
-  hostile.on('pageerror', (e) => hostileProblems.push(`pageerror: ${e.message}`));
-  hostile.on('console', (m) => m.type() === 'error' && hostileProblems.push(`console.error: ${m.text()}`));
+  const hostileStreams = await watch(hostile, hostileProblems);
   await hostile.goto(`${server.url}?fast`);
   await hostile.waitForSelector('#status:not([data-state="running"])');
-  await check('a chart title taken from a tool result is shown as text, never parsed as HTML', async () => {
+  await check('markup in a metric and a chart title stays text through the servers and the page', async () => {
     const title = 'cpu"><img src=x onerror="window.__xss=1"><script>window.__xss=2</script></text><text>';
-    const shown = await hostile.evaluate(async (metric) => {
-      // The page's own dispatch loop: the title reaches chart.create through a reference
-      // into the series result, as a model would pass it.
+    const shown = await hostile.evaluate(async (text) => {
+      // The page's own dispatch loop and the real servers: the data server echoes the metric,
+      // the chart server the title, and the page draws the chart server's answer.
       const { callTool } = await import('/www/demo.mjs');
-      const series = await callTool('timeseries.query', { metric, hours: 240 });
-      const uri = series.structuredContent._cache_uri;
-      await callTool('chart.create', { data_uri: uri, title_uri: `${uri}#/metric` });
+      const series = await callTool('timeseries.query', { metric: text, start: '2026-11-01T00:00:00Z', hours: 240 });
+      await callTool('chart.create', { title: text, data_uri: series.value._cache_refs.rows });
       await new Promise((resolve) => setTimeout(resolve, 200)); // time for an injected <img> to fail
       const svg = document.querySelector('#chart svg');
       return {
         xss: window.__xss,
-        injected: document.querySelectorAll('#chart img, #chart script, #chart foreignObject').length,
+        injected: document.querySelectorAll('img, script:not([src]), #chart foreignObject').length,
+        echoed: series.value.metric,
+        // as the model reads it: inside JSON text
+        transcript: document.querySelector('#steps').textContent.includes(JSON.stringify(text).slice(1, -1)),
         texts: svg.querySelectorAll('text').length,
         title: svg.querySelector('text.title')?.textContent,
         label: svg.getAttribute('aria-label'),
         points: svg.dataset.points,
       };
     }, title);
-    assert.equal(shown.injected, 0, 'markup from the title became elements');
-    assert.equal(shown.xss, undefined, 'script from the title ran');
+    assert.equal(shown.injected, 0, 'markup from a tool result became elements');
+    assert.equal(shown.xss, undefined, 'script from a tool result ran');
+    assert.equal(shown.echoed, title);
+    assert.equal(shown.transcript, true);
     assert.equal(shown.texts, 3);
     assert.equal(shown.title, `${title} — 240 points`);
     assert.equal(shown.label, title);
     assert.equal(shown.points, '240');
     assert.deepEqual(hostileProblems, []);
+    hostileStreams();
   });
   await check('a strict CSP is in place and reports an inline script it blocked', async () => {
     const csp = await hostile.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
     assert.match(csp, /(^|; )script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+    assert.match(csp, /(^|; )connect-src 'self'(;|$)/);
     assert.match(csp, /(^|; )default-src 'none'(;|$)/);
     assert.match(csp, /(^|; )object-src 'none'(;|$)/);
     assert.match(csp, /(^|; )base-uri 'none'(;|$)/);
