@@ -1,7 +1,15 @@
-import { useEffect, useRef, useState } from 'react';
-import { createMockMcpServer } from './mockMcpServer.js';
+import { useEffect, useState } from 'react';
+import { startServers } from './mcpServers.js';
 import { nextModelStep } from './scriptedModel.js';
-import { cache, modelText, runToolCall } from './host.js';
+import { cache, connectHost, modelText } from './host.js';
+
+// One set of in-page MCP servers and one host for the page (not per render or per effect run).
+let conversation = 'react-chat';
+let started = null;
+function servers() {
+  started ??= startServers().then(async (s) => ({ ...s, host: await connectHost(s.clients, () => conversation) }));
+  return started;
+}
 
 const QUESTION = 'Chart cpu.load for the last 4 hours.';
 const preview = (s, n = 220) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
@@ -21,14 +29,13 @@ function ToolText({ text }) {
   );
 }
 
-function Sparkline({ points }) {
-  if (!points?.length) return null;
-  const values = points.map((p) => p.value);
+function Sparkline({ values }) {
+  if (!values?.length) return null;
   const min = Math.min(...values);
   const span = Math.max(...values) - min || 1;
   const d = values.map((v, i) => `${(i / (values.length - 1)) * 100},${40 - ((v - min) / span) * 38}`).join(' ');
   return (
-    <svg viewBox="0 -1 100 42" preserveAspectRatio="none" aria-label={`chart of ${points.length} points`}>
+    <svg viewBox="0 -1 100 42" preserveAspectRatio="none" aria-label={`chart of ${values.length} points`}>
       <polyline points={d} fill="none" stroke="#3b6fd8" strokeWidth="0.6" vectorEffect="non-scaling-stroke" />
     </svg>
   );
@@ -41,7 +48,9 @@ function useWorkerRoundTrip() {
     let cancelled = false;
     (async () => {
       const convId = 'react-chat-worker';
-      const { structuredContent: payload } = await createMockMcpServer().callTool({
+      // The unwrapped SDK client: the raw payload, as the server sent it.
+      const { clients } = await servers();
+      const { structuredContent: payload } = await clients.data.callTool({
         name: 'timeseries.query',
         arguments: { metric: 'worker.demo' },
       });
@@ -71,20 +80,19 @@ function useWorkerRoundTrip() {
 }
 
 export function App() {
-  const server = useRef(null);
-  server.current ??= createMockMcpServer();
   const [messages, setMessages] = useState([]);
   const [status, setStatus] = useState({ state: 'idle' });
   const [chart, setChart] = useState(null);
   const worker = useWorkerRoundTrip();
 
   async function runTurn() {
-    const convId = `chat-${Date.now().toString(36)}`;
     const log = [{ role: 'user', text: QUESTION }];
     const found = {};
     setMessages([...log]);
     setStatus({ state: 'running' });
     try {
+      const { host, received } = await servers();
+      conversation = `chat-${Date.now().toString(36)}`;
       for (let step = 0; step < 5; step++) {
         const action = nextModelStep(log);
         if (action.type === 'text') {
@@ -94,17 +102,19 @@ export function App() {
         const call = JSON.stringify({ name: action.name, arguments: action.arguments });
         log.push({ role: 'assistant', text: `tool call → ${call}`, call });
         setMessages([...log]);
-        const { visible, dispatched } = await runToolCall(server.current, convId, action.name, action.arguments);
-        const text = modelText(visible);
+        const calls = received.length;
+        const text = modelText(await host.callTool(action.name, action.arguments));
         log.push({ role: 'tool', name: action.name, text });
         setMessages([...log]);
         if (action.name === 'timeseries.query') found.uri = JSON.parse(text)._cache_uri;
         if (action.name === 'chart.create') {
           const result = JSON.parse(text);
           found.modelArgs = call;
+          // What the chart server itself received: `data`, never the reference.
+          const dispatched = received.length > calls ? received.at(-1) : null;
           found.dispatchedKeys = dispatched ? Object.keys(dispatched).join(',') : '';
           found.points = result.points;
-          if (result.chart_id) setChart(server.current.charts.get(result.chart_id));
+          if (result.ok) setChart(result.values);
         }
       }
       setMessages([...log]);
@@ -132,7 +142,7 @@ export function App() {
             </li>
           ))}
         </ol>
-        {chart && <Sparkline points={chart.points} />}
+        {chart && <Sparkline values={chart} />}
         <button id="send" onClick={runTurn} disabled={status.state === 'running'}>
           {QUESTION}
         </button>

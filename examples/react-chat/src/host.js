@@ -1,18 +1,29 @@
-// The chat host: every tool call goes through beforeToolCall / afterToolCall.
+// The chat host: SDK clients wrapped with wrapMcpClient. Every tool call goes through the
+// by-reference pipeline (beforeToolCall / dispatch / afterToolCall) inside the wrapper.
 import { ResultCache } from 'mcp-result-cache';
+import { wrapMcpClient } from 'mcp-result-cache/mcp-client';
 
 export const cache = new ResultCache({ dbName: 'react-chat-example' });
 
-/** Runs one tool call; resolves what the model sees and the arguments actually dispatched. */
-export async function runToolCall(server, convId, name, args) {
-  const before = await cache.beforeToolCall(name, args, { convId });
-  if (!before.dispatch) {
-    // Never dispatched: answer the model with the envelope (or the reused immutable result).
-    return { visible: 'envelope' in before ? before.envelope : before.reused, dispatched: null };
+/**
+ * Wraps each connected client and lists its tools once. Resolves `{ tools, callTool }`:
+ * the tools as the model is shown them (with `*_uri` reference parameters) and a call that
+ * routes by tool name and resolves what the model sees.
+ */
+export async function connectHost(clients, convId) {
+  const route = new Map();
+  const tools = [];
+  for (const client of Object.values(clients)) {
+    const wrapped = wrapMcpClient(client, { cache, convId });
+    for (const tool of (await wrapped.listTools()).tools) {
+      route.set(tool.name, wrapped);
+      tools.push(tool);
+    }
   }
-  const result = await server.callTool({ name, arguments: before.args });
-  const visible = await cache.afterToolCall(name, result, { convId });
-  return { visible, dispatched: before.args };
+  return {
+    tools,
+    callTool: (name, args) => route.get(name).callTool({ name, arguments: args }),
+  };
 }
 
 /** The text a model is given for a tool result (a CallToolResult's JSON text block). */
