@@ -38,15 +38,15 @@ export function createWrapMcpClient(api) {
    * - Everything else is the original client's.
    *
    * @param client an `@modelcontextprotocol/sdk` `Client` (connected or not)
-   * @param options `{ cache, convId, augment? }`: `convId` is the conversation id, or a function
-   *   returning the current one (for hosts that switch conversations); `augment` is passed to
-   *   `augmentTools` (e.g. `{ objects: true }`).
+   * @param options `{ cache, convId, augment?, maxChars? }`: `convId` is the conversation id, or
+   *   a function returning the current one (for hosts that switch conversations); `augment` is
+   *   passed to `augmentTools` (e.g. `{ objects: true }`); `maxChars` to `afterToolCall`.
    */
   return function wrapMcpClient(client, options) {
     if (client === null || typeof client !== 'object' || typeof client.callTool !== 'function') {
       throw new TypeError('wrapMcpClient expects an MCP SDK Client');
     }
-    const { cache, convId, augment } = options ?? {};
+    const { cache, convId, augment, maxChars } = options ?? {};
     if (cache === null || typeof cache !== 'object' || typeof cache.beforeToolCall !== 'function') {
       throw new TypeError('wrapMcpClient needs { cache: ResultCache }');
     }
@@ -110,7 +110,7 @@ export function createWrapMcpClient(api) {
         }
       }
       const result = await client.callTool({ ...params, arguments: before.args }, resultSchema, requestOptions);
-      return cache.afterToolCall(name, result, { convId, args });
+      return cache.afterToolCall(name, result, maxChars === undefined ? { convId, args } : { convId, args, maxChars });
     }
 
     // Stale notifications: ours first, then the host's (set before or after wrapping).

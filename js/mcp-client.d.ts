@@ -9,6 +9,8 @@ export interface WrapMcpClientOptions {
   convId?: string | number | (() => string | number | null | undefined) | null;
   /** Options of `augmentTools` (e.g. `{ objects: true }` to add `_uri` siblings to object parameters). */
   augment?: { objects?: boolean };
+  /** Most characters the model is shown per result (`afterToolCall`'s `maxChars`). Default 20000. */
+  maxChars?: number;
 }
 
 /**

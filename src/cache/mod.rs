@@ -35,6 +35,9 @@ pub type Observer = Box<dyn Fn(&CacheEvent)>;
 /// The observer once installed: shared with the store (for `blocked` events).
 type SharedObserver = Rc<dyn Fn(&CacheEvent)>;
 
+/// How a stale notification names itself as the cause of staleness (the pattern follows).
+const NOTIFICATION_CAUSE: &str = "the server's stale notification for ";
+
 /// Bound on the in-memory maps that remember tool directives and reusable calls.
 const MEMORY_MAP_LIMIT: usize = 1024;
 
@@ -257,8 +260,11 @@ impl ResultCache {
     pub async fn handle_notification(&self, method: &str, uri: &str) -> Result<u32, StoreError> {
         match stale_pattern(uri) {
             Some(pattern) if method == RESOURCE_UPDATED_METHOD => {
-                self.invalidate(&[pattern.to_owned()], RESOURCE_UPDATED_METHOD)
-                    .await
+                // The cause the model reads: "… is stale (invalidated by the server's stale
+                // notification for billing.get_*)".
+                let mut cause = String::from(NOTIFICATION_CAUSE);
+                cause.push_str(pattern);
+                self.invalidate(&[pattern.to_owned()], &cause).await
             }
             _ => Ok(0),
         }

@@ -126,8 +126,8 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
     };
     if !stale.is_empty() {
         hints.push(format!(
-            "The data behind the stale reference changed when {} succeeded. Re-call {} to get \
-             fresh data and pass the new `_cache_uri` from its result.",
+            "The data behind the stale reference has changed (invalidated by {}). Re-call {} \
+             to get fresh data and pass the new `_cache_uri` from its result.",
             causes.join(", "),
             sources.join(", ")
         ));

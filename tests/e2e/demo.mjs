@@ -150,7 +150,7 @@ try {
     assert.equal(await refused.getAttribute('data-stale'), 'true');
     const envelope = JSON.parse(await refused.locator('pre').textContent());
     assert.match(envelope.error,
-      /^invalid_args: cache URI mcp\+cache:\/\/\S+#\/lines is stale \(invalidated by (notifications\/resources\/updated|billing\.refund)\)$/);
+      /^invalid_args: cache URI mcp\+cache:\/\/\S+#\/lines is stale \(invalidated by (the server's stale notification for billing\.get_\*|billing\.refund)\)$/);
     assert.match(envelope.fix_hint, /billing\.get_invoice/);
     const [, , billing] = await sessionsOf(page);
     assert.deepEqual(await callsIn('billing', billing),
