@@ -71,3 +71,18 @@ test('arrays nested thousands deep are refused (they could not be read back); li
   assert.ok(stored, '1000 levels are fine');
   assert.equal((await cache.entries()).length, 2);
 });
+
+test('a 23 MB JSON text result never enters wasm memory (parsed and measured on the JS side)', async () => {
+  const { wasmMemoryBytes } = await import('../../js/node.mjs');
+  const { cache } = newCache();
+  const rows = Array.from({ length: 230_000 }, (_, i) => ({ i, label: `row ${i} of the big result`, v: i * 7 }));
+  const text = JSON.stringify({ ok: true, rows });
+  assert.ok(text.length > 10_000_000, `${text.length}`);
+  const before = wasmMemoryBytes();
+  const visible = await cache.afterToolCall('big.query', { content: [{ type: 'text', text }] }, { convId: 'c' });
+  const shown = JSON.parse(visible.content.at(-1).text);
+  assert.equal(shown._truncated, true);
+  assert.match(shown._cache_uri, /^mcp\+cache:\/\/c\//);
+  const grown = wasmMemoryBytes() - before;
+  assert.ok(grown < 1024 * 1024, `wasm memory grew ${grown} bytes for a ${text.length}-char result`);
+});
