@@ -87,10 +87,15 @@ impl Room {
 /// What must be freed so that `totals` plus one entry of `incoming` bytes fits `budget`.
 /// `totals` must not include the incoming entry.
 pub fn room_needed(totals: Totals, incoming: f64, budget: &Budget) -> Room {
-    let after = totals.with_entry(incoming);
+    room_needed_for(totals, Totals::default().with_entry(incoming), budget)
+}
+
+/// [`room_needed`] for several incoming entries at once (a batch of writes in one transaction):
+/// afterwards the store fits `budget` exactly as if they had been written one by one.
+pub fn room_needed_for(totals: Totals, incoming: Totals, budget: &Budget) -> Room {
     Room {
-        bytes: (after.bytes - budget.max_bytes).max(0.0),
-        entries: (after.entries - budget.max_entries).max(0.0),
+        bytes: (totals.bytes + incoming.bytes - budget.max_bytes).max(0.0),
+        entries: (totals.entries + incoming.entries - budget.max_entries).max(0.0),
     }
 }
 
@@ -190,6 +195,22 @@ mod tests {
         let room = room_needed(totals(900.0, 10.0), 300.0, &BUDGET);
         assert_eq!(room.bytes, 200.0);
         assert_eq!(room.entries, 1.0);
+    }
+
+    #[test]
+    fn a_batch_needs_the_room_of_its_entries_together() {
+        let batch = Totals::default().with_entry(300.0).with_entry(300.0);
+        let room = room_needed_for(totals(600.0, 9.0), batch, &BUDGET);
+        assert_eq!(room.bytes, 200.0);
+        assert_eq!(room.entries, 1.0);
+        assert_eq!(
+            room_needed(totals(600.0, 9.0), 300.0, &BUDGET),
+            room_needed_for(
+                totals(600.0, 9.0),
+                Totals::default().with_entry(300.0),
+                &BUDGET
+            )
+        );
     }
 
     #[test]

@@ -133,14 +133,14 @@ fn put_totals(tx: &Tx, totals: Totals) {
 
 /// Reads the totals, then calls `then(totals)` from the success event. A database without them
 /// (just upgraded, or written by an older version) counts its usage rows once, here, leaving
-/// out `uncounted` (the entry a write has just put, which the caller adds itself).
+/// out `uncounted` (the entries a write has just put, which the caller adds itself).
 ///
 /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get),
 /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
 fn with_totals(
     tx: &Rc<Tx>,
     handlers: &Handlers,
-    uncounted: Option<JsValue>,
+    uncounted: Vec<JsValue>,
     then: impl FnOnce(Totals) + 'static,
 ) -> Result<(), JsValue> {
     let request = tx.meta.get(&JsValue::from_str(TOTALS_KEY))?;
@@ -159,7 +159,7 @@ fn with_totals(
             let totals = rows
                 .iter()
                 .map(|row| usage_size(&row))
-                .filter(|(uri, _)| uncounted.as_ref() != Some(uri))
+                .filter(|(uri, _)| !uncounted.contains(uri))
                 .fold(Totals::default(), |t, (_, size)| t.with_entry(size));
             if let Some(then) = then.take() {
                 then(totals);
@@ -217,11 +217,12 @@ fn evict_oldest_first(
 }
 
 use super::idb_events::{request_error, transaction_done, NextEvent};
+use super::write_batch::{next_microtask, Received, Reply};
 use super::{
     js_record, segment_key_bounds, Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals,
     WriteOutcome,
 };
-use crate::core::policy::{room_needed, Eviction, Room};
+use crate::core::policy::{room_needed_for, Eviction, Room};
 use crate::core::record::fields;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
@@ -297,6 +298,15 @@ pub struct IndexedDbStore {
     touched: Rc<RefCell<HashMap<String, f64>>>,
     /// Called when our upgrade waits for another context to close its connection.
     on_blocked: RefCell<Option<Rc<dyn Fn()>>>,
+    /// Writes waiting for the one transaction their batch's leader runs.
+    batch: RefCell<Vec<BatchedWrite>>,
+}
+
+/// A write waiting in the batch, and where its writer waits for the outcome.
+struct BatchedWrite {
+    record: JsRecord,
+    budget: Budget,
+    reply: Rc<Reply<Result<WriteOutcome, StoreError>>>,
 }
 
 /// Pending last-use updates kept before the oldest are dropped.
@@ -310,6 +320,7 @@ impl IndexedDbStore {
             slot: Rc::new(RefCell::new(None)),
             touched: Rc::default(),
             on_blocked: RefCell::new(None),
+            batch: RefCell::default(),
         }
     }
 
@@ -394,6 +405,83 @@ impl IndexedDbStore {
         }
     }
 
+    /// One read-write transaction for a batch of writes: put every record and its usage entry,
+    /// read the totals, evict oldest-first (never the batch's last record) until the whole
+    /// batch fits the budget — exactly what writing them one by one would leave — and store the
+    /// new totals.
+    ///
+    /// [MDN: IDBObjectStore.put](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/put)
+    ///
+    /// A record the browser refuses to clone (`DataCloneError`, thrown by `put` itself) is left
+    /// out with its error; the others are written. Resolves the outcome and, per write, its
+    /// refusal if any.
+    async fn write_batch(
+        &self,
+        batch: &[BatchedWrite],
+    ) -> Result<(WriteOutcome, Vec<Option<StoreError>>), StoreError> {
+        let objects: Vec<Object> = batch.iter().map(|w| js_record::to_js(&w.record)).collect();
+        let sizes: Vec<f64> = batch.iter().map(|w| w.record.size_bytes).collect();
+        let keys: Vec<JsValue> = batch
+            .iter()
+            .map(|w| JsValue::from_str(&w.record.uri))
+            .collect();
+        let refused: Rc<RefCell<Vec<Option<StoreError>>>> =
+            Rc::new(RefCell::new(vec![None; batch.len()]));
+        // Budgets only shrink (quota recovery): the tightest one in the batch applies.
+        let budget = batch.iter().map(|w| w.budget).fold(
+            Budget {
+                max_bytes: f64::INFINITY,
+                max_entries: f64::INFINITY,
+            },
+            |a, b| Budget {
+                max_bytes: a.max_bytes.min(b.max_bytes),
+                max_entries: a.max_entries.min(b.max_entries),
+            },
+        );
+        let keep = keys.last().cloned();
+        let refusals = refused.clone();
+        let outcome = self
+            .read_write("writing cache entries", move |tx, handlers, out| {
+                // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
+                let mut incoming = Totals::default();
+                for (i, object) in objects.iter().enumerate() {
+                    match tx.results.put(object) {
+                        Ok(_) => {
+                            tx.usage.put(&usage_of_record(object))?;
+                            incoming = incoming.with_entry(sizes[i]);
+                        }
+                        Err(e) => {
+                            refusals.borrow_mut()[i] =
+                                Some(StoreError::from_js("writing a cache entry", &e));
+                        }
+                    }
+                }
+                let (tx2, handlers2) = (tx.clone(), handlers.clone());
+                with_totals(tx, handlers, keys, move |totals| {
+                    let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
+                    evict_oldest_first(&tx2, &handlers2, walk, keep, {
+                        let tx = tx2.clone();
+                        move |walk| {
+                            let after = Totals {
+                                bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
+                                    .max(0.0),
+                                entries: (totals.entries + incoming.entries
+                                    - f64::from(walk.count))
+                                .max(0.0),
+                            };
+                            put_totals(&tx, after);
+                            out.set(WriteOutcome {
+                                evicted: walk.count,
+                                totals: after,
+                            });
+                        }
+                    });
+                })
+            })
+            .await?;
+        Ok((outcome, refused.take()))
+    }
+
     /// Writes the last uses that reads remembered (at most [`TOUCH_FLUSH_LIMIT`] per
     /// transaction), for entries that still exist. Issued first in a write transaction, so the
     /// eviction walk that follows sees them.
@@ -442,6 +530,9 @@ impl IndexedDbStore {
         Ok(out.get())
     }
 }
+
+/// Microtasks a batch's leader waits at most for more writes to join.
+const BATCH_WAIT_MICROTASKS: usize = 8;
 
 /// Pending last uses written per write transaction, at most.
 const TOUCH_FLUSH_LIMIT: usize = 64;
@@ -630,34 +721,42 @@ impl RecordStore for IndexedDbStore {
     ///
     /// [MDN: IDBObjectStore.put](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/put)
     async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
-        let object = js_record::to_js(record);
-        let (size, budget) = (record.size_bytes, *budget);
-        let keep = JsValue::from_str(&record.uri);
-        self.read_write("writing a cache entry", move |tx, handlers, out| {
-            // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
-            tx.results.put(&object)?;
-            tx.usage.put(&usage_of_record(&object))?;
-            let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, Some(keep.clone()), move |totals| {
-                let walk = Eviction::new(room_needed(totals, size, &budget));
-                evict_oldest_first(&tx2, &handlers2, walk, Some(keep), {
-                    let tx = tx2.clone();
-                    move |walk| {
-                        let after = Totals {
-                            bytes: (totals.bytes - walk.freed_bytes()).max(0.0),
-                            entries: (totals.entries - f64::from(walk.count)).max(0.0),
-                        }
-                        .with_entry(size);
-                        put_totals(&tx, after);
-                        out.set(WriteOutcome {
-                            evicted: walk.count,
-                            totals: after,
-                        });
+        let reply = Reply::new();
+        let leader = self.batch.borrow().is_empty();
+        self.batch.borrow_mut().push(BatchedWrite {
+            record: record.clone(),
+            budget: *budget,
+            reply: reply.clone(),
+        });
+        if leader {
+            // Let the writes issued in this turn join (a bounded wait), then write them all.
+            for _ in 0..BATCH_WAIT_MICROTASKS {
+                let queued = self.batch.borrow().len();
+                next_microtask().await;
+                if self.batch.borrow().len() == queued {
+                    break;
+                }
+            }
+            let batch = std::mem::take(&mut *self.batch.borrow_mut());
+            let outcome = self.write_batch(&batch).await;
+            for (i, write) in batch.iter().enumerate() {
+                let own = match &outcome {
+                    Err(e) => Err(e.clone()),
+                    Ok((_, refused)) if refused[i].is_some() => {
+                        Err(refused[i].clone().unwrap_or_else(|| {
+                            StoreError::new("DataCloneError", "the payload cannot be stored")
+                        }))
                     }
-                });
-            })
-        })
-        .await
+                    // The whole batch's evictions are reported once, by its first write.
+                    Ok((o, _)) => Ok(WriteOutcome {
+                        evicted: if i == 0 { o.evicted } else { 0 },
+                        ..*o
+                    }),
+                };
+                write.reply.send(own);
+            }
+        }
+        Received(reply).await
     }
 
     /// One read-only transaction, every get issued at once. Reads stay read-only: a hit's new
@@ -700,7 +799,7 @@ impl RecordStore for IndexedDbStore {
             "evicting least-recently-used entries",
             move |tx, handlers, out| {
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
-                with_totals(tx, handlers, None, move |totals| {
+                with_totals(tx, handlers, Vec::new(), move |totals| {
                     let room = Room {
                         bytes: bytes_to_free,
                         entries: 0.0,
@@ -734,7 +833,7 @@ impl RecordStore for IndexedDbStore {
         let conversations = Rc::new(Cell::new(0u32));
         let issued = (|| -> Result<(), JsValue> {
             let sink = totals.clone();
-            with_totals(&tx, &handlers, None, move |t| sink.set(t))?;
+            with_totals(&tx, &handlers, Vec::new(), move |t| sink.set(t))?;
             let cursor = tx
                 .results
                 .index(fields::CONV_ID)?
@@ -783,7 +882,7 @@ impl RecordStore for IndexedDbStore {
             let index = tx.results.index(fields::CONV_ID)?;
             let count_request = index.count_with_key(&only)?;
             let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, None, move |totals| {
+            with_totals(tx, handlers, Vec::new(), move |totals| {
                 let rows: Array = rows_request
                     .result()
                     .map(JsCast::unchecked_into)
@@ -835,7 +934,7 @@ impl RecordStore for IndexedDbStore {
             let range = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)?;
             let index = tx.results.index(fields::ADDED_AT)?;
             let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, None, move |totals| {
+            with_totals(tx, handlers, Vec::new(), move |totals| {
                 // Issued from the totals' success event, so its own listener is in place first.
                 if let Ok(keys) = index.get_all_keys_with_key(&range) {
                     delete_each(&tx2, &handlers2, keys, totals, out);

@@ -12,6 +12,7 @@ mod indexeddb;
 mod js_record;
 pub mod legacy;
 mod memory;
+mod write_batch;
 
 pub use error::StoreError;
 pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};

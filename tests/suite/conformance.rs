@@ -254,3 +254,30 @@ async fn a_write_after_a_clear_with_many_entries_stays_within_budget() {
         assert!(events.borrow().iter().any(|k| k == "evict"), "{kind}");
     }
 }
+
+#[wasm_bindgen_test]
+async fn one_uncloneable_payload_in_a_burst_fails_alone() {
+    for kind in KINDS {
+        let cache = cache_on(kind, &fresh_db(), &[]);
+        let bad = payload(0, 500);
+        let f = Function::new_no_args("return 1");
+        Reflect::set(&bad, &"fn".into(), &f).unwrap();
+        let writes: Vec<Promise> = (0..10)
+            .map(|i| {
+                let body = if i == 4 { bad.clone() } else { payload(i, 500) };
+                cache.cache_tool_result(obj(&[("payload", body), ("convId", "c".into())]))
+            })
+            .collect();
+        for (i, write) in writes.into_iter().enumerate() {
+            let outcome = wait(write).await;
+            if i == 4 {
+                let err = outcome.unwrap_err();
+                assert_eq!(field(&err, "name"), "DataCloneError", "{kind}");
+            } else {
+                assert!(outcome.unwrap().is_string(), "{kind}: write {i} stored");
+            }
+        }
+        assert_eq!(stored(&cache).await.0, 9, "{kind}");
+        assert_stats_match(&cache, kind).await;
+    }
+}
