@@ -1,42 +1,24 @@
-// Browser / worker / bundler entry (ES module).
+// Browser / worker / bundler entry (ES module) for chat hosts. The server-side State-Sync
+// decoration (`StateSync`, `detectOverlaps`, …) is `mcp-result-cache/server` (js/server.mjs),
+// a separate and much smaller module: hosts never download it.
 //
 // The WebAssembly module is fetched and instantiated once, on first need: every async export
 // awaits that shared initialization, so hosts never call an init function. Synchronous helpers
 // need it done: `await ready()` once at startup (they throw a clear error before that).
 // Importing this module has no side effects: no fetch, no IndexedDB access (SSR-safe).
 import init, * as wasm from '../pkg/web/mcp_result_cache.js';
+import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
 
 export const CACHE_URI_SCHEME = 'mcp+cache://';
 export const DEFAULT_CACHE_THRESHOLD_BYTES = 4096;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 20000;
 export const INLINE_LIST_MAX_RECORDS = 20;
 
-let initialization = null;
-let initialized = false;
+const lazy = lazyModule(init);
 
 /** Resolves once the WebAssembly module is ready; idempotent. */
-export function ready() {
-  if (!initialization) {
-    initialization = init().then(
-      () => {
-        initialized = true;
-      },
-      (error) => {
-        initialization = null; // a failed fetch is retried by the next call
-        throw error;
-      },
-    );
-  }
-  return initialization;
-}
-
-function requireReady(name) {
-  if (!initialized) {
-    throw new Error(
-      `mcp-result-cache: ${name}() needs the WebAssembly module; await ready() once before calling it`,
-    );
-  }
-}
+export const ready = lazy.ready;
+const requireReady = lazy.requireReady;
 
 function syncExport(name) {
   return (...args) => {
@@ -58,85 +40,14 @@ export const mintCacheUri = syncExport('mintCacheUri');
 export const parseCacheUri = syncExport('parseCacheUri');
 export const estimateSize = syncExport('estimateSize');
 export const checkInlineListCap = syncExport('checkInlineListCap');
-export const validatePattern = syncExport('validatePattern');
-export const detectOverlaps = syncExport('detectOverlaps');
 export const parseCacheControl = syncExport('parseCacheControl');
 export const parseInvalidations = syncExport('parseInvalidations');
-export const listCacheMeta = syncExport('listCacheMeta');
 export const matchUriTemplate = syncExport('matchUriTemplate');
 export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
 export const augmentTools = syncExport('augmentTools');
 
-// Hot-path memo for the two calls hosts make per tool name: the answers are pure functions of
-// their arguments, so a bounded JS Map in front of the wasm call returns identical results
-// without paying the boundary crossing (string copies) on every call.
-const MEMO_LIMIT = 4096;
-function memoSet(map, key, value) {
-  if (map.size >= MEMO_LIMIT) map.clear();
-  map.set(key, value);
-  return value;
-}
-
-// Bounds of the wasm matcher (see matchGlob's docs): longer strings are answered there in
-// constant time, and are not kept here, where one memo entry would hold them alive.
-const MAX_NAME_LENGTH = 256;
-const MAX_PATTERN_LENGTH = 1024;
-
-const globMemo = new Map();
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
-export function matchGlob(pattern, name, options) {
-  requireReady('matchGlob');
-  if (
-    typeof pattern !== 'string' || typeof name !== 'string' ||
-    pattern.length > MAX_PATTERN_LENGTH || name.length > MAX_NAME_LENGTH ||
-    (options != null && typeof options !== 'object')
-  ) {
-    return wasm.matchGlob(pattern, name, options); // answers, or throws the TypeError
-  }
-  // Read the separator once: a getter could answer differently for the key and for the match.
-  // A read that throws is left to the wasm export, which reports it as a TypeError.
-  let separator;
-  try {
-    separator = options?.separator;
-  } catch {
-    return wasm.matchGlob(pattern, name, options);
-  }
-  if (separator !== undefined && typeof separator !== 'string') return wasm.matchGlob(pattern, name, { separator });
-  const sep = separator ?? '.';
-  // Length prefixes make the key collision-free whatever the strings contain.
-  const key = `${sep.length}:${sep}${pattern.length}:${pattern}${name}`;
-  const hit = globMemo.get(key);
-  return hit !== undefined ? hit : memoSet(globMemo, key, wasm.matchGlob(pattern, name, { separator: sep }));
-}
-
-/** MCP Fusion's State-Sync layer (needs `await ready()` first in a browser). */
-export class StateSync {
-  #inner;
-  #memo = new Map();
-
-  constructor(config) {
-    requireReady('new StateSync');
-    this.#inner = new wasm.StateSync(config);
-  }
-  /**
-   * Frozen resolved policy or `null`: one shared object per matching policy (and one for the
-   * defaults), so names matched by the same policy get the same object.
-   */
-  resolve(name) {
-    if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) return this.#inner.resolve(name);
-    const hit = this.#memo.get(name);
-    return hit !== undefined ? hit : memoSet(this.#memo, name, this.#inner.resolve(name));
-  }
-  decorateTools(tools) {
-    return this.#inner.decorateTools(tools);
-  }
-  decorateResult(toolName, result) {
-    return this.#inner.decorateResult(toolName, result);
-  }
-  free() {
-    this.#inner.free();
-  }
-}
+export const matchGlob = memoizedMatchGlob(lazy, wasm);
 
 /** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
 export class ListCache {
@@ -166,7 +77,7 @@ export class ResultCache {
 
   constructor(options) {
     this.#options = options;
-    if (initialized) this.#inner = new wasm.ResultCache(options);
+    if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
   }
 
   async #cache() {

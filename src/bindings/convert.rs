@@ -1,4 +1,6 @@
 //! JS value <-> Rust conversions shared by the exports.
+// Most of these serve the host entry only; the server build links what it uses.
+#![cfg_attr(not(feature = "host"), allow(dead_code))]
 
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;

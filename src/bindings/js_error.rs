@@ -1,5 +1,7 @@
 //! Errors as real JS `Error`s whose `name` keeps the DOMException name, and the one way async
 //! exports turn into promises.
+// Most of these serve the host entry only; the server build links what it uses.
+#![cfg_attr(not(feature = "host"), allow(dead_code))]
 
 use wasm_bindgen::JsValue;
 

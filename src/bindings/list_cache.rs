@@ -1,5 +1,5 @@
-//! Exports for SEP-2549 list TTLs and URI templates: `listCacheMeta`, `ListCache`,
-//! `matchUriTemplate`.
+//! Host exports for SEP-2549 list TTLs and URI templates: `ListCache`, `matchUriTemplate`
+//! (`listCacheMeta`, which servers call, is in `server.rs`).
 //!
 //! Reading a JS input can run arbitrary JS (a getter, a `Proxy` trap, the `now` clock), and that
 //! JS may call back into the same `ListCache`. So every method reads and checks all of its inputs
@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::{optional_function, options_object, read, set};
 use super::js_error::type_error;
-use crate::state_sync::list_cache::{self, ListCache, ListHit, ListParams, ListScope};
+use crate::state_sync::list_cache::{ListCache, ListHit, ListParams, ListScope};
 use crate::state_sync::template;
 
 /// The string exactly as JS holds it, or `None` for a non-string. A string with a lone surrogate
@@ -48,9 +48,7 @@ const PARAMS_TYPE: &str = "params must be an object, undefined or null";
 const CURSOR_TYPE: &str = "params.cursor must be a string (without lone surrogates) or absent";
 const URI_TYPE: &str = "params.uri must be a string (without lone surrogates) or absent";
 const AUTH_TYPE: &str = "authContext must be a string (without lone surrogates), undefined or null";
-const SCOPE_TYPE: &str = "scope must be \"public\" or \"private\"";
 const CACHE_SCOPE_TYPE: &str = "cacheScope must be \"public\" or \"private\"";
-const TTL_TYPE: &str = "ttlMs must be a number";
 const ALLOW_STALE_TYPE: &str = "allowStale must be a boolean";
 const CLOCK_TYPE: &str = "the ListCache clock `now()` must return a finite number";
 
@@ -63,28 +61,6 @@ fn scope_value(value: &JsValue, message: &'static str) -> Result<Option<ListScop
         .and_then(|s| ListScope::from_wire(&s))
         .map(Some)
         .ok_or_else(|| type_error(message))
-}
-
-/// `listCacheMeta({ ttlMs, scope })`: the SEP-2549 fields a server adds to a list result,
-/// `{ ttlMs, cacheScope? }`. `ttlMs` is always emitted (servers must send it), `0` included:
-/// absent, negative or non-finite values become `0`, fractions are floored. A `ttlMs` that is
-/// present but not a number, or a `scope` other than `"public"`/`"private"`, is a `TypeError`.
-#[wasm_bindgen(js_name = listCacheMeta, unchecked_return_type = "ListCacheMeta")]
-pub fn list_cache_meta(
-    #[wasm_bindgen(unchecked_param_type = "ListCacheMetaOptions")] options: JsValue,
-) -> Result<JsValue, JsValue> {
-    let ttl = read(&options, "ttlMs")?;
-    if !ttl.is_undefined() && ttl.as_f64().is_none() {
-        return Err(type_error(TTL_TYPE));
-    }
-    let scope = scope_value(&read(&options, "scope")?, SCOPE_TYPE)?;
-    let meta = list_cache::list_cache_meta(ttl.as_f64().unwrap_or(0.0), scope);
-    let obj = Object::new();
-    set(&obj, "ttlMs", meta.ttl_ms);
-    if let Some(scope) = meta.scope {
-        set(&obj, "cacheScope", scope.as_str());
-    }
-    Ok(obj.into())
 }
 
 /// `{ cursor, uri }`: `undefined`/`null` params are the first page; an object's `cursor` and

@@ -1,21 +1,39 @@
 //! The JavaScript API: `#[wasm_bindgen]` exports and the conversions between JS values and the
 //! Rust types of [`crate::core`], [`crate::cache`] and [`crate::store`]. No logic lives here.
 
+#[cfg(feature = "host")]
 mod augment;
 mod convert;
+#[cfg(feature = "host")]
 mod default_cache;
 mod js_error;
+#[cfg(feature = "host")]
 mod list_cache;
+mod memory;
+#[cfg(feature = "host")]
 mod pipeline;
+#[cfg(feature = "host")]
 mod result_cache;
+#[cfg(feature = "server")]
+mod server;
 mod state_sync;
+#[cfg(feature = "host")]
 mod sync_helpers;
 mod types;
 
+#[cfg(feature = "host")]
 pub use augment::*;
+#[cfg(feature = "host")]
 pub use default_cache::*;
+#[cfg(feature = "host")]
 pub use list_cache::*;
+pub use memory::*;
+#[cfg(feature = "host")]
 pub use pipeline::*;
+#[cfg(feature = "host")]
 pub use result_cache::JsResultCache;
+#[cfg(feature = "server")]
+pub use server::*;
 pub use state_sync::*;
+#[cfg(feature = "host")]
 pub use sync_helpers::*;

@@ -8,7 +8,9 @@
 // comes only from the tarball), then runs each consumer: Node ESM, Node CommonJS, Vitest,
 // TypeScript (tsc --strict, moduleResolution "bundler"), the React chat example built by Vite
 // and driven in headless Chromium (page + module worker), and a bundler-free
-// <script type="module"> page. Each one asserts a real by-reference round trip.
+// <script type="module"> page. Each one asserts a real by-reference round trip. The server
+// entry (`mcp-result-cache/server`, its own .wasm) gets Node ESM, CommonJS, TypeScript and
+// plain-page consumers, and the Vite build of the host-only example must not contain it.
 //
 // Output: `ok - <check>` / `not ok - <check>: <reason>` per check (details on stderr), then
 // `consumers: N passed, M failed`; exit code 1 when anything failed. Every wait is bounded;
@@ -305,12 +307,12 @@ function declaredExports(source) {
   return { values, types };
 }
 
-/** Names a source file imports from the package. */
-function importedNames(source) {
+/** Names a source file imports from `specifier` (the package or one of its subpaths). */
+function importedNames(source, specifier = PACKAGE) {
   const file = ts.createSourceFile('consumer.ts', source, ts.ScriptTarget.Latest, true);
   const names = new Set();
   for (const statement of file.statements) {
-    if (!ts.isImportDeclaration(statement) || statement.moduleSpecifier.text !== PACKAGE) continue;
+    if (!ts.isImportDeclaration(statement) || statement.moduleSpecifier.text !== specifier) continue;
     const bindings = statement.importClause?.namedBindings;
     if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) names.add((e.propertyName ?? e.name).text);
   }
@@ -352,11 +354,14 @@ const C = {
   tsRun: 'the TypeScript consumer, compiled, runs its round trip in Node',
   tsDocumented: 'tsc accepts the calls README.md documents with their optional arguments omitted',
   tsNode16: 'tsc with moduleResolution node16 types both an ESM (.mts) and a CommonJS (.cts) consumer',
-  noAny: 'no `any` type in the shipped declarations (js/index.d.ts, pkg/web, pkg/node)',
+  serverEsm: 'node ESM imports mcp-result-cache/server (its own module) and decorates tools and results',
+  serverCjs: 'node CommonJS requires mcp-result-cache/server; import() gives the same instance',
+  noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin)',
   chat: 'react-chat turn in Chromium passes the 240 rows to chart.create by reference',
   worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
   plain: 'a plain <script type="module"> page imports js/browser.mjs unbundled and round-trips',
+  plainServer: 'a plain <script type="module"> page imports js/server.mjs unbundled and fetches only the server .wasm',
 };
 
 async function main() {
@@ -399,7 +404,8 @@ async function main() {
     const files = await listFiles(root);
     const forbidden = files.filter((f) => /^(src|target|tests|node_modules|www|scripts|examples|\.tmp)\//.test(f) || /\.(rs|tgz)$/.test(f));
     assert(forbidden.length === 0, `unexpected files: ${forbidden.slice(0, 5).join(', ')}`, forbidden.join('\n'));
-    for (const f of ['pkg/web/mcp_result_cache_bg.wasm', 'pkg/node/mcp_result_cache_bg.wasm', 'pkg/web/mcp_result_cache.d.ts', 'js/index.d.ts']) {
+    for (const f of ['pkg/web/mcp_result_cache_bg.wasm', 'pkg/node/mcp_result_cache_bg.wasm', 'pkg/web/mcp_result_cache.d.ts', 'js/index.d.ts',
+      'pkg/server-web/mcp_result_cache_bg.wasm', 'pkg/server-node/mcp_result_cache_bg.wasm', 'pkg/server-web/mcp_result_cache.d.ts', 'js/server.d.ts']) {
       assert(files.includes(f), `missing ${f}`);
     }
     for (const f of files.filter((f) => f.endsWith('.wasm'))) {
@@ -424,6 +430,16 @@ async function main() {
     assert(out.ok && URI_RE.test(out.uri) && URI_RE.test(out.visibleUri), `unexpected output ${stdout}`);
   });
 
+  await check(C.serverEsm, [C.install], async () => {
+    const out = lastJsonLine((await node(['server.mjs'], { cwd: projects['node-esm'] })).stdout);
+    assert(out.ok && out.description === 'An invoice. [Cache-Control: no-store]', `unexpected output ${JSON.stringify(out)}`);
+  });
+
+  await check(C.serverCjs, [C.install], async () => {
+    const out = lastJsonLine((await node(['server.cjs'], { cwd: projects['node-cjs'] })).stdout);
+    assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
+  });
+
   await check(C.vitest, [C.install], async () => {
     const dir = projects.vitest;
     const report = join(dir, 'vitest-report.json');
@@ -443,15 +459,22 @@ async function main() {
   const installedRoot = () => join(projects.typescript, 'node_modules', PACKAGE);
 
   await check(C.tsExports, [C.install], async () => {
-    const declared = declaredExports(await readFile(join(installedRoot(), 'js/index.d.ts'), 'utf8'));
-    const imported = importedNames(await readFile(join(projects.typescript, 'consumer.ts'), 'utf8'));
-    const notUsed = [...declared.values, ...declared.types].filter((n) => !imported.has(n));
-    assert(notUsed.length === 0, `consumer.ts does not import: ${notUsed.join(', ')} (add them to tests/consumers/fixtures/typescript/consumer.ts)`);
-    const runtime = Object.keys(await import(pathToFileURL(join(installedRoot(), 'js/node.mjs')).href));
-    const undeclared = runtime.filter((n) => !declared.values.has(n));
-    const missing = [...declared.values].filter((n) => !runtime.includes(n));
-    assert(undeclared.length === 0, `exported at runtime but not declared in js/index.d.ts: ${undeclared.join(', ')}`);
-    assert(missing.length === 0, `declared in js/index.d.ts but not exported by js/node.mjs: ${missing.join(', ')}`);
+    // Each entry: its declarations, the consumer that must import all of them, its Node module.
+    const entries = [
+      { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, runtime: 'js/node.mjs' },
+      { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, runtime: 'js/server.node.mjs' },
+    ];
+    for (const { dts, consumer, specifier, runtime: entry } of entries) {
+      const declared = declaredExports(await readFile(join(installedRoot(), dts), 'utf8'));
+      const imported = importedNames(await readFile(join(projects.typescript, consumer), 'utf8'), specifier);
+      const notUsed = [...declared.values, ...declared.types].filter((n) => !imported.has(n));
+      assert(notUsed.length === 0, `${consumer} does not import: ${notUsed.join(', ')} (add them to tests/consumers/fixtures/typescript/${consumer})`);
+      const runtime = Object.keys(await import(pathToFileURL(join(installedRoot(), entry)).href));
+      const undeclared = runtime.filter((n) => !declared.values.has(n));
+      const missing = [...declared.values].filter((n) => !runtime.includes(n));
+      assert(undeclared.length === 0, `exported at runtime but not declared in ${dts}: ${undeclared.join(', ')}`);
+      assert(missing.length === 0, `declared in ${dts} but not exported by ${entry}: ${missing.join(', ')}`);
+    }
   });
 
   await check(C.tsc, [C.install], async () => {
@@ -462,18 +485,24 @@ async function main() {
     });
     // The declarations really come from the installed package through the `types` condition.
     const { stdout } = await node([TSC, '-p', 'tsconfig.json', '--listFiles'], { cwd: projects.typescript });
-    const expected = join(installedRoot(), 'js/index.d.ts');
-    assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
+    for (const dts of ['js/index.d.ts', 'js/server.d.ts']) {
+      const expected = join(installedRoot(), dts);
+      assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
+    }
   });
 
   await check(C.tsRun, [C.tsc], async () => {
-    const source = await readFile(join(projects.typescript, 'consumer.ts'), 'utf8');
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-    });
-    await writeFile(join(projects.typescript, 'consumer.mjs'), outputText);
+    for (const name of ['consumer', 'server-consumer']) {
+      const source = await readFile(join(projects.typescript, `${name}.ts`), 'utf8');
+      const { outputText } = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+      });
+      await writeFile(join(projects.typescript, `${name}.mjs`), outputText);
+    }
     const out = lastJsonLine((await node(['consumer.mjs'], { cwd: projects.typescript })).stdout);
     assert(out.ok && URI_RE.test(out.uri) && URI_RE.test(out.modelUri), `unexpected output ${JSON.stringify(out)}`);
+    const server = lastJsonLine((await node(['server-consumer.mjs'], { cwd: projects.typescript })).stdout);
+    assert(server.ok && server.overlaps === 1, `unexpected server output ${JSON.stringify(server)}`);
   });
 
   await check(C.tsDocumented, [C.install], async () => {
@@ -514,6 +543,15 @@ async function main() {
     assert(files.includes('index.html'), 'dist/index.html missing');
     assert(files.some((f) => /^assets\/.*\.wasm$/.test(f)), `no .wasm asset emitted: ${files.join(', ')}`);
     assert(files.some((f) => /^assets\/worker-.*\.js$/.test(f)), `no worker chunk emitted: ${files.join(', ')}`);
+    // The example imports only the host entry: the server's module must not be in the build.
+    const installed = join(dir, 'node_modules', PACKAGE);
+    const hostWasm = await readFile(join(installed, 'pkg/web/mcp_result_cache_bg.wasm'));
+    const serverWasm = await readFile(join(installed, 'pkg/server-web/mcp_result_cache_bg.wasm'));
+    const wasmAssets = await Promise.all(files.filter((f) => f.endsWith('.wasm')).map((f) => readFile(join(dist, f))));
+    assert(wasmAssets.some((w) => w.equals(hostWasm)), 'the host .wasm is not among the emitted assets');
+    assert(!wasmAssets.some((w) => w.equals(serverWasm)), 'the server .wasm was bundled into a host-only build');
+    const scripts = await Promise.all(files.filter((f) => f.endsWith('.js')).map((f) => readFile(join(dist, f), 'utf8')));
+    assert(!scripts.some((js) => js.includes('statesync_decorateResult')), 'the server glue was bundled into a host-only build');
     chatUrl = await serveStatic(dist);
   });
 
@@ -569,6 +607,19 @@ async function main() {
     assert(plain.wasmResponses.some((r) => r.url.endsWith('/node_modules/mcp-result-cache/pkg/web/mcp_result_cache_bg.wasm')),
       `wasm fetched from ${plain.wasmResponses.map((r) => r.url).join(', ')}`);
     assertNoProblems(plain);
+  });
+
+  await check(C.plainServer, [C.install], async () => {
+    const url = await serveStatic(projects['plain-esm']);
+    const page = await openPage(`${url}/server.html`);
+    await page.page.waitForSelector('#status:not([data-state="running"])');
+    const status = await dataset(page.page, '#status');
+    assert(status.state === 'done', `page failed: ${status.error || status.text}`);
+    assert(status.text0 === '<cache_invalidation cause="billing.refund" domains="billing.get_*" />', `decorated ${status.text0}`);
+    const fetched = page.wasmResponses.map((r) => r.url);
+    assert(fetched.length === 1 && fetched[0].endsWith('/node_modules/mcp-result-cache/pkg/server-web/mcp_result_cache_bg.wasm'),
+      `wasm fetched: ${fetched.join(', ')}`);
+    assertNoProblems(page);
   });
 }
 

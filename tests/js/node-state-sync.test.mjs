@@ -6,9 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 import {
-  StateSync, ListCache, ResultCache, matchGlob, validatePattern, detectOverlaps,
-  parseCacheControl, parseInvalidations, listCacheMeta, matchUriTemplate, wasmMemoryBytes,
+  ListCache, ResultCache, matchGlob, parseCacheControl, parseInvalidations, matchUriTemplate, wasmMemoryBytes,
 } from '../../js/node.mjs';
+// The server's half of State Sync: its own entry and WebAssembly module.
+import {
+  StateSync, validatePattern, detectOverlaps, listCacheMeta, matchGlob as serverMatchGlob,
+  wasmMemoryBytes as serverMemoryBytes,
+} from '../../js/server.node.mjs';
 
 test('matchGlob reference rows and separators', () => {
   const rows = [
@@ -16,8 +20,11 @@ test('matchGlob reference rows and separators', () => {
     ['a.*.b', 'a..b', true], ['a.**.b.**.c', 'a.x.b.y.z.c', true], ['Sprints.get', 'sprints.get', false],
     ['**', '', true], ['billing.get_*', 'billing.get_invoice', true], ['billing.get_*', 'billing.get.x', false],
   ];
-  for (const [p, n, expected] of rows) assert.equal(matchGlob(p, n), expected, `${p} vs ${n}`);
-  assert.equal(matchGlob('billing__get_*', 'billing__get_invoice', { separator: '__' }), true);
+  // The host entry and the server entry answer the same.
+  for (const glob of [matchGlob, serverMatchGlob]) {
+    for (const [p, n, expected] of rows) assert.equal(glob(p, n), expected, `${p} vs ${n}`);
+    assert.equal(glob('billing__get_*', 'billing__get_invoice', { separator: '__' }), true);
+  }
 });
 
 test('validatePattern errors carry the stable phrases', () => {
@@ -180,7 +187,14 @@ test('the browser entry memoizes matchGlob with collision-free keys', async () =
   assert.equal(reads, 1);
   assert.throws(() => browser.matchGlob('a', 'a', { get separator() { throw new Error('boom'); } }), TypeError);
   assert.throws(() => browser.matchGlob({ length: 3e9 }, 'a'), TypeError);
-  const sync = new browser.StateSync({ policies: [{ match: 'a.*', cacheControl: 'immutable' }] });
+  // The server entry's browser build memoizes StateSync#resolve.
+  const serverWeb = await import('../../pkg/server-web/mcp_result_cache.js');
+  serverWeb.initSync({ module: readFileSync(new URL('../../pkg/server-web/mcp_result_cache_bg.wasm', import.meta.url)) });
+  const serverBrowser = await import('../../js/server.mjs');
+  await serverBrowser.ready();
+  assert.equal(serverBrowser.matchGlob('*', '*\0x'), true);
+  assert.equal(serverBrowser.matchGlob('*\0*', 'x'), false);
+  const sync = new serverBrowser.StateSync({ policies: [{ match: 'a.*', cacheControl: 'immutable' }] });
   assert.equal(sync.resolve('a.x'), sync.resolve('a.y'));
   assert.equal(sync.resolve('a.'.repeat(200)), null);
   assert.throws(() => sync.resolve(Symbol('x')), TypeError);
@@ -284,7 +298,9 @@ test('wrong types, throwing getters and revoked proxies are TypeErrors, never tr
 
 test('100 000 hostile calls leave the module working', () => {
   const calls = hostileCalls();
-  const before = wasmMemoryBytes();
+  // Both modules: the hostile calls reach the host's and the server's.
+  const memory = () => wasmMemoryBytes() + serverMemoryBytes();
+  const before = memory();
   let typeErrors = 0;
   for (let i = 0; i < 100_000; i++) {
     try {
@@ -294,7 +310,7 @@ test('100 000 hostile calls leave the module working', () => {
     }
   }
   assert.equal(typeErrors, 100_000);
-  assert.ok(wasmMemoryBytes() - before <= 1 << 20, `wasm memory grew by ${wasmMemoryBytes() - before} bytes`);
+  assert.ok(memory() - before <= 1 << 20, `wasm memory grew by ${memory() - before} bytes`);
   assert.equal(matchGlob('billing.get_*', 'billing.get_invoice'), true);
   assert.equal(matchGlob('billing.get_*', 'billing.refund'), false);
   const sync = new StateSync({ policies: [{ match: 'a.*', invalidates: ['b.*'] }] });

@@ -1,0 +1,59 @@
+// `mcp-result-cache/server` for browsers, workers and bundlers: MCP Fusion's State-Sync layer for
+// MCP servers (and for a host decorating servers it does not control). Its own WebAssembly
+// module (pkg/server-web), separate from the host entry's: a chat host never downloads it, and
+// a server never downloads the cache.
+//
+// Every export is synchronous: `await ready()` once at startup (they throw a clear error
+// before that). Importing this module has no side effects (no fetch; SSR-safe).
+import init, * as wasm from '../pkg/server-web/mcp_result_cache.js';
+import { lazyModule, memoSet, memoizedMatchGlob, MAX_NAME_LENGTH } from './wasm-entry.mjs';
+
+const lazy = lazyModule(init);
+
+/** Resolves once the WebAssembly module is ready; idempotent. */
+export const ready = lazy.ready;
+const requireReady = lazy.requireReady;
+
+function syncExport(name) {
+  return (...args) => {
+    requireReady(name);
+    return wasm[name](...args);
+  };
+}
+
+export const validatePattern = syncExport('validatePattern');
+export const detectOverlaps = syncExport('detectOverlaps');
+export const listCacheMeta = syncExport('listCacheMeta');
+export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
+
+/** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
+export const matchGlob = memoizedMatchGlob(lazy, wasm);
+
+/** MCP Fusion's State-Sync layer (needs `await ready()` first in a browser). */
+export class StateSync {
+  #inner;
+  #memo = new Map();
+
+  constructor(config) {
+    requireReady('new StateSync');
+    this.#inner = new wasm.StateSync(config);
+  }
+  /**
+   * Frozen resolved policy or `null`: one shared object per matching policy (and one for the
+   * defaults), so names matched by the same policy get the same object.
+   */
+  resolve(name) {
+    if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) return this.#inner.resolve(name);
+    const hit = this.#memo.get(name);
+    return hit !== undefined ? hit : memoSet(this.#memo, name, this.#inner.resolve(name));
+  }
+  decorateTools(tools) {
+    return this.#inner.decorateTools(tools);
+  }
+  decorateResult(toolName, result) {
+    return this.#inner.decorateResult(toolName, result);
+  }
+  free() {
+    this.#inner.free();
+  }
+}

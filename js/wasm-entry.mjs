@@ -1,0 +1,77 @@
+// Helpers shared by the two browser entries (js/browser.mjs, js/server.mjs): lazy
+// instantiation of an entry's WebAssembly module, and the bounded memos in front of the calls
+// hosts and servers make per tool name. Importing this module has no side effects.
+
+/**
+ * One entry's lazy module: `ready()` instantiates it on first call (a failed fetch is retried
+ * by the next call), `requireReady(name)` guards the synchronous exports.
+ */
+export function lazyModule(init) {
+  let initialization = null;
+  const state = { initialized: false, exports: null };
+  state.ready = () => {
+    if (!initialization) {
+      initialization = init().then(
+        (exports) => {
+          state.exports = exports;
+          state.initialized = true;
+        },
+        (error) => {
+          initialization = null;
+          throw error;
+        },
+      );
+    }
+    return initialization;
+  };
+  state.requireReady = (name) => {
+    if (!state.initialized) {
+      throw new Error(`mcp-result-cache: ${name}() needs the WebAssembly module; await ready() once before calling it`);
+    }
+  };
+  return state;
+}
+
+// Hot-path memo for the calls made per tool name: the answers are pure functions of their
+// arguments, so a bounded JS Map in front of the wasm call returns identical results without
+// paying the boundary crossing (string copies) on every call.
+const MEMO_LIMIT = 4096;
+export function memoSet(map, key, value) {
+  if (map.size >= MEMO_LIMIT) map.clear();
+  map.set(key, value);
+  return value;
+}
+
+// Bounds of the wasm matcher (see matchGlob's docs): longer strings are answered there in
+// constant time, and are not kept here, where one memo entry would hold them alive.
+export const MAX_NAME_LENGTH = 256;
+const MAX_PATTERN_LENGTH = 1024;
+
+/** A memoized `matchGlob(pattern, name, { separator }?)` over an entry's wasm export. */
+export function memoizedMatchGlob(lazy, wasm) {
+  const memo = new Map();
+  return function matchGlob(pattern, name, options) {
+    lazy.requireReady('matchGlob');
+    if (
+      typeof pattern !== 'string' || typeof name !== 'string' ||
+      pattern.length > MAX_PATTERN_LENGTH || name.length > MAX_NAME_LENGTH ||
+      (options != null && typeof options !== 'object')
+    ) {
+      return wasm.matchGlob(pattern, name, options); // answers, or throws the TypeError
+    }
+    // Read the separator once: a getter could answer differently for the key and for the match.
+    // A read that throws is left to the wasm export, which reports it as a TypeError.
+    let separator;
+    try {
+      separator = options?.separator;
+    } catch {
+      return wasm.matchGlob(pattern, name, options);
+    }
+    if (separator !== undefined && typeof separator !== 'string') return wasm.matchGlob(pattern, name, { separator });
+    const sep = separator ?? '.';
+    // Length prefixes make the key collision-free whatever the strings contain.
+    const key = `${sep.length}:${sep}${pattern.length}:${pattern}${name}`;
+    const hit = memo.get(key);
+    return hit !== undefined ? hit : memoSet(memo, key, wasm.matchGlob(pattern, name, { separator: sep }));
+  };
+}
