@@ -1,6 +1,8 @@
 // Runs in the browser page: floor (raw IndexedDB), js-baseline (bench/js-baseline.mjs) and ours
 // (the release package), interleaved, with warm-up; publishes window.__benchResult.
 import * as ours from '../js/browser.mjs';
+// Server-side State Sync lives in its own entry (and its own .wasm) since the host/server split.
+import * as oursServer from '../js/server.mjs';
 import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlob as jsMatchGlob } from './js-baseline.mjs';
 
 const params = new URLSearchParams(location.search);
@@ -130,7 +132,8 @@ workloads.push({
   run: async (impl) => {
     let hits = 0;
     if (impl === 'ours') {
-      const sync = new ours.StateSync({ policies });
+      await oursServer.ready();
+      const sync = new oursServer.StateSync({ policies });
       for (let i = 0; i < 5000; i++) {
         if (ours.matchGlob('**.get*', names[i % 200])) hits++;
         if (sync.resolve(names[i % 200])) hits++;
