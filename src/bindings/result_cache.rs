@@ -429,7 +429,7 @@ impl JsResultCache {
         promise(async move {
             let scope = conv_scope(&options.unwrap_or(JsValue::UNDEFINED))?;
             let mut records = cache.entries(scope.as_deref()).await.map_err(store_error)?;
-            records.sort_by(|a, b| a.added_at.total_cmp(&b.added_at));
+            crate::core::sort::sort_by(&mut records, |a, b| a.added_at < b.added_at);
             let list: js_sys::Array = records
                 .into_iter()
                 .map(|r| {

@@ -11,5 +11,6 @@ pub mod policy;
 pub mod record;
 pub mod reuse;
 pub mod size;
+pub mod sort;
 pub mod substitute;
 pub mod uri;

@@ -153,7 +153,7 @@ fn write_canonical(value: &JsValue, depth: usize, out: &mut String) -> bool {
     let has_to_json = || Reflect::get(value, &"toJSON".into()).is_ok_and(|f| f.is_function());
     if value.is_object() && !has_to_json() {
         let mut keys = own_keys(value);
-        keys.sort();
+        crate::core::sort::sort_by(&mut keys, |a, b| a < b);
         out.push('{');
         let mut first = true;
         for key in keys {

@@ -157,10 +157,28 @@ type Span = std::ops::Range<usize>;
 /// Every invalidation signal in a text with its byte span, tag and legacy forms, in order of
 /// appearance. A legacy form inside a tag (e.g. in its `cause`) is part of that tag, not a signal.
 fn signals(text: &str) -> Vec<(Span, Invalidation)> {
-    let (mut found, tag_spans) = tags(text);
-    found.extend(legacy_signals(text, &tag_spans));
-    found.sort_by_key(|(span, _)| span.start);
-    found
+    let (tag_signals, tag_spans) = tags(text);
+    let legacy = legacy_signals(text, &tag_spans);
+    // Both lists are in order of appearance: merge them (stably, tags first on a tie).
+    let mut merged = Vec::with_capacity(tag_signals.len() + legacy.len());
+    let mut tags = tag_signals.into_iter().peekable();
+    let mut legacy = legacy.into_iter().peekable();
+    loop {
+        let take_legacy = match (tags.peek(), legacy.peek()) {
+            (Some(t), Some(l)) => l.0.start < t.0.start,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        let next = if take_legacy {
+            legacy.next()
+        } else {
+            tags.next()
+        };
+        match next {
+            Some(signal) => merged.push(signal),
+            None => return merged,
+        }
+    }
 }
 
 /// The `<cache_invalidation … />` tags: the signals, and the spans of every tag (with or

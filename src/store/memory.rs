@@ -4,7 +4,7 @@
 //! Contents last as long as the cache object.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Reflect};
@@ -12,14 +12,15 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::{Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome};
 use crate::core::policy::{room_needed, Eviction, Room};
+use crate::core::sort::sort_by;
 
-/// In-memory store: records by key, plus a least-recently-used order and running totals, so a
-/// write costs the same whatever the store holds.
+/// In-memory store: the records in least-recently-used order (oldest first; ties by URI), and
+/// running totals. One vector rather than ordered maps: a memory cache holds at most a few
+/// thousand entries, a linear scan of them costs microseconds, and the WebAssembly module does
+/// not carry a B-tree implementation for it.
 #[derive(Default)]
 pub struct MemoryStore {
-    records: RefCell<BTreeMap<String, JsRecord>>,
-    /// `(last use, uri)`, oldest first.
-    by_last_use: RefCell<BTreeSet<(u64, String)>>,
+    records: RefCell<Vec<JsRecord>>,
     totals: Cell<Totals>,
 }
 
@@ -59,19 +60,25 @@ impl MemoryStore {
 
     fn insert(&self, record: JsRecord) {
         self.remove(&record.uri);
-        self.by_last_use
-            .borrow_mut()
-            .insert((order_key(record.last_used_at), record.uri.clone()));
         self.totals
             .set(self.totals.get().with_entry(record.size_bytes));
-        self.records.borrow_mut().insert(record.uri.clone(), record);
+        let key = order_key(record.last_used_at);
+        let mut records = self.records.borrow_mut();
+        // After every record used earlier (or as late, with a smaller URI).
+        let at = records
+            .iter()
+            .rposition(|r| {
+                let k = order_key(r.last_used_at);
+                k < key || (k == key && r.uri < record.uri)
+            })
+            .map_or(0, |i| i + 1);
+        records.insert(at, record);
     }
 
     fn remove(&self, uri: &str) -> Option<JsRecord> {
-        let record = self.records.borrow_mut().remove(uri)?;
-        self.by_last_use
-            .borrow_mut()
-            .remove(&(order_key(record.last_used_at), record.uri.clone()));
+        let mut records = self.records.borrow_mut();
+        let at = records.iter().position(|r| r.uri == uri)?;
+        let record = records.remove(at);
         self.totals
             .set(self.totals.get().without_entry(record.size_bytes));
         Some(record)
@@ -82,12 +89,11 @@ impl MemoryStore {
         let mut walk = Eviction::new(room);
         while !walk.done() {
             let oldest = self
-                .by_last_use
+                .records
                 .borrow()
                 .iter()
-                .map(|(_, uri)| uri)
-                .find(|uri| Some(uri.as_str()) != keep)
-                .cloned();
+                .find(|r| Some(r.uri.as_str()) != keep)
+                .map(|r| r.uri.clone());
             let Some(record) = oldest.and_then(|uri| self.remove(&uri)) else {
                 break;
             };
@@ -97,14 +103,18 @@ impl MemoryStore {
     }
 
     fn delete_where(&self, pred: impl Fn(&JsRecord) -> bool) -> u32 {
-        let doomed: Vec<String> = self
-            .records
-            .borrow()
-            .values()
-            .filter(|r| pred(r))
-            .map(|r| r.uri.clone())
-            .collect();
-        doomed.iter().filter_map(|uri| self.remove(uri)).count() as u32
+        let mut records = self.records.borrow_mut();
+        let before = records.len();
+        let mut totals = self.totals.get();
+        records.retain(|r| {
+            let doomed = pred(r);
+            if doomed {
+                totals = totals.without_entry(r.size_bytes);
+            }
+            !doomed
+        });
+        self.totals.set(totals);
+        (before - records.len()) as u32
     }
 }
 
@@ -156,7 +166,9 @@ impl RecordStore for MemoryStore {
 
     async fn stats(&self) -> Result<StoreStats, StoreError> {
         let records = self.records.borrow();
-        let conversations: BTreeSet<&str> = records.values().map(|r| r.conv_id.as_str()).collect();
+        let mut conversations: Vec<&str> = records.iter().map(|r| r.conv_id.as_str()).collect();
+        sort_by(&mut conversations, |a, b| a < b);
+        conversations.dedup();
         let totals = self.totals.get();
         Ok(StoreStats {
             entries: totals.entries as u32,
@@ -178,9 +190,9 @@ impl RecordStore for MemoryStore {
         matches: Rc<dyn Fn(&str) -> bool>,
         cause: &str,
     ) -> Result<u32, StoreError> {
-        let mut decided: BTreeMap<String, bool> = BTreeMap::new();
+        let mut decided: HashMap<String, bool> = HashMap::new();
         let mut marked = 0;
-        for record in self.records.borrow_mut().values_mut() {
+        for record in self.records.borrow_mut().iter_mut() {
             let name = record.source_tool_name.as_str();
             let hit = match decided.get(name) {
                 Some(&hit) => hit,
@@ -195,13 +207,16 @@ impl RecordStore for MemoryStore {
     }
 
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
-        Ok(self
+        let mut list: Vec<JsRecord> = self
             .records
             .borrow()
-            .values()
+            .iter()
             .filter(|r| conv_id.is_none_or(|c| c == r.conv_id))
             .cloned()
-            .collect())
+            .collect();
+        // By URI, as IndexedDB lists by primary key.
+        sort_by(&mut list, |a, b| a.uri < b.uri);
+        Ok(list)
     }
 
     fn close(&self) {}
