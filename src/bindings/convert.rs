@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 use super::js_error::type_error;
 use crate::cache::CacheEvent;
 use crate::core::record::LookupOutcome;
+use crate::core::text::concat;
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
 
 #[wasm_bindgen]
@@ -71,7 +72,7 @@ pub(crate) fn options_object(value: &JsValue, what: &str) -> Result<Option<JsVal
     } else if value.is_object() {
         Ok(Some(value.clone()))
     } else {
-        Err(type_error(&format!("{what} must be an object")))
+        Err(type_error(&concat(&[what, " must be an object"])))
     }
 }
 
@@ -82,9 +83,10 @@ pub(crate) fn optional_non_negative(value: &JsValue, what: &str) -> Result<Optio
     }
     match value.as_f64() {
         Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-        _ => Err(type_error(&format!(
-            "{what} must be a non-negative finite number"
-        ))),
+        _ => Err(type_error(&concat(&[
+            what,
+            " must be a non-negative finite number",
+        ]))),
     }
 }
 
@@ -97,7 +99,7 @@ pub(crate) fn optional_function(value: &JsValue, what: &str) -> Result<Option<Fu
         .dyn_ref::<Function>()
         .cloned()
         .map(Some)
-        .ok_or_else(|| type_error(&format!("{what} must be a function")))
+        .ok_or_else(|| type_error(&concat(&[what, " must be a function"])))
 }
 
 /// The `{ convId }` scope of a read: present (and not `undefined`) → the id string. An options

@@ -162,7 +162,12 @@ fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
                 .collect::<Option<Vec<_>>>()
         })
         .flatten()
-        .ok_or_else(|| type_error(&format!("{what} must be an array of strings")))
+        .ok_or_else(|| {
+            type_error(&crate::core::text::concat(&[
+                what,
+                " must be an array of strings",
+            ]))
+        })
 }
 
 fn auto_store(db_name: &str) -> SelectedStore {

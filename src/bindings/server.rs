@@ -42,6 +42,13 @@ fn plain_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()
 }
 
+/// How a non-string option value appears in an error message: `(a number)`, `(a object)`, …
+/// (its `typeof`; no user code runs, unlike `String(value)`).
+fn non_string(value: &JsValue) -> String {
+    let kind = value.js_typeof().as_string().unwrap_or_default();
+    crate::core::text::concat(&["(a ", &kind, ")"])
+}
+
 fn strings(list: &[String]) -> Array {
     list.iter().map(|s| JsValue::from_str(s)).collect()
 }
@@ -87,11 +94,11 @@ pub fn validate_pattern(
         return Err(type_error("pattern must be a non-empty string"));
     }
     if pattern.unchecked_ref::<JsString>().length() as usize > MAX_PATTERN_LEN {
-        return Err(plain_error(&glob::PatternError::TooLong.to_string()));
+        return Err(plain_error(&glob::PatternError::TooLong.message()));
     }
     // A lone surrogate arrives as U+FFFD, which no valid segment contains: still invalid.
     let pattern = pattern.as_string().unwrap_or_default();
-    glob::validate_pattern(&pattern, &separator).map_err(|e| plain_error(&e.to_string()))
+    glob::validate_pattern(&pattern, &separator).map_err(|e| plain_error(&e.message()))
 }
 
 /// One policy as read from JS, and whether its `match` survived the trip intact (no lone
@@ -103,14 +110,14 @@ struct ReadPolicy {
 
 /// Reads one JS policy object, with the validation messages of MCP Fusion.
 fn sync_policy(index: usize, value: &JsValue) -> Result<ReadPolicy, JsValue> {
-    let error = |e: policy::PolicyError| plain_error(&e.to_string());
+    let error = |e: policy::PolicyError| plain_error(&e.0);
     let pattern = read(value, "match")?;
     let match_pattern = pattern
         .as_string()
         .ok_or_else(|| error(policy::PolicyError::match_not_a_string(index)))?;
     let cache_control = match read(value, "cacheControl")? {
         v if v.is_undefined() => None,
-        v => Some(v.as_string().unwrap_or_else(|| format!("{v:?}"))),
+        v => Some(v.as_string().unwrap_or_else(|| non_string(&v))),
     };
     let invalidates = read(value, "invalidates")?;
     let invalidates = if invalidates.is_undefined() {
@@ -310,10 +317,10 @@ impl JsStateSync {
         let defaults = read(&config, "defaults")?;
         let default_directive = match read(&defaults, "cacheControl")? {
             v if v.is_undefined() => None,
-            v => Some(v.as_string().unwrap_or_else(|| format!("{v:?}"))),
+            v => Some(v.as_string().unwrap_or_else(|| non_string(&v))),
         };
         let engine = PolicyEngine::new(&policies, default_directive.as_deref(), &separator)
-            .map_err(|e| plain_error(&e.to_string()))?;
+            .map_err(|e| plain_error(&e.0))?;
         let answers = vec![None; engine.len() + 1];
         Ok(Self {
             on_invalidation: optional_function(

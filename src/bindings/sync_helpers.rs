@@ -33,7 +33,7 @@ pub fn mint_cache_uri(
     #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,
 ) -> Result<String, JsValue> {
     uri::mint_cache_uri(&conv_id_string(&conv_id)?)
-        .map_err(|e| store_error(StoreError::new("NotSupportedError", e.to_string())))
+        .map_err(|e| store_error(StoreError::new("NotSupportedError", e.message())))
 }
 
 /// Parses a reference into `{ convId, token, pointer }` (`pointer` is the `#` JSON Pointer or

@@ -230,7 +230,7 @@ impl ResultCache {
                 Err(e) => self.emit(CacheEvent::Error {
                     operation: "invalidate",
                     name: "SyntaxError".to_owned(),
-                    message: e.to_string(),
+                    message: e.message(),
                 }),
             }
         }
@@ -358,7 +358,7 @@ impl ResultCache {
         let token = mint_token().map_err(|e| {
             self.failed(
                 "cacheToolResult",
-                StoreError::new("NotSupportedError", e.to_string()),
+                StoreError::new("NotSupportedError", e.message()),
             )
         })?;
         let now = self.now();

@@ -40,7 +40,7 @@ pub fn check_inline_list_cap<'a>(
 /// was, and how to get something smaller. Its length is what [`cut_marker_len`] reports.
 pub fn cut_marker(original_chars: u32) -> String {
     let mut marker = String::from(CUT_MARKER_HEAD);
-    marker.push_str(&original_chars.to_string());
+    crate::core::text::push_uint(&mut marker, u64::from(original_chars));
     marker.push_str(CUT_MARKER_TAIL);
     marker
 }

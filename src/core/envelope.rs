@@ -2,6 +2,8 @@
 //! unresolvable references, stale references, and over-long inline lists. Wording is part of the
 //! contract: models are prompted by it.
 
+use crate::core::text::{concat, push_hex4, uint};
+
 /// A blocked call's explanation, shaped for the model. Serialized as
 /// `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,18 +92,20 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
     let error = if !missing.is_empty() {
         // The error line is the contract's exact wording; details go into the hint.
         let line = match missing.as_slice() {
-            [one] => format!("invalid_args: cache URI {one} could not be resolved"),
-            many => format!(
-                "invalid_args: {} cache URIs could not be resolved",
-                many.len()
-            ),
+            [one] => concat(&["invalid_args: cache URI ", one, " could not be resolved"]),
+            many => concat(&[
+                "invalid_args: ",
+                &uint(many.len() as u64),
+                " cache URIs could not be resolved",
+            ]),
         };
         if !pointers.is_empty() {
-            hints.push(format!(
-                "The JSON Pointer {} selects nothing in the cached result: use a path that \
-                 exists in it, or drop the #fragment to pass the whole result.",
-                pointers.join(", ")
-            ));
+            hints.push(concat(&[
+                "The JSON Pointer ",
+                &pointers.join(", "),
+                " selects nothing in the cached result: use a path that exists in it, or drop \
+                 the #fragment to pass the whole result.",
+            ]));
         }
         hints.push(
             "Re-call the source tool that produced this data, then pass the fresh `_cache_uri` \
@@ -112,25 +116,32 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
         );
         line
     } else {
+        let causes = causes.join(", ");
         match stale.as_slice() {
-            [one] => format!(
-                "invalid_args: cache URI {one} is stale (invalidated by {})",
-                causes.join(", ")
-            ),
-            many => format!(
-                "invalid_args: {} cache URIs are stale (invalidated by {})",
-                many.len(),
-                causes.join(", ")
-            ),
+            [one] => concat(&[
+                "invalid_args: cache URI ",
+                one,
+                " is stale (invalidated by ",
+                &causes,
+                ")",
+            ]),
+            many => concat(&[
+                "invalid_args: ",
+                &uint(many.len() as u64),
+                " cache URIs are stale (invalidated by ",
+                &causes,
+                ")",
+            ]),
         }
     };
     if !stale.is_empty() {
-        hints.push(format!(
-            "The data behind the stale reference has changed (invalidated by {}). Re-call {} \
-             to get fresh data and pass the new `_cache_uri` from its result.",
-            causes.join(", "),
-            sources.join(", ")
-        ));
+        hints.push(concat(&[
+            "The data behind the stale reference has changed (invalidated by ",
+            &causes.join(", "),
+            "). Re-call ",
+            &sources.join(", "),
+            " to get fresh data and pass the new `_cache_uri` from its result.",
+        ]));
     }
     Envelope {
         error,
@@ -144,17 +155,31 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
 /// The envelope for an inline array argument longer than the cap.
 pub fn inline_cap_envelope(tool_name: &str, arg: &str, count: usize, cap: usize) -> Envelope {
     Envelope {
-        error: format!(
-            "invalid_args: `{arg}` has {count} records (cap: {cap}). Do not copy records into \
-             tool arguments; pass the earlier result by reference in `{arg}_uri` instead."
-        ),
+        error: concat(&[
+            "invalid_args: `",
+            arg,
+            "` has ",
+            &uint(count as u64),
+            " records (cap: ",
+            &uint(cap as u64),
+            "). Do not copy records into tool arguments; pass the earlier result by reference \
+             in `",
+            arg,
+            "_uri` instead.",
+        ]),
         missing_uris: Vec::new(),
         stale_uris: Vec::new(),
-        fix_hint: format!(
-            "Call {tool_name} again with {arg}_uri=\"<the _cache_uri of the tool result that \
-             produced these records>\" and without `{arg}`. If no earlier result has a \
-             `_cache_uri`, re-call the tool that produces the data first."
-        ),
+        fix_hint: concat(&[
+            "Call ",
+            tool_name,
+            " again with ",
+            arg,
+            "_uri=\"<the _cache_uri of the tool result that produced these records>\" and \
+             without `",
+            arg,
+            "`. If no earlier result has a `_cache_uri`, re-call the tool that produces the data \
+             first.",
+        ]),
         capped_arg: Some(arg.to_owned()),
     }
 }
@@ -163,12 +188,12 @@ pub fn inline_cap_envelope(tool_name: &str, arg: &str, count: usize, cap: usize)
 /// notice the model repeating the same failing call.
 pub fn cache_miss_signature(tool_name: &str, uris: &[String]) -> String {
     let list: Vec<String> = uris.iter().map(|u| json_string(u)).collect();
-    format!("{tool_name}|cache-miss|[{}]", list.join(","))
+    concat(&[tool_name, "|cache-miss|[", &list.join(","), "]"])
 }
 
 /// `"<tool>|inline-cap|<arg>"`.
 pub fn inline_cap_signature(tool_name: &str, arg: &str) -> String {
-    format!("{tool_name}|inline-cap|{arg}")
+    concat(&[tool_name, "|inline-cap|", arg])
 }
 
 /// A string as `JSON.stringify` writes it.
@@ -184,7 +209,10 @@ pub fn json_string(s: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => {
+                out.push_str("\\u");
+                push_hex4(&mut out, c as u32);
+            }
             c => out.push(c),
         }
     }

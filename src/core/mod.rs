@@ -13,4 +13,5 @@ pub mod reuse;
 pub mod size;
 pub mod sort;
 pub mod substitute;
+pub mod text;
 pub mod uri;

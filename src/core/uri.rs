@@ -83,9 +83,16 @@ fn conv_digest(conv_id: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RandomSourceError(pub String);
 
+impl RandomSourceError {
+    /// `no cryptographic random source available: <why>`.
+    pub fn message(&self) -> String {
+        crate::core::text::concat(&["no cryptographic random source available: ", &self.0])
+    }
+}
+
 impl std::fmt::Display for RandomSourceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "no cryptographic random source available: {}", self.0)
+        f.write_str(&self.message())
     }
 }
 
@@ -114,7 +121,9 @@ pub fn base64url_no_pad(bytes: &[u8]) -> String {
 /// Node, the OS elsewhere), base64url without padding.
 pub fn mint_token() -> Result<String, RandomSourceError> {
     let mut bytes = [0u8; TOKEN_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| RandomSourceError(e.to_string()))?;
+    // The platform's own error text would need `core::fmt`; what failed is enough.
+    getrandom::fill(&mut bytes)
+        .map_err(|_| RandomSourceError("crypto.getRandomValues failed".to_owned()))?;
     Ok(base64url_no_pad(&bytes))
 }
 

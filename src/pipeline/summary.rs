@@ -182,7 +182,7 @@ fn summary_object(
 
 fn hint(uri: Option<&str>, original_chars: u32) -> String {
     let mut hint = String::from("This result (");
-    hint.push_str(&original_chars.to_string());
+    crate::core::text::push_uint(&mut hint, u64::from(original_chars));
     match uri {
         Some(uri) => {
             hint.push_str(

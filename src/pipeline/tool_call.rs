@@ -83,7 +83,7 @@ pub fn check_inline_list_cap(
     }
     let capped = options.arg_names.iter().map(|name| {
         let value = get_own(args, name);
-        let uri_key = format!("{name}{URI_ARG_SUFFIX}");
+        let uri_key = crate::core::text::concat(&[name, URI_ARG_SUFFIX]);
         let uri = get_own(args, &uri_key);
         CappedArg {
             name: name.as_str(),

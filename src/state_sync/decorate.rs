@@ -2,10 +2,11 @@
 //! `[Cache-Control: …]` description tag and the `<cache_invalidation … />` content item.
 
 use super::policy::CacheDirective;
+use crate::core::text::concat;
 
 /// `[Cache-Control: immutable]` / `[Cache-Control: no-store]`.
 pub fn cache_control_tag(directive: CacheDirective) -> String {
-    format!("[Cache-Control: {}]", directive.as_str())
+    concat(&["[Cache-Control: ", directive.as_str(), "]"])
 }
 
 /// Finds a trailing tag like `\s*\[Cache-Control:\s*\w[^\[\]]*\]$` (MCP Fusion's pattern, with
@@ -35,7 +36,7 @@ pub fn decorate_description(description: &str, directive: CacheDirective) -> Str
     if base.is_empty() {
         tag
     } else {
-        format!("{base} {tag}")
+        concat(&[base, " ", &tag])
     }
 }
 
@@ -62,11 +63,13 @@ pub fn escape_xml_attr(s: &str) -> String {
 
 /// `<cache_invalidation cause="<tool>" domains="<p1>, <p2>" />`, attributes escaped.
 pub fn invalidation_tag(cause: &str, patterns: &[String]) -> String {
-    format!(
-        "<cache_invalidation cause=\"{}\" domains=\"{}\" />",
-        escape_xml_attr(cause),
-        escape_xml_attr(&patterns.join(", "))
-    )
+    concat(&[
+        "<cache_invalidation cause=\"",
+        &escape_xml_attr(cause),
+        "\" domains=\"",
+        &escape_xml_attr(&patterns.join(", ")),
+        "\" />",
+    ])
 }
 
 /// The prefix `StateSync` puts before each pattern of its stale notifications unless told

@@ -24,6 +24,8 @@
 //! dynamic program, O(segments(pattern) × segments(name)) comparisons; with the bounds above a
 //! whole match costs well under a millisecond whatever the input.
 
+use crate::core::envelope::json_string;
+
 /// The default separator.
 pub const DEFAULT_SEPARATOR: &str = ".";
 
@@ -51,17 +53,27 @@ pub enum PatternError {
     },
 }
 
+impl PatternError {
+    /// The message: `pattern must be a non-empty string`, `pattern is longer than 1024
+    /// characters`, or `pattern "…" has invalid segment "…": allowed are …`.
+    pub fn message(&self) -> String {
+        match self {
+            Self::Empty => "pattern must be a non-empty string".to_owned(),
+            Self::TooLong => "pattern is longer than 1024 characters".to_owned(),
+            Self::InvalidSegment { pattern, segment } => crate::core::text::concat(&[
+                "pattern ",
+                &json_string(pattern),
+                " has invalid segment ",
+                &json_string(segment),
+                ": allowed are \"**\" or non-empty runs of letters, digits, \"_\", \"-\" and \"*\"",
+            ]),
+        }
+    }
+}
+
 impl std::fmt::Display for PatternError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Empty => f.write_str("pattern must be a non-empty string"),
-            Self::TooLong => f.write_str("pattern is longer than 1024 characters"),
-            Self::InvalidSegment { pattern, segment } => write!(
-                f,
-                "pattern {pattern:?} has invalid segment {segment:?}: allowed are \"**\" or \
-                 non-empty runs of letters, digits, \"_\", \"-\" and \"*\""
-            ),
-        }
+        f.write_str(&self.message())
     }
 }
 

@@ -1,6 +1,7 @@
 //! State-Sync policies: first match wins, defaults fill in, eager validation, overlap report.
 
 use super::glob::{match_glob, pattern_covers, validate_pattern, PatternError, MAX_NAME_LEN};
+use crate::core::text::{concat, uint};
 
 /// The binary Cache-Control vocabulary (no max-age).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,36 +67,60 @@ impl std::error::Error for PolicyError {}
 impl PolicyError {
     /// `StateSync policy[i]: 'invalidates' must be an array.`
     pub fn not_an_array(index: usize) -> Self {
-        Self(format!(
-            "StateSync policy[{index}]: 'invalidates' must be an array."
-        ))
+        Self(concat(&[
+            &policy_prefix(index),
+            ": 'invalidates' must be an array.",
+        ]))
     }
 
     /// `StateSync policy[i]: 'match' must be a non-empty string.`
     pub fn match_not_a_string(index: usize) -> Self {
-        Self(format!(
-            "StateSync policy[{index}]: 'match' must be a non-empty string."
-        ))
+        Self(concat(&[
+            &policy_prefix(index),
+            ": 'match' must be a non-empty string.",
+        ]))
     }
 
     fn pattern(prefix: &str, label: &str, err: PatternError) -> Self {
         match err {
-            PatternError::Empty => Self(format!("{prefix}: {label} must be a non-empty string.")),
-            PatternError::TooLong => Self(format!(
-                "{prefix}: {label} pattern is longer than 1024 characters."
-            )),
-            PatternError::InvalidSegment { pattern, segment } => Self(format!(
-                "{prefix}: {label} pattern \"{pattern}\" has invalid segment \"{segment}\". \
-                 Allowed: alphanumeric, \"_\", \"-\", \"*\", \"**\"."
-            )),
+            PatternError::Empty => Self(concat(&[
+                prefix,
+                ": ",
+                label,
+                " must be a non-empty string.",
+            ])),
+            PatternError::TooLong => Self(concat(&[
+                prefix,
+                ": ",
+                label,
+                " pattern is longer than 1024 characters.",
+            ])),
+            PatternError::InvalidSegment { pattern, segment } => Self(concat(&[
+                prefix,
+                ": ",
+                label,
+                " pattern \"",
+                &pattern,
+                "\" has invalid segment \"",
+                &segment,
+                "\". Allowed: alphanumeric, \"_\", \"-\", \"*\", \"**\".",
+            ])),
         }
     }
 
     fn directive(prefix: &str, value: &str) -> Self {
-        Self(format!(
-            "{prefix}: invalid cacheControl \"{value}\". Allowed: \"no-store\", \"immutable\"."
-        ))
+        Self(concat(&[
+            prefix,
+            ": invalid cacheControl \"",
+            value,
+            "\". Allowed: \"no-store\", \"immutable\".",
+        ]))
     }
+}
+
+/// `StateSync policy[<index>]`, the start of every configuration error.
+fn policy_prefix(index: usize) -> String {
+    concat(&["StateSync policy[", &uint(index as u64), "]"])
 }
 
 /// Which rule applies to a tool name: the first matching policy, or the defaults.
@@ -208,7 +233,7 @@ fn validate_policy(
     policy: &SyncPolicy,
     separator: &str,
 ) -> Result<(Option<CacheDirective>, Vec<String>), PolicyError> {
-    let prefix = format!("StateSync policy[{index}]");
+    let prefix = policy_prefix(index);
     validate_pattern(&policy.match_pattern, separator)
         .map_err(|e| PolicyError::pattern(&prefix, "'match'", e))?;
     let directive = match &policy.cache_control {
@@ -259,11 +284,17 @@ impl Overlap {
     /// (match: "sprints.update"). The later policy will never match because first-match-wins
     /// applies.`
     pub fn message(&self) -> String {
-        format!(
-            "policy[{}] (match: \"{}\") shadows policy[{}] (match: \"{}\"). \
-             The later policy will never match because first-match-wins applies.",
-            self.earlier, self.earlier_match, self.later, self.later_match
-        )
+        concat(&[
+            "policy[",
+            &uint(self.earlier as u64),
+            "] (match: \"",
+            &self.earlier_match,
+            "\") shadows policy[",
+            &uint(self.later as u64),
+            "] (match: \"",
+            &self.later_match,
+            "\"). The later policy will never match because first-match-wins applies.",
+        ])
     }
 }
 

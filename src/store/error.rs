@@ -2,6 +2,8 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::core::text::concat;
+
 /// A failed storage operation. `name` is the DOMException name when the browser gave one, so a
 /// host can branch on `err.name === "QuotaExceededError"` exactly as with raw IndexedDB.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,12 +27,12 @@ impl StoreError {
     /// prefixing the message with what we were doing.
     pub fn from_js(context: &str, value: &JsValue) -> Self {
         if let Some(dom) = value.dyn_ref::<web_sys::DomException>() {
-            return Self::new(&dom.name(), format!("{context}: {}", dom.message()));
+            return Self::new(&dom.name(), concat(&[context, ": ", &dom.message()]));
         }
         if let Some(err) = value.dyn_ref::<js_sys::Error>() {
             return Self::new(
                 &String::from(err.name()),
-                format!("{context}: {}", String::from(err.message())),
+                concat(&[context, ": ", &String::from(err.message())]),
             );
         }
         // Duck-typed DOMException-like objects (fake-indexeddb's own class, other realms).
@@ -40,14 +42,15 @@ impl StoreError {
                 .and_then(|v| v.as_string())
         };
         match (get("name"), get("message")) {
-            (Some(name), message) => {
-                Self::new(&name, format!("{context}: {}", message.unwrap_or_default()))
-            }
+            (Some(name), message) => Self::new(
+                &name,
+                concat(&[context, ": ", &message.unwrap_or_default()]),
+            ),
             _ => {
                 let detail = value
                     .as_string()
                     .unwrap_or_else(|| "a value that is not an Error was thrown".to_owned());
-                Self::new("UnknownError", format!("{context}: {detail}"))
+                Self::new("UnknownError", concat(&[context, ": ", &detail]))
             }
         }
     }
@@ -55,7 +58,9 @@ impl StoreError {
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.name, self.message)
+        f.write_str(&self.name)?;
+        f.write_str(": ")?;
+        f.write_str(&self.message)
     }
 }
 

@@ -15,6 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Event, EventTarget, IdbRequest, IdbTransaction};
 
 use super::StoreError;
+use crate::core::text::concat;
 
 /// A registered listener: the event type and the closure JS calls.
 type Listener = (&'static str, Closure<dyn FnMut(Event)>);
@@ -92,7 +93,7 @@ impl Drop for NextEvent {
 pub(crate) fn request_error(request: &IdbRequest, context: &str) -> StoreError {
     match request.error() {
         Ok(Some(dom)) => StoreError::from_js(context, &dom),
-        Ok(None) => StoreError::new("UnknownError", format!("{context}: request failed")),
+        Ok(None) => StoreError::new("UnknownError", concat(&[context, ": request failed"])),
         Err(e) => StoreError::from_js(context, &e),
     }
 }
@@ -105,7 +106,7 @@ pub(crate) async fn transaction_done(tx: &IdbTransaction, context: &str) -> Resu
         "complete" => Ok(()),
         _ => Err(match tx.error() {
             Some(dom) => StoreError::from_js(context, &dom),
-            None => StoreError::new("AbortError", format!("{context}: transaction aborted")),
+            None => StoreError::new("AbortError", concat(&[context, ": transaction aborted"])),
         }),
     }
 }

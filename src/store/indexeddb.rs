@@ -222,8 +222,10 @@ use super::{
     js_record, segment_key_bounds, Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals,
     WriteOutcome,
 };
+use crate::core::envelope::json_string;
 use crate::core::policy::{room_needed_for, Eviction, Room};
 use crate::core::record::fields;
+use crate::core::text::concat;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
 /// Version 4 added [`META_STORE`].
@@ -556,7 +558,7 @@ async fn open_request(
     version: Option<u32>,
     on_blocked: Option<Rc<dyn Fn()>>,
 ) -> Result<IdbDatabase, StoreError> {
-    let context = format!("opening IndexedDB database {name:?}");
+    let context = concat(&["opening IndexedDB database ", &json_string(name)]);
     let request: IdbOpenDbRequest = match version {
         Some(v) => factory.open_with_u32(name, v),
         None => factory.open(name),
@@ -594,7 +596,10 @@ async fn open_request(
         db.close();
         return Err(StoreError::new(
             "NotFoundError",
-            format!("{context}: it lacks the \"results\"/\"usage\"/\"meta\" object stores"),
+            concat(&[
+                &context,
+                ": it lacks the \"results\"/\"usage\"/\"meta\" object stores",
+            ]),
         ));
     }
     Ok(db)

@@ -13,6 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::{Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome};
 use crate::core::policy::{room_needed, Eviction, Room};
 use crate::core::sort::sort_by;
+use crate::core::text::concat;
 
 /// In-memory store: the records in least-recently-used order (oldest first; ties by URI), and
 /// running totals. One vector rather than ordered maps: a memory cache holds at most a few
@@ -44,7 +45,7 @@ fn structured_clone(value: &JsValue) -> Result<JsValue, StoreError> {
         .ok_or_else(|| {
             StoreError::new(
                 "NotSupportedError",
-                format!("{context}: globalThis.structuredClone is not available"),
+                concat(&[context, ": globalThis.structuredClone is not available"]),
             )
         })?;
     clone
