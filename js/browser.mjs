@@ -27,8 +27,58 @@ function syncExport(name) {
   };
 }
 
+// Cold start: a cache's first operation needs both the WebAssembly module and the browser's
+// IndexedDB backend for this origin, and each takes milliseconds to start. `warmUp` starts both
+// at once, before the module is ready: the module's fetch and compilation, and a version-less
+// open of the database that only wakes the backend. It never creates a database (a creation is
+// aborted in `upgradeneeded`, so the cache's own open creates it with the full schema) and never
+// upgrades one; it is closed as soon as it opens. The cache's own open waits for it to settle,
+// so the two never meet.
+const DEFAULT_DB_NAME = 'mcp-result-cache';
+const warmups = new Map();
+
+function warmUp(options) {
+  let dbName = DEFAULT_DB_NAME;
+  try {
+    // Only plain data properties are looked at here: no getter runs twice.
+    const own = (key) => (options != null && typeof options === 'object' ? Object.getOwnPropertyDescriptor(options, key)?.value : undefined);
+    if (own('storage') === 'memory') return undefined;
+    if (typeof own('dbName') === 'string') dbName = own('dbName');
+  } catch {
+    return undefined; // an unreadable options object is reported by the cache itself
+  }
+  ready().catch(() => {}); // a failure is reported by the operation that awaits it
+  if (!warmups.has(dbName)) warmups.set(dbName, peek(dbName));
+  return warmups.get(dbName);
+}
+
+/** Opens `dbName` without a version and closes it; resolves when that is over, whatever happened. */
+function peek(dbName) {
+  if (!hasIndexedDB()) return undefined;
+  return new Promise((settle) => {
+    try {
+      const request = indexedDB.open(dbName);
+      request.onupgradeneeded = () => request.transaction.abort();
+      request.onsuccess = () => {
+        request.result.close();
+        settle();
+      };
+      request.onerror = (event) => {
+        event.preventDefault();
+        settle();
+      };
+    } catch {
+      settle(); // no usable IndexedDB here: the cache chooses its storage itself
+    }
+  });
+}
+
 function asyncExport(name) {
   return async (...args) => {
+    if (!lazy.initialized) {
+      // The default cache's database (configureDefaultCache names its own).
+      await Promise.all([ready(), warmUp(name === 'configureDefaultCache' ? args[0] : undefined)]);
+    }
     await ready();
     return wasm[name](...args);
   };
@@ -74,13 +124,16 @@ export const afterToolCall = asyncExport('afterToolCall');
 export class ResultCache {
   #options;
   #inner = null;
+  #warm;
 
   constructor(options) {
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
+    else this.#warm = warmUp(options);
   }
 
   async #cache() {
+    if (!this.#inner) await Promise.all([ready(), this.#warm]);
     await ready();
     if (!this.#inner) this.#inner = new wasm.ResultCache(this.#options);
     return this.#inner;
