@@ -30,6 +30,8 @@ step env NODE_OPTIONS="--import=$PWD/node_modules/fake-indexeddb/auto/index.mjs"
   wasm-pack test --node --mode no-install --test node
 # The release package (wasm-opt'd), as consumers get it.
 step bash scripts/build.sh
+# Bytes a browser downloads per entry, against package.json's "sizeBudget".
+step node scripts/size-budget.mjs
 step node --test tests/js/
 step node tests/e2e/demo.mjs
 step node tests/e2e/reliability.mjs

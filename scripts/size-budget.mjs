@@ -1,0 +1,49 @@
+// The size budget (`npm test`, right after the build): what a browser downloads for the host
+// entry (`mcp-result-cache`: pkg/web's JS glue + .wasm) must stay within package.json's
+// "sizeBudget" (bytes, gzip -9), and so must the server entry's (`mcp-result-cache/server`).
+// Bytes, never time: the same build gives the same answer on any machine. Sizes are GNU
+// `gzip -9 -n` output (what the README and docs/SIZE.md quote); Node's zlib where gzip is missing.
+//
+//   node scripts/size-budget.mjs     (after `npm run build`)
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+/** Bytes of `file` compressed with `gzip -9 -n` (or zlib level 9 without a gzip binary). */
+async function gzipSize(file) {
+  try {
+    return execFileSync('gzip', ['-9', '-n', '-c', fileURLToPath(file)], { maxBuffer: 1 << 28 }).length;
+  } catch {
+    return gzipSync(await readFile(file), { level: 9 }).length;
+  }
+}
+
+const root = new URL('..', import.meta.url);
+const { sizeBudget } = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
+const entries = {
+  host: ['pkg/web/mcp_result_cache.js', 'pkg/web/mcp_result_cache_bg.wasm'],
+  server: ['pkg/server-web/mcp_result_cache.js', 'pkg/server-web/mcp_result_cache_bg.wasm'],
+};
+
+let failed = 0;
+for (const [entry, files] of Object.entries(entries)) {
+  const budget = sizeBudget?.[entry];
+  if (!Number.isInteger(budget)) {
+    console.log(`not ok - package.json "sizeBudget.${entry}" must be a number of bytes`);
+    failed += 1;
+    continue;
+  }
+  let total = 0;
+  const parts = [];
+  for (const file of files) {
+    const gzip = await gzipSize(new URL(file, root));
+    total += gzip;
+    parts.push(`${file} ${gzip}`);
+  }
+  const verdict = total <= budget ? 'ok' : 'not ok';
+  if (total > budget) failed += 1;
+  console.log(`${verdict} - ${entry} entry: ${total} bytes gzip -9 (budget ${budget}; ${parts.join(', ')})`);
+}
+console.log(`size budget: ${Object.keys(entries).length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
