@@ -1,0 +1,168 @@
+// Cold start and bytes, next to the plain-JS baseline (bench/js-baseline.mjs).
+//
+// Cold start: `import()` of the entry -> the first completed `cacheToolResult` (a 6 KB result),
+// on a fresh page in a fresh browser context (its own storage and HTTP cache; the server sends
+// `cache-control: no-store` anyway). Two database states: "new" (the context's first page: the
+// database does not exist yet) and "existing" (a second page in the same context, after the
+// first created the database with the same implementation). Rounds alternate the
+// implementations so both see the same machine state.
+//
+// Bytes: what a browser downloads for each entry (JS glue + .wasm, or the JS module), raw and
+// gzip -9.
+//
+//   node bench/cold-start.mjs [--rounds N]    prints both tables as Markdown (after a build)
+//   coldStart(), coldStartTable(), bytes() and bytesTable() are exported for bench/run.mjs.
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { chromiumOptions } from '../scripts/chromium.mjs';
+import { serve } from '../scripts/serve.mjs';
+
+const ROOT = new URL('..', import.meta.url);
+
+/** The implementations measured: the entry a page imports and how it caches one result. */
+const IMPLS = {
+  'js-baseline': {
+    entry: '/bench/js-baseline.mjs',
+    run: 'new m.JsBaselineCache(dbName).cacheToolResult({ payload, convId: "cold" })',
+  },
+  ours: {
+    entry: '/js/browser.mjs',
+    run: 'new m.ResultCache({ dbName }).cacheToolResult({ payload, convId: "cold" })',
+  },
+};
+
+/** A fresh page of `context` imports `impl` and caches one result; resolves the milliseconds. */
+async function once(origin, context, impl) {
+  const page = await context.newPage();
+  try {
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}/bench/cold-start.html`);
+    const { entry, run } = IMPLS[impl];
+    // The function body is built here so that nothing but the timed code runs in the page.
+    const ms = await page.evaluate(`(async () => {
+      const payload = { ok: true, rows: Array.from({ length: 240 }, (_, i) => ({ t: i, value: i % 17 })) };
+      const dbName = 'cold-start';
+      const t0 = performance.now();
+      const m = await import(${JSON.stringify(entry)});
+      const uri = await ${run};
+      const t1 = performance.now();
+      if (typeof uri !== 'string') throw new Error('nothing cached: ' + uri);
+      return t1 - t0;
+    })()`);
+    if (errors.length) throw new Error(`page errors: ${errors.join(' | ')}`);
+    return ms;
+  } finally {
+    await page.close();
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * `rounds` rounds; each measures every implementation on a new database and on an existing
+ * one. Resolves `{ rounds, results: { [impl]: { new: ms[], existing: ms[] } } }`.
+ */
+export async function coldStart({ origin, rounds = 10, log = () => {} }) {
+  const results = Object.fromEntries(Object.keys(IMPLS).map((impl) => [impl, { new: [], existing: [] }]));
+  const browser = await chromium.launch(chromiumOptions());
+  try {
+    // One unmeasured page first: the browser's own start-up is not the module's cold start.
+    const warm = await browser.newContext();
+    await once(origin, warm, 'js-baseline');
+    await warm.close();
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? Object.keys(IMPLS).reverse() : Object.keys(IMPLS);
+      for (const impl of order) {
+        const context = await browser.newContext();
+        try {
+          results[impl].new.push(await once(origin, context, impl));
+          results[impl].existing.push(await once(origin, context, impl));
+        } finally {
+          await context.close();
+        }
+      }
+      log(`cold start round ${round + 1}/${rounds}`);
+    }
+  } finally {
+    await browser.close();
+  }
+  return { rounds, results };
+}
+
+/** Markdown table of a coldStart() result: medians, min-max, and ours / baseline. */
+export function coldStartTable({ rounds, results }) {
+  const base = results['js-baseline'];
+  const lines = [
+    `| database | js-baseline median (min–max) | ours median (min–max) | ours / baseline |`,
+    `|---|---:|---:|---:|`,
+  ];
+  for (const state of ['new', 'existing']) {
+    const cell = (xs) => `${median(xs).toFixed(1)} ms (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
+    const ratio = median(results.ours[state]) / median(base[state]);
+    lines.push(`| ${state} | ${cell(base[state])} | ${cell(results.ours[state])} | ${ratio.toFixed(2)}× |`);
+  }
+  lines.push('', `${rounds} rounds; each number is one fresh page (new browser context for "new", a second page of it for "existing"): \`import()\` → first completed \`cacheToolResult\`.`);
+  return lines.join('\n');
+}
+
+/** `gzip -9 -n` bytes, as scripts/size-budget.mjs counts them (zlib level 9 without gzip). */
+function gzipSize(url, data) {
+  try {
+    return execFileSync('gzip', ['-9', '-n', '-c', fileURLToPath(url)], { maxBuffer: 1 << 28 }).length;
+  } catch {
+    return gzipSync(data, { level: 9 }).length;
+  }
+}
+
+/** Bytes a browser downloads per entry: `[{ entry, files, raw, gzip }]`. */
+export async function bytes() {
+  const entries = {
+    'host (`mcp-result-cache`)': ['pkg/web/mcp_result_cache.js', 'pkg/web/mcp_result_cache_bg.wasm'],
+    'server (`mcp-result-cache/server`)': ['pkg/server-web/mcp_result_cache.js', 'pkg/server-web/mcp_result_cache_bg.wasm'],
+    'js-baseline (plain JS)': ['bench/js-baseline.mjs'],
+  };
+  const out = [];
+  for (const [entry, files] of Object.entries(entries)) {
+    const row = { entry, files: [], raw: 0, gzip: 0 };
+    for (const file of files) {
+      const data = await readFile(new URL(file, ROOT));
+      const gzip = gzipSize(new URL(file, ROOT), data);
+      row.files.push({ file, raw: data.length, gzip });
+      row.raw += data.length;
+      row.gzip += gzip;
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+/** Markdown table of bytes(). */
+export function bytesTable(rows) {
+  const lines = ['| entry | file | raw bytes | gzip -9 bytes |', '|---|---|---:|---:|'];
+  for (const row of rows) {
+    for (const f of row.files) lines.push(`| ${row.entry} | \`${f.file}\` | ${f.raw} | ${f.gzip} |`);
+    if (row.files.length > 1) lines.push(`| ${row.entry} | **total** | **${row.raw}** | **${row.gzip}** |`);
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
+  const at = process.argv.indexOf('--rounds');
+  const rounds = at > 0 ? Number(process.argv[at + 1]) : 10;
+  const server = await serve();
+  try {
+    const result = await coldStart({ origin: server.origin, rounds, log: (m) => console.error(m) });
+    console.log(coldStartTable(result));
+    console.log();
+    console.log(bytesTable(await bytes()));
+  } finally {
+    await server.close();
+  }
+}
