@@ -8,6 +8,8 @@ import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlo
 const params = new URLSearchParams(location.search);
 const ITERATIONS = Number(params.get('iterations') ?? 20);
 const WARMUP = Number(params.get('warmup') ?? 3);
+// `--smoke` (npm test): the store-size workloads run on small stores so they stay fast.
+const SMOKE = params.get('smoke') === '1';
 const run = `${Date.now().toString(36)}`;
 
 window.addEventListener('error', (e) => { window.__benchError = String(e.message); });
@@ -105,8 +107,11 @@ const small = { pad: 'x'.repeat(5000) };
 workloads.push({
   name: 'clearConversation 1000 entries',
   impls: ['js-baseline', 'ours'],
+  // Filled (untimed) 50 writes at a time: the same entries as one at a time, in less time.
   before: async (impl) => {
-    for (let i = 0; i < 1000; i++) await impls[impl].cache.cacheToolResult({ payload: small, convId: 'bulk' });
+    for (let done = 0; done < 1000; done += 50) {
+      await Promise.all(Array.from({ length: 50 }, () => impls[impl].cache.cacheToolResult({ payload: small, convId: 'bulk' })));
+    }
   },
   run: async (impl) => { await impls[impl].cache.clearConversation('bulk'); },
 });
@@ -150,6 +155,204 @@ workloads.push({
   },
 });
 
+// ------------------------------------------------------------------ store-size workloads
+// Each (workload, implementation) gets its own database, named once and deleted (awaited) when
+// the workload is done, so stores of thousands of entries never pile up on disk and nothing
+// leaks between rounds or implementations. Only the operation named by the workload is timed.
+// Populating is not: ours is filled through cacheToolResult, 50 writes in flight at a time (its
+// usage rows and totals must stay consistent); the JS module and the floor, whose records are
+// plain, are filled with the same records in one transaction, which keeps the bench short.
+const four = payloads['4 KB'];
+// The default `maxEntries` (5000) would evict while a 5 000-entry store is populated; nothing
+// here measures eviction, so the budget is set out of the way (128 MiB default bytes is ample).
+const OURS_OPTIONS = { threshold: 0, maxEntries: 1_000_000 };
+let dbSeq = 0;
+const freshName = (tag) => `bench-${tag}-${run}-${dbSeq++}`;
+
+function deleteDb(name) {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.deleteDatabase(name);
+    req.onsuccess = () => resolve();
+    req.onerror = () => reject(req.error);
+  });
+}
+function countRecords(db) {
+  return new Promise((resolve, reject) => {
+    const req = db.transaction('results', 'readonly').objectStore('results').count();
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+// The key-range floor: raw IndexedDB, one object store with the same records, keys and indexes
+// as the JS module's (`convId`, `addedAt`); a conversation is cleared with one range delete.
+function openFloorStore(name) {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(name, 1);
+    req.onupgradeneeded = () => {
+      const store = req.result.createObjectStore('results', { keyPath: 'uri' });
+      store.createIndex('convId', 'convId');
+      store.createIndex('addedAt', 'addedAt');
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+let floorToken = 0;
+const stores = {
+  ours: async (name) => {
+    const cache = new ours.ResultCache({ dbName: name, ...OURS_OPTIONS });
+    return {
+      name,
+      write: (payload, convId) => cacheOrThrow(() => cache.cacheToolResult({ payload, convId })),
+      clear: (convId) => cache.clearConversation(convId),
+      count: async () => (await cache.stats()).entries,
+      close: () => { cache.close(); cache.free(); },
+    };
+  },
+  'js-baseline': async (name) => {
+    const cache = new JsBaselineCache(name, 0);
+    return {
+      name,
+      write: (payload, convId) => cacheOrThrow(() => cache.cacheToolResult({ payload, convId })),
+      // Untimed refills: the records cacheToolResult writes, put in one transaction.
+      async fill(convId, count) {
+        await cache.readCachedPayload('mcp+cache://x/y'); // opens the connection
+        const tx = cache.db.transaction('results', 'readwrite');
+        const sizeBytes = baselineSize(four);
+        for (let i = 0; i < count; i++) {
+          tx.objectStore('results').put({ uri: `mcp+cache://${convId}/${randomToken()}`, payload: four, convId, sourceToolName: '<unknown>', addedAt: Date.now(), sizeBytes });
+        }
+        await txDone(tx);
+      },
+      clear: (convId) => cache.clearConversation(convId),
+      count: async () => { await cache.readCachedPayload('mcp+cache://x/y'); return countRecords(cache.db); },
+      close: () => cache.close(),
+    };
+  },
+  floor: async (name) => {
+    const db = await openFloorStore(name);
+    const record = (payload, convId) => ({ uri: `mcp+cache://${convId}/f${floorToken++}`, payload, convId, addedAt: Date.now(), sizeBytes: 0 });
+    return {
+      name,
+      async write(payload, convId) {
+        const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
+        tx.objectStore('results').put(record(payload, convId));
+        await txDone(tx);
+      },
+      async fill(convId, count) {
+        const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
+        for (let i = 0; i < count; i++) tx.objectStore('results').put(record(four, convId));
+        await txDone(tx);
+      },
+      async clear(convId) {
+        const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
+        tx.objectStore('results').delete(IDBKeyRange.bound(`mcp+cache://${convId}/`, `mcp+cache://${convId}0`, false, true));
+        await txDone(tx);
+      },
+      count: () => countRecords(db),
+      close: () => db.close(),
+    };
+  },
+};
+function randomToken() {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(8)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+async function cacheOrThrow(write) {
+  const uri = await write();
+  if (typeof uri !== 'string') throw new Error(`write not cached: ${uri}`);
+  return uri;
+}
+async function populate(store, convId, count) {
+  if (store.fill) return store.fill(convId, count);
+  for (let done = 0; done < count; done += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - done) }, () => store.write(four, convId)));
+  }
+}
+async function expectCount(store, expected, what) {
+  const n = await store.count();
+  if (n !== expected) throw new Error(`${store.name}: ${n} entries after ${what}, expected ${expected}`);
+}
+async function dispose(store) {
+  store.close();
+  await deleteDb(store.name);
+}
+
+// 1. One 4 KB write right after a conversation of a store of N entries was cleared. The store
+// (N/2 kept + N/2 cleared) is built once per N and implementation; each round clears, times one
+// write into the cleared conversation, checks the count, then refills it to N.
+const WRITE_AFTER_CLEAR_N = SMOKE ? [50, 100, 200] : [1000, 2000, 5000];
+for (const n of WRITE_AFTER_CLEAR_N) {
+  const st = {};
+  workloads.push({
+    name: `write 4 KB after clear, N = ${n}`,
+    group: 'write-after-clear',
+    n,
+    impls: ['js-baseline', 'ours'],
+    setup: async (impl) => {
+      st[impl] = await stores[impl](freshName(impl === 'ours' ? 'ours-wac' : 'js-wac'));
+      await populate(st[impl], 'wac-kept', n / 2);
+      await populate(st[impl], 'wac-cleared', n / 2);
+      await expectCount(st[impl], n, 'populating');
+    },
+    before: (impl) => st[impl].clear('wac-cleared'),
+    run: (impl) => st[impl].write(four, 'wac-cleared'),
+    after: async (impl, { last }) => {
+      await expectCount(st[impl], n / 2 + 1, 'a clear and one write');
+      if (!last) await populate(st[impl], 'wac-cleared', n / 2 - 1);
+    },
+    teardown: (impl) => dispose(st[impl]),
+  });
+}
+
+// 2. A burst of writes, 50 in flight at a time, into a fresh database per round (opened and
+// warmed by one untimed write, deleted after the round).
+const BURST = SMOKE ? 100 : 2000;
+{
+  const st = {};
+  workloads.push({
+    name: `burst ${BURST} × 4 KB writes, 50 at a time`,
+    group: 'burst',
+    // Each sample is already the sum of BURST writes: fewer rounds keep the bench short.
+    iterations: Math.min(ITERATIONS, 10),
+    warmup: Math.min(WARMUP, 2),
+    impls: ['js-baseline', 'ours'],
+    before: async (impl) => {
+      st[impl] = await stores[impl](freshName(impl === 'ours' ? 'ours-burst' : 'js-burst'));
+      await st[impl].write(four, 'warm');
+    },
+    run: async (impl) => {
+      for (let done = 0; done < BURST; done += 50) {
+        await Promise.all(Array.from({ length: 50 }, () => st[impl].write(four, 'burst')));
+      }
+    },
+    after: async (impl) => {
+      await expectCount(st[impl], BURST + 1, 'the burst');
+      await dispose(st[impl]);
+    },
+  });
+}
+
+// 3. clearConversation of M entries while M others are kept: the kept conversation is written
+// once per implementation, the cleared one refilled before each round.
+const CLEAR_M = SMOKE ? 50 : 1000;
+{
+  const st = {};
+  workloads.push({
+    name: `clearConversation ${CLEAR_M} of ${2 * CLEAR_M} entries`,
+    group: 'clear',
+    impls: ['floor', 'js-baseline', 'ours'],
+    setup: async (impl) => {
+      st[impl] = await stores[impl](freshName(impl === 'ours' ? 'ours-clear' : impl === 'floor' ? 'floor-clear' : 'js-clear'));
+      await populate(st[impl], 'clr-kept', CLEAR_M);
+    },
+    before: (impl) => populate(st[impl], 'clr-gone', CLEAR_M),
+    run: (impl) => st[impl].clear('clr-gone'),
+    after: (impl) => expectCount(st[impl], CLEAR_M, 'the clear'),
+    teardown: (impl) => dispose(st[impl]),
+  });
+}
+
 // ------------------------------------------------------------------ runner
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -159,11 +362,14 @@ const stats = (xs) => {
 
 const memoryBefore = ours.wasmMemoryBytes();
 const results = [];
+const memoryByWorkload = {};
 const out = document.getElementById('out');
 for (const w of workloads) {
+  const started = performance.now();
   const samples = Object.fromEntries(w.impls.map((i) => [i, []]));
+  const [warmup, iterations] = [w.warmup ?? WARMUP, w.iterations ?? ITERATIONS];
   for (const impl of w.impls) await w.setup?.(impl);
-  for (let it = 0; it < WARMUP + ITERATIONS; it++) {
+  for (let it = 0; it < warmup + iterations; it++) {
     const order = w.impls.map((_, k) => w.impls[(k + it) % w.impls.length]);
     for (const impl of order) {
       await w.before?.(impl);
@@ -172,13 +378,14 @@ for (const w of workloads) {
       await w.run(impl);
       const dt = performance.now() - t0;
       performance.measure(`${w.name} · ${impl}`, `${w.name}:${impl}:start`);
-      if (it >= WARMUP) samples[impl].push(dt);
-      await w.after?.(impl);
+      if (it >= warmup) samples[impl].push(dt);
+      await w.after?.(impl, { last: it === warmup + iterations - 1 });
     }
   }
   for (const impl of w.impls) await w.teardown?.(impl);
-  for (const impl of w.impls) results.push({ workload: w.name, impl, ...stats(samples[impl]) });
-  console.log(`bench: ${w.name} done`);
+  for (const impl of w.impls) results.push({ workload: w.name, impl, ...(w.group ? { group: w.group } : {}), ...(w.n ? { storeSize: w.n } : {}), iterations, warmup, ...stats(samples[impl]) });
+  memoryByWorkload[w.name] = ours.wasmMemoryBytes();
+  console.log(`bench: ${w.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s, wasm memory ${memoryByWorkload[w.name]} bytes`);
   out.textContent += `\n${w.name}: ${w.impls.map((i) => `${i} ${stats(samples[i]).median.toFixed(2)} ms`).join(' · ')}`;
 }
 const memoryAfter = ours.wasmMemoryBytes();
@@ -192,8 +399,8 @@ const flow = {
 };
 
 window.__benchResult = {
-  iterations: ITERATIONS, warmup: WARMUP, userAgent: navigator.userAgent, results, flow,
+  iterations: ITERATIONS, warmup: WARMUP, userAgent: navigator.userAgent, crossOriginIsolated: globalThis.crossOriginIsolated === true, results, flow,
   payloadBytes: Object.fromEntries(Object.entries(payloads).map(([k, p]) => [k, new TextEncoder().encode(JSON.stringify(p)).length])),
-  wasmMemory: { before: memoryBefore, after: memoryAfter },
+  wasmMemory: { before: memoryBefore, after: memoryAfter, afterEachWorkload: memoryByWorkload },
 };
 out.textContent += '\ndone';

@@ -1,6 +1,8 @@
 // The plain-JS implementation a host has today, written the way such a module is usually
 // written (and kept honest: no artificial slowness): size via Blob(JSON.stringify), default
-// durability, one readonly transaction per URI, URIs resolved one after another.
+// durability, one transaction per operation (one readonly transaction per URI, URIs resolved one
+// after another), a conversation cleared by a value cursor over the `convId` index, no budget
+// (nothing counted, nothing evicted).
 
 const SCHEME = 'mcp+cache://';
 
@@ -44,11 +46,13 @@ export class JsBaselineCache {
     this.dbName = dbName;
     this.threshold = threshold;
     this.db = null;
+    this.opening = null;
   }
 
+  // One connection, however many calls arrive before it is open.
   async #open() {
-    this.db ??= await openDb(this.dbName);
-    return this.db;
+    this.opening ??= openDb(this.dbName).then((db) => (this.db = db));
+    return this.opening;
   }
 
   async cacheToolResult({ payload, convId = 'default', sourceToolName = '<unknown>' }) {
@@ -117,6 +121,7 @@ export class JsBaselineCache {
   close() {
     this.db?.close();
     this.db = null;
+    this.opening = null;
   }
 }
 
