@@ -9,31 +9,21 @@
 //! exact JS strings they are (a key with a lone surrogate stays intact) and defined as data
 //! properties, so keys such as `__proto__` stay plain data and no setter runs.
 
-use js_sys::{Array, JsString, Object, Reflect};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use super::convert::{options_object, read};
 use super::js_error::type_error;
 use crate::core::augment::{
     described_value, plan_siblings, AugmentOptions, Property, SchemaFacts, Sibling,
     URI_SIBLING_DESCRIPTION,
 };
-use crate::pipeline::js_args::{array_items, check_readable, define, get_own, is_array};
-
-/// Most items read from one array (tools, `required`, a `type` list, `anyOf`): far above any
-/// real list, and it keeps a sparse `new Array(2 ** 32 - 1)` from exhausting memory.
-const ARRAY_LIMIT: u32 = 1 << 20;
+use crate::pipeline::js_args::{
+    array_items, check_readable, define, define_key, get_own, is_array, keys as object_keys,
+    options_object, read, well_formed, ARRAY_LIMIT,
+};
 
 const EXPECTS: &str =
     "augmentTools expects an array of tools or a tools/list result ({ tools: [...] })";
-
-#[wasm_bindgen]
-extern "C" {
-    /// `Object.keys`, which runs a `Proxy`'s traps (hence `catch`).
-    #[wasm_bindgen(js_namespace = Object, js_name = keys, catch)]
-    fn object_keys(value: &JsValue) -> Result<Array, JsValue>;
-}
 
 #[wasm_bindgen(typescript_custom_section)]
 const AUGMENT_TOOLS_RESULT_TS: &'static str = r#"
@@ -88,23 +78,6 @@ fn items(array: &JsValue, what: &str) -> Result<Vec<JsValue>, JsValue> {
     }
     readable(array, what)?;
     Ok(array_items(array))
-}
-
-/// The string, when `value` is a well-formed string (no lone surrogate, which would arrive in
-/// Rust as U+FFFD and could then equal another name).
-fn well_formed(value: &JsValue) -> Option<String> {
-    let s = value.as_string()?;
-    (!s.contains('\u{FFFD}') || value.unchecked_ref::<JsString>().is_valid_utf16()).then_some(s)
-}
-
-/// Defines `key` (an exact JS string) as a data property, as [`define`] does for Rust strings.
-fn define_key(target: &Object, key: &JsValue, value: &JsValue) {
-    let descriptor = Object::new();
-    for flag in ["writable", "enumerable", "configurable"] {
-        define(&descriptor, flag, &JsValue::TRUE);
-    }
-    define(&descriptor, "value", value);
-    let _ = Reflect::define_property(target, key, &descriptor);
 }
 
 /// A copy of `source`'s own enumerable properties in their order, with `value` in place of

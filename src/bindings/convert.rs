@@ -1,16 +1,20 @@
-//! JS value <-> Rust conversions shared by the exports.
+//! JS value <-> Rust conversions shared by the exports: conversation ids, result and event
+//! objects, clocks. Reading caller values is [`crate::pipeline::js_args`]'s.
 // Most of these serve the host entry only; the server build links what it uses.
 #![cfg_attr(not(feature = "host"), allow(dead_code))]
 
-use js_sys::{Function, Object, Reflect};
+use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::js_error::type_error;
-use crate::cache::CacheEvent;
+use crate::cache::{CacheEvent, Clock};
 use crate::core::record::LookupOutcome;
-use crate::core::text::concat;
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
+// The catching readers live with the pipeline, which reads caller values too; the host's
+// exports import them from here or from there alike.
+#[cfg(feature = "host")]
+pub(crate) use crate::pipeline::js_args::{get, optional_function, optional_non_negative};
+pub(crate) use crate::pipeline::js_args::{options_object, read};
 
 #[wasm_bindgen]
 extern "C" {
@@ -38,68 +42,43 @@ pub(crate) fn conv_id_string(value: &JsValue) -> Result<String, JsValue> {
 
 const CONV_ID_TYPE: &str = "convId must be a string or a number";
 
-/// `obj[key]`, `undefined` when `obj` is not an object; a getter that throws (or a revoked
-/// `Proxy`) is a `TypeError` naming the key — never read as "absent".
-pub(crate) fn read(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
-    if !obj.is_object() {
-        return Ok(JsValue::UNDEFINED);
-    }
-    Reflect::get(obj, &JsValue::from_str(key)).map_err(|_| unreadable(key))
-}
-
-/// The `TypeError` for an option or argument whose read threw.
-pub(crate) fn unreadable(key: &str) -> JsValue {
-    let mut message = String::from("could not read `");
-    message.push_str(key);
-    message.push_str("` (a getter threw, or the object is a revoked Proxy)");
-    type_error(&message)
-}
-
-/// `obj[key]`, `undefined` when `obj` is not an object or the read throws.
-pub(crate) fn get(obj: &JsValue, key: &str) -> JsValue {
-    read(obj, key).unwrap_or(JsValue::UNDEFINED)
-}
-
 /// Sets `obj[key] = value` on a plain object we created.
 pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
     let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
 }
 
-/// An optional option object: `undefined`/`null` → none; an object → it; anything else → TypeError.
-pub(crate) fn options_object(value: &JsValue, what: &str) -> Result<Option<JsValue>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        Ok(None)
-    } else if value.is_object() {
-        Ok(Some(value.clone()))
-    } else {
-        Err(type_error(&concat(&[what, " must be an object"])))
+/// A new JS array of the strings.
+pub(crate) fn string_array(list: &[String]) -> Array {
+    let array = Array::new();
+    for s in list {
+        array.push(&JsValue::from_str(s));
     }
+    array
 }
 
-/// An optional non-negative finite number option.
-pub(crate) fn optional_non_negative(value: &JsValue, what: &str) -> Result<Option<f64>, JsValue> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    match value.as_f64() {
-        Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-        _ => Err(type_error(&concat(&[
-            what,
-            " must be a non-negative finite number",
-        ]))),
-    }
+/// The clock of a cache given no `now` option: `Date.now()`, in milliseconds.
+pub(crate) fn system_now() -> f64 {
+    js_sys::Date::now()
 }
 
-/// An optional function option.
-pub(crate) fn optional_function(value: &JsValue, what: &str) -> Result<Option<Function>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
+/// What a caller's clock `now()` answered: a finite number, or why not (`Err(Some(thrown))`
+/// when it threw, `Err(None)` when it returned anything else).
+pub(crate) fn call_clock(now: &Function) -> Result<f64, Option<JsValue>> {
+    now.call0(&JsValue::UNDEFINED)
+        .map_err(Some)?
+        .as_f64()
+        .filter(|t| t.is_finite())
+        .ok_or(None)
+}
+
+/// A `ResultCache`'s clock from its `now` option: the caller's clock, reading [`system_now`]
+/// whenever it throws or answers something other than a finite number; [`system_now`] without
+/// one.
+pub(crate) fn cache_clock(now: Option<Function>) -> Clock {
+    match now {
+        Some(f) => Box::new(move || call_clock(&f).unwrap_or_else(|_| system_now())),
+        None => Box::new(system_now),
     }
-    value
-        .dyn_ref::<Function>()
-        .cloned()
-        .map(Some)
-        .ok_or_else(|| type_error(&concat(&[what, " must be a function"])))
 }
 
 /// The `{ convId }` scope of a read: present (and not `undefined`) → the id string. An options
@@ -169,8 +148,7 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
         } => {
             set(&obj, "toolName", tool_name.as_str());
             set(&obj, "key", key.as_str());
-            let list: js_sys::Array = uris.iter().map(|u| JsValue::from_str(u)).collect();
-            set(&obj, "uris", list);
+            set(&obj, "uris", string_array(uris));
         }
         CacheEvent::Cap {
             tool_name,
@@ -189,8 +167,7 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             count,
         } => {
             set(&obj, "cause", cause.as_str());
-            let list: js_sys::Array = patterns.iter().map(|p| JsValue::from_str(p)).collect();
-            set(&obj, "patterns", list);
+            set(&obj, "patterns", string_array(patterns));
             set(&obj, "count", *count);
         }
         CacheEvent::Reuse { tool_name, uri } => {

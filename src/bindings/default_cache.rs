@@ -8,6 +8,7 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
+use super::convert::cache_clock;
 use super::result_cache::{self as methods, JsResultCache};
 use crate::cache::ResultCache;
 use crate::store::{MemoryStore, SelectedStore};
@@ -35,7 +36,7 @@ pub(crate) fn default_cache() -> Rc<ResultCache> {
                 // Default options cannot be invalid; a memory store keeps this path panic-free.
                 .unwrap_or_else(|_| {
                     let store = SelectedStore::Memory(MemoryStore::new());
-                    Rc::new(ResultCache::new(store, None, Box::new(js_sys::Date::now)))
+                    Rc::new(ResultCache::new(store, None, cache_clock(None)))
                 }),
         };
         *slot = Some(DefaultCache::InUse(cache.clone()));

@@ -9,29 +9,21 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Function, JsString, Object};
+use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::convert::{optional_function, options_object, read, set};
+use super::convert::{call_clock, set, system_now};
 use super::js_error::type_error;
-use crate::state_sync::list_cache::{ListCache, ListHit, ListParams, ListScope};
+use crate::pipeline::js_args::{define, optional_function, options_object, read, well_formed};
+use crate::state_sync::list_cache::{ListCache, ListEntry, ListHit, ListParams, ListScope};
 use crate::state_sync::template;
 
-/// The string exactly as JS holds it, or `None` for a non-string. A string with a lone surrogate
-/// is `None` too: `as_string` turns it into U+FFFD, so two different values would share a key.
-fn exact_string(value: &JsValue) -> Option<String> {
-    let text = value.as_string()?;
-    // Only a string that came back with U+FFFD can have lost a lone surrogate.
-    if text.contains('\u{FFFD}') && !value.unchecked_ref::<JsString>().is_valid_utf16() {
-        return None;
-    }
-    Some(text)
-}
-
-/// A required string argument; anything else is a `TypeError` with `message`.
+/// A required string argument (well-formed: a string with a lone surrogate would arrive as
+/// U+FFFD, so two different values could share a key); anything else is a `TypeError` with
+/// `message`.
 fn string_arg(value: &JsValue, message: &'static str) -> Result<String, JsValue> {
-    exact_string(value).ok_or_else(|| type_error(message))
+    well_formed(value).ok_or_else(|| type_error(message))
 }
 
 /// An optional string: `undefined` is absent; any other non-string (`null`, a number, a `URL`)
@@ -185,14 +177,12 @@ impl JsListCache {
 
     fn now(&self) -> Result<f64, JsValue> {
         let Some(clock) = &self.now else {
-            return Ok(js_sys::Date::now());
+            return Ok(system_now());
         };
-        clock
-            .call0(&JsValue::UNDEFINED)
-            .map_err(clock_threw)?
-            .as_f64()
-            .filter(|t| t.is_finite())
-            .ok_or_else(|| type_error(CLOCK_TYPE))
+        call_clock(clock).map_err(|thrown| match thrown {
+            Some(thrown) => clock_threw(thrown),
+            None => type_error(CLOCK_TYPE),
+        })
     }
 
     /// Stores a list result, reading its `ttlMs` and `cacheScope` (`"public"`, `"private"`, or
@@ -211,12 +201,14 @@ impl JsListCache {
         // No JS runs from here on, so nothing can re-enter while the cache is borrowed.
         self.cache.borrow_mut().put(
             now,
-            &request.method,
-            &request.params,
-            result,
-            ttl,
-            scope,
-            request.auth.as_deref(),
+            ListEntry {
+                method: &request.method,
+                params: &request.params,
+                auth_context: request.auth.as_deref(),
+                result,
+                ttl_ms: ttl,
+                scope,
+            },
         );
         Ok(())
     }
@@ -270,8 +262,8 @@ impl JsListCache {
         &self,
         #[wasm_bindgen(unchecked_param_type = "McpNotification")] message: JsValue,
     ) -> Result<u32, JsValue> {
-        let method = exact_string(&read(&message, "method")?);
-        let uri = exact_string(&read(&read(&message, "params")?, "uri")?);
+        let method = well_formed(&read(&message, "method")?);
+        let uri = well_formed(&read(&read(&message, "params")?, "uri")?);
         let Some(method) = method else {
             return Ok(0);
         };
@@ -311,7 +303,7 @@ pub fn match_uri_template(
         Some(vars) => {
             let obj = Object::new();
             for (name, value) in vars {
-                crate::pipeline::js_args::define(&obj, &name, &value.into());
+                define(&obj, &name, &value.into());
             }
             obj.into()
         }

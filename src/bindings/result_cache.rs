@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::convert::{
-    conv_id_string, conv_scope, event_object, get, lookup_result, optional_function,
+    cache_clock, conv_id_string, conv_scope, event_object, get, lookup_result, optional_function,
     optional_non_negative, options_object, payload_or_null, read, set,
 };
 use super::js_error::{promise, store_error, type_error};
@@ -70,16 +70,6 @@ impl JsResultCache {
                 ))
             }
         };
-        let clock: Box<dyn Fn() -> f64> = match now {
-            Some(f) => Box::new(move || {
-                f.call0(&JsValue::NULL)
-                    .ok()
-                    .and_then(|v| v.as_f64())
-                    .filter(|t| t.is_finite())
-                    .unwrap_or_else(js_sys::Date::now)
-            }),
-            None => Box::new(js_sys::Date::now),
-        };
         let separator = match read(&options, "separator")? {
             v if v.is_undefined() => crate::state_sync::glob::DEFAULT_SEPARATOR.to_owned(),
             v => v
@@ -113,7 +103,7 @@ impl JsResultCache {
             && matches!(store, SelectedStore::IndexedDb(_))
             && db_name != CHATBOX_CORE_DB_NAME)
             .then(LegacyChatboxStore::new);
-        let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), clock)
+        let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), cache_clock(now))
             .with_limits(limits)
             .with_separator(&separator)
             .with_reuse_immutable(reuse_immutable);

@@ -7,36 +7,27 @@
 //! policy.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
-use js_sys::{Array, Function, JsString, Object, Promise, Reflect};
+use js_sys::{Array, Function, JsString, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::convert::{get, options_object, read, set, unreadable};
+use super::convert::{set, string_array};
 use super::js_error::type_error;
-use super::state_sync::{array_check, for_each_item, separator_option, text, well_formed, Text};
-use crate::pipeline::js_args::define;
+use crate::pipeline::js_args::{
+    array_check, copy_own, define, for_each_item, optional_function, options_object, own, read,
+    separator_option, text, well_formed, Text,
+};
 use crate::state_sync::decorate::{
-    decorate_description, invalidation_tag, stale_notification_uri, DEFAULT_STALE_URI_PREFIX,
-    RESOURCE_UPDATED_METHOD,
+    decorate_description, DEFAULT_STALE_URI_PREFIX, RESOURCE_UPDATED_METHOD,
 };
 use crate::state_sync::glob::{self, MAX_NAME_LEN, MAX_PATTERN_LEN};
 use crate::state_sync::list_cache::{self, ListScope};
 use crate::state_sync::policy::{self, PolicyEngine, ResolvedPolicy, Rule, SyncPolicy};
-
-/// Resolutions remembered per `StateSync` before the memo is reset.
-const MEMO_LIMIT: usize = 512;
-
-/// Longest `staleUriPrefix`, in UTF-16 units.
-const MAX_PREFIX_LEN: u32 = 256;
-
-#[wasm_bindgen]
-extern "C" {
-    /// `Object.keys`, which runs a `Proxy`'s traps.
-    #[wasm_bindgen(js_namespace = Object, js_name = keys, catch)]
-    fn object_keys(value: &JsValue) -> Result<Array, JsValue>;
-}
+use crate::state_sync::server::{
+    valid_stale_prefix, ResultInvalidation, StateSync, INVALIDATION_BLOCK_TYPE,
+    MAX_STALE_PREFIX_LEN, STALE_PREFIX_MESSAGE,
+};
 
 fn plain_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()
@@ -47,38 +38,6 @@ fn plain_error(message: &str) -> JsValue {
 fn non_string(value: &JsValue) -> String {
     let kind = value.js_typeof().as_string().unwrap_or_default();
     crate::core::text::concat(&["(a ", &kind, ")"])
-}
-
-fn strings(list: &[String]) -> Array {
-    list.iter().map(|s| JsValue::from_str(s)).collect()
-}
-
-/// `object[key]` for an own property (inherited values are never read), `undefined` otherwise.
-fn own(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
-    if !object.is_object() {
-        return Ok(JsValue::UNDEFINED);
-    }
-    let key_value = JsValue::from_str(key);
-    let descriptor =
-        Reflect::get_own_property_descriptor(object.unchecked_ref::<Object>(), &key_value)
-            .map_err(|_| unreadable(key))?;
-    if descriptor.is_undefined() {
-        return Ok(JsValue::UNDEFINED);
-    }
-    Reflect::get(object, &key_value).map_err(|_| unreadable(key))
-}
-
-/// A shallow copy of `object`'s own enumerable properties (but `skip`), as data properties of
-/// a new plain object (so keys such as `__proto__` stay data).
-fn copy_own(object: &JsValue, skip: Option<&str>) -> Result<Object, JsValue> {
-    let copy = Object::new();
-    let keys = object_keys(object).map_err(|_| unreadable("Object.keys"))?;
-    for key in keys.iter().filter_map(|k| k.as_string()) {
-        if Some(key.as_str()) != skip {
-            define(&copy, &key, &own(object, &key)?);
-        }
-    }
-    Ok(copy)
 }
 
 /// `validatePattern(pattern, { separator }?)`: throws an `Error` whose message says
@@ -238,7 +197,7 @@ thread_local! {
 /// Calls an observer; a sync throw is swallowed, a returned promise's rejection too.
 fn call_observer(f: &Function, arg: &JsValue) {
     if let Ok(ret) = f.call1(&JsValue::NULL, arg) {
-        if get(&ret, "then").is_function() {
+        if read(&ret, "then").is_ok_and(|then| then.is_function()) {
             IGNORE.with(|ignore| {
                 let _ = Promise::resolve(&ret).catch(ignore);
             });
@@ -250,12 +209,9 @@ fn call_observer(f: &Function, arg: &JsValue) {
 /// servers it does not control.
 #[wasm_bindgen(js_name = StateSync)]
 pub struct JsStateSync {
-    engine: PolicyEngine,
+    sync: StateSync,
     on_invalidation: Option<Function>,
     notification_sink: Option<Function>,
-    stale_uri_prefix: String,
-    /// Tool name → rule, for the names seen last (bounded by MEMO_LIMIT).
-    memo: RefCell<HashMap<String, Rule>>,
     /// One frozen answer per rule (by [`PolicyEngine::slot`]), made on first use and shared by
     /// every name the rule applies to.
     answers: RefCell<Vec<Option<JsValue>>>,
@@ -267,34 +223,19 @@ fn resolved_object(resolved: &ResolvedPolicy) -> JsValue {
         set(&obj, "cacheControl", d.as_str());
     }
     if !resolved.invalidates.is_empty() {
-        let list = strings(&resolved.invalidates);
+        let list = string_array(&resolved.invalidates);
         Object::freeze(&list);
         set(&obj, "invalidates", list);
     }
     Object::freeze(&obj).into()
 }
 
-fn optional_function(
-    config: &JsValue,
-    key: &str,
-    message: &str,
-) -> Result<Option<Function>, JsValue> {
-    match read(config, key)? {
-        v if v.is_undefined() || v.is_null() => Ok(None),
-        // `typeof` never throws, unlike `instanceof` on a revoked Proxy.
-        v if v.is_function() => Ok(Some(v.unchecked_into())),
-        _ => Err(type_error(message)),
-    }
-}
-
 fn stale_prefix_option(config: &JsValue) -> Result<String, JsValue> {
-    const MESSAGE: &str = "staleUriPrefix must be a non-empty string ending with \"stale/\" \
-                           (e.g. \"mcpfusion://stale/\", \"fusion://stale/\", \"vurb://stale/\")";
     match read(config, "staleUriPrefix")? {
         v if v.is_undefined() => Ok(DEFAULT_STALE_URI_PREFIX.to_owned()),
-        v => match text(&v, MAX_PREFIX_LEN as usize) {
-            Some(Text::Usable(s)) if s.ends_with("stale/") => Ok(s),
-            _ => Err(type_error(MESSAGE)),
+        v => match text(&v, MAX_STALE_PREFIX_LEN) {
+            Some(Text::Usable(s)) if valid_stale_prefix(&s) => Ok(s),
+            _ => Err(type_error(STALE_PREFIX_MESSAGE)),
         },
     }
 }
@@ -324,18 +265,14 @@ impl JsStateSync {
         let answers = vec![None; engine.len() + 1];
         Ok(Self {
             on_invalidation: optional_function(
-                &config,
+                &read(&config, "onInvalidation")?,
                 "onInvalidation",
-                "onInvalidation must be a function",
             )?,
             notification_sink: optional_function(
-                &config,
+                &read(&config, "notificationSink")?,
                 "notificationSink",
-                "notificationSink must be a function",
             )?,
-            stale_uri_prefix: stale_prefix_option(&config)?,
-            engine,
-            memo: RefCell::default(),
+            sync: StateSync::new(engine, stale_prefix_option(&config)?),
             answers: RefCell::new(answers),
         })
     }
@@ -351,7 +288,7 @@ impl JsStateSync {
     ) -> Result<JsValue, JsValue> {
         let name = text(&name, MAX_NAME_LEN)
             .ok_or_else(|| type_error("resolve: name must be a string"))?;
-        Ok(self.answer(self.rule(&name)))
+        Ok(self.answer(self.sync.rule(name.usable())))
     }
 
     /// Appends (or replaces) `[Cache-Control: …]` in each tool's description. Tools without a
@@ -386,27 +323,18 @@ impl JsStateSync {
     ) -> Result<JsValue, JsValue> {
         let name = text(&tool_name, MAX_NAME_LEN)
             .ok_or_else(|| type_error("decorateResult: toolName must be a string"))?;
-        if !result.is_object() || array_check(&result)? || own(&result, "isError")? == JsValue::TRUE
-        {
+        if !result.is_object() || array_check(&result)? {
             return Ok(result);
         }
-        let (Text::Usable(tool_name), Some(resolved)) =
-            (&name, self.engine.resolution(self.rule(&name)))
-        else {
+        let is_error = own(&result, "isError")? == JsValue::TRUE;
+        let Some(invalidation) = self.sync.result_invalidation(name.usable(), is_error) else {
             return Ok(result);
         };
-        if resolved.invalidates.is_empty() {
-            return Ok(result);
-        }
         let original = own(&result, "content")?;
         let content = Array::new();
         let block = Object::new();
-        set(&block, "type", "text");
-        set(
-            &block,
-            "text",
-            invalidation_tag(tool_name, &resolved.invalidates),
-        );
+        set(&block, "type", INVALIDATION_BLOCK_TYPE);
+        set(&block, "text", invalidation.tag.as_str());
         content.push(&block);
         if original.is_object() && array_check(&original)? {
             for_each_item(&original, |_, item| {
@@ -416,37 +344,22 @@ impl JsStateSync {
         }
         let copy = copy_own(&result, Some("content"))?;
         define(&copy, "content", &content);
-        self.notify(tool_name, &resolved.invalidates);
+        if let Some(cause) = name.usable() {
+            self.notify(cause, &invalidation);
+        }
         Ok(copy.into())
     }
 }
 
 /// Helpers of the exported methods (not exported themselves).
 impl JsStateSync {
-    /// The rule for a tool name: names over 256 characters or with a lone surrogate are
-    /// matched by no policy (the defaults apply).
-    fn rule(&self, name: &Text) -> Rule {
-        let Text::Usable(name) = name else {
-            return Rule::Defaults;
-        };
-        if let Some(&rule) = self.memo.borrow().get(name) {
-            return rule;
-        }
-        let rule = self.engine.rule(name);
-        let mut memo = self.memo.borrow_mut();
-        if memo.len() >= MEMO_LIMIT {
-            memo.clear();
-        }
-        memo.insert(name.clone(), rule);
-        rule
-    }
-
     /// The shared frozen answer of a rule, or `null` when it applies nothing.
     fn answer(&self, rule: Rule) -> JsValue {
-        let Some(resolved) = self.engine.resolution(rule) else {
+        let engine = self.sync.engine();
+        let Some(resolved) = engine.resolution(rule) else {
             return JsValue::NULL;
         };
-        let slot = self.engine.slot(rule);
+        let slot = engine.slot(rule);
         let mut answers = self.answers.borrow_mut();
         answers[slot]
             .get_or_insert_with(|| resolved_object(resolved))
@@ -457,38 +370,30 @@ impl JsStateSync {
         let Some(name) = text(&read(&tool, "name")?, MAX_NAME_LEN) else {
             return Ok(tool); // no name: not a tool we can decorate
         };
-        let Some(directive) = self
-            .engine
-            .resolution(self.rule(&name))
-            .and_then(|r| r.cache_control)
-        else {
+        let Some(directive) = self.sync.directive(name.usable()) else {
             return Ok(tool);
         };
         let description = read(&tool, "description")?.as_string().unwrap_or_default();
-        let copy = copy_own(&tool, None)?;
         let decorated = decorate_description(&description, directive);
+        let copy = copy_own(&tool, None)?;
         define(&copy, "description", &decorated.into());
         Ok(copy.into())
     }
 
     /// Tells the observers about an invalidation (after the result is built, so an observer
     /// cannot change what it sees).
-    fn notify(&self, tool_name: &str, patterns: &[String]) {
+    fn notify(&self, tool_name: &str, invalidation: &ResultInvalidation) {
         if let Some(f) = &self.on_invalidation {
             let event = Object::new();
             set(&event, "causedBy", tool_name);
-            set(&event, "patterns", strings(patterns));
+            set(&event, "patterns", string_array(invalidation.patterns));
             set(&event, "timestamp", js_sys::Date::new_0().to_iso_string());
             call_observer(f, &event.into());
         }
         if let Some(sink) = &self.notification_sink {
-            for pattern in patterns {
+            for uri in invalidation.stale_uris() {
                 let params = Object::new();
-                set(
-                    &params,
-                    "uri",
-                    stale_notification_uri(&self.stale_uri_prefix, pattern),
-                );
+                set(&params, "uri", uri.as_str());
                 let message = Object::new();
                 set(&message, "method", RESOURCE_UPDATED_METHOD);
                 set(&message, "params", params);

@@ -4,104 +4,25 @@
 //!
 //! Every argument arrives as a `JsValue` and is checked here: a `&str` parameter would make
 //! wasm-bindgen's glue copy whatever it is given (a `{length: 3e9}` object traps the module).
-//! Every read of a caller's object goes through a catching path (`Reflect.get`, and the catching
-//! imports below), so a throwing getter or a revoked `Proxy` becomes an exception of the call,
-//! never one that unwinds through WebAssembly frames and leaves the module inconsistent.
+//! Every read of a caller's object goes through the catching readers of
+//! [`crate::pipeline::js_args`], so a throwing getter or a revoked `Proxy` becomes an exception
+//! of the call, never one that unwinds through WebAssembly frames and leaves the module
+//! inconsistent.
 //!
 //! Strings with lone surrogates cannot cross into Rust intact (each becomes U+FFFD, so
 //! `"\uD800"` and `"\uDBFF"` would compare equal). Names and patterns with one therefore match
 //! nothing: `matchGlob` answers `false`, and `StateSync` treats such a tool name as matched by no
 //! policy.
 
-use js_sys::{JsString, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use super::convert::{options_object, read, unreadable};
 use super::js_error::type_error;
-use crate::state_sync::glob::{self, DEFAULT_SEPARATOR, MAX_NAME_LEN, MAX_PATTERN_LEN};
+#[cfg(feature = "host")]
+use crate::pipeline::js_args::{array_check, for_each_item, read};
+use crate::pipeline::js_args::{separator_option, text, Text};
+use crate::state_sync::glob::{self, MAX_NAME_LEN, MAX_PATTERN_LEN};
 #[cfg(feature = "host")]
 use crate::state_sync::{decorate::parse_cache_control as parse_directive, invalidation};
-
-/// Most items read from one array argument (policies, tools, content blocks): far above any
-/// real list, and it keeps a sparse `new Array(2 ** 32 - 1)` from exhausting memory.
-const ARRAY_LIMIT: u32 = 1 << 20;
-
-#[wasm_bindgen]
-extern "C" {
-    /// `Array.isArray`, which throws for a revoked `Proxy`.
-    #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
-    fn is_array(value: &JsValue) -> Result<bool, JsValue>;
-}
-
-/// `Array.isArray(value)`; a revoked `Proxy` is a `TypeError`.
-pub(super) fn array_check(value: &JsValue) -> Result<bool, JsValue> {
-    is_array(value).map_err(|_| unreadable("Array.isArray"))
-}
-
-/// Calls `f` on each item of an array (read with catching `Reflect.get`s), in order.
-pub(super) fn for_each_item(
-    array: &JsValue,
-    mut f: impl FnMut(u32, JsValue) -> Result<(), JsValue>,
-) -> Result<(), JsValue> {
-    let length = read(array, "length")?.as_f64().unwrap_or(0.0);
-    if length > f64::from(ARRAY_LIMIT) {
-        return Err(type_error("arrays are limited to 1048576 items"));
-    }
-    // In range: `length` is at most ARRAY_LIMIT (and NaN or negative casts to 0).
-    for i in 0..length as u32 {
-        let item = Reflect::get_u32(array, i).map_err(|_| unreadable("array item"))?;
-        f(i, item)?;
-    }
-    Ok(())
-}
-
-/// A string argument as Rust sees it.
-pub(super) enum Text {
-    /// Well-formed and at most the bound in UTF-16 units.
-    Usable(String),
-    /// Longer than the bound (not copied), or with a lone surrogate: matches nothing.
-    Unmatchable,
-}
-
-/// Reads a string argument: `None` when it is not a string. Strings longer than `max_len`
-/// UTF-16 units are never copied into WebAssembly (they are over every byte bound too).
-pub(super) fn text(value: &JsValue, max_len: usize) -> Option<Text> {
-    if !value.is_string() {
-        return None;
-    }
-    let js: &JsString = value.unchecked_ref();
-    if js.length() as usize > max_len {
-        return Some(Text::Unmatchable);
-    }
-    let s = value.as_string()?;
-    // Only a U+FFFD can hide a replaced lone surrogate, so the exact check (one call per UTF-16
-    // unit) runs only for strings that have one.
-    if s.contains('\u{FFFD}') && !js.is_valid_utf16() {
-        return Some(Text::Unmatchable);
-    }
-    Some(Text::Usable(s))
-}
-
-/// A well-formed string of any length (`None` otherwise).
-pub(super) fn well_formed(value: &JsValue) -> Option<String> {
-    match text(value, usize::MAX)? {
-        Text::Usable(s) => Some(s),
-        Text::Unmatchable => None,
-    }
-}
-
-pub(super) fn separator_option(options: &JsValue) -> Result<String, JsValue> {
-    let Some(options) = options_object(options, "options")? else {
-        return Ok(DEFAULT_SEPARATOR.to_owned());
-    };
-    match read(&options, "separator")? {
-        v if v.is_undefined() => Ok(DEFAULT_SEPARATOR.to_owned()),
-        v => well_formed(&v)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| type_error("separator must be a non-empty string")),
-    }
-}
 
 /// `matchGlob(pattern, name, { separator }?)`: whole-string, case-sensitive dot-glob match
 /// (`*` one segment, `**` zero or more, `*` inside a segment any run of characters). `false`
@@ -141,58 +62,6 @@ pub fn parse_cache_control(
 }
 
 #[cfg(feature = "host")]
-/// Appends `s` as a JSON string, copying the runs that need no escape whole (a cause can be a
-/// megabyte long).
-fn push_json_string(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let escaped: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue, // bytes of multi-byte characters are all >= 0x80
-        };
-        out.push_str(&s[start..i]);
-        if escaped.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        } else {
-            out.push_str(escaped);
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
-}
-
-#[cfg(feature = "host")]
-/// Appends `{"cause":…,"domains":[…]}` for each invalidation in `text` to a JSON array text.
-fn push_invalidations(json: &mut String, text: &str) {
-    for inv in invalidation::parse_invalidations(text) {
-        json.push_str(if json.len() > 1 {
-            ",{\"cause\":"
-        } else {
-            "{\"cause\":"
-        });
-        push_json_string(json, &inv.cause);
-        json.push_str(",\"domains\":[");
-        for (i, domain) in inv.domains.iter().enumerate() {
-            if i > 0 {
-                json.push(',');
-            }
-            push_json_string(json, domain);
-        }
-        json.push_str("]}");
-    }
-}
-
-#[cfg(feature = "host")]
 /// `parseInvalidations(result)`: the `<cache_invalidation … />` tags (entities unescaped) and
 /// legacy `[System: Cache invalidated for … — caused by …]` texts in a `CallToolResult`, a
 /// content array or a string, as `[{ cause, domains }]`. Anything else is a `TypeError`.
@@ -203,9 +72,9 @@ pub fn parse_invalidations(
 ) -> Result<JsValue, JsValue> {
     // The answer is built as one JSON text and parsed once: a tool result can hold thousands
     // of signals, and one `JSON.parse` is far cheaper than several boundary crossings each.
-    let mut json = String::from("[");
+    let mut json = invalidation::InvalidationsJson::new();
     if let Some(s) = result.as_string() {
-        push_invalidations(&mut json, &s);
+        json.push_text(&s);
     } else if !result.is_object() {
         return Err(type_error(
             "parseInvalidations expects a CallToolResult, a content array or a string",
@@ -219,12 +88,11 @@ pub fn parse_invalidations(
         if blocks.is_object() && array_check(&blocks)? {
             for_each_item(&blocks, |_, block| {
                 if let Some(text) = read(&block, "text")?.as_string() {
-                    push_invalidations(&mut json, &text);
+                    json.push_text(&text);
                 }
                 Ok(())
             })?;
         }
     }
-    json.push(']');
-    js_sys::JSON::parse(&json)
+    js_sys::JSON::parse(&json.finish())
 }

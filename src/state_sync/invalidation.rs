@@ -6,6 +6,8 @@
 //! its input: each scan resumes where the previous one stopped and never looks further than
 //! the signal it is reading.
 
+use crate::core::envelope::json_string;
+
 /// One invalidation signal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invalidation {
@@ -284,6 +286,55 @@ pub fn stale_pattern(uri: &str) -> Option<&str> {
         .filter(|p| !p.is_empty())
 }
 
+/// The invalidations of one or more texts as one JSON array, `[{"cause":…,"domains":[…]}, …]`
+/// in order of appearance: what a host's `parseInvalidations` answers, built as one text so that
+/// crossing into JS costs one `JSON.parse` however many signals a result holds.
+pub struct InvalidationsJson {
+    json: String,
+}
+
+impl Default for InvalidationsJson {
+    fn default() -> Self {
+        InvalidationsJson {
+            json: String::from("["),
+        }
+    }
+}
+
+impl InvalidationsJson {
+    /// An empty array.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends every invalidation signal of `text`.
+    pub fn push_text(&mut self, text: &str) {
+        for inv in parse_invalidations(text) {
+            let json = &mut self.json;
+            json.push_str(if json.len() > 1 {
+                ",{\"cause\":"
+            } else {
+                "{\"cause\":"
+            });
+            json.push_str(&json_string(&inv.cause));
+            json.push_str(",\"domains\":[");
+            for (i, domain) in inv.domains.iter().enumerate() {
+                if i > 0 {
+                    json.push(',');
+                }
+                json.push_str(&json_string(domain));
+            }
+            json.push_str("]}");
+        }
+    }
+
+    /// The JSON text.
+    pub fn finish(mut self) -> String {
+        self.json.push(']');
+        self.json
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,5 +440,29 @@ mod tests {
         assert_eq!(stale_pattern("Vurb://stale/a"), None, "schemes are exact");
         assert_eq!(stale_pattern("xvurb://stale/a"), None);
         assert_eq!(stale_pattern("https://x"), None);
+    }
+
+    #[test]
+    fn invalidations_as_one_json_array() {
+        let empty = InvalidationsJson::new();
+        assert_eq!(empty.finish(), "[]");
+        let mut json = InvalidationsJson::new();
+        json.push_text("no signal here");
+        json.push_text(&invalidation_tag(
+            "tasks.update",
+            &["tasks.*".into(), "sprints.*".into()],
+        ));
+        json.push_text(
+            "[System: Cache invalidated for a.*, b.* — caused by x] \
+             <cache_invalidation cause=\"q&quot;\\\" domains=\"\" />",
+        );
+        assert_eq!(
+            json.finish(),
+            r#"[{"cause":"tasks.update","domains":["tasks.*","sprints.*"]},{"cause":"x","domains":["a.*","b.*"]},{"cause":"q\"\\","domains":[]}]"#
+        );
+        // Control characters are escaped, so the text always parses as JSON.
+        let mut json = InvalidationsJson::new();
+        json.push_text("<cache_invalidation cause=\"a\u{1}\n\" domains=\"x\" />");
+        assert_eq!(json.finish(), r#"[{"cause":"a\u0001\n","domains":["x"]}]"#);
     }
 }

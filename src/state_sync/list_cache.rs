@@ -96,22 +96,23 @@ impl ListParams {
     pub fn first_page() -> ListParams {
         ListParams::default()
     }
+}
 
-    /// Parameters for the page at `cursor`.
-    pub fn with_cursor(cursor: impl Into<String>) -> ListParams {
-        ListParams {
-            cursor: Some(cursor.into()),
-            uri: None,
-        }
-    }
-
-    /// Parameters for a request about `uri` (e.g. `resources/read`).
-    pub fn with_uri(uri: impl Into<String>) -> ListParams {
-        ListParams {
-            cursor: None,
-            uri: Some(uri.into()),
-        }
-    }
+/// A list result to store with [`ListCache::put`]: the request it answers and its hints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListEntry<'a, R> {
+    /// The request method (`tools/list`, `resources/read`, …).
+    pub method: &'a str,
+    /// The request parameters that select the result.
+    pub params: &'a ListParams,
+    /// The authorization context it was fetched with (`None` is a context of its own).
+    pub auth_context: Option<&'a str>,
+    /// The result.
+    pub result: R,
+    /// Its `ttlMs`, when it has a number there.
+    pub ttl_ms: Option<f64>,
+    /// Its `cacheScope` (`Private` when absent).
+    pub scope: ListScope,
 }
 
 /// A cache hit returned by [`ListCache::get`].
@@ -192,23 +193,21 @@ impl<R: Clone> ListCache<R> {
         ListCache::default()
     }
 
-    /// Stores `result` of `method` with `params`, received at `now_ms`.
+    /// Stores a result received at `now_ms`.
     ///
-    /// `ttl_ms` is the result's `ttlMs`; missing, negative or non-finite means `0` (stored, but
-    /// only ever served stale). `Private` results are stored under `auth_context`; `Public` ones
-    /// are shared by all contexts, and also replace this context's private entry for the same
-    /// request (the newest answer for a caller wins).
-    #[allow(clippy::too_many_arguments)]
-    pub fn put(
-        &mut self,
-        now_ms: f64,
-        method: &str,
-        params: &ListParams,
-        result: R,
-        ttl_ms: Option<f64>,
-        scope: ListScope,
-        auth_context: Option<&str>,
-    ) {
+    /// `ttl_ms` missing, negative or non-finite means `0` (stored, but only ever served stale).
+    /// `Private` results are stored under their authorization context; `Public` ones are shared
+    /// by all contexts, and also replace this context's private entry for the same request (the
+    /// newest answer for a caller wins).
+    pub fn put(&mut self, now_ms: f64, entry: ListEntry<'_, R>) {
+        let ListEntry {
+            method,
+            params,
+            auth_context,
+            result,
+            ttl_ms,
+            scope,
+        } = entry;
         let private = Key::new(
             method,
             params,
@@ -298,14 +297,6 @@ impl<R: Clone> ListCache<R> {
         }
     }
 
-    /// Drops entries that are no longer fresh at `now_ms` (they could otherwise still be served
-    /// stale). Returns how many were dropped.
-    pub fn purge_expired(&mut self, now_ms: f64) -> usize {
-        let before = self.entries.len();
-        self.entries.retain(|_, entry| entry.is_fresh(now_ms));
-        before - self.entries.len()
-    }
-
     /// Number of cached entries (each page and each private context counts once).
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -338,13 +329,55 @@ mod tests {
         ListParams::first_page()
     }
 
+    /// A `tools/list` result to store.
+    fn entry<'a, R>(
+        params: &'a ListParams,
+        result: R,
+        ttl_ms: f64,
+        scope: ListScope,
+        auth_context: Option<&'a str>,
+    ) -> ListEntry<'a, R> {
+        ListEntry {
+            method: TOOLS,
+            params,
+            auth_context,
+            result,
+            ttl_ms: Some(ttl_ms),
+            scope,
+        }
+    }
+
+    fn at_cursor(cursor: &str) -> ListParams {
+        ListParams {
+            cursor: Some(cursor.into()),
+            uri: None,
+        }
+    }
+
+    fn for_uri(uri: &str) -> ListParams {
+        ListParams {
+            cursor: None,
+            uri: Some(uri.into()),
+        }
+    }
+
     fn public(
         cache: &mut ListCache<&'static str>,
         now: f64,
         ttl: Option<f64>,
         value: &'static str,
     ) {
-        cache.put(now, TOOLS, &first(), value, ttl, ListScope::Public, None);
+        cache.put(
+            now,
+            ListEntry {
+                method: TOOLS,
+                params: &first(),
+                auth_context: None,
+                result: value,
+                ttl_ms: ttl,
+                scope: ListScope::Public,
+            },
+        );
     }
 
     fn get(
@@ -480,12 +513,7 @@ mod tests {
         let p = first();
         cache.put(
             0.0,
-            TOOLS,
-            &p,
-            "alice",
-            Some(1e6),
-            ListScope::Private,
-            Some("alice"),
+            entry(&p, "alice", 1e6, ListScope::Private, Some("alice")),
         );
         assert_eq!(
             get(&cache, 1.0, Some("alice"), false).unwrap().result,
@@ -503,7 +531,7 @@ mod tests {
     fn private_without_auth_context_is_its_own_context() {
         let mut cache = ListCache::new();
         let p = first();
-        cache.put(0.0, TOOLS, &p, "anon", Some(1e6), ListScope::Private, None);
+        cache.put(0.0, entry(&p, "anon", 1e6, ListScope::Private, None));
         assert_eq!(get(&cache, 1.0, None, false).unwrap().result, "anon");
         assert_eq!(get(&cache, 1.0, Some("alice"), true), None);
         assert_eq!(get(&cache, 1.0, Some(""), true), None);
@@ -513,24 +541,8 @@ mod tests {
     fn private_contexts_are_stored_separately() {
         let mut cache = ListCache::new();
         let p = first();
-        cache.put(
-            0.0,
-            TOOLS,
-            &p,
-            "a",
-            Some(1e6),
-            ListScope::Private,
-            Some("alice"),
-        );
-        cache.put(
-            0.0,
-            TOOLS,
-            &p,
-            "b",
-            Some(1e6),
-            ListScope::Private,
-            Some("bob"),
-        );
+        cache.put(0.0, entry(&p, "a", 1e6, ListScope::Private, Some("alice")));
+        cache.put(0.0, entry(&p, "b", 1e6, ListScope::Private, Some("bob")));
         assert_eq!(cache.len(), 2);
         assert_eq!(get(&cache, 1.0, Some("alice"), false).unwrap().result, "a");
         assert_eq!(get(&cache, 1.0, Some("bob"), false).unwrap().result, "b");
@@ -540,29 +552,13 @@ mod tests {
     fn public_is_shared_across_contexts() {
         let mut cache = ListCache::new();
         let p = first();
-        cache.put(
-            0.0,
-            TOOLS,
-            &p,
-            "pub",
-            Some(1e6),
-            ListScope::Public,
-            Some("alice"),
-        );
+        cache.put(0.0, entry(&p, "pub", 1e6, ListScope::Public, Some("alice")));
         assert_eq!(cache.len(), 1);
         for auth in [Some("alice"), Some("bob"), None] {
             assert_eq!(get(&cache, 1.0, auth, false).unwrap().result, "pub");
         }
         // Another context's public answer replaces the shared entry.
-        cache.put(
-            2.0,
-            TOOLS,
-            &p,
-            "pub2",
-            Some(1e6),
-            ListScope::Public,
-            Some("bob"),
-        );
+        cache.put(2.0, entry(&p, "pub2", 1e6, ListScope::Public, Some("bob")));
         assert_eq!(cache.len(), 1);
         assert_eq!(
             get(&cache, 3.0, Some("alice"), false).unwrap().result,
@@ -574,15 +570,10 @@ mod tests {
     fn private_takes_precedence_over_public() {
         let mut cache = ListCache::new();
         let p = first();
-        cache.put(0.0, TOOLS, &p, "pub", Some(1e6), ListScope::Public, None);
+        cache.put(0.0, entry(&p, "pub", 1e6, ListScope::Public, None));
         cache.put(
             0.0,
-            TOOLS,
-            &p,
-            "mine",
-            Some(1e6),
-            ListScope::Private,
-            Some("alice"),
+            entry(&p, "mine", 1e6, ListScope::Private, Some("alice")),
         );
         assert_eq!(
             get(&cache, 1.0, Some("alice"), false).unwrap().result,
@@ -603,22 +594,9 @@ mod tests {
         let p = first();
         cache.put(
             0.0,
-            TOOLS,
-            &p,
-            "mine",
-            Some(10.0),
-            ListScope::Private,
-            Some("alice"),
+            entry(&p, "mine", 10.0, ListScope::Private, Some("alice")),
         );
-        cache.put(
-            0.0,
-            TOOLS,
-            &p,
-            "pub",
-            Some(1e6),
-            ListScope::Public,
-            Some("bob"),
-        );
+        cache.put(0.0, entry(&p, "pub", 1e6, ListScope::Public, Some("bob")));
         let hit = get(&cache, 50.0, Some("alice"), true).unwrap();
         assert_eq!((hit.result, hit.stale), ("pub", false));
     }
@@ -629,22 +607,9 @@ mod tests {
         let p = first();
         cache.put(
             0.0,
-            TOOLS,
-            &p,
-            "old",
-            Some(1e6),
-            ListScope::Private,
-            Some("alice"),
+            entry(&p, "old", 1e6, ListScope::Private, Some("alice")),
         );
-        cache.put(
-            5.0,
-            TOOLS,
-            &p,
-            "new",
-            Some(1e6),
-            ListScope::Public,
-            Some("alice"),
-        );
+        cache.put(5.0, entry(&p, "new", 1e6, ListScope::Public, Some("alice")));
         assert_eq!(cache.len(), 1);
         assert_eq!(
             get(&cache, 6.0, Some("alice"), false).unwrap().result,
@@ -656,26 +621,10 @@ mod tests {
     fn pages_are_cached_independently() {
         let mut cache = ListCache::new();
         let p1 = first();
-        let p2 = ListParams::with_cursor("c2");
-        let p3 = ListParams::with_cursor("c3");
-        cache.put(
-            0.0,
-            TOOLS,
-            &p1,
-            "page1",
-            Some(100.0),
-            ListScope::Public,
-            None,
-        );
-        cache.put(
-            0.0,
-            TOOLS,
-            &p2,
-            "page2",
-            Some(1000.0),
-            ListScope::Public,
-            None,
-        );
+        let p2 = at_cursor("c2");
+        let p3 = at_cursor("c3");
+        cache.put(0.0, entry(&p1, "page1", 100.0, ListScope::Public, None));
+        cache.put(0.0, entry(&p2, "page2", 1000.0, ListScope::Public, None));
         assert_eq!(cache.len(), 2);
         assert_eq!(
             cache.get(50.0, TOOLS, &p1, None, false).unwrap().result,
@@ -699,16 +648,18 @@ mod tests {
     #[test]
     fn uri_is_part_of_the_key() {
         let mut cache = ListCache::new();
-        let a = ListParams::with_uri("file:///a");
-        let b = ListParams::with_uri("file:///b");
+        let a = for_uri("file:///a");
+        let b = for_uri("file:///b");
         cache.put(
             0.0,
-            "resources/read",
-            &a,
-            "A",
-            Some(100.0),
-            ListScope::Public,
-            None,
+            ListEntry {
+                method: "resources/read",
+                params: &a,
+                auth_context: None,
+                result: "A",
+                ttl_ms: Some(100.0),
+                scope: ListScope::Public,
+            },
         );
         assert_eq!(
             cache
@@ -726,18 +677,18 @@ mod tests {
         let mut cache = ListCache::new();
         let requests = [
             first(),
-            ListParams::with_cursor(""),
-            ListParams::with_cursor("2"),
-            ListParams::with_uri("2"),
-            ListParams::with_uri("file:///tmp/public"),
-            ListParams::with_uri("file:///tmp/public/"),
+            at_cursor(""),
+            at_cursor("2"),
+            for_uri("2"),
+            for_uri("file:///tmp/public"),
+            for_uri("file:///tmp/public/"),
             ListParams {
                 cursor: Some("2".to_owned()),
                 uri: Some("2".to_owned()),
             },
         ];
         for (i, p) in requests.iter().enumerate() {
-            cache.put(0.0, TOOLS, p, i, Some(1e6), ListScope::Public, None);
+            cache.put(0.0, entry(p, i, 1e6, ListScope::Public, None));
         }
         assert_eq!(cache.len(), requests.len());
         for (i, p) in requests.iter().enumerate() {
@@ -753,38 +704,26 @@ mod tests {
                 cursor: cursor.map(str::to_owned),
                 uri: None,
             };
-            cache.put(0.0, TOOLS, &p, "t", Some(1e6), ListScope::Public, None);
-            cache.put(
-                0.0,
-                TOOLS,
-                &p,
-                "t",
-                Some(1e6),
-                ListScope::Private,
-                Some("alice"),
-            );
-            cache.put(0.0, TOOLS, &p, "t", Some(1e6), ListScope::Private, None);
+            cache.put(0.0, entry(&p, "t", 1e6, ListScope::Public, None));
+            cache.put(0.0, entry(&p, "t", 1e6, ListScope::Private, Some("alice")));
+            cache.put(0.0, entry(&p, "t", 1e6, ListScope::Private, None));
         }
         cache.put(
             0.0,
-            "prompts/list",
-            &first(),
-            "p",
-            Some(1e6),
-            ListScope::Public,
-            None,
+            ListEntry {
+                method: "prompts/list",
+                params: &first(),
+                auth_context: None,
+                result: "p",
+                ttl_ms: Some(1e6),
+                scope: ListScope::Public,
+            },
         );
         assert_eq!(cache.len(), 10);
         assert_eq!(cache.invalidate_list(TOOLS), 9);
         assert_eq!(cache.len(), 1);
         assert_eq!(
-            cache.get(
-                1.0,
-                TOOLS,
-                &ListParams::with_cursor("c2"),
-                Some("alice"),
-                true
-            ),
+            cache.get(1.0, TOOLS, &at_cursor("c2"), Some("alice"), true),
             None
         );
         assert!(cache
@@ -795,7 +734,7 @@ mod tests {
 
     fn populated() -> ListCache<&'static str> {
         let mut cache = ListCache::new();
-        let page2 = ListParams::with_cursor("c2");
+        let page2 = at_cursor("c2");
         for method in [
             "tools/list",
             "prompts/list",
@@ -804,42 +743,50 @@ mod tests {
         ] {
             cache.put(
                 0.0,
-                method,
-                &first(),
-                "x",
-                Some(1e6),
-                ListScope::Public,
-                None,
+                ListEntry {
+                    method,
+                    params: &first(),
+                    auth_context: None,
+                    result: "x",
+                    ttl_ms: Some(1e6),
+                    scope: ListScope::Public,
+                },
             );
             cache.put(
                 0.0,
-                method,
-                &page2,
-                "x",
-                Some(1e6),
-                ListScope::Private,
-                Some("a"),
+                ListEntry {
+                    method,
+                    params: &page2,
+                    auth_context: Some("a"),
+                    result: "x",
+                    ttl_ms: Some(1e6),
+                    scope: ListScope::Private,
+                },
             );
         }
         for uri in ["file:///a", "file:///b"] {
-            let p = ListParams::with_uri(uri);
+            let p = for_uri(uri);
             cache.put(
                 0.0,
-                "resources/read",
-                &p,
-                "r",
-                Some(1e6),
-                ListScope::Public,
-                None,
+                ListEntry {
+                    method: "resources/read",
+                    params: &p,
+                    auth_context: None,
+                    result: "r",
+                    ttl_ms: Some(1e6),
+                    scope: ListScope::Public,
+                },
             );
             cache.put(
                 0.0,
-                "resources/read",
-                &p,
-                "r",
-                Some(1e6),
-                ListScope::Private,
-                Some("a"),
+                ListEntry {
+                    method: "resources/read",
+                    params: &p,
+                    auth_context: Some("a"),
+                    result: "r",
+                    ttl_ms: Some(1e6),
+                    scope: ListScope::Private,
+                },
             );
         }
         cache
@@ -895,8 +842,8 @@ mod tests {
             cache.handle_notification("notifications/resources/updated", Some("file:///a")),
             2
         );
-        let a = ListParams::with_uri("file:///a");
-        let b = ListParams::with_uri("file:///b");
+        let a = for_uri("file:///a");
+        let b = for_uri("file:///b");
         assert_eq!(cache.get(1.0, "resources/read", &a, Some("a"), true), None);
         assert!(cache
             .get(1.0, "resources/read", &b, Some("a"), false)
@@ -929,23 +876,24 @@ mod tests {
     }
 
     #[test]
-    fn len_is_empty_clear_and_purge() {
+    fn len_is_empty_and_clear() {
         let mut cache: ListCache<&'static str> = ListCache::new();
         assert!(cache.is_empty());
         assert_eq!(cache.len(), 0);
         public(&mut cache, 0.0, Some(10.0), "v");
         cache.put(
             0.0,
-            "prompts/list",
-            &first(),
-            "p",
-            Some(100.0),
-            ListScope::Public,
-            None,
+            ListEntry {
+                method: "prompts/list",
+                params: &first(),
+                auth_context: None,
+                result: "p",
+                ttl_ms: Some(100.0),
+                scope: ListScope::Public,
+            },
         );
         assert!(!cache.is_empty());
-        assert_eq!(cache.purge_expired(50.0), 1);
-        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.len(), 2);
         cache.clear();
         assert!(cache.is_empty());
         assert_eq!(get(&cache, 0.0, None, true), None);

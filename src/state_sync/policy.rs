@@ -178,11 +178,6 @@ impl PolicyEngine {
         })
     }
 
-    /// The separator names and patterns split on.
-    pub fn separator(&self) -> &str {
-        &self.separator
-    }
-
     /// How many policies there are.
     pub fn len(&self) -> usize {
         self.patterns.len()
@@ -218,12 +213,6 @@ impl PolicyEngine {
     /// `None` when that is nothing at all.
     pub fn resolution(&self, rule: Rule) -> Option<&ResolvedPolicy> {
         self.resolutions.get(self.slot(rule))?.as_ref()
-    }
-
-    /// First matching policy, with the default directive filling a missing one; unmatched names
-    /// get the default directive. `None` when nothing applies.
-    pub fn resolve(&self, tool_name: &str) -> Option<ResolvedPolicy> {
-        self.resolution(self.rule(tool_name)).cloned()
     }
 }
 
@@ -320,6 +309,11 @@ pub fn detect_overlaps(patterns: &[&str], separator: &str) -> Vec<Overlap> {
 mod tests {
     use super::*;
 
+    /// What applies to a tool name (the rule's resolution, cloned).
+    fn resolve(engine: &PolicyEngine, name: &str) -> Option<ResolvedPolicy> {
+        engine.resolution(engine.rule(name)).cloned()
+    }
+
     fn policy(m: &str, cc: Option<&str>, inv: Option<&[&str]>) -> SyncPolicy {
         SyncPolicy {
             match_pattern: m.into(),
@@ -340,7 +334,7 @@ mod tests {
             ".",
         )
         .unwrap();
-        let update = engine.resolve("sprints.update").unwrap();
+        let update = resolve(&engine, "sprints.update").unwrap();
         assert_eq!(
             update.cache_control,
             Some(CacheDirective::NoStore),
@@ -348,21 +342,21 @@ mod tests {
         );
         assert_eq!(update.invalidates, ["sprints.*", "tasks.*"]);
         assert_eq!(
-            engine.resolve("sprints.get").unwrap().invalidates,
+            resolve(&engine, "sprints.get").unwrap().invalidates,
             Vec::<String>::new()
         );
         assert_eq!(
-            engine.resolve("countries.list").unwrap().cache_control,
+            resolve(&engine, "countries.list").unwrap().cache_control,
             Some(CacheDirective::Immutable)
         );
         // Unmatched → defaults.
         assert_eq!(
-            engine.resolve("billing.pay").unwrap().cache_control,
+            resolve(&engine, "billing.pay").unwrap().cache_control,
             Some(CacheDirective::NoStore)
         );
         // No defaults, no match → nothing.
         let bare = PolicyEngine::new(&[policy("a", Some("immutable"), None)], None, ".").unwrap();
-        assert_eq!(bare.resolve("b"), None);
+        assert_eq!(resolve(&bare, "b"), None);
     }
 
     #[test]
@@ -376,7 +370,7 @@ mod tests {
             ".",
         )
         .unwrap();
-        assert_eq!(engine.resolve("billing.refund"), None);
+        assert_eq!(resolve(&engine, "billing.refund"), None);
     }
 
     #[test]
@@ -419,7 +413,7 @@ mod tests {
         // A long name is never compared: the defaults apply.
         let long = format!("a.{}", "x".repeat(300));
         assert_eq!(engine.rule(&long), Rule::Defaults);
-        assert_eq!(engine.resolve(&long), engine.resolve("z"));
+        assert_eq!(resolve(&engine, &long), resolve(&engine, "z"));
         let bare = PolicyEngine::new(&[policy("a", None, None)], None, ".").unwrap();
         assert_eq!(bare.resolution(Rule::Policy(0)), None);
         assert_eq!(bare.resolution(Rule::Defaults), None);
