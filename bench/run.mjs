@@ -12,6 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import os from 'node:os';
 import { serve } from '../scripts/serve.mjs';
+import { bytes, bytesTable, coldStart, coldStartTable } from './cold-start.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const iterations = smoke ? 1 : Number(process.env.BENCH_ITERATIONS ?? 20);
@@ -57,6 +58,12 @@ try {
   data.date = new Date().toISOString();
   const wasm = await readFile(new URL('../pkg/web/mcp_result_cache_bg.wasm', import.meta.url));
   data.wasm = { raw: wasm.length, gzip: gzipSync(wasm, { level: 9 }).length };
+  // Bytes a host downloads per entry (always); cold start in fresh pages (full runs only: it
+  // launches its own browser and takes about a minute).
+  data.bytes = await bytes();
+  if (!smoke) {
+    data.coldStart = await coldStart({ origin: server.origin, rounds: Number(process.env.BENCH_COLD_ROUNDS ?? 10) });
+  }
   data.seconds = Math.round((Date.now() - startedAt) / 1000);
   if (PREVIOUS) data.previous = { date: PREVIOUS.date, browser: PREVIOUS.browser, machine: PREVIOUS.machine, results: PREVIOUS.results.map(({ workload, impl, median }) => ({ workload, impl, median })) };
 
@@ -167,6 +174,31 @@ ${lines.map((l) => l.line).join('\n')}
 `;
   }
 
+  const coldStartSection = data.coldStart ? `
+## Cold start
+
+Fresh page per round, no HTTP cache: \`import()\` of the entry → first completed
+\`cacheToolResult\`, on a new database and on an existing one, next to the plain-JS module.
+
+${coldStartTable(data.coldStart)}
+` : '';
+  const bytesSection = data.bytes ? `
+## Bytes
+
+What a browser downloads per entry (JS glue + \`.wasm\`), raw and \`gzip -9 -n\`.
+
+${bytesTable(data.bytes)}
+` : '';
+  if (data.coldStart) {
+    const med = (xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
+    const r = data.coldStart.results;
+    const ratios = ['new', 'existing'].map((state) => [state, med(r.ours[state]) / med(r['js-baseline'][state])]);
+    targets.push(`- cold start ≤ 1.3× the plain-JS module: ${ratios.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(ratios.every(([, v]) => v <= 1.3))}.`);
+  }
+  if (data.bytes) {
+    const host = data.bytes.find((row) => row.entry.startsWith('host'));
+    if (host) targets.push(`- host entry ≤ 64 KB gzip -9 (JS glue + \`.wasm\`): ${host.gzip} bytes — ${verdict(host.gzip <= 64 * 1024)}.`);
+  }
   const fewer = [...new Set(data.results.filter((r) => r.iterations !== data.iterations).map((r) => `; ${r.workload}: ${r.iterations} after ${r.warmup}`))].join('');
   const markdown = `# Benchmark results
 
@@ -188,7 +220,7 @@ ${tableText}
 Timings never fail a test; these are checked and reported here only.
 
 ${targets.join('\n')}
-${previousSection}
+${coldStartSection}${bytesSection}${previousSection}
 ## Reading
 
 ${READING}

@@ -2,6 +2,7 @@
 //! one [`SelectedStore`] underneath. JS-facing conversions live in [`crate::bindings`].
 
 mod events;
+mod join;
 pub mod payload;
 mod quota;
 
@@ -520,18 +521,18 @@ impl ResultCache {
 
     /// Deletes every entry of a conversation (exactly this id; never another id that happens to
     /// share its URI segment).
+    ///
+    /// Our database and chatbox-core's are cleared concurrently (two independent databases).
     pub async fn clear_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
-        let mut count = self
-            .store
-            .delete_conversation(conv_id, &sanitize_conv_id(conv_id))
-            .await
+        let segment = sanitize_conv_id(conv_id);
+        let ours = self.store.delete_conversation(conv_id, &segment);
+        let (ours, legacy) = match &self.legacy {
+            Some(legacy) => join::join(ours, legacy.delete_conversation(conv_id)).await,
+            None => (ours.await, Ok(0)),
+        };
+        let count = ours
+            .and_then(|n| Ok(n + legacy?))
             .map_err(|e| self.failed("clearConversation", e))?;
-        if let Some(legacy) = &self.legacy {
-            count += legacy
-                .delete_conversation(conv_id)
-                .await
-                .map_err(|e| self.failed("clearConversation", e))?;
-        }
         self.emit(CacheEvent::Evict {
             count,
             reason: "clearConversation",

@@ -11,9 +11,11 @@
 //! - [`STORE_NAME`] keyed by `uri`, indexes `convId`, `addedAt`, `sourceToolName`: the records;
 //! - [`USAGE_STORE`] keyed by `uri`, index `lastUsedAt`: `{uri, convId, sizeBytes, lastUsedAt}`,
 //!   what eviction and budgets need without reading payloads;
-//! - [`META_STORE`]: the running totals `{bytes, entries}` under the key `"totals"`, updated in
-//!   the same transaction as every write and delete. A database without them (just upgraded)
-//!   counts its usage rows once, in the first write transaction.
+//! - [`META_STORE`]: the running totals `{bytes, entries, perConversation}` under the key
+//!   `"totals"`, and one row per conversation under `["conv", convId]` (see
+//!   `conversation_totals`), all updated in the same transaction as every write and delete. A
+//!   database without them (just upgraded, or last written by an older version) counts its usage
+//!   rows once, in the first read-write transaction.
 //!
 //! Opening a chatbox-core database (version 1, same store, first two indexes) upgrades it in
 //! place: nothing is deleted.
@@ -26,7 +28,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
-    Event, IdbCursorDirection, IdbCursorWithValue, IdbDatabase, IdbFactory, IdbKeyRange,
+    Event, IdbCursorDirection, IdbCursorWithValue, IdbDatabase, IdbFactory, IdbIndex, IdbKeyRange,
     IdbObjectStore, IdbObjectStoreParameters, IdbOpenDbRequest, IdbRequest, IdbTransaction,
     IdbTransactionMode,
 };
@@ -49,11 +51,11 @@ fn store_names() -> JsValue {
 }
 
 /// One transaction over the three object stores.
-struct Tx {
-    tx: IdbTransaction,
-    results: IdbObjectStore,
-    usage: IdbObjectStore,
-    meta: IdbObjectStore,
+pub(super) struct Tx {
+    pub(super) tx: IdbTransaction,
+    pub(super) results: IdbObjectStore,
+    pub(super) usage: IdbObjectStore,
+    pub(super) meta: IdbObjectStore,
 }
 
 /// `{uri, convId, sizeBytes, lastUsedAt}` for [`USAGE_STORE`].
@@ -93,10 +95,19 @@ fn totals_object(totals: Totals) -> Object {
     let obj = Object::new();
     let _ = Reflect::set(&obj, &"bytes".into(), &totals.bytes.into());
     let _ = Reflect::set(&obj, &"entries".into(), &totals.entries.into());
+    let _ = Reflect::set(&obj, &PER_CONVERSATION.into(), &JsValue::TRUE);
     obj
 }
 
+/// The totals, when they were written with per-conversation rows alongside (otherwise the
+/// store is recounted, rows included).
 fn totals_of(value: &JsValue) -> Option<Totals> {
+    if !Reflect::get(value, &PER_CONVERSATION.into())
+        .ok()?
+        .is_truthy()
+    {
+        return None;
+    }
     Some(Totals {
         bytes: number(value, "bytes")?,
         entries: number(value, "entries")?,
@@ -106,7 +117,7 @@ fn totals_of(value: &JsValue) -> Option<Totals> {
 /// The success handlers of one transaction's requests, kept alive until it ends. Handlers may
 /// add more (an eviction walk registers its cursor handler from the totals handler).
 #[derive(Clone, Default)]
-struct Handlers(Rc<RefCell<Vec<Handler>>>);
+pub(super) struct Handlers(Rc<RefCell<Vec<Handler>>>);
 
 /// A request's success listener.
 type Handler = Closure<dyn FnMut(Event)>;
@@ -114,13 +125,35 @@ type Handler = Closure<dyn FnMut(Event)>;
 impl Handlers {
     /// Calls `on_success(request)` from `request`'s success event (each time it fires: a cursor
     /// fires once per step).
-    fn on(&self, request: &IdbRequest, on_success: impl FnMut(&IdbRequest) + 'static) {
+    pub(super) fn on(&self, request: &IdbRequest, on_success: impl FnMut(&IdbRequest) + 'static) {
+        self.on_boxed(request, Box::new(on_success));
+    }
+
+    /// [`Self::on`] without generics: one copy of the listener glue serves every call site.
+    fn on_boxed(&self, request: &IdbRequest, mut on_success: Box<dyn FnMut(&IdbRequest)>) {
         let target = request.clone();
-        let mut on_success = on_success;
         let closure = Closure::<dyn FnMut(Event)>::new(move |_event: Event| on_success(&target));
         let _ =
             request.add_event_listener_with_callback("success", closure.as_ref().unchecked_ref());
         self.0.borrow_mut().push(closure);
+    }
+
+    /// A guard that frees every handler when the transaction's scope ends. The handlers hold
+    /// clones of this list (a handler may register more), so the list is a reference cycle:
+    /// without emptying it, each transaction's closures and request objects would never be
+    /// freed.
+    fn scope(&self) -> HandlersScope {
+        HandlersScope(self.clone())
+    }
+}
+
+/// Empties a [`Handlers`] list when dropped (after the transaction has settled, success or not).
+struct HandlersScope(Handlers);
+
+impl Drop for HandlersScope {
+    fn drop(&mut self) {
+        let released = std::mem::take(&mut *self.0 .0.borrow_mut());
+        drop(released);
     }
 }
 
@@ -131,9 +164,11 @@ fn put_totals(tx: &Tx, totals: Totals) {
         .put_with_key(&totals_object(totals), &JsValue::from_str(TOTALS_KEY));
 }
 
-/// Reads the totals, then calls `then(totals)` from the success event. A database without them
-/// (just upgraded, or written by an older version) counts its usage rows once, here, leaving
-/// out `uncounted` (the entries a write has just put, which the caller adds itself).
+/// Reads the totals, then calls `then(totals, recounted)` from the success event. A database
+/// without them (just upgraded, or written by an older version) counts its usage rows once,
+/// here, leaving out `uncounted` (the entries a write has just put, which the caller adds
+/// itself), and rebuilds the per-conversation rows from them (`recounted` is then true: rows
+/// read before this point are out of date).
 ///
 /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get),
 /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
@@ -141,7 +176,7 @@ fn with_totals(
     tx: &Rc<Tx>,
     handlers: &Handlers,
     uncounted: Vec<JsValue>,
-    then: impl FnOnce(Totals) + 'static,
+    then: impl FnOnce(Totals, bool) + 'static,
 ) -> Result<(), JsValue> {
     let request = tx.meta.get(&JsValue::from_str(TOTALS_KEY))?;
     let mut then = Some(then);
@@ -149,11 +184,12 @@ fn with_totals(
     handlers.on(&request, move |request| {
         let Some(then) = then.take() else { return };
         if let Some(totals) = request.result().ok().as_ref().and_then(totals_of) {
-            return then(totals);
+            return then(totals, false);
         }
         let Ok(all) = tx2.usage.get_all() else { return };
         let mut then = Some(then);
         let uncounted = uncounted.clone();
+        let tx3 = tx2.clone();
         handlers2.on(&all, move |all| {
             let rows: Array = all.result().map(JsCast::unchecked_into).unwrap_or_default();
             let totals = rows
@@ -161,8 +197,9 @@ fn with_totals(
                 .map(|row| usage_size(&row))
                 .filter(|(uri, _)| !uncounted.contains(uri))
                 .fold(Totals::default(), |t, (_, size)| t.with_entry(size));
+            conversation_totals::rebuild(&tx3, &rows, &uncounted);
             if let Some(then) = then.take() {
-                then(totals);
+                then(totals, true);
             }
         });
     });
@@ -170,7 +207,8 @@ fn with_totals(
 }
 
 /// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
-/// record, never `keep`, until `walk` is done; then calls `finish(walk)`.
+/// record, never `keep`, until `walk` is done; then applies `deltas` (the caller's, plus the
+/// evictions) to the per-conversation rows and calls `finish(walk)`.
 ///
 /// [MDN: IDBIndex.openCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openCursor)
 fn evict_oldest_first(
@@ -178,9 +216,11 @@ fn evict_oldest_first(
     handlers: &Handlers,
     mut walk: Eviction,
     keep: Option<JsValue>,
-    finish: impl FnOnce(Eviction) + 'static,
+    deltas: ConversationDeltas,
+    finish: Box<dyn FnOnce(Eviction)>,
 ) {
     if walk.done() {
+        deltas.apply(tx, handlers);
         return finish(walk);
     }
     let Ok(cursor_request) = tx
@@ -191,23 +231,29 @@ fn evict_oldest_first(
         let _ = tx.tx.abort();
         return;
     };
-    let mut finish = Some(finish);
-    let tx = tx.clone();
+    let mut finish = Some((finish, deltas));
+    let (tx, handlers2) = (tx.clone(), handlers.clone());
     handlers.on(&cursor_request, move |request| {
         let cursor = request.result().ok().filter(JsValue::is_object);
         let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) else {
-            if let Some(finish) = finish.take() {
+            if let Some((finish, deltas)) = finish.take() {
+                deltas.apply(&tx, &handlers2);
                 finish(walk); // the store is empty
             }
             return;
         };
-        let (uri, size) = cursor.value().map(|v| usage_size(&v)).unwrap_or_default();
+        let row = cursor.value().unwrap_or(JsValue::UNDEFINED);
+        let (uri, size) = usage_size(&row);
         if keep.as_ref() != Some(&uri) && tx.results.delete(&uri).is_ok() && cursor.delete().is_ok()
         {
             walk.evicted(size);
+            if let Some((_, deltas)) = finish.as_mut() {
+                deltas.remove_row(&row, size);
+            }
         }
         if walk.done() {
-            if let Some(finish) = finish.take() {
+            if let Some((finish, deltas)) = finish.take() {
+                deltas.apply(&tx, &handlers2);
                 finish(walk);
             }
         } else {
@@ -216,6 +262,9 @@ fn evict_oldest_first(
     });
 }
 
+use super::conversation_totals::{
+    self, ConversationDeltas, ConversationTotals, SharedDeltas, PER_CONVERSATION,
+};
 use super::idb_events::{request_error, transaction_done, NextEvent};
 use super::write_batch::{next_microtask, Received, Reply};
 use super::{
@@ -423,6 +472,7 @@ impl IndexedDbStore {
     ) -> Result<(WriteOutcome, Vec<Option<StoreError>>), StoreError> {
         let objects: Vec<Object> = batch.iter().map(|w| js_record::to_js(&w.record)).collect();
         let sizes: Vec<f64> = batch.iter().map(|w| w.record.size_bytes).collect();
+        let conv_ids: Vec<String> = batch.iter().map(|w| w.record.conv_id.clone()).collect();
         let keys: Vec<JsValue> = batch
             .iter()
             .map(|w| JsValue::from_str(&w.record.uri))
@@ -446,11 +496,13 @@ impl IndexedDbStore {
             .read_write("writing cache entries", move |tx, handlers, out| {
                 // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
                 let mut incoming = Totals::default();
+                let mut deltas = ConversationDeltas::default();
                 for (i, object) in objects.iter().enumerate() {
                     match tx.results.put(object) {
                         Ok(_) => {
                             tx.usage.put(&usage_of_record(object))?;
                             incoming = incoming.with_entry(sizes[i]);
+                            deltas.add(&conv_ids[i], sizes[i], 1.0);
                         }
                         Err(e) => {
                             refusals.borrow_mut()[i] =
@@ -459,11 +511,11 @@ impl IndexedDbStore {
                     }
                 }
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
-                with_totals(tx, handlers, keys, move |totals| {
+                with_totals(tx, handlers, keys, move |totals, _| {
                     let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
-                    evict_oldest_first(&tx2, &handlers2, walk, keep, {
+                    evict_oldest_first(&tx2, &handlers2, walk, keep, deltas, {
                         let tx = tx2.clone();
-                        move |walk| {
+                        Box::new(move |walk| {
                             let after = Totals {
                                 bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
                                     .max(0.0),
@@ -476,7 +528,7 @@ impl IndexedDbStore {
                                 evicted: walk.count,
                                 totals: after,
                             });
-                        }
+                        })
                     });
                 })
             })
@@ -521,6 +573,7 @@ impl IndexedDbStore {
     ) -> Result<T, StoreError> {
         let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
         let handlers = Handlers::default();
+        let _release = handlers.scope();
         let out = Rc::new(Cell::new(T::default()));
         self.flush_touched(&tx, &handlers);
         if let Err(e) = issue(&tx, &handlers, out.clone()) {
@@ -528,7 +581,6 @@ impl IndexedDbStore {
             return Err(StoreError::from_js(context, &e));
         }
         transaction_done(&tx.tx, context).await?;
-        drop(handlers);
         Ok(out.get())
     }
 }
@@ -804,22 +856,30 @@ impl RecordStore for IndexedDbStore {
             "evicting least-recently-used entries",
             move |tx, handlers, out| {
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
-                with_totals(tx, handlers, Vec::new(), move |totals| {
+                with_totals(tx, handlers, Vec::new(), move |totals, _| {
                     let room = Room {
                         bytes: bytes_to_free,
                         entries: 0.0,
                     };
                     let tx = tx2.clone();
-                    evict_oldest_first(&tx2, &handlers2, Eviction::new(room), None, move |walk| {
-                        put_totals(
-                            &tx,
-                            Totals {
-                                bytes: (totals.bytes - walk.freed_bytes()).max(0.0),
-                                entries: (totals.entries - f64::from(walk.count)).max(0.0),
-                            },
-                        );
-                        out.set(walk.count);
-                    });
+                    let (walk, deltas) = (Eviction::new(room), ConversationDeltas::default());
+                    evict_oldest_first(
+                        &tx2,
+                        &handlers2,
+                        walk,
+                        None,
+                        deltas,
+                        Box::new(move |walk| {
+                            put_totals(
+                                &tx,
+                                Totals {
+                                    bytes: (totals.bytes - walk.freed_bytes()).max(0.0),
+                                    entries: (totals.entries - f64::from(walk.count)).max(0.0),
+                                },
+                            );
+                            out.set(walk.count);
+                        }),
+                    );
                 })
             },
         )
@@ -834,11 +894,12 @@ impl RecordStore for IndexedDbStore {
         let context = "reading cache statistics";
         let tx = Rc::new(self.transaction(IdbTransactionMode::Readonly).await?);
         let handlers = Handlers::default();
+        let _release = handlers.scope();
         let totals = Rc::new(Cell::new(Totals::default()));
         let conversations = Rc::new(Cell::new(0u32));
         let issued = (|| -> Result<(), JsValue> {
             let sink = totals.clone();
-            with_totals(&tx, &handlers, Vec::new(), move |t| sink.set(t))?;
+            with_totals(&tx, &handlers, Vec::new(), move |t, _| sink.set(t))?;
             let cursor = tx
                 .results
                 .index(fields::CONV_ID)?
@@ -857,7 +918,6 @@ impl RecordStore for IndexedDbStore {
         })();
         issued.map_err(|e| StoreError::from_js(context, &e))?;
         transaction_done(&tx.tx, context).await?;
-        drop(handlers);
         Ok(StoreStats {
             entries: totals.get().entries as u32,
             bytes: totals.get().bytes,
@@ -865,16 +925,22 @@ impl RecordStore for IndexedDbStore {
         })
     }
 
-    /// One read-write transaction. When every usage row in the conversation's URI key range
-    /// belongs to `conv_id`, and the `convId` index counts no record of it elsewhere, the records
-    /// and usage rows go with two key-range deletes; otherwise (entries written by an older
-    /// version or by chatbox-core under another segment) each of its entries is deleted by key.
+    /// One read-write transaction that reads no entry. Its per-conversation row (bytes, count,
+    /// whether any entry lies outside its URI key range) is checked against two counts: the usage
+    /// rows in the conversation's URI key range and its records in the `convId` index. When all
+    /// three agree, every entry in the range is the conversation's and it has none elsewhere: the
+    /// records and usage rows go with two key-range deletes and the totals drop by the row's
+    /// figures. Otherwise (entries written by chatbox-core under another segment, another id
+    /// sharing the segment, or a database not yet recounted) the range's usage rows are read and
+    /// each of the conversation's entries is deleted by key.
     ///
     /// [MDN: IDBObjectStore.delete](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/delete),
+    /// [MDN: IDBObjectStore.count](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/count),
     /// [MDN: IDBIndex.count](https://developer.mozilla.org/docs/Web/API/IDBIndex/count)
     async fn delete_conversation(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
         let (lower, upper) = segment_key_bounds(segment);
         let conv = JsValue::from_str(conv_id);
+        let own_key = conversation_totals::conv_key(conv_id);
         self.read_write("clearing a conversation", move |tx, handlers, out| {
             let range = IdbKeyRange::bound_with_lower_open_and_upper_open(
                 &lower.into(),
@@ -882,50 +948,40 @@ impl RecordStore for IndexedDbStore {
                 false,
                 true,
             )?;
-            let rows_request = tx.usage.get_all_with_key(&range)?;
+            let in_range = tx.usage.count_with_key(&range)?;
             let only = IdbKeyRange::only(&conv)?;
             let index = tx.results.index(fields::CONV_ID)?;
-            let count_request = index.count_with_key(&only)?;
+            let everywhere = index.count_with_key(&only)?;
+            let own = tx.meta.get(&own_key)?;
             let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, Vec::new(), move |totals| {
-                let rows: Array = rows_request
-                    .result()
-                    .map(JsCast::unchecked_into)
-                    .unwrap_or_default();
-                let in_range = rows.length();
-                let mine: Vec<(JsValue, f64)> = rows
-                    .iter()
-                    .filter(|row| {
-                        Reflect::get(row, &fields::CONV_ID.into()).ok().as_ref() == Some(&conv)
-                    })
-                    .map(|row| usage_size(&row))
-                    .collect();
-                let everywhere = count_request
+            with_totals(tx, handlers, Vec::new(), move |totals, recounted| {
+                let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
+                let (in_range, everywhere) = (count(&in_range), count(&everywhere));
+                let own = own
                     .result()
                     .ok()
-                    .and_then(|n| n.as_f64())
-                    .unwrap_or(0.0);
-                let mut totals = totals;
-                for (_, size) in &mine {
-                    totals = totals.without_entry(*size);
-                }
-                let exact = mine.len() as u32 == in_range && f64::from(in_range) == everywhere;
-                if exact {
-                    let _ = tx2.results.delete(&range);
-                    let _ = tx2.usage.delete(&range);
-                } else {
-                    for (uri, _) in &mine {
-                        let _ = tx2.results.delete(uri);
-                        let _ = tx2.usage.delete(uri);
+                    .and_then(|v| ConversationTotals::from_js(&v));
+                let scope = Clear {
+                    tx: tx2,
+                    handlers: handlers2,
+                    range,
+                    conv,
+                    own_key,
+                    out,
+                };
+                let by_rows =
+                    |scope: Clear| scope.by_rows(totals, index, only, everywhere.unwrap_or(0.0));
+                match own {
+                    _ if recounted => by_rows(scope),
+                    None if everywhere == Some(0.0) => {} // nothing of this id is stored
+                    Some(own)
+                        if !own.irregular
+                            && Some(own.totals.entries) == in_range
+                            && in_range == everywhere =>
+                    {
+                        scope.by_range(totals, own.totals)
                     }
-                }
-                put_totals(&tx2, totals);
-                out.set(mine.len() as u32);
-                if !exact && everywhere > mine.len() as f64 {
-                    // Entries of this id outside its key range: find them by the index.
-                    if let Ok(keys) = index.get_all_keys_with_key(&only) {
-                        delete_each(&tx2, &handlers2, keys, totals, out.clone());
-                    }
+                    _ => by_rows(scope),
                 }
             })
         })
@@ -939,7 +995,7 @@ impl RecordStore for IndexedDbStore {
             let range = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)?;
             let index = tx.results.index(fields::ADDED_AT)?;
             let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, Vec::new(), move |totals| {
+            with_totals(tx, handlers, Vec::new(), move |totals, _| {
                 // Issued from the totals' success event, so its own listener is in place first.
                 if let Ok(keys) = index.get_all_keys_with_key(&range) {
                     delete_each(&tx2, &handlers2, keys, totals, out);
@@ -1045,7 +1101,8 @@ impl RecordStore for IndexedDbStore {
 }
 
 /// Deletes each record whose key is in `keys` (an `IDBRequest` resolving to them) and its usage
-/// row, subtracting the sizes the usage rows give from `totals`, and counts into `out`.
+/// row, subtracting the sizes the usage rows give from `totals` and from the per-conversation
+/// rows, and counts into `out`.
 fn delete_each(
     tx: &Rc<Tx>,
     handlers: &Handlers,
@@ -1055,6 +1112,7 @@ fn delete_each(
 ) {
     let (tx, handlers2) = (tx.clone(), handlers.clone());
     let totals = Rc::new(Cell::new(totals));
+    let deltas: SharedDeltas = Rc::default();
     handlers.on(&keys, move |keys| {
         let keys: Array = keys
             .result()
@@ -1064,7 +1122,8 @@ fn delete_each(
             let Ok(row) = tx.usage.get(&key) else {
                 continue;
             };
-            let (tx, totals, out) = (tx.clone(), totals.clone(), out.clone());
+            let (tx, totals, out, deltas) =
+                (tx.clone(), totals.clone(), out.clone(), deltas.clone());
             handlers2.on(&row, move |row| {
                 let Some(row) = row.result().ok().filter(JsValue::is_object) else {
                     return; // already gone
@@ -1072,12 +1131,103 @@ fn delete_each(
                 let (uri, size) = usage_size(&row);
                 if tx.results.delete(&uri).is_ok() && tx.usage.delete(&uri).is_ok() {
                     totals.set(totals.get().without_entry(size));
-                    put_totals(&tx, totals.get());
+                    deltas.borrow_mut().remove_row(&row, size);
                     out.set(out.get() + 1);
                 }
             });
         }
+        // Requests complete in order: this one's success follows every row's above.
+        let Ok(last) = tx.meta.get(&JsValue::from_str(TOTALS_KEY)) else {
+            return;
+        };
+        let (tx, totals, deltas, handlers3) = (
+            tx.clone(),
+            totals.clone(),
+            deltas.clone(),
+            handlers2.clone(),
+        );
+        handlers2.on(&last, move |_| {
+            put_totals(&tx, totals.get());
+            std::mem::take(&mut *deltas.borrow_mut()).apply(&tx, &handlers3);
+        });
     });
+}
+
+/// The requests of one `clearConversation` transaction, once its counts are in.
+struct Clear {
+    tx: Rc<Tx>,
+    handlers: Handlers,
+    /// The conversation's URI key range.
+    range: IdbKeyRange,
+    conv: JsValue,
+    /// Its key in [`META_STORE`].
+    own_key: JsValue,
+    out: Rc<Cell<u32>>,
+}
+
+impl Clear {
+    /// Every entry in the range is the conversation's, and it has none elsewhere.
+    fn by_range(self, totals: Totals, own: Totals) {
+        let tx = &self.tx;
+        let _ = tx.results.delete(&self.range);
+        let _ = tx.usage.delete(&self.range);
+        let _ = tx.meta.delete(&self.own_key);
+        put_totals(
+            tx,
+            Totals {
+                bytes: (totals.bytes - own.bytes).max(0.0),
+                entries: (totals.entries - own.entries).max(0.0),
+            },
+        );
+        self.out.set(own.entries as u32);
+    }
+
+    /// Reads the range's usage rows and deletes the conversation's by key, then (through the
+    /// `convId` index) those it has outside the range.
+    ///
+    /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
+    fn by_rows(self, totals: Totals, index: IdbIndex, only: IdbKeyRange, everywhere: f64) {
+        let Ok(rows_request) = self.tx.usage.get_all_with_key(&self.range) else {
+            return; // the transaction is aborting: its error is reported
+        };
+        let handlers = self.handlers.clone();
+        handlers.on(&rows_request, move |rows_request| {
+            let Clear {
+                tx,
+                handlers,
+                conv,
+                own_key,
+                out,
+                ..
+            } = &self;
+            let rows: Array = rows_request
+                .result()
+                .map(JsCast::unchecked_into)
+                .unwrap_or_default();
+            let mine: Vec<(JsValue, f64)> = rows
+                .iter()
+                .filter(|row| {
+                    Reflect::get(row, &fields::CONV_ID.into()).ok().as_ref() == Some(conv)
+                })
+                .map(|row| usage_size(&row))
+                .collect();
+            let mut totals = totals;
+            for (uri, size) in &mine {
+                let _ = tx.results.delete(uri);
+                let _ = tx.usage.delete(uri);
+                totals = totals.without_entry(*size);
+            }
+            let _ = tx.meta.delete(own_key);
+            put_totals(tx, totals);
+            out.set(mine.len() as u32);
+            if everywhere > mine.len() as f64 {
+                // Entries of this id outside its key range: find them by the index.
+                if let Ok(keys) = index.get_all_keys_with_key(&only) {
+                    delete_each(tx, handlers, keys, totals, out.clone());
+                }
+            }
+        });
+    }
 }
 
 /// Reads one record and rewrites it with `staleCause` unless it is already stale.

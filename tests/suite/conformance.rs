@@ -281,3 +281,127 @@ async fn one_uncloneable_payload_in_a_burst_fails_alone() {
         assert_stats_match(&cache, kind).await;
     }
 }
+
+/// The URIs stored per conversation id.
+async fn uris_by_conv(cache: &ResultCache) -> std::collections::BTreeMap<String, BTreeSet<String>> {
+    let list: Array = wait(cache.entries(None)).await.unwrap().unchecked_into();
+    let mut by_conv = std::collections::BTreeMap::<String, BTreeSet<String>>::new();
+    for entry in list.iter() {
+        by_conv
+            .entry(field(&entry, "convId").as_string().unwrap())
+            .or_default()
+            .insert(field(&entry, "uri").as_string().unwrap());
+    }
+    by_conv
+}
+
+/// Clears take exactly one id's entries, whatever evictions, age evictions and ids sharing a URI
+/// segment did before, and the totals stay equal to what is stored after each step.
+#[wasm_bindgen_test]
+async fn clears_stay_exact_after_evictions_and_shared_segments() {
+    for kind in KINDS {
+        let (now, clock) = manual_clock(50_000.0);
+        let cache = cache_on(
+            kind,
+            &fresh_db(),
+            &[("now", now), ("maxEntries", 24.into())],
+        );
+        // "x y" is minted under a lossy segment; the id spelled like that segment shares it.
+        let lossy_uri = store(&cache, 0, 400, "x y").await.unwrap();
+        let segment = lossy_uri
+            .trim_start_matches("mcp+cache://")
+            .rsplit_once('/')
+            .unwrap()
+            .0
+            .to_owned();
+        let twin_uri = store(&cache, 1, 400, &segment).await.unwrap();
+        assert!(
+            twin_uri.starts_with(&format!("mcp+cache://{segment}/")),
+            "{kind}: {twin_uri} shares {segment}"
+        );
+        let ids = ["x y", segment.as_str(), "plain", "other"];
+        // 40 writes under a 24-entry budget: evictions cross every conversation.
+        for i in 0..40 {
+            clock.set(50_000.0 + i as f64 * 10.0);
+            store(&cache, i + 2, 300 + (i % 7) * 50, ids[i % ids.len()])
+                .await
+                .unwrap();
+        }
+        assert_stats_match(&cache, kind).await;
+        clock.set(50_400.0);
+        wait(cache.evict_older_than(obj(&[("maxAgeMs", 250.into())])))
+            .await
+            .unwrap();
+        assert_stats_match(&cache, kind).await;
+        for (step, id) in ids.iter().enumerate() {
+            let before = uris_by_conv(&cache).await;
+            assert!(
+                before.contains_key(*id),
+                "{kind}: {id} has entries to clear"
+            );
+            wait(cache.clear_conversation((*id).into())).await.unwrap();
+            let after = uris_by_conv(&cache).await;
+            assert!(!after.contains_key(*id), "{kind}: {id} fully cleared");
+            for other in &ids[step + 1..] {
+                assert_eq!(
+                    before.get(*other),
+                    after.get(*other),
+                    "{kind}: clearing {id} kept {other}"
+                );
+            }
+            assert_stats_match(&cache, kind).await;
+            // A write after each clear keeps the totals exact too.
+            store(&cache, 100 + step, 500, "after").await.unwrap();
+            assert_stats_match(&cache, kind).await;
+        }
+    }
+}
+
+/// A database whose totals lack the per-conversation flag (written by an older version, which
+/// did not keep per-conversation rows and may have left stale ones) is recounted by the next
+/// read-write transaction; clears stay exact and stats equal what is stored.
+#[wasm_bindgen_test]
+async fn totals_written_by_an_older_version_are_recounted() {
+    let name = fresh_db();
+    let cache = cache_on("indexeddb", &name, &[]);
+    for i in 0..6 {
+        store(&cache, i, 600, ["a", "b"][i % 2]).await.unwrap();
+    }
+    cache.close();
+    // What an older writer leaves: totals without the flag, and a stale per-conversation row.
+    let tamper = Function::new_with_args(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const open = indexedDB.open(name);
+           open.onerror = () => reject(open.error);
+           open.onsuccess = () => {
+             const db = open.result;
+             const tx = db.transaction('meta', 'readwrite');
+             tx.objectStore('meta').put({ bytes: 1, entries: 1 }, 'totals');
+             tx.objectStore('meta').put({ bytes: 5, entries: 3, irregular: false }, ['conv', 'a']);
+             tx.oncomplete = () => { db.close(); resolve(); };
+             tx.onabort = () => reject(tx.error);
+           };
+         })",
+    );
+    let done: Promise = tamper
+        .call1(&JsValue::NULL, &name.as_str().into())
+        .unwrap()
+        .unchecked_into();
+    wait(done).await.unwrap();
+    let cache = cache_on("indexeddb", &name, &[]);
+    wait(cache.clear_conversation("a".into())).await.unwrap();
+    assert_stats_match(&cache, "indexeddb").await;
+    let left = uris_by_conv(&cache).await;
+    assert_eq!(
+        left.keys().collect::<Vec<_>>(),
+        ["b"],
+        "only a's entries went"
+    );
+    assert_eq!(left["b"].len(), 3);
+    // The rebuilt rows drive the next clear.
+    store(&cache, 10, 600, "b").await.unwrap();
+    wait(cache.clear_conversation("b".into())).await.unwrap();
+    assert_stats_match(&cache, "indexeddb").await;
+    assert_eq!(stored(&cache).await.0, 0);
+}
