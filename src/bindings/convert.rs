@@ -13,7 +13,7 @@ use crate::core::uri::DEFAULT_CONV_SEGMENT;
 // The catching readers live with the pipeline, which reads caller values too; the host's
 // exports import them from here or from there alike.
 #[cfg(feature = "host")]
-pub(crate) use crate::pipeline::js_args::{get, optional_function, optional_non_negative};
+pub(crate) use crate::pipeline::js_args::{optional_function, optional_non_negative};
 pub(crate) use crate::pipeline::js_args::{options_object, read};
 
 #[wasm_bindgen]

@@ -4,10 +4,9 @@ use std::rc::Rc;
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::convert::{
-    cache_clock, conv_id_string, conv_scope, event_object, get, lookup_result, optional_function,
+    cache_clock, conv_id_string, conv_scope, event_object, lookup_result, optional_function,
     optional_non_negative, options_object, payload_or_null, read, set,
 };
 use super::js_error::{promise, store_error, type_error};
@@ -124,20 +123,6 @@ impl JsResultCache {
     pub(crate) fn shared(&self) -> Rc<ResultCache> {
         self.inner.clone()
     }
-}
-
-/// `navigator.storage.estimate()` as `{ usage, quota }`, when available.
-async fn storage_estimate() -> Option<JsValue> {
-    let storage = get(&get(&js_sys::global(), "navigator"), "storage");
-    let estimate = get(&storage, "estimate")
-        .dyn_into::<js_sys::Function>()
-        .ok()?;
-    let promise: Promise = estimate.call0(&storage).ok()?.dyn_into().ok()?;
-    let value = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
-    let obj = js_sys::Object::new();
-    set(&obj, "usage", get(&value, "usage"));
-    set(&obj, "quota", get(&value, "quota"));
-    Some(obj.into())
 }
 
 fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
@@ -464,7 +449,7 @@ impl JsResultCache {
             set(&obj, "maxBytes", limits.max_bytes);
             set(&obj, "maxEntries", limits.max_entries);
             set(&obj, "maxEntryBytes", limits.max_entry_bytes);
-            if let Some(estimate) = storage_estimate().await {
+            if let Some(estimate) = crate::cache::quota::usage_and_quota().await {
                 set(&obj, "estimate", estimate);
             }
             Ok(obj.into())

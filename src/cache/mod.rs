@@ -4,7 +4,7 @@
 mod events;
 mod join;
 pub mod payload;
-mod quota;
+pub mod quota;
 
 pub use events::CacheEvent;
 

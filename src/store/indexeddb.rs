@@ -510,8 +510,14 @@ impl IndexedDbStore {
                         }
                     }
                 }
+                // Read before the totals: their success event finds these rows read.
+                deltas.read_ahead(tx);
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
-                with_totals(tx, handlers, keys, move |totals, _| {
+                with_totals(tx, handlers, keys, move |totals, recounted| {
+                    let mut deltas = deltas;
+                    if recounted {
+                        deltas.forget_read_ahead();
+                    }
                     let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
                     evict_oldest_first(&tx2, &handlers2, walk, keep, deltas, {
                         let tx = tx2.clone();
