@@ -292,7 +292,9 @@ impl JsResultCache {
         lookup(self.shared(), uri, options.unwrap_or(JsValue::UNDEFINED))
     }
 
-    /// Deletes every entry of a conversation, in one transaction over the `convId` index.
+    /// Deletes every entry of this conversation id (exactly this id) in one transaction that
+    /// reads no entry: two key-range deletes when the per-conversation totals and two counts
+    /// agree, deletes by key otherwise.
     #[wasm_bindgen(js_name = clearConversation, unchecked_return_type = "Promise<void>")]
     pub fn clear_conversation(
         &self,

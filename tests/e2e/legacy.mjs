@@ -1,34 +1,18 @@
 // chatbox-core 0.12 read-through in real Chromium (Playwright, Debian's /usr/bin/chromium):
 // references minted by chatbox-core keep resolving after a host switches to this package, while
 // a chatbox-core tab still holds its version-1 database open and ignores `versionchange`.
-import { chromium } from 'playwright-core';
-import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { checks } from './checks.mjs';
-import { serve } from '../../scripts/serve.mjs';
+import { openProfile } from './profile.mjs';
 
 const LEGACY_DB = 'chatbox-core-result-cache';
 const URI = 'mcp+cache://chat-1/OLDTOKEN001';
 const PAYLOAD = { rows: [{ t: '2026-01-01T00:00:00Z', value: 7 }, { t: '2026-01-01T00:01:00Z', value: 9 }] };
 
-const server = await serve();
-const pageUrl = `${new URL(server.url).origin}/tests/e2e/blank.html`;
-const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-legacy-'));
-const context = await chromium.launchPersistentContext(profile, { ...chromiumOptions() });
-const problems = [];
+const { problems, newPage: openPage, close } = await openProfile('legacy');
 const { check, finish } = checks('legacy');
-
 async function newPage() {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
-  await page.goto(pageUrl);
-  await page.evaluate(async () => {
-    window.mrc = await import('/js/browser.mjs');
-    await window.mrc.ready();
+  return openPage(() => {
     // Every package call below must settle promptly: a hang behind chatbox-core's open
     // connection fails the check instead of stalling it.
     window.within = (promise, what, ms = 10_000) => Promise.race([promise, new Promise((_, reject) =>
@@ -45,7 +29,6 @@ async function newPage() {
     });
     window.databaseNames = async () => (await indexedDB.databases()).map((d) => d.name).sort();
   });
-  return page;
 }
 
 // Page A plays a chatbox-core 0.12 tab: it creates the version-1 schema with one record and
@@ -153,8 +136,6 @@ try {
 
   await check('no page or console errors', async () => assert.deepEqual(problems, []));
 } finally {
-  await context.close();
-  await server.close();
-  await rm(profile, { recursive: true, force: true });
+  await close();
 }
 finish();

@@ -1,35 +1,16 @@
 // Reliability under real browser faults (Playwright + CDP, Debian's /usr/bin/chromium):
 // quota pressure, reload, two tabs, version change, deleted database, chatbox-core migration.
-import { chromium } from 'playwright-core';
-import { chromiumOptions } from '../../scripts/chromium.mjs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { checks } from './checks.mjs';
-import { serve } from '../../scripts/serve.mjs';
+import { openProfile } from './profile.mjs';
 
-const server = await serve();
-const origin = new URL(server.url).origin;
-const pageUrl = `${origin}/tests/e2e/blank.html`;
-const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-reliability-'));
-const context = await chromium.launchPersistentContext(profile, {
-  ...chromiumOptions(),
-});
-const problems = [];
+const { origin, context, problems, newPage: openPage, close } = await openProfile('reliability');
 const { check, finish } = checks('reliability');
 async function newPage() {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
-  await page.goto(pageUrl);
-  await page.evaluate(async () => {
-    window.mrc = await import('/js/browser.mjs');
-    await window.mrc.ready();
+  return openPage(() => {
     // A payload of ~`kb` KB that carries its own identity, so equality proves no mix-up.
     window.payloadOf = (tag, kb) => ({ tag, rows: Array.from({ length: Math.round(kb * 1024 / 64) }, (_, i) => ({ i, v: `${tag}:${i}`.padEnd(40, '.') })) });
   });
-  return page;
 }
 
 try {
@@ -249,8 +230,6 @@ try {
 
   await check('no page or console errors', async () => assert.deepEqual(problems, []));
 } finally {
-  await context.close();
-  await server.close();
-  await rm(profile, { recursive: true, force: true });
+  await close();
 }
 finish();
