@@ -23,8 +23,8 @@ for entry in host server; do
     rm -f "$out/.gitignore" "$out/README.md" "$out/LICENSE-MIT" "$out/LICENSE-APACHE"
   done
 done
-# Browsers: the glue's JS snippets become part of the glue (one import level less on cold start).
-node scripts/inline-snippets.mjs pkg/web pkg/server-web
+# Browsers: the glue gets its JS snippets inlined and is minified (scripts/web-glue.mjs).
+node scripts/web-glue.mjs pkg/web pkg/server-web
 # wasm-bindgen types the raw wasm exports of the web build's InitOutput with `any`; consumers
 # never touch them, and our declarations promise no `any`.
 for dir in pkg/web pkg/server-web; do

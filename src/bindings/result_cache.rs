@@ -69,13 +69,7 @@ impl JsResultCache {
                 ))
             }
         };
-        let separator = match read(&options, "separator")? {
-            v if v.is_undefined() => crate::state_sync::glob::DEFAULT_SEPARATOR.to_owned(),
-            v => v
-                .as_string()
-                .filter(|s| !s.is_empty())
-                .ok_or_else(|| type_error("separator must be a non-empty string"))?,
-        };
+        let separator = crate::pipeline::js_args::separator_option(&options)?;
         let reuse_immutable = match read(&options, "reuseImmutable")? {
             v if v.is_undefined() => false,
             v => v

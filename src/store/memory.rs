@@ -15,13 +15,16 @@ use crate::core::policy::{room_needed, Eviction, Room};
 use crate::core::sort::sort_by;
 use crate::core::text::concat;
 
-/// In-memory store: the records in least-recently-used order (oldest first; ties by URI), and
-/// running totals. One vector rather than ordered maps: a memory cache holds at most a few
-/// thousand entries, a linear scan of them costs microseconds, and the WebAssembly module does
-/// not carry a B-tree implementation for it.
+/// In-memory store: the records in least-recently-used order (oldest first; ties by URI), an
+/// index from URI to the last use a record is filed under, and running totals. One sorted vector
+/// rather than ordered maps (the WebAssembly module does not carry a B-tree for it): a record is
+/// found by binary search on its (last use, URI) position, so a write or a read never scans the
+/// store; the oldest entries, which eviction takes, are at the front.
 #[derive(Default)]
 pub struct MemoryStore {
     records: RefCell<Vec<JsRecord>>,
+    /// URI → the `last_used_at` its record is ordered by.
+    index: RefCell<HashMap<String, f64>>,
     totals: Cell<Totals>,
 }
 
@@ -64,6 +67,9 @@ impl MemoryStore {
         self.totals
             .set(self.totals.get().with_entry(record.size_bytes));
         let key = order_key(record.last_used_at);
+        self.index
+            .borrow_mut()
+            .insert(record.uri.clone(), record.last_used_at);
         let mut records = self.records.borrow_mut();
         // After every record used earlier (or as late, with a smaller URI).
         let at = records
@@ -77,8 +83,18 @@ impl MemoryStore {
     }
 
     fn remove(&self, uri: &str) -> Option<JsRecord> {
+        let last_used_at = self.index.borrow_mut().remove(uri)?;
+        let key = order_key(last_used_at);
         let mut records = self.records.borrow_mut();
-        let at = records.iter().position(|r| r.uri == uri)?;
+        let at = records.partition_point(|r| {
+            let k = order_key(r.last_used_at);
+            k < key || (k == key && r.uri.as_str() < uri)
+        });
+        let at = match records.get(at) {
+            Some(r) if r.uri == uri => at,
+            // Never expected (the vector is kept in this order); found the slow way if it were.
+            _ => records.iter().position(|r| r.uri == uri)?,
+        };
         let record = records.remove(at);
         self.totals
             .set(self.totals.get().without_entry(record.size_bytes));
@@ -107,10 +123,12 @@ impl MemoryStore {
         let mut records = self.records.borrow_mut();
         let before = records.len();
         let mut totals = self.totals.get();
+        let mut index = self.index.borrow_mut();
         records.retain(|r| {
             let doomed = pred(r);
             if doomed {
                 totals = totals.without_entry(r.size_bytes);
+                index.remove(&r.uri);
             }
             !doomed
         });
