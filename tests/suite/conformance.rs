@@ -405,3 +405,49 @@ async fn totals_written_by_an_older_version_are_recounted() {
     assert_stats_match(&cache, "indexeddb").await;
     assert_eq!(stored(&cache).await.0, 0);
 }
+
+/// Two caches on one database write to two conversations while each clears the other's, all at
+/// once: the per-conversation totals stay exact (every clear takes all of its id's entries and
+/// nothing else, and the totals equal what is stored), whichever transaction IndexedDB runs first.
+#[wasm_bindgen_test]
+async fn concurrent_writes_and_clears_from_two_caches_stay_exact() {
+    let db = fresh_db();
+    let caches = [
+        cache_on("indexeddb", &db, &[("maxEntries", 40.into())]),
+        cache_on("indexeddb", &db, &[("maxEntries", 40.into())]),
+    ];
+    for round in 0..4 {
+        let mut pending: Vec<Promise> = Vec::new();
+        for i in 0..24 {
+            let (cache, conv) = (&caches[i % 2], ["a", "b"][i % 2]);
+            pending.push(cache.cache_tool_result(obj(&[
+                ("payload", payload(round * 100 + i, 300 + i * 10)),
+                ("convId", conv.into()),
+            ])));
+            if i == 12 {
+                pending.push(caches[0].clear_conversation("b".into()));
+                pending.push(caches[1].clear_conversation("a".into()));
+            }
+        }
+        for p in pending {
+            wait(p).await.unwrap();
+        }
+        assert_stats_match(&caches[0], "round").await;
+        assert_stats_match(&caches[1], "round").await;
+        for (cache, conv, other) in [(&caches[0], "a", "b"), (&caches[1], "b", "a")] {
+            let before = uris_by_conv(cache).await;
+            wait(cache.clear_conversation(conv.into())).await.unwrap();
+            let after = uris_by_conv(cache).await;
+            assert!(
+                !after.contains_key(conv),
+                "round {round}: {conv} fully cleared"
+            );
+            assert_eq!(
+                before.get(other),
+                after.get(other),
+                "round {round}: {other} kept"
+            );
+            assert_stats_match(cache, "after a clear").await;
+        }
+    }
+}
