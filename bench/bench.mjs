@@ -3,7 +3,7 @@
 import * as ours from '../js/browser.mjs';
 // Server-side State Sync lives in its own entry (and its own .wasm) since the host/server split.
 import * as oursServer from '../js/server.mjs';
-import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlob as jsMatchGlob } from './js-baseline.mjs';
+import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlob as jsMatchGlob, openDb as openBaselineDb } from './js-baseline.mjs';
 
 const params = new URLSearchParams(location.search);
 const ITERATIONS = Number(params.get('iterations') ?? 20);
@@ -184,20 +184,8 @@ function countRecords(db) {
   });
 }
 
-// The key-range floor: raw IndexedDB, one object store with the same records, keys and indexes
-// as the JS module's (`convId`, `addedAt`); a conversation is cleared with one range delete.
-function openFloorStore(name) {
-  return new Promise((resolve, reject) => {
-    const req = indexedDB.open(name, 1);
-    req.onupgradeneeded = () => {
-      const store = req.result.createObjectStore('results', { keyPath: 'uri' });
-      store.createIndex('convId', 'convId');
-      store.createIndex('addedAt', 'addedAt');
-    };
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-}
+// The key-range floor: raw IndexedDB on the JS module's own schema (same records, keys and
+// indexes `convId`, `addedAt`); a conversation is cleared with one range delete.
 let floorToken = 0;
 const stores = {
   ours: async (name) => {
@@ -231,7 +219,7 @@ const stores = {
     };
   },
   floor: async (name) => {
-    const db = await openFloorStore(name);
+    const db = await openBaselineDb(name);
     const record = (payload, convId) => ({ uri: `mcp+cache://${convId}/f${floorToken++}`, payload, convId, addedAt: Date.now(), sizeBytes: 0 });
     return {
       name,

@@ -6,7 +6,8 @@
 
 const SCHEME = 'mcp+cache://';
 
-function openDb(name) {
+/** Opens (creating at version 1) the JS module's database: `results` keyed by `uri`, indexes `convId`, `addedAt`. */
+export function openDb(name) {
   return new Promise((resolve, reject) => {
     const req = indexedDB.open(name, 1);
     req.onupgradeneeded = () => {

@@ -20,12 +20,7 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-function syncExport(name) {
-  return (...args) => {
-    requireReady(name);
-    return wasm[name](...args);
-  };
-}
+const syncExport = (name) => lazy.syncExport(wasm, name);
 
 // Cold start: a cache's first operation needs both the WebAssembly module and the browser's
 // IndexedDB backend for this origin, and each takes milliseconds to start. `warmUp` starts both

@@ -14,12 +14,7 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-function syncExport(name) {
-  return (...args) => {
-    requireReady(name);
-    return wasm[name](...args);
-  };
-}
+const syncExport = (name) => lazy.syncExport(wasm, name);
 
 export const validatePattern = syncExport('validatePattern');
 export const detectOverlaps = syncExport('detectOverlaps');

@@ -4,7 +4,8 @@
 
 /**
  * One entry's lazy module: `ready()` instantiates it on first call (a failed fetch is retried
- * by the next call), `requireReady(name)` guards the synchronous exports.
+ * by the next call), `requireReady(name)` guards the synchronous exports, `syncExport(wasm,
+ * name)` wraps one of them.
  */
 export function lazyModule(init) {
   let initialization = null;
@@ -28,6 +29,11 @@ export function lazyModule(init) {
     if (!state.initialized) {
       throw new Error(`mcp-result-cache: ${name}() needs the WebAssembly module; await ready() once before calling it`);
     }
+  };
+  /** The synchronous export `name` of `wasm`, guarded by `requireReady`. */
+  state.syncExport = (wasm, name) => (...args) => {
+    state.requireReady(name);
+    return wasm[name](...args);
   };
   return state;
 }
