@@ -121,11 +121,11 @@ function gzipSize(url, data) {
   }
 }
 
-/** Bytes a browser downloads per entry: `[{ entry, files, raw, gzip }]`. */
+/** Bytes a browser downloads per entry (every file it fetches): `[{ entry, files, raw, gzip }]`. */
 export async function bytes() {
   const entries = {
-    'host (`mcp-result-cache`)': ['pkg/web/mcp_result_cache.js', 'pkg/web/mcp_result_cache_bg.wasm'],
-    'server (`mcp-result-cache/server`)': ['pkg/server-web/mcp_result_cache.js', 'pkg/server-web/mcp_result_cache_bg.wasm'],
+    'host (`mcp-result-cache`)': ['js/browser.mjs', 'js/wasm-entry.mjs', 'pkg/web/mcp_result_cache.js', 'pkg/web/mcp_result_cache_bg.wasm'],
+    'server (`mcp-result-cache/server`)': ['js/server.mjs', 'js/wasm-entry.mjs', 'pkg/server-web/mcp_result_cache.js', 'pkg/server-web/mcp_result_cache_bg.wasm'],
     'js-baseline (plain JS)': ['bench/js-baseline.mjs'],
   };
   const out = [];
