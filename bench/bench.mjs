@@ -10,6 +10,8 @@ const ITERATIONS = Number(params.get('iterations') ?? 20);
 const WARMUP = Number(params.get('warmup') ?? 3);
 // `--smoke` (npm test): the store-size workloads run on small stores so they stay fast.
 const SMOKE = params.get('smoke') === '1';
+// `?only=<group or part of a name>`: run those workloads alone (diagnostics; run.mjs never sets it).
+const ONLY = params.get('only');
 const run = `${Date.now().toString(36)}`;
 
 window.addEventListener('error', (e) => { window.__benchError = String(e.message); });
@@ -353,6 +355,7 @@ const results = [];
 const memoryByWorkload = {};
 const out = document.getElementById('out');
 for (const w of workloads) {
+  if (ONLY && w.group !== ONLY && !w.name.includes(ONLY)) continue;
   const started = performance.now();
   const samples = Object.fromEntries(w.impls.map((i) => [i, []]));
   const [warmup, iterations] = [w.warmup ?? WARMUP, w.iterations ?? ITERATIONS];

@@ -4,7 +4,8 @@
 //
 // 1. Inline the JS snippets. The glue imports each `#[wasm_bindgen(module = …)]` file as its
 //    own module under `snippets/`: one more network round trip after the glue. Each snippet is
-//    pasted into the glue (comment lines dropped) and `snippets/` removed. A snippet qualifies
+//    pasted into the glue once (comment lines dropped) and `snippets/` removed; a namespace
+//    import (functions the `.wasm` imports directly) becomes an object of the same functions. A snippet qualifies
 //    when its only `export`s are `export function` / `export const` declarations and the glue
 //    imports exactly those names without renaming; any other shape fails the build (never a
 //    silent half-inline).
@@ -19,28 +20,48 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { minifySync } from 'rolldown/experimental';
 
-const IMPORT = /^import \{ ([\w$, ]+) \} from '(\.\/snippets\/[^']+\.js)';\n/gm;
+const IMPORT = /^import \{ ([\w$, ]+) \} from '(\.\/snippets\/[^']+\.js)';?\n/gm;
+// wasm-bindgen imports a snippet function whose arguments need no conversion directly from the
+// `.wasm`, through a namespace object handed to `WebAssembly.instantiate`.
+const NAMESPACE_IMPORT = /^import \* as ([\w$]+) from ["'](\.\/snippets\/[^'"]+\.js)["'];?\n/gm;
 const TYPES_HEADER = /^\/\* @ts-self-types="[^"]+" \*\/\n/;
 
 async function inlineSnippets(dir, glue) {
-  const imports = [...glue.matchAll(IMPORT)];
-  for (const [line, names, from] of imports) {
+  const named = [...glue.matchAll(IMPORT)];
+  const namespaces = [...glue.matchAll(NAMESPACE_IMPORT)];
+  const inlined = new Map(); // snippet path -> its exported names
+  const inline = async (line, from) => {
+    if (inlined.has(from)) {
+      glue = glue.replace(line, '');
+      return inlined.get(from);
+    }
     const source = await readFile(resolve(dir, from), 'utf8');
     if (/^\s*import\b/m.test(source) || /\bexport\s+(default|\{|\*|class|let|var|async)/.test(source)) {
       throw new Error(`${from}: only 'export function' / 'export const' snippets can be inlined`);
     }
     const exported = [...source.matchAll(/^export (?:function|const) ([\w$]+)/gm)].map((m) => m[1]).sort();
-    const wanted = names.split(',').map((n) => n.trim()).sort();
-    if (exported.join() !== wanted.join()) {
-      throw new Error(`${from}: exports ${exported} but the glue imports ${wanted}`);
-    }
     // The snippet's comments stay in its source; the glue carries code only.
     const body = source.replace(/^\s*\/\/.*\n/gm, '').replace(/^export (function|const) /gm, '$1 ');
     glue = glue.replace(line, `${body.trimEnd()}\n`);
+    inlined.set(from, exported);
+    return exported;
+  };
+  for (const [line, names, from] of named) {
+    const exported = await inline(line, from);
+    const missing = names.split(',').map((n) => n.trim()).filter((n) => !exported.includes(n));
+    if (missing.length) throw new Error(`${from}: the glue imports ${missing} but the snippet exports ${exported}`);
   }
-  if (/['"]\.\/snippets\//.test(glue)) throw new Error(`${dir}: a snippet import is left in the glue`);
+  for (const [line, alias, from] of namespaces) {
+    const exported = await inline(line, from);
+    // Function declarations are hoisted; the object is made when the module runs, before any
+    // instantiation reads it.
+    glue = `${glue}\nconst ${alias} = { ${exported.join(', ')} };\n`;
+  }
+  if (/['"]\.\/snippets\//.test(glue.replace(/^\s*["']\.\/snippets\/[^'"]+\.js["']: [\w$]+,?$/gm, ''))) {
+    throw new Error(`${dir}: a snippet import is left in the glue`);
+  }
   await rm(join(dir, 'snippets'), { recursive: true, force: true });
-  return { glue, inlined: imports.length };
+  return { glue, inlined: inlined.size };
 }
 
 async function exportNames(code, scratch, name) {

@@ -24,6 +24,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 use web_sys::{IdbKeyRange, IdbRequest};
 
+use super::idb_objects;
 use super::indexeddb::{Handlers, Tx};
 use super::segment_key_bounds;
 use crate::core::policy::Totals;
@@ -80,11 +81,7 @@ impl ConversationTotals {
     }
 
     fn to_js(self) -> Object {
-        let row = Object::new();
-        let _ = Reflect::set(&row, &BYTES.into(), &self.totals.bytes.into());
-        let _ = Reflect::set(&row, &ENTRIES.into(), &self.totals.entries.into());
-        let _ = Reflect::set(&row, &IRREGULAR.into(), &self.irregular.into());
-        row
+        idb_objects::conversation_row(self.totals.bytes, self.totals.entries, self.irregular)
     }
 }
 

@@ -68,13 +68,18 @@ impl NextEvent {
 impl Future for NextEvent {
     type Output = &'static str;
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut s = self.shared.borrow_mut();
-        match s.fired {
-            Some(ty) => Poll::Ready(ty),
-            None => {
-                s.waker = Some(cx.waker().clone());
-                Poll::Pending
-            }
+        poll_shared(&self.shared, cx)
+    }
+}
+
+/// Ready with the event that fired, or registers the waker.
+fn poll_shared(shared: &RefCell<Shared>, cx: &mut Context<'_>) -> Poll<&'static str> {
+    let mut s = shared.borrow_mut();
+    match s.fired {
+        Some(ty) => Poll::Ready(ty),
+        None => {
+            s.waker = Some(cx.waker().clone());
+            Poll::Pending
         }
     }
 }
@@ -101,12 +106,64 @@ pub(crate) fn request_error(request: &IdbRequest, context: &str) -> StoreError {
 /// Waits for a transaction to commit ([MDN: IDBTransaction complete](https://developer.mozilla.org/docs/Web/API/IDBTransaction/complete_event)).
 /// An abort becomes the transaction's DOMException (`QuotaExceededError`, `ConstraintError`, …),
 /// or `AbortError` when it has none.
+///
+/// The transaction is this store's own, so its `oncomplete` / `onabort` properties are free:
+/// setting them is a plain property write, where `addEventListener` decodes the event type and
+/// goes through a catching call (and `removeEventListener` again) on every write.
 pub(crate) async fn transaction_done(tx: &IdbTransaction, context: &str) -> Result<(), StoreError> {
-    match NextEvent::new(tx, &["complete", "abort"]).await {
+    match TransactionEnd::new(tx).await {
         "complete" => Ok(()),
         _ => Err(match tx.error() {
             Some(dom) => StoreError::from_js(context, &dom),
             None => StoreError::new("AbortError", concat(&[context, ": transaction aborted"])),
         }),
+    }
+}
+
+/// Resolves with `"complete"` or `"abort"`, whichever the transaction fires first; its
+/// handlers are cleared when dropped.
+struct TransactionEnd {
+    tx: IdbTransaction,
+    shared: Rc<RefCell<Shared>>,
+    _handlers: [Closure<dyn FnMut(Event)>; 2],
+}
+
+impl TransactionEnd {
+    fn new(tx: &IdbTransaction) -> Self {
+        let shared = Rc::new(RefCell::new(Shared::default()));
+        let handler = |ty: &'static str| {
+            let shared = shared.clone();
+            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+                let mut s = shared.borrow_mut();
+                if s.fired.is_none() {
+                    s.fired = Some(ty);
+                    if let Some(w) = s.waker.take() {
+                        w.wake();
+                    }
+                }
+            })
+        };
+        let handlers = [handler("complete"), handler("abort")];
+        tx.set_oncomplete(Some(handlers[0].as_ref().unchecked_ref()));
+        tx.set_onabort(Some(handlers[1].as_ref().unchecked_ref()));
+        Self {
+            tx: tx.clone(),
+            shared,
+            _handlers: handlers,
+        }
+    }
+}
+
+impl Future for TransactionEnd {
+    type Output = &'static str;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        poll_shared(&self.shared, cx)
+    }
+}
+
+impl Drop for TransactionEnd {
+    fn drop(&mut self) {
+        self.tx.set_oncomplete(None);
+        self.tx.set_onabort(None);
     }
 }

@@ -33,21 +33,14 @@ use web_sys::{
     IdbTransactionMode,
 };
 
-/// `db.transaction(store, "readwrite", { durability: "relaxed" })`. web-sys gates the options
-/// dictionary behind `web_sys_unstable_apis`, so this one overload is called through `Reflect`.
-///
-/// [MDN: IDBDatabase.transaction](https://developer.mozilla.org/docs/Web/API/IDBDatabase/transaction)
-fn relaxed_write_transaction(db: &IdbDatabase) -> Result<IdbTransaction, JsValue> {
-    let transaction: js_sys::Function = Reflect::get(db, &"transaction".into())?.unchecked_into();
-    let options = js_sys::Object::new();
-    Reflect::set(&options, &"durability".into(), &"relaxed".into())?;
-    transaction
-        .call3(db, &store_names(), &"readwrite".into(), &options)
-        .map(JsCast::unchecked_into)
+thread_local! {
+    /// `[results, usage, meta]`, made once: every transaction spans the three stores.
+    static STORE_NAMES: JsValue =
+        Array::of3(&STORE_NAME.into(), &USAGE_STORE.into(), &META_STORE.into()).into();
 }
 
 fn store_names() -> JsValue {
-    Array::of3(&STORE_NAME.into(), &USAGE_STORE.into(), &META_STORE.into()).into()
+    STORE_NAMES.with(JsValue::clone)
 }
 
 /// One transaction over the three object stores.
@@ -58,28 +51,8 @@ pub(super) struct Tx {
     pub(super) meta: IdbObjectStore,
 }
 
-/// `{uri, convId, sizeBytes, lastUsedAt}` for [`USAGE_STORE`].
-fn usage_entry(uri: &JsValue, conv_id: &JsValue, size_bytes: f64, last_used_at: f64) -> Object {
-    let entry = Object::new();
-    let _ = Reflect::set(&entry, &fields::URI.into(), uri);
-    let _ = Reflect::set(&entry, &fields::CONV_ID.into(), conv_id);
-    let _ = Reflect::set(&entry, &fields::SIZE_BYTES.into(), &size_bytes.into());
-    let _ = Reflect::set(&entry, &fields::LAST_USED_AT.into(), &last_used_at.into());
-    entry
-}
-
 fn number(value: &JsValue, key: &str) -> Option<f64> {
     Reflect::get(value, &key.into()).ok()?.as_f64()
-}
-
-/// The usage entry of a stored record object.
-fn usage_of_record(record: &JsValue) -> Object {
-    let last = number(record, fields::LAST_USED_AT)
-        .or_else(|| number(record, fields::ADDED_AT))
-        .unwrap_or(0.0);
-    let size = number(record, fields::SIZE_BYTES).unwrap_or(0.0);
-    let get = |k: &str| Reflect::get(record, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    usage_entry(&get(fields::URI), &get(fields::CONV_ID), size, last)
 }
 
 /// A usage entry's `(uri, sizeBytes)`.
@@ -90,14 +63,6 @@ fn usage_size(entry: &JsValue) -> (JsValue, f64) {
 
 /// Key of the totals in [`META_STORE`].
 const TOTALS_KEY: &str = "totals";
-
-fn totals_object(totals: Totals) -> Object {
-    let obj = Object::new();
-    let _ = Reflect::set(&obj, &"bytes".into(), &totals.bytes.into());
-    let _ = Reflect::set(&obj, &"entries".into(), &totals.entries.into());
-    let _ = Reflect::set(&obj, &PER_CONVERSATION.into(), &JsValue::TRUE);
-    obj
-}
 
 /// The totals, when they were written with per-conversation rows alongside (otherwise the
 /// store is recounted, rows included).
@@ -133,8 +98,9 @@ impl Handlers {
     fn on_boxed(&self, request: &IdbRequest, mut on_success: Box<dyn FnMut(&IdbRequest)>) {
         let target = request.clone();
         let closure = Closure::<dyn FnMut(Event)>::new(move |_event: Event| on_success(&target));
-        let _ =
-            request.add_event_listener_with_callback("success", closure.as_ref().unchecked_ref());
+        // The request is this transaction's own: its `onsuccess` is free, and setting it is a
+        // plain property write (no event-type string, nothing that can throw).
+        request.set_onsuccess(Some(closure.as_ref().unchecked_ref()));
         self.0.borrow_mut().push(closure);
     }
 
@@ -159,9 +125,10 @@ impl Drop for HandlersScope {
 
 /// Updates the totals in [`META_STORE`] (inside a handler of the same transaction).
 fn put_totals(tx: &Tx, totals: Totals) {
-    let _ = tx
-        .meta
-        .put_with_key(&totals_object(totals), &JsValue::from_str(TOTALS_KEY));
+    let _ = tx.meta.put_with_key(
+        &idb_objects::totals_row(totals.bytes, totals.entries),
+        &JsValue::from_str(TOTALS_KEY),
+    );
 }
 
 /// Reads the totals, then calls `then(totals, recounted)` from the success event. A database
@@ -178,10 +145,28 @@ fn with_totals(
     uncounted: Vec<JsValue>,
     then: impl FnOnce(Totals, bool) + 'static,
 ) -> Result<(), JsValue> {
-    let request = tx.meta.get(&JsValue::from_str(TOTALS_KEY))?;
+    let request = read_totals(tx)?;
+    with_totals_read(tx, handlers, &request, uncounted, then);
+    Ok(())
+}
+
+/// Issues the `get` of the totals (for [`with_totals_read`]).
+fn read_totals(tx: &Tx) -> Result<IdbRequest, JsValue> {
+    tx.meta.get(&JsValue::from_str(TOTALS_KEY))
+}
+
+/// [`with_totals`] over a `get` of the totals issued earlier in the same transaction (a write
+/// issues it before its puts: see [`IndexedDbStore::write_batch`]).
+fn with_totals_read(
+    tx: &Rc<Tx>,
+    handlers: &Handlers,
+    request: &IdbRequest,
+    uncounted: Vec<JsValue>,
+    then: impl FnOnce(Totals, bool) + 'static,
+) {
     let mut then = Some(then);
     let (tx2, handlers2) = (tx.clone(), handlers.clone());
-    handlers.on(&request, move |request| {
+    handlers.on(request, move |request| {
         let Some(then) = then.take() else { return };
         if let Some(totals) = request.result().ok().as_ref().and_then(totals_of) {
             return then(totals, false);
@@ -203,7 +188,6 @@ fn with_totals(
             }
         });
     });
-    Ok(())
 }
 
 /// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
@@ -266,6 +250,7 @@ use super::conversation_totals::{
     self, ConversationDeltas, ConversationTotals, SharedDeltas, PER_CONVERSATION,
 };
 use super::idb_events::{request_error, transaction_done, NextEvent};
+use super::idb_objects;
 use super::write_batch::{next_microtask, Received, Reply};
 use super::{
     js_record, segment_key_bounds, Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals,
@@ -423,7 +408,7 @@ impl IndexedDbStore {
         loop {
             let conn = self.connection().await?;
             let tx = if mode == IdbTransactionMode::Readwrite {
-                relaxed_write_transaction(&conn.db)
+                idb_objects::relaxed_write_transaction(&conn.db, &store_names())
             } else {
                 conn.db
                     .transaction_with_str_sequence_and_mode(&store_names(), mode)
@@ -470,7 +455,10 @@ impl IndexedDbStore {
         &self,
         batch: &[BatchedWrite],
     ) -> Result<(WriteOutcome, Vec<Option<StoreError>>), StoreError> {
-        let objects: Vec<Object> = batch.iter().map(|w| js_record::to_js(&w.record)).collect();
+        let objects: Vec<Object> = batch
+            .iter()
+            .map(|w| idb_objects::record(&w.record))
+            .collect();
         let sizes: Vec<f64> = batch.iter().map(|w| w.record.size_bytes).collect();
         let conv_ids: Vec<String> = batch.iter().map(|w| w.record.conv_id.clone()).collect();
         let keys: Vec<JsValue> = batch
@@ -495,48 +483,62 @@ impl IndexedDbStore {
         let outcome = self
             .read_write("writing cache entries", move |tx, handlers, out| {
                 // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
-                let mut incoming = Totals::default();
                 let mut deltas = ConversationDeltas::default();
+                for (conv_id, size) in conv_ids.iter().zip(&sizes) {
+                    deltas.add(conv_id, *size, 1.0);
+                }
+                // The reads go first: IndexedDB answers them while it stores the records, so
+                // the round trip to this page that the totals need overlaps the puts instead of
+                // following them. The conversation rows before the totals: the totals' success
+                // event finds them read.
+                deltas.read_ahead(tx);
+                let totals_request = read_totals(tx)?;
+                let mut incoming = Totals::default();
                 for (i, object) in objects.iter().enumerate() {
                     match tx.results.put(object) {
                         Ok(_) => {
-                            tx.usage.put(&usage_of_record(object))?;
+                            tx.usage.put(&idb_objects::usage_row(object))?;
                             incoming = incoming.with_entry(sizes[i]);
-                            deltas.add(&conv_ids[i], sizes[i], 1.0);
                         }
                         Err(e) => {
+                            deltas.add(&conv_ids[i], sizes[i], -1.0);
                             refusals.borrow_mut()[i] =
                                 Some(StoreError::from_js("writing a cache entry", &e));
                         }
                     }
                 }
-                // Read before the totals: their success event finds these rows read.
-                deltas.read_ahead(tx);
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
-                with_totals(tx, handlers, keys, move |totals, recounted| {
-                    let mut deltas = deltas;
-                    if recounted {
-                        deltas.forget_read_ahead();
-                    }
-                    let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
-                    evict_oldest_first(&tx2, &handlers2, walk, keep, deltas, {
-                        let tx = tx2.clone();
-                        Box::new(move |walk| {
-                            let after = Totals {
-                                bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
+                with_totals_read(
+                    tx,
+                    handlers,
+                    &totals_request,
+                    keys,
+                    move |totals, recounted| {
+                        let mut deltas = deltas;
+                        if recounted {
+                            deltas.forget_read_ahead();
+                        }
+                        let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
+                        evict_oldest_first(&tx2, &handlers2, walk, keep, deltas, {
+                            let tx = tx2.clone();
+                            Box::new(move |walk| {
+                                let after = Totals {
+                                    bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
+                                        .max(0.0),
+                                    entries: (totals.entries + incoming.entries
+                                        - f64::from(walk.count))
                                     .max(0.0),
-                                entries: (totals.entries + incoming.entries
-                                    - f64::from(walk.count))
-                                .max(0.0),
-                            };
-                            put_totals(&tx, after);
-                            out.set(WriteOutcome {
-                                evicted: walk.count,
-                                totals: after,
-                            });
-                        })
-                    });
-                })
+                                };
+                                put_totals(&tx, after);
+                                out.set(WriteOutcome {
+                                    evicted: walk.count,
+                                    totals: after,
+                                });
+                            })
+                        });
+                    },
+                );
+                Ok(())
             })
             .await?;
         Ok((outcome, refused.take()))
@@ -730,7 +732,7 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
             };
             let cursor: web_sys::IdbCursorWithValue = cursor.unchecked_into();
             if let Ok(record) = cursor.value() {
-                let _ = usage.put(&usage_of_record(&record));
+                let _ = usage.put(&idb_objects::usage_row(&record));
                 // chatbox-core records may lack sourceToolName: give them the name reads report
                 // ("<unknown>"), so they are in that index and can be invalidated.
                 let tool = Reflect::get(&record, &fields::SOURCE_TOOL_NAME.into())

@@ -1,48 +1,15 @@
-//! Conversions between [`JsRecord`] and the plain JS object IndexedDB stores (the shape of docs/PROTOCOL.md, *Storage*).
-//! Only the metadata fields are read; the payload handle is moved, never copied.
+//! Reading a [`JsRecord`] back from the plain JS object IndexedDB stores (the shape of
+//! docs/PROTOCOL.md, *Storage*; `idb_objects` builds it). Only the metadata fields are read;
+//! the payload handle is moved, never copied.
 
-use js_sys::{Object, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
 use super::JsRecord;
 use crate::core::record::{fields, UNKNOWN_SOURCE_TOOL};
 
-fn set(obj: &Object, key: &str, value: &JsValue) {
-    // Setting a data property on a fresh plain object cannot fail.
-    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-}
-
 fn get(obj: &JsValue, key: &str) -> JsValue {
     Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// Builds the stored object: `{uri, payload, convId, sourceToolName, addedAt, sizeBytes,
-/// lastUsedAt, staleCause?}`.
-pub(crate) fn to_js(record: &JsRecord) -> Object {
-    let obj = Object::new();
-    set(&obj, fields::URI, &JsValue::from_str(&record.uri));
-    set(&obj, fields::PAYLOAD, &record.payload);
-    set(&obj, fields::CONV_ID, &JsValue::from_str(&record.conv_id));
-    set(
-        &obj,
-        fields::SOURCE_TOOL_NAME,
-        &JsValue::from_str(&record.source_tool_name),
-    );
-    set(&obj, fields::ADDED_AT, &JsValue::from_f64(record.added_at));
-    set(
-        &obj,
-        fields::SIZE_BYTES,
-        &JsValue::from_f64(record.size_bytes),
-    );
-    set(
-        &obj,
-        fields::LAST_USED_AT,
-        &JsValue::from_f64(record.last_used_at),
-    );
-    if let Some(cause) = &record.stale_cause {
-        set(&obj, fields::STALE_CAUSE, &JsValue::from_str(cause));
-    }
-    obj
 }
 
 /// Reads a stored object. Tolerates records written by chatbox-core (no `lastUsedAt`, possibly no

@@ -9,6 +9,7 @@
 mod conversation_totals;
 mod error;
 mod idb_events;
+mod idb_objects;
 mod indexeddb;
 mod js_record;
 pub mod legacy;

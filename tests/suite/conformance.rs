@@ -279,6 +279,11 @@ async fn one_uncloneable_payload_in_a_burst_fails_alone() {
         }
         assert_eq!(stored(&cache).await.0, 9, "{kind}");
         assert_stats_match(&cache, kind).await;
+        // The refused write left no trace in the conversation's totals either: clearing it
+        // leaves nothing stored and the totals at zero.
+        wait(cache.clear_conversation("c".into())).await.unwrap();
+        assert_eq!(stored(&cache).await.0, 0, "{kind}");
+        assert_stats_match(&cache, kind).await;
     }
 }
 

@@ -1,0 +1,68 @@
+//! The plain objects the IndexedDB store writes (records, usage rows, totals rows), each built
+//! by one call into `idb_objects.js` rather than one boundary crossing per property: on a 4 KB
+//! write those crossings (a string decoded for every field name, a catching `Reflect.set` for
+//! every field) cost more than the requests they feed. The field names are those of
+//! docs/PROTOCOL.md (*Storage*) and [`crate::core::record::fields`].
+
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+use web_sys::{IdbDatabase, IdbTransaction};
+
+use super::JsRecord;
+use crate::core::record::fields;
+
+#[wasm_bindgen(module = "/src/store/idb_objects.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = mcpCacheRecord)]
+    fn record_object(
+        uri: &str,
+        payload: &JsValue,
+        conv_id: &str,
+        source_tool_name: &str,
+        added_at: f64,
+        size_bytes: f64,
+        last_used_at: f64,
+    ) -> Object;
+
+    /// `{uri, convId, sizeBytes, lastUsedAt}` of a stored record (chatbox-core records have no
+    /// `lastUsedAt`: their `addedAt` stands in; a missing size counts 0).
+    #[wasm_bindgen(js_name = mcpCacheUsageRow)]
+    pub(super) fn usage_row(record: &JsValue) -> Object;
+
+    /// `{bytes, entries, perConversation: true}`: the store-wide totals row.
+    #[wasm_bindgen(js_name = mcpCacheTotalsRow)]
+    pub(super) fn totals_row(bytes: f64, entries: f64) -> Object;
+
+    /// `{bytes, entries, irregular}`: a conversation's totals row.
+    #[wasm_bindgen(js_name = mcpCacheConversationRow)]
+    pub(super) fn conversation_row(bytes: f64, entries: f64, irregular: bool) -> Object;
+
+    /// `db.transaction(storeNames, "readwrite", { durability: "relaxed" })`: web-sys gates the
+    /// options dictionary behind `web_sys_unstable_apis`.
+    ///
+    /// [MDN: IDBDatabase.transaction](https://developer.mozilla.org/docs/Web/API/IDBDatabase/transaction)
+    #[wasm_bindgen(js_name = mcpCacheRelaxedWrite, catch)]
+    pub(super) fn relaxed_write_transaction(
+        db: &IdbDatabase,
+        store_names: &JsValue,
+    ) -> Result<IdbTransaction, JsValue>;
+}
+
+/// The stored object of `record`: `{uri, payload, convId, sourceToolName, addedAt, sizeBytes,
+/// lastUsedAt, staleCause?}`.
+pub(super) fn record(record: &JsRecord) -> Object {
+    let obj = record_object(
+        &record.uri,
+        &record.payload,
+        &record.conv_id,
+        &record.source_tool_name,
+        record.added_at,
+        record.size_bytes,
+        record.last_used_at,
+    );
+    if let Some(cause) = &record.stale_cause {
+        // Setting a data property on a fresh plain object cannot fail.
+        let _ = Reflect::set(&obj, &fields::STALE_CAUSE.into(), &JsValue::from_str(cause));
+    }
+    obj
+}
