@@ -46,7 +46,8 @@ pub use crate::core::policy::{Budget, Totals};
 pub trait RecordStore {
     /// Writes `record` and its usage row; in the same transaction reads the totals, evicts
     /// least-recently-used entries oldest-first until [`crate::core::policy::room_needed`] is
-    /// freed, and stores the new totals. Never evicts `record` itself.
+    /// freed, and stores the new totals. Never evicts `record` itself. (IndexedDB issues the
+    /// reads before the puts, so their round trip overlaps the records being stored.)
     async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError>;
     /// Reads every key in one read-only transaction, all requests issued at once; `None` where
     /// absent. Order follows `uris`. Each hit's last use becomes `now` (IndexedDB: remembered,

@@ -12,10 +12,6 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use js_sys::Promise;
-use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::JsFuture;
-
 /// Where a writer waits for the outcome the leader hands it.
 pub(crate) struct Reply<R> {
     value: RefCell<Option<R>>,
@@ -55,7 +51,22 @@ impl<R> Future for Received<R> {
     }
 }
 
-/// Lets every microtask already queued run (writes issued in the same turn reach the batch).
-pub(crate) async fn next_microtask() {
-    let _ = JsFuture::from(Promise::resolve(&JsValue::UNDEFINED)).await;
+/// Lets every task and microtask already queued run (writes issued in the same turn reach the
+/// batch): returns `Pending` once after waking itself, so the executor polls it again on its
+/// next tick — after the tasks of this tick (the other writers spawned in the same turn) and the
+/// microtasks queued before that tick. No promise and no JS closure are made for it.
+pub(crate) fn next_microtask() -> impl Future<Output = ()> {
+    struct YieldOnce(bool);
+    impl Future for YieldOnce {
+        type Output = ();
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            if self.0 {
+                return Poll::Ready(());
+            }
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+    YieldOnce(false)
 }
