@@ -591,6 +591,121 @@ impl IndexedDbStore {
         transaction_done(&tx.tx, context).await?;
         Ok(out.get())
     }
+
+    /// The speculative clear of [`RecordStore::delete_conversation`]: the counts, the rows and
+    /// the two key-range deletes issued at once. `Some(cleared)` when the check held; `None`
+    /// when it did not, after aborting (which undoes the deletes).
+    async fn clear_by_range(
+        &self,
+        conv_id: &str,
+        segment: &str,
+    ) -> Result<Option<u32>, StoreError> {
+        let (lower, upper) = segment_key_bounds(segment);
+        let conv = JsValue::from_str(conv_id);
+        let own_key = conversation_totals::conv_key(conv_id);
+        let declined = Rc::new(Cell::new(false));
+        let declined_in_tx = declined.clone();
+        let outcome = self
+            .read_write("clearing a conversation", move |tx, handlers, out| {
+                let range = IdbKeyRange::bound_with_lower_open_and_upper_open(
+                    &lower.into(),
+                    &upper.into(),
+                    false,
+                    true,
+                )?;
+                let in_range = tx.usage.count_with_key(&range)?;
+                let everywhere = tx
+                    .results
+                    .index(fields::CONV_ID)?
+                    .count_with_key(&IdbKeyRange::only(&conv)?.into())?;
+                let own = tx.meta.get(&own_key)?;
+                let totals_request = read_totals(tx)?;
+                tx.results.delete(&range)?;
+                tx.usage.delete(&range)?;
+                let tx2 = tx.clone();
+                with_totals_read(
+                    tx,
+                    handlers,
+                    &totals_request,
+                    Vec::new(),
+                    move |totals, recounted| {
+                        let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
+                        let (in_range, everywhere) = (count(&in_range), count(&everywhere));
+                        let own = own
+                            .result()
+                            .ok()
+                            .and_then(|v| ConversationTotals::from_js(&v));
+                        match own {
+                            Some(own)
+                                if !recounted
+                                    && !own.irregular
+                                    && Some(own.totals.entries) == in_range
+                                    && in_range == everywhere =>
+                            {
+                                let _ = tx2.meta.delete(&own_key);
+                                put_totals(
+                                    &tx2,
+                                    Totals {
+                                        bytes: (totals.bytes - own.totals.bytes).max(0.0),
+                                        entries: (totals.entries - own.totals.entries).max(0.0),
+                                    },
+                                );
+                                out.set(own.totals.entries as u32);
+                            }
+                            // Nothing of this id is stored and the range is empty: nothing deleted.
+                            None if !recounted
+                                && everywhere == Some(0.0)
+                                && in_range == Some(0.0) => {}
+                            _ => {
+                                declined_in_tx.set(true);
+                                let _ = tx2.tx.abort();
+                            }
+                        }
+                    },
+                );
+                Ok(())
+            })
+            .await;
+        match outcome {
+            _ if declined.get() => Ok(None),
+            Ok(cleared) => Ok(Some(cleared)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`RecordStore::delete_conversation`] when the speculative clear declined: reads the
+    /// range's usage rows and deletes the conversation's entries by key (then, through the
+    /// `convId` index, those it has outside the range).
+    async fn clear_checked(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
+        let (lower, upper) = segment_key_bounds(segment);
+        let conv = JsValue::from_str(conv_id);
+        let own_key = conversation_totals::conv_key(conv_id);
+        self.read_write("clearing a conversation", move |tx, handlers, out| {
+            let range = IdbKeyRange::bound_with_lower_open_and_upper_open(
+                &lower.into(),
+                &upper.into(),
+                false,
+                true,
+            )?;
+            let only = IdbKeyRange::only(&conv)?;
+            let index = tx.results.index(fields::CONV_ID)?;
+            let everywhere = index.count_with_key(&only)?;
+            let (tx2, handlers2) = (tx.clone(), handlers.clone());
+            with_totals(tx, handlers, Vec::new(), move |totals, _| {
+                let everywhere = everywhere.result().ok().and_then(|n| n.as_f64());
+                let scope = Clear {
+                    tx: tx2,
+                    handlers: handlers2,
+                    range,
+                    conv,
+                    own_key,
+                    out,
+                };
+                scope.by_rows(totals, index, only, everywhere.unwrap_or(0.0));
+            })
+        })
+        .await
+    }
 }
 
 /// Microtasks a batch's leader waits at most for more writes to join.
@@ -933,67 +1048,29 @@ impl RecordStore for IndexedDbStore {
         })
     }
 
-    /// One read-write transaction that reads no entry. Its per-conversation row (bytes, count,
-    /// whether any entry lies outside its URI key range) is checked against two counts: the usage
-    /// rows in the conversation's URI key range and its records in the `convId` index. When all
-    /// three agree, every entry in the range is the conversation's and it has none elsewhere: the
-    /// records and usage rows go with two key-range deletes and the totals drop by the row's
-    /// figures. Otherwise (entries written by chatbox-core under another segment, another id
-    /// sharing the segment, or a database not yet recounted) the range's usage rows are read and
-    /// each of the conversation's entries is deleted by key.
+    /// Clearing reads no entry. The conversation's row in [`META_STORE`] (bytes, count, whether
+    /// any entry lies outside its URI key range) is checked against two counts: the usage rows in
+    /// its URI key range and its records in the `convId` index. When all three agree, every entry
+    /// in the range is the conversation's and it has none elsewhere, so two key-range deletes
+    /// (records, usage rows) remove exactly its entries and the totals drop by the row's figures.
+    ///
+    /// The deletes are issued speculatively in the same synchronous run as the counts (one
+    /// transaction, no round trip between them; requests run in order, so the counts see the
+    /// store before the deletes). When the check fails (entries written by chatbox-core under
+    /// another segment, another id sharing the segment, a database not yet recounted), that
+    /// transaction is aborted, which undoes the deletes, and a second one reads the range's usage
+    /// rows and deletes the conversation's entries by key.
     ///
     /// [MDN: IDBObjectStore.delete](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/delete),
     /// [MDN: IDBObjectStore.count](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/count),
-    /// [MDN: IDBIndex.count](https://developer.mozilla.org/docs/Web/API/IDBIndex/count)
+    /// [MDN: IDBIndex.count](https://developer.mozilla.org/docs/Web/API/IDBIndex/count),
+    /// [MDN: IDBTransaction.abort](https://developer.mozilla.org/docs/Web/API/IDBTransaction/abort)
     async fn delete_conversation(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
-        let (lower, upper) = segment_key_bounds(segment);
-        let conv = JsValue::from_str(conv_id);
-        let own_key = conversation_totals::conv_key(conv_id);
-        self.read_write("clearing a conversation", move |tx, handlers, out| {
-            let range = IdbKeyRange::bound_with_lower_open_and_upper_open(
-                &lower.into(),
-                &upper.into(),
-                false,
-                true,
-            )?;
-            let in_range = tx.usage.count_with_key(&range)?;
-            let only = IdbKeyRange::only(&conv)?;
-            let index = tx.results.index(fields::CONV_ID)?;
-            let everywhere = index.count_with_key(&only)?;
-            let own = tx.meta.get(&own_key)?;
-            let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, Vec::new(), move |totals, recounted| {
-                let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
-                let (in_range, everywhere) = (count(&in_range), count(&everywhere));
-                let own = own
-                    .result()
-                    .ok()
-                    .and_then(|v| ConversationTotals::from_js(&v));
-                let scope = Clear {
-                    tx: tx2,
-                    handlers: handlers2,
-                    range,
-                    conv,
-                    own_key,
-                    out,
-                };
-                let by_rows =
-                    |scope: Clear| scope.by_rows(totals, index, only, everywhere.unwrap_or(0.0));
-                match own {
-                    _ if recounted => by_rows(scope),
-                    None if everywhere == Some(0.0) => {} // nothing of this id is stored
-                    Some(own)
-                        if !own.irregular
-                            && Some(own.totals.entries) == in_range
-                            && in_range == everywhere =>
-                    {
-                        scope.by_range(totals, own.totals)
-                    }
-                    _ => by_rows(scope),
-                }
-            })
-        })
-        .await
+        match self.clear_by_range(conv_id, segment).await? {
+            Some(cleared) => Ok(cleared),
+            // Declined and rolled back: nothing was deleted.
+            None => self.clear_checked(conv_id, segment).await,
+        }
     }
 
     /// Walks the `addedAt` index with a key cursor (no payload read); each old entry's usage
@@ -1161,7 +1238,7 @@ fn delete_each(
     });
 }
 
-/// The requests of one `clearConversation` transaction, once its counts are in.
+/// The requests of a `clearConversation` transaction that reads the range's rows.
 struct Clear {
     tx: Rc<Tx>,
     handlers: Handlers,
@@ -1174,22 +1251,6 @@ struct Clear {
 }
 
 impl Clear {
-    /// Every entry in the range is the conversation's, and it has none elsewhere.
-    fn by_range(self, totals: Totals, own: Totals) {
-        let tx = &self.tx;
-        let _ = tx.results.delete(&self.range);
-        let _ = tx.usage.delete(&self.range);
-        let _ = tx.meta.delete(&self.own_key);
-        put_totals(
-            tx,
-            Totals {
-                bytes: (totals.bytes - own.bytes).max(0.0),
-                entries: (totals.entries - own.entries).max(0.0),
-            },
-        );
-        self.out.set(own.entries as u32);
-    }
-
     /// Reads the range's usage rows and deletes the conversation's by key, then (through the
     /// `convId` index) those it has outside the range.
     ///
