@@ -51,8 +51,14 @@ async function inlineSnippets(dir, glue) {
     const missing = names.split(',').map((n) => n.trim()).filter((n) => !exported.includes(n));
     if (missing.length) throw new Error(`${from}: the glue imports ${missing} but the snippet exports ${exported}`);
   }
+  const objects = new Map(); // snippet path -> the first namespace alias given its object
   for (const [line, alias, from] of namespaces) {
     const exported = await inline(line, from);
+    if (objects.has(from)) {
+      glue = `${glue}\nconst ${alias} = ${objects.get(from)};\n`;
+      continue;
+    }
+    objects.set(from, alias);
     // Function declarations are hoisted; the object is made when the module runs, before any
     // instantiation reads it.
     glue = `${glue}\nconst ${alias} = { ${exported.join(', ')} };\n`;
