@@ -10,14 +10,17 @@ export function mcpCacheRecord(uri, payload, convId, sourceToolName, addedAt, si
 }
 
 // The `usage` row of a stored record: a record written by chatbox-core has no `lastUsedAt` (its
-// `addedAt` stands in) and may lack a numeric size.
+// `addedAt` stands in), may lack a numeric size, and may lack a tool name (reads report it as
+// "<unknown>", and so does the row: invalidation finds entries by it).
 export function mcpCacheUsageRow(record) {
   const number = (value) => (typeof value === 'number' ? value : undefined);
+  const tool = record.sourceToolName;
   return {
     uri: record.uri,
     convId: record.convId,
     sizeBytes: number(record.sizeBytes) ?? 0,
     lastUsedAt: number(record.lastUsedAt) ?? number(record.addedAt) ?? 0,
+    sourceToolName: typeof tool === 'string' ? tool : '<unknown>',
   };
 }
 

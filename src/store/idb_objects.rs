@@ -24,8 +24,9 @@ extern "C" {
         last_used_at: f64,
     ) -> Object;
 
-    /// `{uri, convId, sizeBytes, lastUsedAt}` of a stored record (chatbox-core records have no
-    /// `lastUsedAt`: their `addedAt` stands in; a missing size counts 0).
+    /// `{uri, convId, sizeBytes, lastUsedAt, sourceToolName}` of a stored record (chatbox-core
+    /// records have no `lastUsedAt`: their `addedAt` stands in; a missing size counts 0, a
+    /// missing tool name is `"<unknown>"`).
     #[wasm_bindgen(js_name = mcpCacheUsageRow)]
     pub(super) fn usage_row(record: &JsValue) -> Object;
 

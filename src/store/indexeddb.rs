@@ -262,20 +262,25 @@ use crate::core::record::fields;
 use crate::core::text::concat;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
-/// Version 4 added [`META_STORE`].
-pub const SCHEMA_VERSION: u32 = 4;
+/// Version 4 added [`META_STORE`]; version 5 moved the tool name from an index of the records
+/// to the usage rows (see [`upgrade_schema`]).
+pub const SCHEMA_VERSION: u32 = 5;
 /// Running totals (`{bytes, entries}` under the key `"totals"`).
 pub const META_STORE: &str = "meta";
 /// The object store holding the records.
 pub const STORE_NAME: &str = "results";
-/// Small per-entry metadata `{uri, convId, sizeBytes, lastUsedAt}`, kept apart from the records so
-/// a hit can refresh `lastUsedAt`, and budgets can be computed, without rewriting or reading
-/// payloads.
+/// Small per-entry metadata `{uri, convId, sizeBytes, lastUsedAt, sourceToolName}`, kept apart
+/// from the records so a hit can refresh `lastUsedAt`, budgets can be computed and a tool's
+/// entries found, without rewriting or reading payloads.
 pub const USAGE_STORE: &str = "usage";
 /// Index of [`USAGE_STORE`] by last use (LRU order).
 const USAGE_BY_LAST_USED: &str = "lastUsedAt";
-/// Secondary indexes (name = key path).
-const INDEXES: [&str; 3] = [fields::CONV_ID, fields::ADDED_AT, fields::SOURCE_TOOL_NAME];
+/// Secondary indexes of the records (name = key path).
+const INDEXES: [&str; 2] = [fields::CONV_ID, fields::ADDED_AT];
+/// The records' index by tool name, versions 2 to 4. Every index of a store costs each write and
+/// each delete of a record (a clear of 1 000 entries: ~4 ms of ~21); the usage rows carry the
+/// name instead, read in one request by [`RecordStore::mark_stale`].
+const RETIRED_TOOL_INDEX: &str = fields::SOURCE_TOOL_NAME;
 
 /// The global `IDBFactory` (`indexedDB`) of this realm: window, worker, or Node with
 /// `fake-indexeddb/auto`. Never `window.indexedDB`, which does not exist in workers.
@@ -600,19 +605,14 @@ impl IndexedDbStore {
         conv_id: &str,
         segment: &str,
     ) -> Result<Option<u32>, StoreError> {
-        let (lower, upper) = segment_key_bounds(segment);
+        let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
         let own_key = conversation_totals::conv_key(conv_id);
         let declined = Rc::new(Cell::new(false));
         let declined_in_tx = declined.clone();
         let outcome = self
             .read_write("clearing a conversation", move |tx, handlers, out| {
-                let range = IdbKeyRange::bound_with_lower_open_and_upper_open(
-                    &lower.into(),
-                    &upper.into(),
-                    false,
-                    true,
-                )?;
+                let range = conversation_range(&segment)?;
                 let in_range = tx.usage.count_with_key(&range)?;
                 let everywhere = tx
                     .results
@@ -677,16 +677,11 @@ impl IndexedDbStore {
     /// range's usage rows and deletes the conversation's entries by key (then, through the
     /// `convId` index, those it has outside the range).
     async fn clear_checked(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
-        let (lower, upper) = segment_key_bounds(segment);
+        let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
         let own_key = conversation_totals::conv_key(conv_id);
         self.read_write("clearing a conversation", move |tx, handlers, out| {
-            let range = IdbKeyRange::bound_with_lower_open_and_upper_open(
-                &lower.into(),
-                &upper.into(),
-                false,
-                true,
-            )?;
+            let range = conversation_range(&segment)?;
             let only = IdbKeyRange::only(&conv)?;
             let index = tx.results.index(fields::CONV_ID)?;
             let everywhere = index.count_with_key(&only)?;
@@ -822,6 +817,9 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
         return;
     }
     if names.contains(USAGE_STORE) {
+        if existing.contains(RETIRED_TOOL_INDEX) {
+            name_usage_rows(&tx, results);
+        }
         return;
     }
     let usage = db
@@ -834,7 +832,7 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
         let _ = tx.abort();
         return;
     };
-    // Backfill usage entries for records that predate the usage store (chatbox-core v1).
+    // Backfill usage rows for records that predate the usage store (chatbox-core v1).
     let Ok(cursor_request) = results.open_cursor() else {
         let _ = tx.abort();
         return;
@@ -848,28 +846,84 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
             let cursor: web_sys::IdbCursorWithValue = cursor.unchecked_into();
             if let Ok(record) = cursor.value() {
                 let _ = usage.put(&idb_objects::usage_row(&record));
-                // chatbox-core records may lack sourceToolName: give them the name reads report
-                // ("<unknown>"), so they are in that index and can be invalidated.
-                let tool = Reflect::get(&record, &fields::SOURCE_TOOL_NAME.into())
-                    .unwrap_or(JsValue::UNDEFINED);
-                if !tool.is_string()
-                    && Reflect::set(
-                        &record,
-                        &fields::SOURCE_TOOL_NAME.into(),
-                        &crate::core::record::UNKNOWN_SOURCE_TOOL.into(),
-                    )
-                    .is_ok()
-                {
-                    let _ = cursor.update(&record);
+            }
+            let _ = cursor.continue_();
+        })
+    };
+    cursor_request.set_onsuccess(Some(on_step.as_ref().unchecked_ref()));
+    // The closure must live until the upgrade transaction ends; it is tiny and runs once per
+    // database lifetime, so it is handed to the JS GC.
+    on_step.forget();
+}
+
+/// Versions 2 to 4 → 5: copies each record's tool name from the retired index into its usage
+/// row, then deletes the index. Two walks inside the upgrade transaction, no payload read: a key
+/// cursor over the index (key = tool name, primary key = URI), then a cursor over the usage
+/// rows that rewrites each one with its name (`"<unknown>"` for a record the index did not
+/// hold: it had no name).
+///
+/// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor),
+/// [MDN: IDBCursor.update](https://developer.mozilla.org/docs/Web/API/IDBCursor/update),
+/// [MDN: IDBObjectStore.deleteIndex](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/deleteIndex)
+fn name_usage_rows(tx: &IdbTransaction, results: IdbObjectStore) {
+    let (Ok(usage), Ok(names)) = (
+        tx.object_store(USAGE_STORE),
+        results
+            .index(RETIRED_TOOL_INDEX)
+            .and_then(|index| index.open_key_cursor()),
+    ) else {
+        let _ = tx.abort();
+        return;
+    };
+    let tx = tx.clone();
+    // A JS `Map` (URI → name): the keys stay JS strings, nothing is copied into wasm memory.
+    let by_uri = js_sys::Map::new();
+    let mut rows_walk: Option<IdbRequest> = None;
+    let on_step = {
+        let names = names.clone();
+        Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            let Some(target) = event.target() else { return };
+            let request: IdbRequest = target.unchecked_into();
+            let cursor = request.result().ok().filter(JsValue::is_object);
+            if request == names {
+                let Some(cursor) = cursor.map(JsCast::unchecked_into::<web_sys::IdbCursor>) else {
+                    // Every name is known: walk the usage rows with this same listener.
+                    let _ = results.delete_index(RETIRED_TOOL_INDEX);
+                    match usage.open_cursor() {
+                        Ok(rows) => rows_walk = Some(rows),
+                        Err(_) => {
+                            let _ = tx.abort();
+                        }
+                    }
+                    if let Some(rows) = &rows_walk {
+                        rows.set_onsuccess(names.onsuccess().as_ref());
+                    }
+                    return;
+                };
+                if let (Ok(name), Ok(uri)) = (cursor.key(), cursor.primary_key()) {
+                    by_uri.set(&uri, &name);
+                }
+                let _ = cursor.continue_();
+                return;
+            }
+            let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) else {
+                return; // every row named
+            };
+            if let Ok(row) = cursor.value() {
+                let name = Reflect::get(&row, &fields::URI.into())
+                    .map(|uri| by_uri.get(&uri))
+                    .ok()
+                    .filter(JsValue::is_string)
+                    .unwrap_or_else(|| crate::core::record::UNKNOWN_SOURCE_TOOL.into());
+                if Reflect::set(&row, &fields::SOURCE_TOOL_NAME.into(), &name).is_ok() {
+                    let _ = cursor.update(&row);
                 }
             }
             let _ = cursor.continue_();
         })
     };
-    let _ = cursor_request
-        .add_event_listener_with_callback("success", on_step.as_ref().unchecked_ref());
-    // The closure must live until the upgrade transaction ends; it is tiny and runs once per
-    // database lifetime, so it is handed to the JS GC.
+    names.set_onsuccess(Some(on_step.as_ref().unchecked_ref()));
+    // Lives until the upgrade transaction ends; runs once per database lifetime.
     on_step.forget();
 }
 
@@ -1090,11 +1144,12 @@ impl RecordStore for IndexedDbStore {
         .await
     }
 
-    /// Walks the `sourceToolName` index with a key cursor (no payloads are read), asks `matches`
-    /// once per distinct name, and reads + rewrites only the matching records — every request
-    /// issued from inside this transaction's own success events, so it cannot auto-commit midway.
+    /// Reads every usage row in one request (small rows: no payload is read), asks `matches`
+    /// once per distinct tool name, and reads + rewrites only the matching records — every
+    /// request issued from inside this transaction's own success events, so it cannot
+    /// auto-commit midway.
     ///
-    /// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor)
+    /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
     async fn mark_stale(
         &self,
         matches: Rc<dyn Fn(&str) -> bool>,
@@ -1102,25 +1157,25 @@ impl RecordStore for IndexedDbStore {
     ) -> Result<u32, StoreError> {
         let cause = JsValue::from_str(cause);
         self.read_write("marking cache entries stale", move |tx, handlers, out| {
-            let cursor_request = tx
-                .results
-                .index(fields::SOURCE_TOOL_NAME)?
-                .open_key_cursor()?;
-            let mut decided: HashMap<String, bool> = HashMap::new();
+            let rows_request = tx.usage.get_all()?;
             let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            handlers.on(&cursor_request, move |request| {
-                let Some(cursor) = request.result().ok().filter(JsValue::is_object) else {
-                    return; // walk finished
-                };
-                let cursor: web_sys::IdbCursor = cursor.unchecked_into();
-                if let (Ok(name), Ok(key)) = (cursor.key(), cursor.primary_key()) {
-                    let name = name.as_string().unwrap_or_default();
+            handlers.on(&rows_request, move |request| {
+                let rows: Array = request
+                    .result()
+                    .map(JsCast::unchecked_into)
+                    .unwrap_or_default();
+                let mut decided: HashMap<String, bool> = HashMap::new();
+                for row in rows.iter() {
+                    let field = |key: &str| Reflect::get(&row, &key.into()).ok();
+                    let Some(name) = field(fields::SOURCE_TOOL_NAME).and_then(|n| n.as_string())
+                    else {
+                        continue;
+                    };
                     let hit = *decided.entry(name).or_insert_with_key(|name| matches(name));
-                    if hit {
-                        mark_one(&tx2, &handlers2, &key, cause.clone(), out.clone());
+                    if let Some(uri) = field(fields::URI).filter(|_| hit) {
+                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone());
                     }
                 }
-                let _ = cursor.continue_();
             });
             Ok(())
         })
@@ -1236,6 +1291,12 @@ fn delete_each(
             std::mem::take(&mut *deltas.borrow_mut()).apply(&tx, &handlers3);
         });
     });
+}
+
+/// The URI key range of a conversation segment: `["mcp+cache://<segment>/", "mcp+cache://<segment>0")`.
+fn conversation_range(segment: &str) -> Result<IdbKeyRange, JsValue> {
+    let (lower, upper) = segment_key_bounds(segment);
+    IdbKeyRange::bound_with_lower_open_and_upper_open(&lower.into(), &upper.into(), false, true)
 }
 
 /// The requests of a `clearConversation` transaction that reads the range's rows.

@@ -223,7 +223,7 @@ try {
     assert.equal(out.readable, 25);
     assert.equal(out.fresh, 'new');
     assert.equal(out.entries, 26);
-    assert.deepEqual(out.schema.indexes.sort(), ['addedAt', 'convId', 'sourceToolName']);
+    assert.deepEqual(out.schema.indexes.sort(), ['addedAt', 'convId']);
     assert.deepEqual(out.schema.stores.sort(), ['meta', 'results', 'usage']);
     await page.close();
   });

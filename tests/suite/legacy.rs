@@ -355,3 +355,81 @@ async fn an_open_queued_behind_a_blocked_upgrade_times_out_then_recovers() {
     );
     store.close();
 }
+
+/// A database of the previous schema (version 4: records indexed by tool name, usage rows
+/// without it) is upgraded in place: the index goes, every usage row gets its record's tool name
+/// (`"<unknown>"` for a record that had none), nothing else changes, and invalidation by tool
+/// finds exactly the matching entries.
+#[wasm_bindgen_test]
+async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
+    let name = fresh_db();
+    let records = [
+        record("c", "TOKENA001", Some("billing.get_invoice")),
+        record("c", "TOKENB002", Some("tasks.get")),
+        record("d", "TOKENC003", None),
+    ];
+    js(
+        "name, records",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name, 4);
+           req.onupgradeneeded = () => {
+             const db = req.result;
+             const results = db.createObjectStore('results', { keyPath: 'uri' });
+             for (const index of ['convId', 'addedAt', 'sourceToolName']) results.createIndex(index, index);
+             const usage = db.createObjectStore('usage', { keyPath: 'uri' });
+             usage.createIndex('lastUsedAt', 'lastUsedAt');
+             const meta = db.createObjectStore('meta');
+             let bytes = 0;
+             for (const r of records) {
+               results.put(r);
+               usage.put({ uri: r.uri, convId: r.convId, sizeBytes: r.sizeBytes, lastUsedAt: r.addedAt });
+               bytes += r.sizeBytes;
+             }
+             meta.put({ bytes, entries: records.length }, 'totals');
+           };
+           req.onsuccess = () => { req.result.close(); resolve(); };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.clone().into(), records.iter().collect::<Array>().into()],
+    )
+    .await;
+    let cache = idb_cache(&[("dbName", name.clone().into())]);
+    let count = wait(cache.invalidate(
+        json(r#"["billing.*"]"#),
+        Some(obj(&[("cause", "billing.refund".into())])),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(count.as_f64(), Some(1.0));
+    for (uri, expected) in [
+        ("mcp+cache://c/TOKENA001", "stale"),
+        ("mcp+cache://c/TOKENB002", "hit"),
+        ("mcp+cache://d/TOKENC003", "hit"),
+    ] {
+        let looked = wait(cache.lookup(uri.into(), None)).await.unwrap();
+        assert_eq!(field(&looked, "status"), expected, "{uri}");
+    }
+    let stats = wait(cache.stats()).await.unwrap();
+    assert_eq!(field(&stats, "entries").as_f64(), Some(3.0));
+    cache.close();
+    let after = schema(&name).await;
+    assert_eq!(field(&after, "version").as_f64(), Some(5.0));
+    assert_eq!(strings(&field(&after, "indexes")), ["addedAt", "convId"]);
+    let tools = js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onsuccess = () => {
+             const get = req.result.transaction('usage').objectStore('usage').getAll();
+             get.onsuccess = () => { req.result.close(); resolve(get.result.map((row) => row.sourceToolName)); };
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.into()],
+    )
+    .await;
+    assert_eq!(
+        strings(&tools),
+        ["<unknown>", "billing.get_invoice", "tasks.get"]
+    );
+}
