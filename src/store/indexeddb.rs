@@ -832,6 +832,12 @@ fn upgrade_schema(request: &IdbOpenDbRequest) {
         let _ = tx.abort();
         return;
     };
+    // Any version that had the tool-name index but no usage store: the backfill below reads the
+    // names from the records themselves.
+    if existing.contains(RETIRED_TOOL_INDEX) && results.delete_index(RETIRED_TOOL_INDEX).is_err() {
+        let _ = tx.abort();
+        return;
+    }
     // Backfill usage rows for records that predate the usage store (chatbox-core v1).
     let Ok(cursor_request) = results.open_cursor() else {
         let _ = tx.abort();

@@ -356,12 +356,11 @@ async fn an_open_queued_behind_a_blocked_upgrade_times_out_then_recovers() {
     store.close();
 }
 
-/// A database of the previous schema (version 4: records indexed by tool name, usage rows
-/// without it) is upgraded in place: the index goes, every usage row gets its record's tool name
-/// (`"<unknown>"` for a record that had none), nothing else changes, and invalidation by tool
-/// finds exactly the matching entries.
-#[wasm_bindgen_test]
-async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
+/// A database of an earlier schema of this package (records indexed by tool name; usage rows
+/// without it, or no usage store at all) is upgraded in place: the index goes, every usage row
+/// gets its record's tool name (`"<unknown>"` for a record that had none), nothing else changes,
+/// and invalidation by tool finds exactly the matching entries.
+async fn tool_names_move_to_the_usage_rows(version: u32, with_usage: bool) {
     let name = fresh_db();
     let records = [
         record("c", "TOKENA001", Some("billing.get_invoice")),
@@ -369,19 +368,20 @@ async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
         record("d", "TOKENC003", None),
     ];
     js(
-        "name, records",
+        "name, records, version, withUsage",
         "return new Promise((resolve, reject) => {
-           const req = indexedDB.open(name, 4);
+           const req = indexedDB.open(name, version);
            req.onupgradeneeded = () => {
              const db = req.result;
              const results = db.createObjectStore('results', { keyPath: 'uri' });
              for (const index of ['convId', 'addedAt', 'sourceToolName']) results.createIndex(index, index);
+             for (const r of records) results.put(r);
+             if (!withUsage) return;
              const usage = db.createObjectStore('usage', { keyPath: 'uri' });
              usage.createIndex('lastUsedAt', 'lastUsedAt');
              const meta = db.createObjectStore('meta');
              let bytes = 0;
              for (const r of records) {
-               results.put(r);
                usage.put({ uri: r.uri, convId: r.convId, sizeBytes: r.sizeBytes, lastUsedAt: r.addedAt });
                bytes += r.sizeBytes;
              }
@@ -390,7 +390,12 @@ async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
            req.onsuccess = () => { req.result.close(); resolve(); };
            req.onerror = () => reject(req.error);
          });",
-        &[name.clone().into(), records.iter().collect::<Array>().into()],
+        &[
+            name.clone().into(),
+            records.iter().collect::<Array>().into(),
+            version.into(),
+            with_usage.into(),
+        ],
     )
     .await;
     let cache = idb_cache(&[("dbName", name.clone().into())]);
@@ -400,17 +405,17 @@ async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
     ))
     .await
     .unwrap();
-    assert_eq!(count.as_f64(), Some(1.0));
+    assert_eq!(count.as_f64(), Some(1.0), "v{version}");
     for (uri, expected) in [
         ("mcp+cache://c/TOKENA001", "stale"),
         ("mcp+cache://c/TOKENB002", "hit"),
         ("mcp+cache://d/TOKENC003", "hit"),
     ] {
         let looked = wait(cache.lookup(uri.into(), None)).await.unwrap();
-        assert_eq!(field(&looked, "status"), expected, "{uri}");
+        assert_eq!(field(&looked, "status"), expected, "v{version} {uri}");
     }
     let stats = wait(cache.stats()).await.unwrap();
-    assert_eq!(field(&stats, "entries").as_f64(), Some(3.0));
+    assert_eq!(field(&stats, "entries").as_f64(), Some(3.0), "v{version}");
     cache.close();
     let after = schema(&name).await;
     assert_eq!(field(&after, "version").as_f64(), Some(5.0));
@@ -432,4 +437,14 @@ async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
         strings(&tools),
         ["<unknown>", "billing.get_invoice", "tasks.get"]
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
+    tool_names_move_to_the_usage_rows(4, true).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_database_with_the_tool_index_but_no_usage_store_gets_named_usage_rows() {
+    tool_names_move_to_the_usage_rows(2, false).await;
 }
