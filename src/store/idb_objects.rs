@@ -15,7 +15,7 @@ use crate::core::record::fields;
 extern "C" {
     #[wasm_bindgen(js_name = mcpCacheRecord)]
     fn record_object(
-        uri: &str,
+        uri: &JsValue,
         payload: &JsValue,
         conv_id: &str,
         source_tool_name: &str,
@@ -50,10 +50,11 @@ extern "C" {
 }
 
 /// The stored object of `record`: `{uri, payload, convId, sourceToolName, addedAt, sizeBytes,
-/// lastUsedAt, staleCause?}`.
-pub(super) fn record(record: &JsRecord) -> Object {
+/// lastUsedAt, staleCause?}`, with `uri` the record's URI already made a JS string (the write
+/// uses the same value as the key it reports).
+pub(super) fn record(record: &JsRecord, uri: &JsValue) -> Object {
     let obj = record_object(
-        &record.uri,
+        uri,
         &record.payload,
         &record.conv_id,
         &record.source_tool_name,

@@ -460,16 +460,17 @@ impl IndexedDbStore {
         &self,
         batch: &[BatchedWrite],
     ) -> Result<(WriteOutcome, Vec<Option<StoreError>>), StoreError> {
-        let objects: Vec<Object> = batch
+        // Each URI crosses into JS once: the key and the record's `uri` are the same JS string.
+        let (keys, objects): (Vec<JsValue>, Vec<Object>) = batch
             .iter()
-            .map(|w| idb_objects::record(&w.record))
-            .collect();
+            .map(|w| {
+                let uri = JsValue::from_str(&w.record.uri);
+                let object = idb_objects::record(&w.record, &uri);
+                (uri, object)
+            })
+            .unzip();
         let sizes: Vec<f64> = batch.iter().map(|w| w.record.size_bytes).collect();
         let conv_ids: Vec<String> = batch.iter().map(|w| w.record.conv_id.clone()).collect();
-        let keys: Vec<JsValue> = batch
-            .iter()
-            .map(|w| JsValue::from_str(&w.record.uri))
-            .collect();
         let refused: Rc<RefCell<Vec<Option<StoreError>>>> =
             Rc::new(RefCell::new(vec![None; batch.len()]));
         // Budgets only shrink (quota recovery): the tightest one in the batch applies.
