@@ -20,12 +20,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object};
 use wasm_bindgen::JsValue;
 use web_sys::{IdbKeyRange, IdbRequest};
 
 use super::idb_objects;
 use super::indexeddb::{Handlers, Tx};
+use super::js_record::{field, number};
 use super::segment_key_bounds;
 use crate::core::policy::Totals;
 use crate::core::record::fields;
@@ -68,15 +69,12 @@ impl ConversationTotals {
         if !value.is_object() {
             return None;
         }
-        let number = |key: &str| Reflect::get(value, &key.into()).ok()?.as_f64();
         Some(Self {
             totals: Totals {
-                bytes: number(BYTES)?,
-                entries: number(ENTRIES)?,
+                bytes: number(value, BYTES)?,
+                entries: number(value, ENTRIES)?,
             },
-            irregular: Reflect::get(value, &IRREGULAR.into())
-                .map(|v| v.is_truthy())
-                .unwrap_or(true),
+            irregular: field(value, IRREGULAR).is_truthy(),
         })
     }
 
@@ -114,10 +112,7 @@ impl ConversationDeltas {
 
     /// Records the removal of the entry a usage row describes.
     pub(super) fn remove_row(&mut self, row: &JsValue, size: f64) {
-        if let Some(conv) = Reflect::get(row, &fields::CONV_ID.into())
-            .ok()
-            .and_then(|c| c.as_string())
-        {
+        if let Some(conv) = field(row, fields::CONV_ID).as_string() {
             self.add(&conv, size, -1.0);
         }
     }
@@ -189,15 +184,15 @@ fn update(tx: &Tx, key: &JsValue, read: &IdbRequest, delta: Totals) {
 pub(super) fn rebuild(tx: &Tx, rows: &Array, uncounted: &[JsValue]) {
     let mut rebuilt = ConversationDeltas::default();
     for row in rows.iter() {
-        let get = |key: &str| Reflect::get(&row, &key.into()).unwrap_or(JsValue::UNDEFINED);
-        let uri = get(fields::URI);
+        let uri = field(&row, fields::URI);
         if uncounted.contains(&uri) {
             continue;
         }
-        let (Some(uri), Some(conv)) = (uri.as_string(), get(fields::CONV_ID).as_string()) else {
+        let (Some(uri), Some(conv)) = (uri.as_string(), field(&row, fields::CONV_ID).as_string())
+        else {
             continue;
         };
-        let size = get(fields::SIZE_BYTES).as_f64().unwrap_or(0.0);
+        let size = number(&row, fields::SIZE_BYTES).unwrap_or(0.0);
         let regular = in_own_range(&uri, &conv);
         let entry = rebuilt.changes.entry(conv).or_default();
         entry.totals = entry.totals.with_entry(size);

@@ -51,14 +51,12 @@ pub(super) struct Tx {
     pub(super) meta: IdbObjectStore,
 }
 
-fn number(value: &JsValue, key: &str) -> Option<f64> {
-    Reflect::get(value, &key.into()).ok()?.as_f64()
-}
-
 /// A usage entry's `(uri, sizeBytes)`.
 fn usage_size(entry: &JsValue) -> (JsValue, f64) {
-    let uri = Reflect::get(entry, &fields::URI.into()).unwrap_or(JsValue::UNDEFINED);
-    (uri, number(entry, fields::SIZE_BYTES).unwrap_or(0.0))
+    (
+        field(entry, fields::URI),
+        number(entry, fields::SIZE_BYTES).unwrap_or(0.0),
+    )
 }
 
 /// Key of the totals in [`META_STORE`].
@@ -67,10 +65,7 @@ const TOTALS_KEY: &str = "totals";
 /// The totals, when they were written with per-conversation rows alongside (otherwise the
 /// store is recounted, rows included).
 fn totals_of(value: &JsValue) -> Option<Totals> {
-    if !Reflect::get(value, &PER_CONVERSATION.into())
-        .ok()?
-        .is_truthy()
-    {
+    if !field(value, PER_CONVERSATION).is_truthy() {
         return None;
     }
     Some(Totals {
@@ -251,6 +246,7 @@ use super::conversation_totals::{
 };
 use super::idb_events::{request_error, transaction_done, NextEvent};
 use super::idb_objects;
+use super::js_record::{field, number};
 use super::write_batch::{next_microtask, Received, Reply};
 use super::{
     js_record, segment_key_bounds, Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals,
@@ -917,9 +913,7 @@ fn name_usage_rows(tx: &IdbTransaction, results: IdbObjectStore) {
                 return; // every row named
             };
             if let Ok(row) = cursor.value() {
-                let name = Reflect::get(&row, &fields::URI.into())
-                    .map(|uri| by_uri.get(&uri))
-                    .ok()
+                let name = Some(by_uri.get(&field(&row, fields::URI)))
                     .filter(JsValue::is_string)
                     .unwrap_or_else(|| crate::core::record::UNKNOWN_SOURCE_TOOL.into());
                 if Reflect::set(&row, &fields::SOURCE_TOOL_NAME.into(), &name).is_ok() {
@@ -1173,13 +1167,11 @@ impl RecordStore for IndexedDbStore {
                     .unwrap_or_default();
                 let mut decided: HashMap<String, bool> = HashMap::new();
                 for row in rows.iter() {
-                    let field = |key: &str| Reflect::get(&row, &key.into()).ok();
-                    let Some(name) = field(fields::SOURCE_TOOL_NAME).and_then(|n| n.as_string())
-                    else {
+                    let Some(name) = field(&row, fields::SOURCE_TOOL_NAME).as_string() else {
                         continue;
                     };
-                    let hit = *decided.entry(name).or_insert_with_key(|name| matches(name));
-                    if let Some(uri) = field(fields::URI).filter(|_| hit) {
+                    if *decided.entry(name).or_insert_with_key(|name| matches(name)) {
+                        let uri = field(&row, fields::URI);
                         mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone());
                     }
                 }
@@ -1219,7 +1211,7 @@ impl RecordStore for IndexedDbStore {
         let mut last_used: HashMap<String, f64> = rows
             .iter()
             .filter_map(|row| {
-                let uri = Reflect::get(&row, &fields::URI.into()).ok()?.as_string()?;
+                let uri = field(&row, fields::URI).as_string()?;
                 Some((uri, number(&row, fields::LAST_USED_AT)?))
             })
             .collect();
@@ -1343,9 +1335,7 @@ impl Clear {
                 .unwrap_or_default();
             let mine: Vec<(JsValue, f64)> = rows
                 .iter()
-                .filter(|row| {
-                    Reflect::get(row, &fields::CONV_ID.into()).ok().as_ref() == Some(conv)
-                })
+                .filter(|row| field(row, fields::CONV_ID) == *conv)
                 .map(|row| usage_size(&row))
                 .collect();
             let mut totals = totals;
@@ -1373,9 +1363,7 @@ fn mark_one(tx: &Rc<Tx>, handlers: &Handlers, key: &JsValue, cause: JsValue, out
     let tx = tx.clone();
     handlers.on(&get, move |request| {
         let Ok(record) = request.result() else { return };
-        let stale = Reflect::get(&record, &fields::STALE_CAUSE.into())
-            .map(|v| v.is_string())
-            .unwrap_or(true);
+        let stale = field(&record, fields::STALE_CAUSE).is_string();
         if record.is_object()
             && !stale
             && Reflect::set(&record, &fields::STALE_CAUSE.into(), &cause).is_ok()
