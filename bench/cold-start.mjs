@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromiumOptions } from '../scripts/chromium.mjs';
 import { serve } from '../scripts/serve.mjs';
+import { ENTRY_FILES } from '../scripts/size-budget.mjs';
 
 const ROOT = new URL('..', import.meta.url);
 
@@ -124,8 +125,8 @@ function gzipSize(url, data) {
 /** Bytes a browser downloads per entry (every file it fetches): `[{ entry, files, raw, gzip }]`. */
 export async function bytes() {
   const entries = {
-    'host (`mcp-result-cache`)': ['js/browser.mjs', 'js/wasm-entry.mjs', 'pkg/web/mcp_result_cache.js', 'pkg/web/mcp_result_cache_bg.wasm'],
-    'server (`mcp-result-cache/server`)': ['js/server.mjs', 'js/wasm-entry.mjs', 'pkg/server-web/mcp_result_cache.js', 'pkg/server-web/mcp_result_cache_bg.wasm'],
+    'host (`mcp-result-cache`)': ENTRY_FILES.host,
+    'server (`mcp-result-cache/server`)': ENTRY_FILES.server,
     'js-baseline (plain JS)': ['bench/js-baseline.mjs'],
   };
   const out = [];

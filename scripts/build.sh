@@ -23,8 +23,11 @@ for entry in host server; do
     rm -f "$out/.gitignore" "$out/README.md" "$out/LICENSE-MIT" "$out/LICENSE-APACHE"
   done
 done
-# Browsers: the glue gets its JS snippets inlined and is minified (scripts/web-glue.mjs).
+# Browsers: the glue gets its JS snippets inlined and is minified, then each browser entry
+# (js/src/*.mjs) is bundled with its glue into one module, js/browser.mjs and js/server.mjs
+# (scripts/web-glue.mjs).
 node scripts/web-glue.mjs pkg/web pkg/server-web
+node scripts/web-glue.mjs --entries
 # wasm-bindgen types the raw wasm exports of the web build's InitOutput with `any`; consumers
 # never touch them, and our declarations promise no `any`.
 for dir in pkg/web pkg/server-web; do

@@ -12,13 +12,28 @@
 // 2. Minify (rolldown's oxc minifier, already a dev dependency through Vite; top-level names
 //    kept). The exports are checked to be exactly the unminified glue's, by importing both: the
 //    web glue has no side effects at import.
+// 3. Bundle each browser entry into one module: js/src/browser.mjs (with js/src/wasm-entry.mjs
+//    and pkg/web's glue) becomes js/browser.mjs, js/src/server.mjs becomes js/server.mjs. A page
+//    then imports one module instead of three on two levels (each level is a network round trip
+//    before the `.wasm` can be requested). The glue's `new URL('mcp_result_cache_bg.wasm',
+//    import.meta.url)` is rewritten to the `.wasm`'s path from js/ (bundlers and browsers both
+//    resolve it); the bundle must export exactly what its source does.
 //
-//   node scripts/web-glue.mjs pkg/web [pkg/server-web …]
+//   node scripts/web-glue.mjs pkg/web [pkg/server-web …]   (steps 1 and 2)
+//   node scripts/web-glue.mjs --entries                      (step 3, after 1 and 2)
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
 import { minifySync } from 'rolldown/experimental';
+
+/** The browser entries: the bundle written, its source, and the directory of its glue. */
+const ENTRIES = [
+  { out: 'js/browser.mjs', source: 'js/src/browser.mjs', pkg: 'pkg/web' },
+  { out: 'js/server.mjs', source: 'js/src/server.mjs', pkg: 'pkg/server-web' },
+];
+const WASM_URL = 'new URL(`mcp_result_cache_bg.wasm`,import.meta.url)';
 
 const IMPORT = /^import \{ ([\w$, ]+) \} from '(\.\/snippets\/[^']+\.js)';?\n/gm;
 // wasm-bindgen imports a snippet function whose arguments need no conversion directly from the
@@ -76,9 +91,36 @@ async function exportNames(code, scratch, name) {
   return Object.keys(await import(pathToFileURL(file).href)).sort().join();
 }
 
+async function bundleEntry({ out, source, pkg }, scratch) {
+  const glue = resolve(pkg, 'mcp_result_cache.js');
+  let rewritten = 0;
+  const bundle = await rolldown({
+    input: source,
+    treeshake: true,
+    plugins: [{
+      name: 'wasm-url-from-js',
+      transform(code, id) {
+        if (resolve(id) !== glue) return null;
+        rewritten = code.split(WASM_URL).length - 1;
+        return code.replace(WASM_URL, `new URL(\`../${pkg}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
+      },
+    }],
+  });
+  const { output } = await bundle.generate({ format: 'esm', minify: true });
+  await bundle.close();
+  if (output.length !== 1) throw new Error(`${source}: bundled into ${output.length} files, expected one`);
+  if (rewritten !== 1) throw new Error(`${glue}: ${rewritten} occurrences of ${WASM_URL}, expected one`);
+  const code = `// Built by scripts/web-glue.mjs from ${source}: edit that file, not this one.\n${output[0].code}`;
+  const [before, after] = [Object.keys(await import(pathToFileURL(resolve(source)).href)).sort().join(), await exportNames(code, scratch, `entry-${out.replace(/\W/g, '_')}.mjs`)];
+  if (before !== after) throw new Error(`${out}: bundling changed the exports (${before} -> ${after})`);
+  await writeFile(out, code);
+  console.log(`web-glue: ${out}: ${source} bundled, ${code.length} bytes`);
+}
+
 const scratch = await mkdtemp(join(tmpdir(), 'web-glue-'));
 try {
-  for (const [n, dir] of process.argv.slice(2).entries()) {
+  if (process.argv[2] === '--entries') for (const entry of ENTRIES) await bundleEntry(entry, scratch);
+  for (const [n, dir] of (process.argv[2] === '--entries' ? [] : process.argv.slice(2)).entries()) {
     const gluePath = join(dir, 'mcp_result_cache.js');
     const original = await readFile(gluePath, 'utf8');
     const { glue, inlined } = await inlineSnippets(dir, original);

@@ -5,12 +5,9 @@
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+// The entry as published (one bundled module); its `.wasm` is fetched from disk.
+import './file-fetch.mjs';
 
-// The web build, instantiated by hand (Node cannot fetch the .wasm by URL); the entry's ready()
-// then finds it done. Until ready() resolves, the entry still counts the module as not ready.
-const web = await import('../../pkg/web/mcp_result_cache.js');
-web.initSync({ module: readFileSync(new URL('../../pkg/web/mcp_result_cache_bg.wasm', import.meta.url)) });
 const browser = await import('../../js/browser.mjs');
 
 const names = async () => (await indexedDB.databases()).map((d) => d.name);

@@ -3,8 +3,6 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { readFileSync } from 'node:fs';
-
 import {
   ListCache, ResultCache, matchGlob, parseCacheControl, parseInvalidations, matchUriTemplate, wasmMemoryBytes,
 } from '../../js/node.mjs';
@@ -168,8 +166,8 @@ test('string edge cases: lone surrogates never compare equal', () => {
 });
 
 test('the browser entry memoizes matchGlob with collision-free keys', async () => {
-  const web = await import('../../pkg/web/mcp_result_cache.js');
-  web.initSync({ module: readFileSync(new URL('../../pkg/web/mcp_result_cache_bg.wasm', import.meta.url)) });
+  // The entries as published (bundled modules); their `.wasm` is fetched from disk.
+  await import('./file-fetch.mjs');
   const browser = await import('../../js/browser.mjs');
   await browser.ready();
   // With `\0`-joined keys these two calls shared one key, and the second got the first's answer.
@@ -188,8 +186,6 @@ test('the browser entry memoizes matchGlob with collision-free keys', async () =
   assert.throws(() => browser.matchGlob('a', 'a', { get separator() { throw new Error('boom'); } }), TypeError);
   assert.throws(() => browser.matchGlob({ length: 3e9 }, 'a'), TypeError);
   // The server entry's browser build memoizes StateSync#resolve.
-  const serverWeb = await import('../../pkg/server-web/mcp_result_cache.js');
-  serverWeb.initSync({ module: readFileSync(new URL('../../pkg/server-web/mcp_result_cache_bg.wasm', import.meta.url)) });
   const serverBrowser = await import('../../js/server.mjs');
   await serverBrowser.ready();
   assert.equal(serverBrowser.matchGlob('*', '*\0x'), true);

@@ -5,7 +5,7 @@
 //
 // Every export is synchronous: `await ready()` once at startup (they throw a clear error
 // before that). Importing this module has no side effects (no fetch; SSR-safe).
-import init, * as wasm from '../pkg/server-web/mcp_result_cache.js';
+import init, * as wasm from '../../pkg/server-web/mcp_result_cache.js';
 import { lazyModule, memoSet, memoizedMatchGlob, MAX_NAME_LENGTH } from './wasm-entry.mjs';
 
 const lazy = lazyModule(init);

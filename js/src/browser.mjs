@@ -6,7 +6,7 @@
 // awaits that shared initialization, so hosts never call an init function. Synchronous helpers
 // need it done: `await ready()` once at startup (they throw a clear error before that).
 // Importing this module has no side effects: no fetch, no IndexedDB access (SSR-safe).
-import init, * as wasm from '../pkg/web/mcp_result_cache.js';
+import init, * as wasm from '../../pkg/web/mcp_result_cache.js';
 import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
 
 export const CACHE_URI_SCHEME = 'mcp+cache://';
