@@ -36,6 +36,12 @@
 //! [`store::StoreError::name`], and reach JS as `Error` objects with that `name`.
 #![deny(missing_docs)]
 
+/// The allocator of the WebAssembly builds: talc instead of the standard library's dlmalloc
+/// (smaller code; memory grows with `memory.grow` on demand, freed blocks are reused).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 pub mod cache;
 pub mod core;
 pub mod pipeline;
