@@ -254,7 +254,7 @@ use super::{
 };
 use crate::core::envelope::json_string;
 use crate::core::policy::{room_needed_for, Eviction, Room};
-use crate::core::record::fields;
+use crate::core::record::{fields, UNKNOWN_SOURCE_TOOL};
 use crate::core::text::concat;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
@@ -915,7 +915,7 @@ fn name_usage_rows(tx: &IdbTransaction, results: IdbObjectStore) {
             if let Ok(row) = cursor.value() {
                 let name = Some(by_uri.get(&field(&row, fields::URI)))
                     .filter(JsValue::is_string)
-                    .unwrap_or_else(|| crate::core::record::UNKNOWN_SOURCE_TOOL.into());
+                    .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.into());
                 if Reflect::set(&row, &fields::SOURCE_TOOL_NAME.into(), &name).is_ok() {
                     let _ = cursor.update(&row);
                 }
@@ -1150,6 +1150,11 @@ impl RecordStore for IndexedDbStore {
     /// request issued from inside this transaction's own success events, so it cannot
     /// auto-commit midway.
     ///
+    /// A usage row without a tool name was written into this schema by an older build of this
+    /// package (two tabs on different releases during a deploy): its record, which carries the
+    /// name, is read and decides, and the row gets the name for next time. Skipping such rows
+    /// would leave data a mutation made stale served as fresh.
+    ///
     /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll)
     async fn mark_stale(
         &self,
@@ -1167,12 +1172,29 @@ impl RecordStore for IndexedDbStore {
                     .unwrap_or_default();
                 let mut decided: HashMap<String, bool> = HashMap::new();
                 for row in rows.iter() {
+                    let uri = field(&row, fields::URI);
                     let Some(name) = field(&row, fields::SOURCE_TOOL_NAME).as_string() else {
+                        let (matches, cause, out) = (matches.clone(), cause.clone(), out.clone());
+                        let row_tx = tx2.clone();
+                        mark_one(&tx2, &handlers2, &uri, cause, out, move |record| {
+                            let name = field(record, fields::SOURCE_TOOL_NAME)
+                                .as_string()
+                                .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.to_owned());
+                            if Reflect::set(
+                                &row,
+                                &fields::SOURCE_TOOL_NAME.into(),
+                                &name.as_str().into(),
+                            )
+                            .is_ok()
+                            {
+                                let _ = row_tx.usage.put(&row);
+                            }
+                            matches(&name)
+                        });
                         continue;
                     };
                     if *decided.entry(name).or_insert_with_key(|name| matches(name)) {
-                        let uri = field(&row, fields::URI);
-                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone());
+                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), |_| true);
                     }
                 }
             });
@@ -1357,14 +1379,24 @@ impl Clear {
     }
 }
 
-/// Reads one record and rewrites it with `staleCause` unless it is already stale.
-fn mark_one(tx: &Rc<Tx>, handlers: &Handlers, key: &JsValue, cause: JsValue, out: Rc<Cell<u32>>) {
+/// Reads one record and, when `decide(record)` says so, rewrites it with `staleCause` unless it
+/// is already stale.
+fn mark_one(
+    tx: &Rc<Tx>,
+    handlers: &Handlers,
+    key: &JsValue,
+    cause: JsValue,
+    out: Rc<Cell<u32>>,
+    decide: impl FnOnce(&JsValue) -> bool + 'static,
+) {
     let Ok(get) = tx.results.get(key) else { return };
     let tx = tx.clone();
+    let mut decide = Some(decide);
     handlers.on(&get, move |request| {
         let Ok(record) = request.result() else { return };
         let stale = field(&record, fields::STALE_CAUSE).is_string();
         if record.is_object()
+            && decide.take().is_some_and(|decide| decide(&record))
             && !stale
             && Reflect::set(&record, &fields::STALE_CAUSE.into(), &cause).is_ok()
             && tx.results.put(&record).is_ok()

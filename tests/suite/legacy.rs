@@ -448,3 +448,70 @@ async fn a_version_4_database_moves_tool_names_to_the_usage_rows() {
 async fn a_database_with_the_tool_index_but_no_usage_store_gets_named_usage_rows() {
     tool_names_move_to_the_usage_rows(2, false).await;
 }
+
+/// Two tabs on different releases during a deploy: an older build, which knew no tool names on
+/// usage rows, keeps writing into this schema. Invalidation still finds its entries through
+/// their records, and names the rows for next time.
+#[wasm_bindgen_test]
+async fn usage_rows_an_older_build_wrote_without_tool_names_are_still_invalidated() {
+    let name = fresh_db();
+    let options = [
+        ("dbName", JsValue::from(name.clone())),
+        ("threshold", 0.into()),
+    ];
+    let cache = idb_cache(&options);
+    let mut uris = Vec::new();
+    for tool in ["billing.get_invoice", "tasks.get"] {
+        let input = obj(&[
+            ("payload", rows(3)),
+            ("convId", "c".into()),
+            ("sourceToolName", tool.into()),
+        ]);
+        let uri = wait(cache.cache_tool_result(input)).await.unwrap();
+        assert!(uri.is_string(), "cached: {uri:?}");
+        uris.push(uri);
+    }
+    cache.close();
+    // What the older build leaves: the record has its tool name, the usage row none.
+    js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onsuccess = () => {
+             const tx = req.result.transaction('usage', 'readwrite');
+             const usage = tx.objectStore('usage');
+             const all = usage.getAll();
+             all.onsuccess = () => { for (const row of all.result) { delete row.sourceToolName; usage.put(row); } };
+             tx.oncomplete = () => { req.result.close(); resolve(); };
+             tx.onabort = () => reject(tx.error);
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.clone().into()],
+    )
+    .await;
+    let cache = idb_cache(&options);
+    let count = wait(cache.invalidate(json(r#"["billing.*"]"#), None))
+        .await
+        .unwrap();
+    assert_eq!(count.as_f64(), Some(1.0));
+    for (uri, expected) in uris.iter().zip(["stale", "hit"]) {
+        let looked = wait(cache.lookup(uri.clone(), None)).await.unwrap();
+        assert_eq!(field(&looked, "status"), expected);
+    }
+    cache.close();
+    let tools = js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onsuccess = () => {
+             const get = req.result.transaction('usage').objectStore('usage').getAll();
+             get.onsuccess = () => { req.result.close(); resolve(get.result.map((row) => row.sourceToolName)); };
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.into()],
+    )
+    .await;
+    assert_eq!(strings(&tools), ["billing.get_invoice", "tasks.get"]);
+}
