@@ -60,7 +60,7 @@ fn usage_size(entry: &JsValue) -> (JsValue, f64) {
 }
 
 /// Key of the totals in [`META_STORE`].
-const TOTALS_KEY: &str = "totals";
+pub(super) const TOTALS_KEY: &str = "totals";
 
 /// The totals, when they were written with per-conversation rows alongside (otherwise the
 /// store is recounted, rows included).

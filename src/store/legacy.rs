@@ -48,7 +48,7 @@ use web_sys::{
 };
 
 use super::idb_events::{request_error, transaction_done, NextEvent};
-use super::indexeddb::{factory, install_lost_handler, Connection, Slot};
+use super::indexeddb::{factory, install_lost_handler, Connection, Slot, META_STORE, TOTALS_KEY};
 use super::{js_record, JsRecord, StoreError, STORE_NAME, USAGE_STORE};
 use crate::core::record::fields;
 
@@ -142,7 +142,10 @@ impl LegacyChatboxStore {
     /// (allowed on an existing database without a version change); returns how many. The keys
     /// come from the `convId` index (`getAllKeys`, no payload is read) and the deletes are issued
     /// from its success event, so the transaction cannot commit in between. If the database
-    /// was upgraded to this package's schema in the meantime, the matching usage entries go too.
+    /// was upgraded to this package's schema in the meantime (a cache whose `dbName` is
+    /// chatbox-core's), the matching usage entries go too, and so do the stored totals: that
+    /// cache's next write recounts them, and its per-conversation rows, from the usage entries
+    /// instead of keeping counts of entries that are gone.
     /// Resolves 0 when the database does not exist.
     ///
     /// [MDN: IDBIndex.getAllKeys](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAllKeys),
@@ -153,6 +156,7 @@ impl LegacyChatboxStore {
             return Ok(0);
         };
         let usage = tx.object_store(USAGE_STORE).ok();
+        let meta = tx.object_store(META_STORE).ok();
         let keys_request = IdbKeyRange::only(&JsValue::from_str(conv_id))
             .and_then(|range| {
                 results
@@ -178,6 +182,9 @@ impl LegacyChatboxStore {
                     if let Some(usage) = &usage {
                         let _ = usage.delete(&key);
                     }
+                }
+                if let (Some(meta), true) = (&meta, keys.length() > 0) {
+                    let _ = meta.delete(&TOTALS_KEY.into());
                 }
             })
         };
@@ -322,8 +329,8 @@ impl LegacyChatboxStore {
         Ok(request)
     }
 
-    /// Starts one transaction on `results` (with `usage` too for read-write, when an upgrade to
-    /// this package's schema added it). A connection the browser already closed
+    /// Starts one transaction on `results` (with `usage` and `meta` too for read-write, when an
+    /// upgrade to this package's schema added them). A connection the browser already closed
     /// (`InvalidStateError`) is reopened once, transparently.
     ///
     /// [MDN: IDBDatabase.transaction](https://developer.mozilla.org/docs/Web/API/IDBDatabase/transaction)
@@ -339,6 +346,9 @@ impl LegacyChatboxStore {
             let names = conn.db.object_store_names();
             let tx = if mode == IdbTransactionMode::Readwrite && names.contains(USAGE_STORE) {
                 let scope = Array::of2(&STORE_NAME.into(), &USAGE_STORE.into());
+                if names.contains(META_STORE) {
+                    scope.push(&META_STORE.into());
+                }
                 conn.db.transaction_with_str_sequence_and_mode(&scope, mode)
             } else {
                 conn.db.transaction_with_str_and_mode(STORE_NAME, mode)

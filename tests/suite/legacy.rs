@@ -515,3 +515,46 @@ async fn usage_rows_an_older_build_wrote_without_tool_names_are_still_invalidate
     .await;
     assert_eq!(strings(&tools), ["billing.get_invoice", "tasks.get"]);
 }
+
+/// A cache whose `dbName` is chatbox-core's upgrades that database in place; a read-through
+/// clear of it (another cache's `legacyChatboxCore`) then deletes records and usage rows
+/// behind the first cache's totals. The totals go with them: the first cache's next operation
+/// recounts, so its budget and `stats()` match what is stored, and its own clears stay exact.
+#[wasm_bindgen_test]
+async fn a_read_through_clear_of_an_upgraded_database_leaves_totals_that_match() {
+    let name = legacy_name();
+    let records = [
+        record("chat-1", "A1", Some("billing.get_invoice")),
+        record("chat-1", "A2", None),
+        record("chat-2", "C1", None),
+    ];
+    create_v1(&name, &records, false).await;
+    let owner = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
+    // A write stores the totals (and per-conversation rows) the owner keeps from then on.
+    let first = put(&owner, &rows(3), "chat-2").await.expect("cached");
+    let before = wait(owner.stats()).await.unwrap();
+    assert_eq!(field(&before, "entries").as_f64(), Some(4.0));
+    let written = field(&before, "bytes").as_f64().unwrap() - 3.0 * 6144.0;
+
+    let reader = LegacyChatboxStore::with_name(&name);
+    assert_eq!(reader.delete_conversation("chat-1").await.unwrap(), 2);
+    reader.close();
+
+    let after = wait(owner.stats()).await.unwrap();
+    assert_eq!(field(&after, "entries").as_f64(), Some(2.0));
+    assert_eq!(field(&after, "bytes").as_f64(), Some(6144.0 + written));
+    let second = put(&owner, &rows(3), "chat-2").await.expect("cached");
+    let stats = wait(owner.stats()).await.unwrap();
+    assert_eq!(field(&stats, "entries").as_f64(), Some(3.0));
+    wait(owner.clear_conversation("chat-2".into()))
+        .await
+        .unwrap();
+    let cleared = wait(owner.stats()).await.unwrap();
+    assert_eq!(field(&cleared, "entries").as_f64(), Some(0.0));
+    assert_eq!(field(&cleared, "bytes").as_f64(), Some(0.0));
+    for uri in [first, second] {
+        let looked = wait(owner.lookup(uri.into(), None)).await.unwrap();
+        assert_eq!(field(&looked, "status"), "miss");
+    }
+    owner.close();
+}
