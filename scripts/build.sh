@@ -28,6 +28,12 @@ done
 # (scripts/web-glue.mjs).
 node scripts/web-glue.mjs pkg/web pkg/server-web
 node scripts/web-glue.mjs --entries
+# The browser builds' glue now lives inside js/browser.mjs and js/server.mjs and is not
+# shipped; their directories keep the .wasm and the declarations, and a package.json that only
+# says how to read those (wasm-pack's names a `main` and `snippets/` that are gone).
+for dir in pkg/web pkg/server-web; do
+  printf '{\n  "type": "module",\n  "types": "mcp_result_cache.d.ts"\n}\n' > "$dir/package.json"
+done
 # wasm-bindgen types the raw wasm exports of the web build's InitOutput with `any`; consumers
 # never touch them, and our declarations promise no `any`.
 for dir in pkg/web pkg/server-web; do

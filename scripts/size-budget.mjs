@@ -7,6 +7,7 @@
 //
 //   node scripts/size-budget.mjs     (after `npm run build`)
 import { execFileSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -30,7 +31,8 @@ export const ENTRY_FILES = {
   server: ['js/server.mjs', 'pkg/server-web/mcp_result_cache_bg.wasm'],
 };
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await check();
+// Run as a script (`node scripts/size-budget.mjs`, through a symlinked path too), not when imported.
+if (process.argv[1] && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])) await check();
 
 async function check() {
   const root = new URL('..', import.meta.url);

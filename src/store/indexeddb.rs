@@ -8,9 +8,10 @@
 //! transaction, so it can never auto-commit midway.
 //!
 //! Schema: database `dbName` at [`SCHEMA_VERSION`]:
-//! - [`STORE_NAME`] keyed by `uri`, indexes `convId`, `addedAt`, `sourceToolName`: the records;
-//! - [`USAGE_STORE`] keyed by `uri`, index `lastUsedAt`: `{uri, convId, sizeBytes, lastUsedAt}`,
-//!   what eviction and budgets need without reading payloads;
+//! - [`STORE_NAME`] keyed by `uri`, indexes `convId`, `addedAt`: the records;
+//! - [`USAGE_STORE`] keyed by `uri`, index `lastUsedAt`:
+//!   `{uri, convId, sizeBytes, lastUsedAt, sourceToolName}`, what eviction, budgets and
+//!   invalidation need without reading payloads;
 //! - [`META_STORE`]: the running totals `{bytes, entries, perConversation}` under the key
 //!   `"totals"`, and one row per conversation under `["conv", convId]` (see
 //!   `conversation_totals`), all updated in the same transaction as every write and delete. A
@@ -673,6 +674,13 @@ impl IndexedDbStore {
     /// [`RecordStore::delete_conversation`] when the speculative clear declined: reads the
     /// range's usage rows and deletes the conversation's entries by key (then, through the
     /// `convId` index, those it has outside the range).
+    ///
+    /// The totals are recounted from the usage rows first (their stored copy is dropped in this
+    /// transaction). A declined check can mean that someone wrote without keeping the totals —
+    /// a tab still on a release whose schema had no totals, sharing this database during a
+    /// deploy — and subtracting this clear from totals that missed those writes would compound
+    /// the drift. Declines are rare (chatbox-core entries outside their range, ids sharing a
+    /// segment), so the recount's cost, one read of the usage rows, is too.
     async fn clear_checked(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
         let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
@@ -682,6 +690,7 @@ impl IndexedDbStore {
             let only = IdbKeyRange::only(&conv)?;
             let index = tx.results.index(fields::CONV_ID)?;
             let everywhere = index.count_with_key(&only)?;
+            tx.meta.delete(&TOTALS_KEY.into())?;
             let (tx2, handlers2) = (tx.clone(), handlers.clone());
             with_totals(tx, handlers, Vec::new(), move |totals, _| {
                 let everywhere = everywhere.result().ok().and_then(|n| n.as_f64());

@@ -360,6 +360,23 @@ async fn an_open_queued_behind_a_blocked_upgrade_times_out_then_recovers() {
 /// without it, or no usage store at all) is upgraded in place: the index goes, every usage row
 /// gets its record's tool name (`"<unknown>"` for a record that had none), nothing else changes,
 /// and invalidation by tool finds exactly the matching entries.
+/// The `sourceToolName` of every usage row of database `name`, as stored.
+async fn usage_tool_names(name: &str) -> JsValue {
+    js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onsuccess = () => {
+             const get = req.result.transaction('usage').objectStore('usage').getAll();
+             get.onsuccess = () => { req.result.close(); resolve(get.result.map((row) => row.sourceToolName)); };
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.into()],
+    )
+    .await
+}
+
 async fn tool_names_move_to_the_usage_rows(version: u32, with_usage: bool) {
     let name = fresh_db();
     let records = [
@@ -420,19 +437,7 @@ async fn tool_names_move_to_the_usage_rows(version: u32, with_usage: bool) {
     let after = schema(&name).await;
     assert_eq!(field(&after, "version").as_f64(), Some(5.0));
     assert_eq!(strings(&field(&after, "indexes")), ["addedAt", "convId"]);
-    let tools = js(
-        "name",
-        "return new Promise((resolve, reject) => {
-           const req = indexedDB.open(name);
-           req.onsuccess = () => {
-             const get = req.result.transaction('usage').objectStore('usage').getAll();
-             get.onsuccess = () => { req.result.close(); resolve(get.result.map((row) => row.sourceToolName)); };
-           };
-           req.onerror = () => reject(req.error);
-         });",
-        &[name.into()],
-    )
-    .await;
+    let tools = usage_tool_names(&name).await;
     assert_eq!(
         strings(&tools),
         ["<unknown>", "billing.get_invoice", "tasks.get"]
@@ -500,19 +505,7 @@ async fn usage_rows_an_older_build_wrote_without_tool_names_are_still_invalidate
         assert_eq!(field(&looked, "status"), expected);
     }
     cache.close();
-    let tools = js(
-        "name",
-        "return new Promise((resolve, reject) => {
-           const req = indexedDB.open(name);
-           req.onsuccess = () => {
-             const get = req.result.transaction('usage').objectStore('usage').getAll();
-             get.onsuccess = () => { req.result.close(); resolve(get.result.map((row) => row.sourceToolName)); };
-           };
-           req.onerror = () => reject(req.error);
-         });",
-        &[name.into()],
-    )
-    .await;
+    let tools = usage_tool_names(&name).await;
     assert_eq!(strings(&tools), ["billing.get_invoice", "tasks.get"]);
 }
 
@@ -557,4 +550,46 @@ async fn a_read_through_clear_of_an_upgraded_database_leaves_totals_that_match()
         assert_eq!(field(&looked, "status"), "miss");
     }
     owner.close();
+}
+
+/// A tab on the 0.1 release (schema 3: no totals) writes into this schema during a deploy: its
+/// entry is not in this release's totals. Clearing that conversation declines the key-range
+/// check and recounts, so the totals match what is stored afterwards instead of drifting further.
+#[wasm_bindgen_test]
+async fn a_clear_after_writes_that_skipped_the_totals_leaves_exact_totals() {
+    let name = fresh_db();
+    let cache = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
+    put(&cache, &rows(3), "c").await.expect("cached");
+    let kept = put(&cache, &rows(3), "d").await.expect("cached");
+    let before = wait(cache.stats()).await.unwrap();
+    let per_entry = field(&before, "bytes").as_f64().unwrap() / 2.0;
+    // What such a tab leaves: a record and a usage row, no totals, no conversation row.
+    js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onsuccess = () => {
+             const tx = req.result.transaction(['results', 'usage'], 'readwrite');
+             const uri = 'mcp+cache://c/OLDBUILD01';
+             tx.objectStore('results').put({ uri, payload: { old: true }, convId: 'c', sourceToolName: 'x.get', addedAt: 1, sizeBytes: 100 });
+             tx.objectStore('usage').put({ uri, convId: 'c', sizeBytes: 100, lastUsedAt: 1 });
+             tx.oncomplete = () => { req.result.close(); resolve(); };
+             tx.onabort = () => reject(tx.error);
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.into()],
+    )
+    .await;
+    wait(cache.clear_conversation("c".into())).await.unwrap();
+    let after = wait(cache.stats()).await.unwrap();
+    assert_eq!(field(&after, "entries").as_f64(), Some(1.0));
+    assert_eq!(field(&after, "bytes").as_f64(), Some(per_entry));
+    let looked = wait(cache.lookup(kept.into(), None)).await.unwrap();
+    assert_eq!(field(&looked, "status"), "hit");
+    let gone = wait(cache.lookup("mcp+cache://c/OLDBUILD01".into(), None))
+        .await
+        .unwrap();
+    assert_eq!(field(&gone, "status"), "miss");
+    cache.close();
 }
