@@ -114,6 +114,9 @@ const small = { pad: 'x'.repeat(5000) };
 workloads.push({
   name: 'clearConversation 1000 entries',
   impls: ['js-baseline', 'ours'],
+  // Ours takes 7-10 ms and moved ±20 % between runs of the same build at 20 rounds; each
+  // round refills 1 000 entries, so 40 rather than 60.
+  iterations: SMOKE ? ITERATIONS : Math.max(ITERATIONS, 40),
   // Filled (untimed) 50 writes at a time: the same entries as one at a time, in less time.
   before: async (impl) => {
     for (let done = 0; done < 1000; done += 50) {
@@ -315,8 +318,9 @@ const BURST = SMOKE ? 100 : 2000;
   workloads.push({
     name: `burst ${BURST} × 4 KB writes, 50 at a time`,
     group: 'burst',
-    // Each sample is already the sum of BURST writes: fewer rounds keep the bench short.
-    iterations: Math.min(ITERATIONS, 10),
+    // Each sample is the sum of BURST writes, yet the same build's median moved 0.32-0.41× the
+    // JS module's over four runs of 10 rounds: 20 rounds (about a minute more).
+    iterations: SMOKE ? ITERATIONS : Math.max(ITERATIONS, 20),
     warmup: Math.min(WARMUP, 2),
     impls: ['js-baseline', 'ours'],
     before: async (impl) => {
@@ -382,17 +386,25 @@ for (const w of workloads) {
 // most. Measured: the clear of 1 000 entries ran 1.73× the key-range floor alone and 2.02× right
 // after the burst unit (ours +4.9 ms, the floor +1.6 ms).
 const SETTLE_MS = SMOKE ? 0 : Number(params.get('settle') ?? 2000);
+// Inside an interleaved unit, each sample follows another workload's refill (thousands of
+// writes): the page idles SAMPLE_SETTLE_MS before each one, so that no size or implementation
+// inherits the previous one's background work more often than the others.
+const SAMPLE_SETTLE_MS = SMOKE ? 0 : 250;
+const settle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 for (const unit of units) {
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  await settle(SETTLE_MS);
   const started = performance.now();
   const samples = new Map(unit.map((w) => [w, Object.fromEntries(w.impls.map((i) => [i, []]))]));
   const [warmup, iterations] = [unit[0].warmup ?? WARMUP, unit[0].iterations ?? ITERATIONS];
   for (const w of unit) for (const impl of w.impls) await w.setup?.(impl);
+  // Setting up may have written thousands of entries: their background work settles too.
+  await settle(SETTLE_MS);
   for (let it = 0; it < warmup + iterations; it++) {
     for (let k = 0; k < unit.length; k++) {
       const w = unit[(k + it) % unit.length];
       const order = w.impls.map((_, j) => w.impls[(j + it) % w.impls.length]);
       for (const impl of order) {
+        if (unit.length > 1) await settle(SAMPLE_SETTLE_MS);
         await w.before?.(impl);
         performance.mark(`${w.name}:${impl}:start`);
         const t0 = performance.now();
