@@ -28,8 +28,8 @@ done
 # (scripts/web-glue.mjs).
 node scripts/web-glue.mjs pkg/web pkg/server-web
 node scripts/web-glue.mjs --entries
-# The browser builds' glue now lives inside js/browser.mjs and js/server.mjs and is not
-# shipped; their directories keep the .wasm and the declarations, and a package.json that only
+# The browser builds' glue now lives inside js/browser.mjs and js/server.mjs (web-glue.mjs
+# removes it from pkg/); their directories keep the .wasm and the declarations, and a package.json that only
 # says how to read those (wasm-pack's names a `main` and `snippets/` that are gone).
 for dir in pkg/web pkg/server-web; do
   printf '{\n  "type": "module",\n  "types": "mcp_result_cache.d.ts"\n}\n' > "$dir/package.json"

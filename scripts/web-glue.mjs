@@ -17,7 +17,8 @@
 //    then imports one module instead of three on two levels (each level is a network round trip
 //    before the `.wasm` can be requested). The glue's `new URL('mcp_result_cache_bg.wasm',
 //    import.meta.url)` is rewritten to the `.wasm`'s path from js/ (bundlers and browsers both
-//    resolve it); the bundle must export exactly what its source does.
+//    resolve it); the bundle must export exactly what its source does. The glue file is then
+//    removed from pkg/: the entry's sources in js/src/ are build inputs only.
 //
 //   node scripts/web-glue.mjs pkg/web [pkg/server-web …]   (steps 1 and 2)
 //   node scripts/web-glue.mjs --entries                      (step 3, after 1 and 2)
@@ -119,7 +120,12 @@ async function bundleEntry({ out, source, pkg }, scratch) {
 
 const scratch = await mkdtemp(join(tmpdir(), 'web-glue-'));
 try {
-  if (process.argv[2] === '--entries') for (const entry of ENTRIES) await bundleEntry(entry, scratch);
+  if (process.argv[2] === '--entries') {
+    for (const entry of ENTRIES) await bundleEntry(entry, scratch);
+    // The glue now lives inside its entry's module. Left in pkg/, it would be counted as a
+    // download it no longer is, and importing it would make a second WebAssembly instance.
+    for (const { pkg } of ENTRIES) await rm(join(pkg, 'mcp_result_cache.js'));
+  }
   for (const [n, dir] of (process.argv[2] === '--entries' ? [] : process.argv.slice(2)).entries()) {
     const gluePath = join(dir, 'mcp_result_cache.js');
     const original = await readFile(gluePath, 'utf8');
