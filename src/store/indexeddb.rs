@@ -1183,27 +1183,13 @@ impl RecordStore for IndexedDbStore {
                 for row in rows.iter() {
                     let uri = field(&row, fields::URI);
                     let Some(name) = field(&row, fields::SOURCE_TOOL_NAME).as_string() else {
-                        let (matches, cause, out) = (matches.clone(), cause.clone(), out.clone());
-                        let row_tx = tx2.clone();
-                        mark_one(&tx2, &handlers2, &uri, cause, out, move |record| {
-                            let name = field(record, fields::SOURCE_TOOL_NAME)
-                                .as_string()
-                                .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.to_owned());
-                            if Reflect::set(
-                                &row,
-                                &fields::SOURCE_TOOL_NAME.into(),
-                                &name.as_str().into(),
-                            )
-                            .is_ok()
-                            {
-                                let _ = row_tx.usage.put(&row);
-                            }
-                            matches(&name)
-                        });
+                        let matches = matches.clone();
+                        let unnamed = Some(Unnamed { row, matches });
+                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), unnamed);
                         continue;
                     };
                     if *decided.entry(name).or_insert_with_key(|name| matches(name)) {
-                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), |_| true);
+                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), None);
                     }
                 }
             });
@@ -1388,25 +1374,43 @@ impl Clear {
     }
 }
 
-/// Reads one record and, when `decide(record)` says so, rewrites it with `staleCause` unless it
-/// is already stale.
+/// A usage row without a tool name, and the question to ask of the name its record carries.
+struct Unnamed {
+    row: JsValue,
+    matches: Rc<dyn Fn(&str) -> bool>,
+}
+
+/// Reads one record and rewrites it with `staleCause` unless it is already stale. For an
+/// `unnamed` usage row, the record's tool name (`"<unknown>"` without one) is first written onto
+/// the row, and decides whether the record is marked.
 fn mark_one(
     tx: &Rc<Tx>,
     handlers: &Handlers,
     key: &JsValue,
     cause: JsValue,
     out: Rc<Cell<u32>>,
-    decide: impl FnOnce(&JsValue) -> bool + 'static,
+    unnamed: Option<Unnamed>,
 ) {
     let Ok(get) = tx.results.get(key) else { return };
     let tx = tx.clone();
-    let mut decide = Some(decide);
     handlers.on(&get, move |request| {
         let Ok(record) = request.result() else { return };
+        if !record.is_object() {
+            return;
+        }
+        if let Some(Unnamed { row, matches }) = &unnamed {
+            let name = field(&record, fields::SOURCE_TOOL_NAME)
+                .as_string()
+                .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.to_owned());
+            if Reflect::set(row, &fields::SOURCE_TOOL_NAME.into(), &name.as_str().into()).is_ok() {
+                let _ = tx.usage.put(row);
+            }
+            if !matches(&name) {
+                return;
+            }
+        }
         let stale = field(&record, fields::STALE_CAUSE).is_string();
-        if record.is_object()
-            && decide.take().is_some_and(|decide| decide(&record))
-            && !stale
+        if !stale
             && Reflect::set(&record, &fields::STALE_CAUSE.into(), &cause).is_ok()
             && tx.results.put(&record).is_ok()
         {
