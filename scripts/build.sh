@@ -6,9 +6,20 @@
 # output directory is rebuilt from scratch. wasm-opt comes from npm's binaryen@132
 # (node_modules/.bin first on PATH); Debian's wasm-opt 108 silently corrupts wasm-bindgen 0.2.130
 # output.
+#
+# The `.wasm` files are built by the pinned nightly of scripts/release-toolchain.sh, which
+# rebuilds the standard library without its panic formatting (see that file); they get their
+# own target directory, so these builds and the stable test builds never invalidate each other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+. scripts/release-toolchain.sh
+if ! rustup run "$RELEASE_TOOLCHAIN" rustc --version >/dev/null 2>&1; then
+  echo "build: the release toolchain $RELEASE_TOOLCHAIN is not installed; run 'npm run setup'" >&2
+  exit 1
+fi
+export RUSTUP_TOOLCHAIN="$RELEASE_TOOLCHAIN" RUSTFLAGS="$RELEASE_RUSTFLAGS"
+export CARGO_TARGET_DIR="$PWD/target/release-wasm"
 
 for entry in host server; do
   prefix=""
@@ -18,7 +29,8 @@ for entry in host server; do
     echo "build: wasm-pack build --release --target $target --features $entry -> $out"
     rm -rf "$out"
     wasm-pack --quiet build --release --mode no-install --target "$target" --out-dir "$out" \
-      --out-name mcp_result_cache -- --no-default-features --features "$entry"
+      --out-name mcp_result_cache -- --no-default-features --features "$entry" \
+      -Zbuild-std="$RELEASE_BUILD_STD"
     # wasm-pack drops a '*' .gitignore into the output, which would hide it from `npm pack`.
     rm -f "$out/.gitignore" "$out/README.md" "$out/LICENSE-MIT" "$out/LICENSE-APACHE"
   done

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent toolchain bootstrap for mcp-result-cache.
 #
-# Installs only what is missing: the wasm32 target, wasm-pack, wasm-bindgen-cli at exactly the
-# version pinned in Cargo.toml, Debian's Chromium + ChromeDriver, and the npm dev dependencies
+# Installs only what is missing: the wasm32 target, the pinned nightly of the release builds
+# (scripts/release-toolchain.sh), wasm-pack, wasm-bindgen-cli at exactly the version pinned in
+# Cargo.toml, Debian's Chromium + ChromeDriver, and the npm dev dependencies
 # (which include binaryen@132, the wasm-opt we trust; Debian's wasm-opt 108 corrupts release builds).
 # When everything is present it finishes in about a second.
 set -euo pipefail
@@ -23,6 +24,17 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "adding rust target wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
+fi
+
+# 1b. The pinned nightly that builds the shipped .wasm files (scripts/release-toolchain.sh):
+#     its standard-library sources (rebuilt without panic formatting) and the wasm32 target.
+. scripts/release-toolchain.sh
+if ! rustup run "$RELEASE_TOOLCHAIN" rustc --version >/dev/null 2>&1 \
+  || ! rustup component list --toolchain "$RELEASE_TOOLCHAIN" --installed | grep -q '^rust-src' \
+  || ! rustup target list --toolchain "$RELEASE_TOOLCHAIN" --installed | grep -qx wasm32-unknown-unknown; then
+  log "installing the release toolchain $RELEASE_TOOLCHAIN (rust-src, wasm32; about 30 s)"
+  rustup toolchain install "$RELEASE_TOOLCHAIN" --profile minimal --component rust-src \
+    --target wasm32-unknown-unknown
 fi
 
 # 2. wasm-pack.

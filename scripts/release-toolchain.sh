@@ -1,0 +1,16 @@
+# Sourced by scripts/setup.sh (which installs it) and scripts/build.sh (which builds with it):
+# the toolchain and flags of the shipped `.wasm` files, in one place.
+#
+# The release builds rebuild the standard library (`-Zbuild-std`) with `panic=immediate-abort`,
+# which needs a nightly compiler: a panic then traps where it happens, instead of running std's
+# panic handler, whose message formatting (`core::fmt`) was 8 KB of every module and cannot be
+# removed on stable while the crate links std. A panic trapped before as well (wasm32 has no
+# unwinding and its panic output goes nowhere), so nothing a caller sees changes; the exports
+# never panic on any input (the Node tests make 100 000 hostile calls against these builds).
+# `-Csymbol-mangling-version=legacy` keeps the short symbol names stable Rust uses: the
+# nightly's default (v0) names wasm-bindgen's closure shims after their full types, and those
+# names end up in the `.wasm`'s exports and the JS glue. The nightly is pinned by date, so a build is reproducible; everything else (clippy, `cargo
+# test`, the browser suite) runs on stable.
+RELEASE_TOOLCHAIN="nightly-2026-05-20"
+RELEASE_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Csymbol-mangling-version=legacy"
+RELEASE_BUILD_STD="std,panic_abort"
