@@ -142,7 +142,7 @@ fn with_totals(
     then: impl FnOnce(Totals, bool) + 'static,
 ) -> Result<(), JsValue> {
     let request = read_totals(tx)?;
-    with_totals_read(tx, handlers, &request, uncounted, then);
+    with_totals_read(tx, handlers, &request, uncounted, Box::new(then));
     Ok(())
 }
 
@@ -152,13 +152,14 @@ fn read_totals(tx: &Tx) -> Result<IdbRequest, JsValue> {
 }
 
 /// [`with_totals`] over a `get` of the totals issued earlier in the same transaction (a write
-/// issues it before its puts: see [`IndexedDbStore::write_batch`]).
+/// issues it before its puts: see [`IndexedDbStore::write_batch`]). `then` is boxed: one copy
+/// of the two listeners serves every caller.
 fn with_totals_read(
     tx: &Rc<Tx>,
     handlers: &Handlers,
     request: &IdbRequest,
     uncounted: Vec<JsValue>,
-    then: impl FnOnce(Totals, bool) + 'static,
+    then: Box<dyn FnOnce(Totals, bool)>,
 ) {
     let mut then = Some(then);
     let (tx2, handlers2) = (tx.clone(), handlers.clone());
@@ -516,7 +517,7 @@ impl IndexedDbStore {
                     handlers,
                     &totals_request,
                     keys,
-                    move |totals, recounted| {
+                    Box::new(move |totals, recounted| {
                         let mut deltas = deltas;
                         if recounted {
                             deltas.forget_read_ahead();
@@ -539,7 +540,7 @@ impl IndexedDbStore {
                                 });
                             })
                         });
-                    },
+                    }),
                 );
                 Ok(())
             })
@@ -626,7 +627,7 @@ impl IndexedDbStore {
                     handlers,
                     &totals_request,
                     Vec::new(),
-                    move |totals, recounted| {
+                    Box::new(move |totals, recounted| {
                         let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
                         let (in_range, everywhere) = (count(&in_range), count(&everywhere));
                         let own = own
@@ -659,7 +660,7 @@ impl IndexedDbStore {
                                 let _ = tx2.tx.abort();
                             }
                         }
-                    },
+                    }),
                 );
                 Ok(())
             })
