@@ -14,10 +14,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 . scripts/release-toolchain.sh
-if ! rustup run "$RELEASE_TOOLCHAIN" rustc --version >/dev/null 2>&1; then
-  echo "build: the release toolchain $RELEASE_TOOLCHAIN is not installed; run 'npm run setup'" >&2
+if ! release_toolchain_ready; then
+  echo "build: the release toolchain $RELEASE_TOOLCHAIN (with rust-src and the wasm32 target) is not installed; run 'npm run setup'" >&2
   exit 1
 fi
+# CARGO_ENCODED_RUSTFLAGS from the caller's environment would silently win over RUSTFLAGS.
+unset CARGO_ENCODED_RUSTFLAGS
 export RUSTUP_TOOLCHAIN="$RELEASE_TOOLCHAIN" RUSTFLAGS="$RELEASE_RUSTFLAGS"
 export CARGO_TARGET_DIR="$PWD/target/release-wasm"
 

@@ -21,7 +21,7 @@ log() { printf 'setup: %s\n' "$*"; }
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$PATH"
 
 # 1. Rust target.
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+if ! rustup target list --installed | grep -x wasm32-unknown-unknown >/dev/null; then
   log "adding rust target wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
@@ -29,10 +29,8 @@ fi
 # 1b. The pinned nightly that builds the shipped .wasm files (scripts/release-toolchain.sh):
 #     its standard-library sources (rebuilt without panic formatting) and the wasm32 target.
 . scripts/release-toolchain.sh
-if ! rustup run "$RELEASE_TOOLCHAIN" rustc --version >/dev/null 2>&1 \
-  || ! rustup component list --toolchain "$RELEASE_TOOLCHAIN" --installed | grep -q '^rust-src' \
-  || ! rustup target list --toolchain "$RELEASE_TOOLCHAIN" --installed | grep -qx wasm32-unknown-unknown; then
-  log "installing the release toolchain $RELEASE_TOOLCHAIN (rust-src, wasm32; about 30 s)"
+if ! release_toolchain_ready; then
+  log "installing the release toolchain $RELEASE_TOOLCHAIN (rust-src, wasm32; about 15 s)"
   rustup toolchain install "$RELEASE_TOOLCHAIN" --profile minimal --component rust-src \
     --target wasm32-unknown-unknown
 fi
