@@ -25,9 +25,12 @@ function rowsOfSize(bytes) {
   return { ok: true, columns: ['t', 'value', 'label', 'ok'], rows: Array.from({ length: n }, (_, i) => row(i)) };
 }
 const SIZES = { '4 KB': 4 * 1024, '64 KB': 64 * 1024, '1 MB': 1024 * 1024, '8 MB': 8 * 1024 * 1024 };
+// At least `n` rounds for a workload whose median needs more than the default (never in the
+// smoke run, which only checks that nothing rots).
+const atLeast = (n) => (SMOKE ? ITERATIONS : Math.max(ITERATIONS, n));
 // Operations of a few milliseconds swing most between runs (a GC or a background flush is a
 // large share of one sample): they get more rounds, which cost about a second each.
-const MANY = SMOKE ? ITERATIONS : Math.max(ITERATIONS, 60);
+const MANY = atLeast(60);
 const payloads = Object.fromEntries(Object.entries(SIZES).map(([k, v]) => [k, rowsOfSize(v)]));
 
 // ------------------------------------------------------------------ floor: raw IndexedDB
@@ -116,7 +119,7 @@ workloads.push({
   impls: ['js-baseline', 'ours'],
   // Ours takes 7-10 ms and moved ±20 % between runs of the same build at 20 rounds; each
   // round refills 1 000 entries, so 40 rather than 60.
-  iterations: SMOKE ? ITERATIONS : Math.max(ITERATIONS, 40),
+  iterations: atLeast(40),
   // Filled (untimed) 50 writes at a time: the same entries as one at a time, in less time.
   before: async (impl) => {
     for (let done = 0; done < 1000; done += 50) {
@@ -291,7 +294,7 @@ for (const n of WRITE_AFTER_CLEAR_N) {
     interleaved: true,
     // One write per round and sample, 1.5-3 ms each: more rounds than the default steady the
     // median (each round also refills the cleared half, about 1 s at N = 5 000).
-    iterations: SMOKE ? ITERATIONS : Math.max(ITERATIONS, 30),
+    iterations: atLeast(30),
     n,
     impls: ['js-baseline', 'ours'],
     setup: async (impl) => {
@@ -320,7 +323,7 @@ const BURST = SMOKE ? 100 : 2000;
     group: 'burst',
     // Each sample is the sum of BURST writes, yet the same build's median moved 0.32-0.41× the
     // JS module's over four runs of 10 rounds: 20 rounds (about a minute more).
-    iterations: SMOKE ? ITERATIONS : Math.max(ITERATIONS, 20),
+    iterations: atLeast(20),
     warmup: Math.min(WARMUP, 2),
     impls: ['js-baseline', 'ours'],
     before: async (impl) => {

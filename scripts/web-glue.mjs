@@ -125,19 +125,20 @@ try {
     // The glue now lives inside its entry's module. Left in pkg/, it would be counted as a
     // download it no longer is, and importing it would make a second WebAssembly instance.
     for (const { pkg } of ENTRIES) await rm(join(pkg, 'mcp_result_cache.js'));
-  }
-  for (const [n, dir] of (process.argv[2] === '--entries' ? [] : process.argv.slice(2)).entries()) {
-    const gluePath = join(dir, 'mcp_result_cache.js');
-    const original = await readFile(gluePath, 'utf8');
-    const { glue, inlined } = await inlineSnippets(dir, original);
-    const header = glue.match(TYPES_HEADER)?.[0] ?? '';
-    const result = minifySync('mcp_result_cache.js', glue, { compress: true, mangle: { toplevel: false }, module: true });
-    if (result.errors?.length) throw new Error(`${gluePath}: ${result.errors.map((e) => e.message).join('; ')}`);
-    const minified = `${header}${result.code}`;
-    const [before, after] = [await exportNames(glue, scratch, `${n}-a.mjs`), await exportNames(minified, scratch, `${n}-b.mjs`)];
-    if (before !== after) throw new Error(`${gluePath}: minifying changed the exports (${before} -> ${after})`);
-    await writeFile(gluePath, minified);
-    console.log(`web-glue: ${gluePath}: ${inlined} snippet(s) inlined, ${glue.length} -> ${minified.length} bytes`);
+  } else {
+    for (const [n, dir] of process.argv.slice(2).entries()) {
+      const gluePath = join(dir, 'mcp_result_cache.js');
+      const original = await readFile(gluePath, 'utf8');
+      const { glue, inlined } = await inlineSnippets(dir, original);
+      const header = glue.match(TYPES_HEADER)?.[0] ?? '';
+      const result = minifySync('mcp_result_cache.js', glue, { compress: true, mangle: { toplevel: false }, module: true });
+      if (result.errors?.length) throw new Error(`${gluePath}: ${result.errors.map((e) => e.message).join('; ')}`);
+      const minified = `${header}${result.code}`;
+      const [before, after] = [await exportNames(glue, scratch, `${n}-a.mjs`), await exportNames(minified, scratch, `${n}-b.mjs`)];
+      if (before !== after) throw new Error(`${gluePath}: minifying changed the exports (${before} -> ${after})`);
+      await writeFile(gluePath, minified);
+      console.log(`web-glue: ${gluePath}: ${inlined} snippet(s) inlined, ${glue.length} -> ${minified.length} bytes`);
+    }
   }
 } finally {
   await rm(scratch, { recursive: true, force: true });
