@@ -22,7 +22,9 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use mcp_result_cache::state_sync::decorate::{decorate_description, parse_cache_control};
-use mcp_result_cache::state_sync::glob::{match_glob, pattern_covers, segment_matches};
+use mcp_result_cache::state_sync::glob::{
+    match_glob, pattern_covers, segment_matches, MAX_NAME_LEN,
+};
 use mcp_result_cache::state_sync::invalidation::{
     is_invalidation_text, parse_invalidations, unescape_xml,
 };
@@ -96,6 +98,8 @@ fn assert_linear<T>(what: &str, sizes: &[usize], make: impl Fn(usize) -> T, run:
 }
 
 const SIZES: &[usize] = &[1 << 10, 1 << 11, 1 << 12];
+/// Sizes of tool names: the doubled size stays within `MAX_NAME_LEN` (4 KiB).
+const NAME_SIZES: &[usize] = &[1 << 9, 1 << 10, 1 << 11];
 
 #[test]
 fn entity_decoding() {
@@ -199,16 +203,75 @@ fn in_segment_stars() {
             black_box(segment_matches(p, s));
         },
     );
-    // Whole globs are bounded: past 256-byte names and 1024-byte patterns the answer is
-    // immediate, so the time does not grow at all.
+    // Patterns over 1024 bytes are answered at once, so the time does not grow at all.
     assert_linear(
-        "match_glob beyond the bounds",
+        "match_glob(pattern beyond the bound)",
         SIZES,
         |n| (format!("**.*{}b", "a".repeat(n)), "a.".repeat(n)),
         |(p, name)| {
             black_box(match_glob(p, name, "."));
-            black_box(match_glob("**.*", name, "."));
             black_box(pattern_covers(p, "**", "."));
+        },
+    );
+}
+
+/// `seg0.seg1.…` of at most `n` bytes (and more than `n - 8`).
+fn dotted_name(n: usize) -> String {
+    let mut name = String::from("seg0");
+    for i in 1.. {
+        let segment = format!(".seg{i}");
+        if name.len() + segment.len() > n {
+            break;
+        }
+        name.push_str(&segment);
+    }
+    name
+}
+
+#[test]
+fn long_tool_names() {
+    let _turn = take_turn();
+    // Names are matched up to 4 KiB, each segment read once.
+    let n = dotted_name(MAX_NAME_LEN);
+    assert!(n.len() > MAX_NAME_LEN - 8);
+    assert!(match_glob("**.seg1.**", &n, "."));
+    assert!(!match_glob("seg0.*", &n, "."));
+    assert_linear(
+        "match_glob(policy-like patterns, seg0.seg1.…)",
+        NAME_SIZES,
+        dotted_name,
+        |name| {
+            for pattern in ["**.zz", "seg0.**.zz", "*.**.seg*x", "seg*.**.*_get.**.*"] {
+                black_box(match_glob(pattern, name, "."));
+            }
+        },
+    );
+    // Every pattern segment alive at every name segment: the worst case, linear in the name.
+    let worst = format!("**.{}b", "a.".repeat(64));
+    assert_linear(
+        "match_glob(**.a.a.….b, a.a.…)",
+        NAME_SIZES,
+        |n| "a.".repeat(n / 2),
+        |name| {
+            black_box(match_glob(&worst, name, "."));
+        },
+    );
+    // In-segment stars in every segment of a long name.
+    assert_linear(
+        "match_glob(**.*a*b*.c, ab.ab.…)",
+        NAME_SIZES,
+        |n| "xaxbx.".repeat(n / 6),
+        |name| {
+            black_box(match_glob("**.*a*b*.c", name, "."));
+        },
+    );
+    // Past 4 KiB a name is matched by nothing, at once.
+    assert_linear(
+        "match_glob(name beyond the bound)",
+        &[MAX_NAME_LEN, 2 * MAX_NAME_LEN],
+        |n| "a.".repeat(n),
+        |name| {
+            black_box(match_glob("**.*", name, "."));
         },
     );
 }
@@ -270,7 +333,9 @@ fn uri_templates() {
 #[test]
 fn tool_names_and_descriptions() {
     let _turn = take_turn();
-    let policies: Vec<SyncPolicy> = (0..1000)
+    // Each policy reads the whole name (names up to 4 KiB are matched): 100 policies keep a
+    // timed run short in a debug build.
+    let policies: Vec<SyncPolicy> = (0..100)
         .map(|i| SyncPolicy {
             match_pattern: format!("**.p{i}.**.*q"),
             cache_control: Some("immutable".to_owned()),
@@ -279,8 +344,8 @@ fn tool_names_and_descriptions() {
         .collect();
     let engine = PolicyEngine::new(&policies, Some("no-store"), ".").unwrap();
     assert_linear(
-        "resolve(long name) against 1000 policies",
-        SIZES,
+        "resolve(long name) against 100 policies",
+        NAME_SIZES,
         |n| "a.".repeat(n / 2),
         |name| {
             black_box(engine.resolution(engine.rule(name)));
@@ -337,6 +402,33 @@ fn one_mebibyte_timings() {
     report("match_glob(*a…ab, a…a)", glob, |(p, s)| {
         black_box(match_glob(p, s, "."));
     });
+    // The worst glob: a 1024-byte pattern, every segment alive, against the longest name.
+    let worst = (
+        format!("**.{}b", "a.".repeat(510)),
+        "a.".repeat(MAX_NAME_LEN / 2),
+    );
+    assert!(worst.0.len() <= 1024);
+    report(
+        "match_glob(**.a.a.….b of 1 KiB, 4 KiB name)",
+        worst,
+        |(p, n)| {
+            black_box(match_glob(p, n, "."));
+        },
+    );
+    report(
+        "match_glob(**.x.**.*y, 4 KiB name)",
+        "a.".repeat(MAX_NAME_LEN / 2),
+        |n| {
+            black_box(match_glob("**.x.**.*y", n, "."));
+        },
+    );
+    report(
+        "match_glob(seg0.**.zz, 4 KiB name)",
+        dotted_name(MAX_NAME_LEN),
+        |n| {
+            black_box(match_glob("seg0.**.zz", n, "."));
+        },
+    );
     let template: String = (0..600).map(|i| format!("{{v{i}}}x")).collect();
     report(
         "match_uri_template(600 variables, x…x)",
@@ -353,8 +445,8 @@ fn one_mebibyte_timings() {
         .collect();
     let engine = PolicyEngine::new(&policies, Some("no-store"), ".").unwrap();
     report(
-        "resolve(1 MiB name) against 1000 policies",
-        "a.".repeat(MB / 2),
+        "resolve(4 KiB name) against 1000 policies",
+        "a.".repeat(MAX_NAME_LEN / 2),
         |n| {
             black_box(engine.resolution(engine.rule(n)));
         },

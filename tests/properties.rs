@@ -358,10 +358,10 @@ fn naive_glob(p: &[&str], n: &[&str]) -> bool {
     }
 }
 
-/// The documented bounds: patterns over 1024 bytes and names over 256 bytes match nothing.
+/// The documented bounds: patterns over 1024 bytes and names over 4096 bytes match nothing.
 fn naive_match(pattern: &str, name: &str, sep: &str) -> bool {
     pattern.len() <= 1024
-        && name.len() <= 256
+        && name.len() <= mcp_result_cache::state_sync::glob::MAX_NAME_LEN
         && naive_glob(&split_on(pattern, sep), &split_on(name, sep))
 }
 
@@ -1128,8 +1128,8 @@ fn match_glob_agrees_with_the_naive_matcher() {
     )
         .prop_map(|(p, sep, seed)| (p.join(sep), instantiate(&p, sep, &mut Rng::new(seed)), sep));
     let arbitrary = (any_text(60), any_text(60), select(SEPARATORS));
-    // Near the bounds (256-byte names, 1024-byte patterns): matches flip to false past them.
-    // Near the bounds (256-byte names, 1024-byte patterns): matches flip to false past them.
+    // Near the bounds (4096-byte names, 1024-byte patterns): matches flip to false past them.
+    // Near the bounds (4096-byte names, 1024-byte patterns): matches flip to false past them.
     // One leading `**` at most keeps the naive matcher quick on 100-segment names.
     let long = (
         any::<bool>(),

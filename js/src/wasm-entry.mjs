@@ -50,7 +50,7 @@ export function memoSet(map, key, value) {
 
 // Bounds of the wasm matcher (see matchGlob's docs): longer strings are answered there in
 // constant time, and are not kept here, where one memo entry would hold them alive.
-export const MAX_NAME_LENGTH = 256;
+export const MAX_NAME_LENGTH = 4096;
 const MAX_PATTERN_LENGTH = 1024;
 
 /** A memoized `matchGlob(pattern, name, { separator }?)` over an entry's wasm export. */

@@ -279,7 +279,7 @@ impl JsStateSync {
 
     /// The frozen `{ cacheControl?, invalidates? }` that applies to a tool (first matching
     /// policy; defaults fill in), or `null`. Every name one policy matches gets the very same
-    /// object (and every unmatched name the defaults' object). A name over 256 characters, or
+    /// object (and every unmatched name the defaults' object). A name over 4096 bytes, or
     /// with a lone surrogate, is matched by no policy.
     #[wasm_bindgen(unchecked_return_type = "ResolvedPolicy | null")]
     pub fn resolve(

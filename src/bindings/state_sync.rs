@@ -26,7 +26,7 @@ use crate::state_sync::{decorate::parse_cache_control as parse_directive, invali
 
 /// `matchGlob(pattern, name, { separator }?)`: whole-string, case-sensitive dot-glob match
 /// (`*` one segment, `**` zero or more, `*` inside a segment any run of characters). `false`
-/// for a pattern over 1024 or a name over 256 characters, and for strings with lone surrogates.
+/// for a pattern over 1024 or a name over 4096 bytes, and for strings with lone surrogates.
 #[wasm_bindgen(js_name = matchGlob)]
 pub fn match_glob(
     #[wasm_bindgen(unchecked_param_type = "string")] pattern: JsValue,

@@ -411,7 +411,7 @@ mod tests {
         assert_eq!(defaults.cache_control, Some(CacheDirective::Immutable));
         assert!(defaults.invalidates.is_empty());
         // A long name is never compared: the defaults apply.
-        let long = format!("a.{}", "x".repeat(300));
+        let long = format!("a.{}", "x".repeat(super::super::glob::MAX_NAME_LEN));
         assert_eq!(engine.rule(&long), Rule::Defaults);
         assert_eq!(resolve(&engine, &long), resolve(&engine, "z"));
         let bare = PolicyEngine::new(&[policy("a", None, None)], None, ".").unwrap();

@@ -103,9 +103,9 @@ test('resolve shares one frozen object per matching policy, and one for the defa
   // Beyond the memo (512 names) the answers stay the same objects.
   for (let i = 0; i < 2000; i++) assert.equal(sync.resolve(`a.n${i}`), ax);
   assert.equal(sync.resolve('a.x'), ax);
-  // Tool names over 256 characters are matched by no policy.
-  assert.equal(sync.resolve(`a.${'x'.repeat(254)}`), ax);
-  assert.equal(sync.resolve(`a.${'x'.repeat(255)}`), defaults);
+  // Long names match (MCP Fusion's suite: a 50-segment, 289-byte name); over 4096 bytes none do.
+  assert.equal(sync.resolve(`a.${'x'.repeat(4094)}`), ax);
+  assert.equal(sync.resolve(`a.${'x'.repeat(4095)}`), defaults);
   assert.equal(sync.resolve('a.'.repeat(32_768)), defaults);
   assert.throws(() => sync.resolve(42), TypeError);
   // A name with a lone surrogate is matched by no policy either.
@@ -153,9 +153,12 @@ test('string edge cases: lone surrogates never compare equal', () => {
   assert.deepEqual(detectOverlaps([{ match: 'a.\uD800' }, { match: 'a.\uDBFF' }]), []);
   const [o] = detectOverlaps([{ match: 'a.\uD800' }, { match: 'b.*' }, { match: 'b.c' }]);
   assert.deepEqual([o.shadowingIndex, o.shadowedIndex], [1, 2], 'indexes of the original list');
-  // Bounds: patterns over 1024 and names over 256 characters match nothing.
-  assert.equal(matchGlob('*', 'x'.repeat(256)), true);
-  assert.equal(matchGlob('*', 'x'.repeat(257)), false);
+  // Bounds: patterns over 1024 and names over 4096 bytes match nothing.
+  const longName = Array.from({ length: 50 }, (_, i) => `seg${i}`).join('.');
+  assert.equal(matchGlob('**', longName), true);
+  assert.equal(matchGlob('seg0.**', longName), true);
+  assert.equal(matchGlob('*', 'x'.repeat(4096)), true);
+  assert.equal(matchGlob('*', 'x'.repeat(4097)), false);
   assert.equal(matchGlob('**', 'x.'.repeat(500_000)), false);
   assert.equal(matchGlob(`*${'a'.repeat(1e4)}b`, 'a'.repeat(2e4)), false);
   assert.throws(() => validatePattern('a'.repeat(1025)), /longer than 1024 characters/);
