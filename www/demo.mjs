@@ -114,12 +114,28 @@ let notified = () => {};
 const route = new Map();
 const tools = [];
 
+/**
+ * The `fetch` of one server's transport. After initialize the SDK opens a standalone SSE stream
+ * (a GET) for whatever the server may send unasked; a server that offers none answers 405, which
+ * the SDK takes as "no stream" but the browser logs as a failed request (a console error). The
+ * only message this page takes unasked is notifications/resources/updated, which a server sends
+ * only when it declares `resources.subscribe` (the billing server): for any other server the GET
+ * is answered here with that same 405, and never made. A browser also keeps few connections per
+ * origin, and each open stream would hold one.
+ */
+function transportFetch(client) {
+  return (url, init) => (init?.method === 'GET' && !client.getServerCapabilities()?.resources?.subscribe
+    ? Promise.resolve(new Response(null, { status: 405, statusText: 'Method Not Allowed' }))
+    : fetch(url, init));
+}
+
 /** Connects to the three servers over Streamable HTTP and lists their tools, once. */
 const connected = (async () => {
   const clients = [];
   for (const name of SERVERS) {
     const client = new Client({ name: 'mcp-result-cache-demo', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`/mcp/${name}`, location.origin));
+    const transport = new StreamableHTTPClientTransport(new URL(`/mcp/${name}`, location.origin),
+      { fetch: transportFetch(client) });
     await client.connect(transport);
     const wrapped = wrapMcpClient(client, { cache, convId: () => convId });
     // Runs after the wrapper has handed the notification to cache.handleNotification.
