@@ -9,8 +9,38 @@ export interface WrapMcpClientOptions {
   convId?: string | number | (() => string | number | null | undefined) | null;
   /** Options of `augmentTools` (e.g. `{ objects: true }` to add `_uri` siblings to object parameters). */
   augment?: { objects?: boolean };
-  /** Most characters the model is shown per result (`afterToolCall`'s `maxChars`). Default 20000. */
+  /** Longest inline array a capped argument may hold (`beforeToolCall`'s `cap`). Default 20. */
+  cap?: number;
+  /** Arguments the inline cap applies to (`beforeToolCall`'s `cappedArgs`). Default `["data"]`. */
+  cappedArgs?: string[];
+  /**
+   * Most characters the model is shown per result, fresh or reused (`maxChars` of
+   * `afterToolCall` and `beforeToolCall`). `Infinity` turns the cap off. Default 20000.
+   */
   maxChars?: number;
+  /**
+   * Decoded bytes above which an image, audio or blob in a result is stored and shown as a link
+   * to its reference (`afterToolCall`'s `mediaMaxBytes`). Default 1048576 (1 MiB).
+   */
+  mediaMaxBytes?: number;
+}
+
+/**
+ * What a call blocked because a reference resolved to a value of the wrong JSON type answers
+ * the model with (as the JSON text of an `isError` result): `<name>_uri` stood for a parameter
+ * whose original schema takes an array (or an object), and the reference held something else.
+ */
+export interface TypeMismatchEnvelope {
+  /** `` type_mismatch: `<name>_uri` resolved to a string but <tool> expects an array for `<name>` `` */
+  error: string;
+  /** What to pass instead; names ready `#/<member>` references when the value had such members. */
+  fix_hint: string;
+  /** `"array"` or `"object"`. */
+  _expected: 'array' | 'object';
+  /** The JSON type the reference resolved to: `"string"`, `"object"`, `"number"`, … */
+  _got: 'array' | 'object' | 'string' | 'number' | 'boolean' | 'null';
+  /** The reference as the model passed it. */
+  _uri: string | string[];
 }
 
 /**
@@ -18,5 +48,17 @@ export interface WrapMcpClientOptions {
  * `callTool` runs the by-reference pipeline (cap, reuse, substitution, dispatch, caching) and
  * resolves what the model should see, and stale notifications reach the cache. Everything else
  * is the original client's.
+ *
+ * - A `<name>_uri` that is `null`, `""` or absent-as-`undefined` (strict function-calling modes)
+ *   is dropped before dispatch unless the server declared it; any other non-reference value is
+ *   refused without calling the server.
+ * - A reference whose value is not the array (or object) the original schema asks for
+ *   `<name>` is refused with a {@link TypeMismatchEnvelope}; the server is not called.
+ * - A retry carrying `inputResponses` / `requestState` (multi round-trip requests) is neither
+ *   answered from a reused result nor stored; an `input_required` result is returned untouched.
+ * - `notifications/resources/updated` reach the cache first, then the host's handler, whether the
+ *   host set it before or after wrapping, on the wrapped or the raw client, with the SDK's ESM
+ *   or CommonJS schema (routed by its method literal; the cache's handler is never replaced).
+ *   Each handler's failure is isolated from the others.
  */
 export function wrapMcpClient<C extends Client>(client: C, options: WrapMcpClientOptions): C;
