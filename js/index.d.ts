@@ -7,16 +7,7 @@ export {
   mintCacheUri,
   parseCacheUri,
   estimateSize,
-  configureDefaultCache,
-  cacheToolResult,
-  readCachedPayload,
-  lookup,
-  clearConversation,
-  evictOlderThan,
-  substituteCacheUris,
   checkInlineListCap,
-  beforeToolCall,
-  afterToolCall,
   matchGlob,
   parseCacheControl,
   parseInvalidations,
@@ -24,6 +15,17 @@ export {
   matchUriTemplate,
   wasmMemoryBytes,
   augmentTools,
+} from '../pkg/web/mcp_result_cache.js';
+import type {
+  ResultCacheOptions,
+  CacheToolResultInput,
+  ConversationScope,
+  EvictOptions,
+  LookupResult,
+  SubstitutionResult,
+  BeforeToolCallOptions,
+  BeforeToolCallResult,
+  AfterToolCallOptions,
 } from '../pkg/web/mcp_result_cache.js';
 export type {
   CacheStorageKind,
@@ -68,3 +70,30 @@ export declare const INLINE_LIST_MAX_RECORDS: 20;
  * themselves; call it once before using the synchronous helpers in a browser or worker.
  */
 export declare function ready(): Promise<void>;
+
+// The free functions: the `ResultCache` methods of the same names, on one default cache
+// (database "mcp-result-cache", IndexedDB when present, else memory) created on first use.
+
+/**
+ * Sets the options of the cache behind the free functions: the options of
+ * `new ResultCache(options)`. Call it once at startup, before any free function: afterwards it
+ * rejects with an `InvalidStateError`. It may be called again before first use (the last call
+ * wins). Invalid options reject with a `TypeError` and leave the default cache unconfigured.
+ */
+export declare function configureDefaultCache(options?: ResultCacheOptions): Promise<void>;
+/** `ResultCache#cacheToolResult` on the default cache. */
+export declare function cacheToolResult(input: CacheToolResultInput): Promise<string | null>;
+/** `ResultCache#readCachedPayload` on the default cache. */
+export declare function readCachedPayload(uri: unknown, options?: ConversationScope): Promise<unknown>;
+/** `ResultCache#lookup` on the default cache. */
+export declare function lookup(uri: unknown, options?: ConversationScope): Promise<LookupResult>;
+/** `ResultCache#clearConversation` on the default cache. */
+export declare function clearConversation(convId: unknown): Promise<void>;
+/** `ResultCache#evictOlderThan` on the default cache. */
+export declare function evictOlderThan(options: EvictOptions): Promise<void>;
+/** `ResultCache#substituteCacheUris` on the default cache. */
+export declare function substituteCacheUris(args: unknown, options?: ConversationScope): Promise<SubstitutionResult>;
+/** `ResultCache#beforeToolCall` on the default cache. */
+export declare function beforeToolCall(toolName: string, args: unknown, options?: BeforeToolCallOptions): Promise<BeforeToolCallResult>;
+/** `ResultCache#afterToolCall` on the default cache. */
+export declare function afterToolCall(toolName: string, result: unknown, options?: AfterToolCallOptions): Promise<unknown>;

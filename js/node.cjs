@@ -10,7 +10,21 @@ const DEFAULT_CACHE_THRESHOLD_BYTES = 4096;
 const DEFAULT_MAX_TOOL_RESULT_CHARS = 20000;
 const INLINE_LIST_MAX_RECORDS = 20;
 
-// The nodejs build exports exactly the #[wasm_bindgen] API, so it is re-exported whole.
+// The free functions: one ResultCache with default options (or configureDefaultCache's),
+// created on first use.
+let defaultCache = null;
+let defaultInUse = false;
+const theDefault = () => {
+  defaultInUse = true;
+  return (defaultCache ??= new wasm.ResultCache());
+};
+const inUseError = () =>
+  Object.assign(
+    new Error('configureDefaultCache() must run before the first use of the free functions (cacheToolResult, readCachedPayload, beforeToolCall, …); create a ResultCache instead'),
+    { name: 'InvalidStateError' },
+  );
+
+// The nodejs build's #[wasm_bindgen] API, re-exported whole, and the free functions.
 module.exports = {
   CACHE_URI_SCHEME,
   DEFAULT_CACHE_THRESHOLD_BYTES,
@@ -18,4 +32,18 @@ module.exports = {
   INLINE_LIST_MAX_RECORDS,
   ready: () => Promise.resolve(),
   ...wasm,
+  async configureDefaultCache(options) {
+    if (defaultInUse) throw inUseError();
+    const cache = new wasm.ResultCache(options);
+    if (defaultInUse) throw inUseError();
+    defaultCache = cache;
+  },
+  cacheToolResult: async (input) => theDefault().cacheToolResult(input),
+  readCachedPayload: async (uri, options) => theDefault().readCachedPayload(uri, options),
+  lookup: async (uri, options) => theDefault().lookup(uri, options),
+  clearConversation: async (convId) => theDefault().clearConversation(convId),
+  evictOlderThan: async (options) => theDefault().evictOlderThan(options),
+  substituteCacheUris: async (args, options) => theDefault().substituteCacheUris(args, options),
+  beforeToolCall: async (toolName, args, options) => theDefault().beforeToolCall(toolName, args, options),
+  afterToolCall: async (toolName, result, options) => theDefault().afterToolCall(toolName, result, options),
 };

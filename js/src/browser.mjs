@@ -68,17 +68,6 @@ function peek(dbName) {
   });
 }
 
-function asyncExport(name) {
-  return async (...args) => {
-    if (!lazy.initialized) {
-      // The default cache's database (configureDefaultCache names its own).
-      await Promise.all([ready(), warmUp(name === 'configureDefaultCache' ? args[0] : undefined)]);
-    }
-    await ready();
-    return wasm[name](...args);
-  };
-}
-
 export const hasIndexedDB = () => typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
 export const sanitizeConvId = syncExport('sanitizeConvId');
 export const mintCacheUri = syncExport('mintCacheUri');
@@ -102,15 +91,37 @@ export class ListCache {
   }
 }
 
-export const configureDefaultCache = asyncExport('configureDefaultCache');
-export const cacheToolResult = asyncExport('cacheToolResult');
-export const readCachedPayload = asyncExport('readCachedPayload');
-export const lookup = asyncExport('lookup');
-export const clearConversation = asyncExport('clearConversation');
-export const evictOlderThan = asyncExport('evictOlderThan');
-export const substituteCacheUris = asyncExport('substituteCacheUris');
-export const beforeToolCall = asyncExport('beforeToolCall');
-export const afterToolCall = asyncExport('afterToolCall');
+// The free functions: one ResultCache with default options (or configureDefaultCache's),
+// created on first use — never at import time.
+let defaultCache = null;
+let defaultInUse = false;
+const theDefault = () => {
+  defaultInUse = true;
+  return (defaultCache ??= new ResultCache());
+};
+const inUseError = () =>
+  Object.assign(
+    new Error('configureDefaultCache() must run before the first use of the free functions (cacheToolResult, readCachedPayload, beforeToolCall, …); create a ResultCache instead'),
+    { name: 'InvalidStateError' },
+  );
+
+/** Sets the options of the cache behind the free functions (see the `.d.ts`). */
+export async function configureDefaultCache(options) {
+  if (defaultInUse) throw inUseError();
+  await Promise.all([ready(), warmUp(options)]);
+  // The module is ready: the options are validated now (a TypeError rejects this call).
+  const cache = new ResultCache(options);
+  if (defaultInUse) throw inUseError();
+  defaultCache = cache;
+}
+export const cacheToolResult = (input) => theDefault().cacheToolResult(input);
+export const readCachedPayload = (uri, options) => theDefault().readCachedPayload(uri, options);
+export const lookup = (uri, options) => theDefault().lookup(uri, options);
+export const clearConversation = (convId) => theDefault().clearConversation(convId);
+export const evictOlderThan = (options) => theDefault().evictOlderThan(options);
+export const substituteCacheUris = (args, options) => theDefault().substituteCacheUris(args, options);
+export const beforeToolCall = (toolName, args, options) => theDefault().beforeToolCall(toolName, args, options);
+export const afterToolCall = (toolName, result, options) => theDefault().afterToolCall(toolName, result, options);
 
 /**
  * A result cache. Constructing one never waits: the WebAssembly instance behind it is created

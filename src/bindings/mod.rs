@@ -4,8 +4,6 @@
 #[cfg(feature = "host")]
 mod augment;
 mod convert;
-#[cfg(feature = "host")]
-mod default_cache;
 mod js_error;
 #[cfg(feature = "host")]
 mod list_cache;
@@ -23,8 +21,6 @@ mod types;
 
 #[cfg(feature = "host")]
 pub use augment::*;
-#[cfg(feature = "host")]
-pub use default_cache::*;
 #[cfg(feature = "host")]
 pub use list_cache::*;
 pub use memory::*;

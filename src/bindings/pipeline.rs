@@ -1,6 +1,6 @@
-//! Exports of the host pipeline: `substituteCacheUris`, `checkInlineListCap`,
-//! `beforeToolCall`, `afterToolCall` (free functions on the default cache; the same methods on
-//! `ResultCache`).
+//! Exports of the host pipeline: `checkInlineListCap`, and the `ResultCache` methods
+//! `substituteCacheUris`, `beforeToolCall`, `afterToolCall` (the package's JS entries offer them
+//! as free functions on a default cache too).
 
 use std::rc::Rc;
 
@@ -10,7 +10,6 @@ use wasm_bindgen::prelude::*;
 use super::convert::{
     conv_id_string, conv_scope, optional_non_negative, options_object, read, set,
 };
-use super::default_cache::default_cache;
 use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
 use crate::cache::ResultCache;
@@ -173,6 +172,11 @@ pub(crate) fn after_tool_call(
             enabled: enabled_option(&opts)?,
             conv_id: conv_id_string(&read(&opts, "convId")?)?,
             max_chars: max_chars_option(&opts)?,
+            media_max_bytes: optional_non_negative(
+                &read(&opts, "mediaMaxBytes")?,
+                "mediaMaxBytes",
+            )?
+            .map_or(AfterOptions::default().media_max_bytes, |n| n as u64),
             args_key: (!args.is_undefined())
                 .then(|| crate::pipeline::js_args::canonical_json(&args))
                 .flatten(),
@@ -200,49 +204,6 @@ pub fn check_inline_list_cap(
     )?;
     Ok(pipeline::check_inline_list_cap(&tool_name, &args, &options)
         .map_or(JsValue::NULL, |(_, _, envelope)| envelope_object(&envelope)))
-}
-
-/// `ResultCache.substituteCacheUris` on the default cache.
-#[wasm_bindgen(js_name = substituteCacheUris, unchecked_return_type = "Promise<SubstitutionResult>")]
-pub fn substitute_cache_uris_default(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ConversationScope")] options: Option<JsValue>,
-) -> Promise {
-    substitute_cache_uris(default_cache(), args, options.unwrap_or(JsValue::UNDEFINED))
-}
-
-/// `ResultCache.beforeToolCall` on the default cache.
-#[wasm_bindgen(js_name = beforeToolCall, unchecked_return_type = "Promise<BeforeToolCallResult>")]
-pub fn before_tool_call_default(
-    #[wasm_bindgen(js_name = toolName, unchecked_param_type = "string")] tool_name: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "unknown")] args: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "BeforeToolCallOptions")] options: Option<
-        JsValue,
-    >,
-) -> Promise {
-    before_tool_call(
-        default_cache(),
-        tool_name,
-        args,
-        options.unwrap_or(JsValue::UNDEFINED),
-    )
-}
-
-/// `ResultCache.afterToolCall` on the default cache.
-#[wasm_bindgen(js_name = afterToolCall, unchecked_return_type = "Promise<unknown>")]
-pub fn after_tool_call_default(
-    #[wasm_bindgen(js_name = toolName, unchecked_param_type = "string")] tool_name: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "AfterToolCallOptions")] options: Option<
-        JsValue,
-    >,
-) -> Promise {
-    after_tool_call(
-        default_cache(),
-        tool_name,
-        result,
-        options.unwrap_or(JsValue::UNDEFINED),
-    )
 }
 
 #[wasm_bindgen(js_class = ResultCache)]

@@ -162,6 +162,14 @@ export interface AfterToolCallOptions {
    */
   maxChars?: number;
   /**
+   * Decoded bytes above which an `image` or `audio` block, or binary data (an embedded
+   * resource's `blob`), is stored whole and shown to the model as a `resource_link` to its
+   * `mcp+cache://` reference plus one line saying what it was. Smaller media pass unchanged;
+   * a blob is also stored when its base64 would exceed what is left of `maxChars`.
+   * Default 1048576 (1 MiB).
+   */
+  mediaMaxBytes?: number;
+  /**
    * The call's arguments as the model wrote them (what you passed to `beforeToolCall`). With
    * `reuseImmutable`, pairs this result with its own call even when calls to the same tool
    * complete out of order; without it, results pair with calls in dispatch order.
@@ -227,7 +235,7 @@ export interface GlobOptions {
 
 /**
  * A State-Sync policy: first match wins. Patterns are at most 1024 characters; tool names over
- * 256 characters (MCP tool names are far shorter) are matched by no policy.
+ * 4096 bytes (MCP tool names are far shorter) are matched by no policy.
  */
 export interface SyncPolicy {
   /** Glob over tool names (`*` one segment, `**` any, `get_*` within a segment). */

@@ -1,7 +1,7 @@
-//! Awaiting two futures at once.
+//! Awaiting several futures at once.
 
 use std::future::{poll_fn, Future};
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::task::Poll;
 
 /// Runs `a` and `b` concurrently and resolves with both outputs once both are done (what
@@ -27,6 +27,31 @@ pub(crate) async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Out
                 (out_a, out_b) = (a, b);
                 Poll::Pending
             }
+        }
+    })
+    .await
+}
+
+/// Runs every future concurrently and resolves with their outputs, in order, once all are done
+/// (`futures::future::join_all` without the dependency). Writes issued this way share one
+/// write batch, so one transaction.
+pub(crate) async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let mut futures: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    poll_fn(move |cx| {
+        let mut pending = false;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(v) => *output = Some(v),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(outputs.iter_mut().filter_map(Option::take).collect())
         }
     })
     .await

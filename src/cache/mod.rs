@@ -398,6 +398,17 @@ impl ResultCache {
         Ok(Some(record.uri))
     }
 
+    /// Stores several payloads at once (their writes share one transaction) and answers each
+    /// one's reference, in order; `None` for one that was not stored (failures are `error`
+    /// events, as in [`Self::cache_tool_result`]).
+    pub async fn cache_tool_results(&self, requests: Vec<CacheRequest<'_>>) -> Vec<Option<String>> {
+        join::join_all(requests.into_iter().map(|r| self.cache_tool_result(r)))
+            .await
+            .into_iter()
+            .map(|r| r.ok().flatten())
+            .collect()
+    }
+
     /// The browser refused a write for lack of storage: the origin has less room than the budget
     /// assumed. Lowers the byte budget once (see [`policy::quota_budget`]; never ratcheted
     /// further, as Chromium reclaims deleted space lazily and repeated errors say little), evicts

@@ -5,6 +5,7 @@
 
 pub mod augment;
 pub mod cap;
+pub mod content;
 pub mod envelope;
 pub mod pointer;
 pub mod policy;

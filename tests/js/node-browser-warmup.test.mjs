@@ -59,3 +59,20 @@ test('warm-up before ready(): no database is created or upgraded until the cache
   assert.ok(!(await names()).includes('warm-memory'));
   for (const cache of [unused, used, olderCache, memory]) cache.free();
 });
+
+test('the browser entry\'s free functions: one default cache, configured before first use only', async () => {
+  await assert.rejects(browser.configureDefaultCache({ threshold: -1 }), TypeError, 'invalid options reject');
+  const events = [];
+  await browser.configureDefaultCache({ dbName: 'free-functions', threshold: 10, onEvent: (e) => events.push(e.kind) });
+  const uri = await browser.cacheToolResult({ payload: { rows: [1, 2, 3, 4, 5] }, convId: 'f' });
+  assert.match(uri, /^mcp\+cache:\/\/f\//, 'threshold 10 applies');
+  assert.deepEqual(await browser.readCachedPayload(uri, { convId: 'f' }), { rows: [1, 2, 3, 4, 5] });
+  const before = await browser.beforeToolCall('chart', { data_uri: uri }, { convId: 'f' });
+  assert.deepEqual(before.args, { data: { rows: [1, 2, 3, 4, 5] } });
+  assert.ok((await names()).includes('free-functions'));
+  await browser.clearConversation('f');
+  assert.equal((await browser.lookup(uri, { convId: 'f' })).status, 'miss');
+  assert.deepEqual(events.slice(0, 2), ['write', 'hit']);
+  await assert.rejects(browser.configureDefaultCache({}), (e) => e.name === 'InvalidStateError');
+  await assert.rejects(browser.cacheToolResult(42), TypeError, 'a bad argument rejects');
+});

@@ -4,7 +4,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { configureDefaultCache, cacheToolResult, beforeToolCall, readCachedPayload } from '../../js/node.mjs';
+import { configureDefaultCache, cacheToolResult, beforeToolCall, readCachedPayload, clearConversation, lookup } from '../../js/node.mjs';
 
 test('configure, then observe conflicts and misses; configuring after first use is refused', async () => {
   const events = [];
@@ -23,4 +23,9 @@ test('configure, then observe conflicts and misses; configuring after first use 
   assert.ok(events.some((e) => e.kind === 'conflict'), 'a data + data_uri conflict is observable');
   const late = configureDefaultCache({ onEvent: () => {} });
   await assert.rejects(late, (e) => e.name === 'InvalidStateError' && /before the first use/.test(e.message));
+  // The free functions share that one cache: a clear through them removes the entry.
+  assert.equal((await lookup(uri, { convId: 'c' })).status, 'hit');
+  await clearConversation('c');
+  assert.equal(await readCachedPayload(uri, { convId: 'c' }), null);
+  await assert.rejects(cacheToolResult('nope'), TypeError, 'a bad argument rejects, never throws');
 });

@@ -137,7 +137,10 @@ async function byReferenceFlow(wrapped, received) {
   const visible = textJson(query);
   assert.match(visible._cache_uri, /^mcp\+cache:\/\/chat-1\//);
   assert.equal(visible._cache_refs.rows, `${visible._cache_uri}#/rows`);
-  assert.deepEqual(query.structuredContent._cache_refs, visible._cache_refs);
+  // The server's structuredContent reaches the host as it was sent (the model saw all of it).
+  assert.equal(query.structuredContent.rows.length, 240);
+  assert.equal(query.structuredContent._cache_uri, undefined);
+  assert.deepEqual(query._meta['mcp-result-cache/uris'], [visible._cache_uri]);
 
   // The model copies one value verbatim.
   const chart = await wrapped.chart.callTool({ name: 'chart.create', arguments: { title: 'CPU', data_uri: visible._cache_refs.rows } });

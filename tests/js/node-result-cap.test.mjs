@@ -50,13 +50,13 @@ test('enabled: false stores nothing but still caps (plain payload and CallToolRe
   const out = await cache.afterToolCall('timeseries.query', mcp, { convId: 'c', enabled: false });
   assert.equal(out.content.length, 1);
   assertNotKeptSummary(JSON.parse(out.content[0].text), big);
-  assertNotKeptSummary(out.structuredContent, big);
+  assert.equal(out.structuredContent, undefined, 'left out, never replaced by the summary');
   assert.equal((await cache.stats()).entries, 0);
   const small = { ok: true, rows: 2 };
   assert.equal(await cache.afterToolCall('t', small, { enabled: false }), small, 'small results pass through as they are');
 });
 
-test('a 30 000-char plain-text result is cut with a visible marker and its original length', async () => {
+test('a 30 000-char plain-text result: stored and previewed, or cut with a marker when not stored', async () => {
   const { cache } = newCache();
   const text = 'log line with details\n'.repeat(1400).slice(0, 30_000);
   const result = { content: [{ type: 'text', text }] };
@@ -64,8 +64,14 @@ test('a 30 000-char plain-text result is cut with a visible marker and its origi
   const shown = out.content[0].text;
   assert.ok(shown.length <= 20_000, `${shown.length}`);
   assert.ok(text.startsWith(shown.slice(0, 15_000)));
-  assert.match(shown, /\[truncated: this result had 30000 characters/);
+  const [uri] = out._meta['mcp-result-cache/uris'];
+  assert.match(shown, /\[preview: the text has 30000 characters in 1364 lines, stored in full as "mcp\+cache:\/\/c\/[^"]+#\/text"/);
+  assert.ok(shown.includes(`"${uri}#/text"`));
+  assert.equal(await cache.readCachedPayload(`${uri}#/text`, { convId: 'c' }), text, 'the whole text reads back');
   assert.equal(result.content[0].text, text, 'the caller\'s result is not mutated');
+  const unstored = await cache.afterToolCall('logs.tail', result, { convId: 'c', enabled: false });
+  assert.match(unstored.content[0].text, /\[truncated: this result had 30000 characters/);
+  assert.ok(unstored.content[0].text.length <= 20_000);
   const bare = await cache.afterToolCall('logs.tail', text, { convId: 'c', maxChars: 1000 });
   assert.ok(bare.length <= 1000 && bare.includes('30000 characters'));
 });

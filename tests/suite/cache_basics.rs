@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Reflect};
+use js_sys::{Function, Reflect};
 use mcp_result_cache::JsResultCache as ResultCache;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -386,33 +386,6 @@ fn bad_options_are_type_errors() {
         let err = ResultCache::new(Some(options)).err().expect("rejected");
         assert!(err.is_instance_of::<js_sys::TypeError>());
     }
-}
-
-#[wasm_bindgen_test]
-async fn free_functions_use_a_default_cache() {
-    let payload = rows(80);
-    let input = obj(&[("payload", payload.clone()), ("convId", "free".into())]);
-    let uri = wait(mcp_result_cache::cache_tool_result(input))
-        .await
-        .unwrap();
-    let back = wait(mcp_result_cache::read_cached_payload(uri.clone(), None))
-        .await
-        .unwrap();
-    assert_eq!(to_json(&back), to_json(&payload));
-    let arr = Array::new();
-    assert!(
-        wait(mcp_result_cache::read_cached_payload(arr.into(), None))
-            .await
-            .unwrap()
-            .is_null()
-    );
-    wait(mcp_result_cache::clear_conversation("free".into()))
-        .await
-        .unwrap();
-    assert!(wait(mcp_result_cache::read_cached_payload(uri, None))
-        .await
-        .unwrap()
-        .is_null());
 }
 
 #[wasm_bindgen_test]

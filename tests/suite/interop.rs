@@ -56,17 +56,25 @@ async fn after(
 }
 
 #[wasm_bindgen_test]
-async fn a_30_000_char_text_result_is_cut_with_a_marker() {
+async fn a_30_000_char_text_result_is_previewed_when_stored_and_cut_when_not() {
     let cache = idb_cache(&[]);
     let text = "line of a log\n".repeat(2200)[..30_000].to_owned();
     let block = obj(&[("type", "text".into()), ("text", JsValue::from_str(&text))]);
     let result = obj(&[("content", Array::of1(&block).into())]);
-    let shown = after(&cache, result, &[]).await;
-    let content: Array = field(&shown, "content").unchecked_into();
-    let cut = field(&content.get(0), "text").as_string().unwrap();
-    assert!(cut.encode_utf16().count() <= 20_000);
-    assert!(cut.contains("[truncated: this result had 30000 characters"));
-    assert!(text.starts_with(&cut[..10_000]));
+    for (enabled, marker) in [
+        (
+            true,
+            "[preview: the text has 30000 characters in 2143 lines",
+        ),
+        (false, "[truncated: this result had 30000 characters"),
+    ] {
+        let shown = after(&cache, result.clone(), &[("enabled", enabled.into())]).await;
+        let content: Array = field(&shown, "content").unchecked_into();
+        let cut = field(&content.get(0), "text").as_string().unwrap();
+        assert!(cut.encode_utf16().count() <= 20_000);
+        assert!(cut.contains(marker), "{}", &cut[cut.len() - 300..]);
+        assert!(text.starts_with(&cut[..10_000]));
+    }
 }
 
 #[wasm_bindgen_test]

@@ -4,6 +4,7 @@ mod support;
 
 mod cache_basics;
 mod conformance;
+mod content;
 mod interop;
 mod isolation;
 mod legacy;

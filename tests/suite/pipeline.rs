@@ -270,10 +270,25 @@ async fn call_tool_results_use_structured_content_or_json_text() {
     let visible = wait(host.cache.after_tool_call("q".into(), structured, None))
         .await
         .unwrap();
-    // Still a CallToolResult: structuredContent and the text block carry the visible payload.
-    let uri = field(&field(&visible, "structuredContent"), "_cache_uri");
+    // Still a CallToolResult: the server's text as it was, then a link to the stored data (no
+    // text of the result shows it); structuredContent is the server's own, and `_meta` lists
+    // the reference.
+    let content: Array = field(&visible, "content").unchecked_into();
+    assert_eq!(content.length(), 2);
+    assert_eq!(
+        field(&content.get(0), "text"),
+        JsValue::from_str("240 rows")
+    );
+    let link = content.get(1);
+    assert_eq!(field(&link, "type"), JsValue::from_str("resource_link"));
+    let uri = field(&link, "uri");
     assert!(uri.is_string());
-    assert_eq!(field(&last_text_json(&visible), "_cache_uri"), uri);
+    assert!(js_sys::Object::is(
+        &field(&visible, "structuredContent"),
+        &data
+    ));
+    let minted: Array = field(&field(&visible, "_meta"), "mcp-result-cache/uris").unchecked_into();
+    assert_eq!(minted.get(0), uri);
     assert!(to_json(&read(&host.cache, &uri, JsValue::UNDEFINED).await) == to_json(&data));
     let text_item = obj(&[
         ("type", "text".into()),

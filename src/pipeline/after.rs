@@ -1,0 +1,71 @@
+//! `afterToolCall`: store what a tool returned and answer what the model should see.
+
+use js_sys::JsString;
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::content::{is_call_tool_result, shown_call_tool_result};
+use super::js_args::get_own;
+use super::options::AfterOptions;
+use super::visible::{cut_text, show_payload};
+use crate::cache::ResultCache;
+
+/// Caches the original payload and returns what the model should see. Never throws: a storage
+/// failure is an `error` event and the result is shown without a reference.
+///
+/// Whatever happens to caching, no LLM-visible value exceeds `maxChars`: a JSON payload that was
+/// not stored (too big for `maxEntryBytes`, quota, `enabled: false`, an error result, …) becomes
+/// a summary without `_cache_uri` whose hint says so; other text is cut with a visible marker.
+///
+/// An MCP `CallToolResult` is handled block by block ([`super::content`], docs/CONTENT.md):
+/// invalidation signals applied and kept in front, the data stored once and shown in place of
+/// its JSON text, big text previewed, big media and blobs stored and linked.
+pub async fn after_tool_call(
+    cache: &ResultCache,
+    tool_name: &str,
+    result: &JsValue,
+    options: &AfterOptions,
+) -> JsValue {
+    let (visible, uri) = shown(cache, tool_name, result, options).await;
+    if options.enabled {
+        // Close the dispatch noted by beforeToolCall (for reuseImmutable) on every path.
+        cache.note_result(
+            &options.conv_id,
+            tool_name,
+            uri.as_deref(),
+            options.args_key.as_deref(),
+        );
+    }
+    visible
+}
+
+/// The visible value, and the reference minted for it (`None` when nothing was cached).
+async fn shown(
+    cache: &ResultCache,
+    tool_name: &str,
+    result: &JsValue,
+    options: &AfterOptions,
+) -> (JsValue, Option<String>) {
+    if is_call_tool_result(result) {
+        return shown_call_tool_result(cache, tool_name, result, options).await;
+    }
+    if let Some(text) = result.dyn_ref::<JsString>() {
+        return (cut_text(text, options.max_chars).into(), None);
+    }
+    if !result.is_object() {
+        return (result.clone(), None);
+    }
+    let store = options.enabled && get_own(result, "isError") != JsValue::TRUE;
+    match show_payload(
+        cache,
+        tool_name,
+        &options.conv_id,
+        result,
+        options.max_chars,
+        store,
+    )
+    .await
+    {
+        Some(shown) => shown,
+        None => (result.clone(), None),
+    }
+}

@@ -1,0 +1,120 @@
+//! `beforeToolCall`: the inline-list cap, reuse of immutable results, then substitution.
+
+use wasm_bindgen::JsValue;
+
+use super::js_args::{array_length, canonical_json, get_own, has_own, is_args_object, is_array};
+use super::options::{BeforeOptions, CapOptions};
+use super::substitution::{substitute_args, ArgsOutcome};
+use super::visible::{json_text, visible_payload};
+use crate::cache::payload::utf8_len;
+use crate::cache::{CacheEvent, ResultCache};
+use crate::core::cap::{self, CappedArg};
+use crate::core::envelope::{cache_miss_signature, inline_cap_signature, Envelope};
+use crate::core::record::LookupOutcome;
+use crate::core::substitute::URI_ARG_SUFFIX;
+
+/// What `beforeToolCall` decided.
+pub enum BeforeOutcome {
+    /// Dispatch with these arguments (the caller's own object when nothing changed).
+    Dispatch(JsValue),
+    /// Do not dispatch: an identical call to an `immutable` tool already has this LLM-visible
+    /// result (`reuseImmutable`).
+    Reused(JsValue),
+    /// Do not dispatch; answer the model with the envelope.
+    Block {
+        /// For the model.
+        envelope: Envelope,
+        /// `"<tool>|cache-miss|[…]"` or `"<tool>|inline-cap|<arg>"`.
+        signature: String,
+    },
+}
+
+/// `checkInlineListCap`: the envelope for the first capped argument over the cap, if any, as
+/// `(arg, count, envelope)`.
+pub fn check_inline_list_cap(
+    tool_name: &str,
+    args: &JsValue,
+    options: &CapOptions,
+) -> Option<(String, usize, Envelope)> {
+    if !is_args_object(args) {
+        return None;
+    }
+    let capped = options.arg_names.iter().map(|name| {
+        let value = get_own(args, name);
+        let uri_key = crate::core::text::concat(&[name, URI_ARG_SUFFIX]);
+        let uri = get_own(args, &uri_key);
+        CappedArg {
+            name: name.as_str(),
+            array_len: is_array(&value).then(|| array_length(&value) as usize),
+            has_uri_sibling: has_own(args, &uri_key) && !uri.is_undefined() && !uri.is_null(),
+        }
+    });
+    cap::check_inline_list_cap(tool_name, capped, options.cap)
+        .map(|(arg, count, envelope)| (arg.to_owned(), count, envelope))
+}
+
+/// Runs the inline cap, then substitution. Disabled → the arguments untouched.
+pub async fn before_tool_call(
+    cache: &ResultCache,
+    tool_name: &str,
+    args: &JsValue,
+    options: &BeforeOptions,
+) -> BeforeOutcome {
+    if !options.enabled {
+        return BeforeOutcome::Dispatch(args.clone());
+    }
+    if let Some((arg, count, envelope)) = check_inline_list_cap(tool_name, args, &options.cap) {
+        cache.emit(CacheEvent::Cap {
+            tool_name: tool_name.to_owned(),
+            arg: arg.clone(),
+            count,
+            cap: options.cap.cap,
+        });
+        return BeforeOutcome::Block {
+            envelope,
+            signature: inline_cap_signature(tool_name, &arg),
+        };
+    }
+    let conv = options.conv_id.as_str();
+    let args_key = cache
+        .reuse_immutable()
+        .then(|| canonical_json(args))
+        .flatten();
+    if let Some(key) = &args_key {
+        if let Some(reused) = reused_result(cache, tool_name, conv, key, options.max_chars).await {
+            return BeforeOutcome::Reused(reused);
+        }
+    }
+    let outcome = substitute_args(cache, tool_name, args, Some(conv)).await;
+    if let (Some(key), ArgsOutcome::Same(_) | ArgsOutcome::Replaced(_)) = (args_key, &outcome) {
+        cache.note_dispatch(conv, tool_name, key);
+    }
+    match outcome {
+        ArgsOutcome::Same(same) => BeforeOutcome::Dispatch(same),
+        ArgsOutcome::Replaced(copy) => BeforeOutcome::Dispatch(copy.into()),
+        ArgsOutcome::Blocked { envelope, uris } => BeforeOutcome::Block {
+            signature: cache_miss_signature(tool_name, &uris),
+            envelope,
+        },
+    }
+}
+
+/// The LLM-visible result of an identical earlier call, when it is still fresh.
+async fn reused_result(
+    cache: &ResultCache,
+    tool_name: &str,
+    conv: &str,
+    args_key: &str,
+    max_chars: u32,
+) -> Option<JsValue> {
+    let uri = cache.reusable_uri(conv, tool_name, args_key)?;
+    let LookupOutcome::Hit(payload) = cache.lookup(&uri, Some(conv)).await.ok()? else {
+        return None;
+    };
+    let json = json_text(&payload)?;
+    cache.emit(CacheEvent::Reuse {
+        tool_name: tool_name.to_owned(),
+        uri: uri.clone(),
+    });
+    Some(visible_payload(&payload, &uri, &json, utf8_len(&json), max_chars).0)
+}
