@@ -36,6 +36,7 @@ step node --test tests/js/
 step node tests/e2e/demo.mjs
 step node tests/e2e/reliability.mjs
 step node tests/e2e/legacy.mjs
+step node tests/e2e/reference-servers.mjs
 step node tests/consumers/run.mjs
 # One iteration of the benchmark so it cannot rot (timings belong to npm run bench).
 step node bench/run.mjs --smoke
