@@ -9,11 +9,11 @@ pub mod quota;
 pub use events::CacheEvent;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 
+use crate::core::map::Map;
 use crate::core::policy::{self, StoreDecision};
 use crate::core::record::{CacheRecord, LookupOutcome};
 use crate::core::reuse::ReuseBook;
@@ -91,7 +91,7 @@ pub struct ResultCache {
     separator: String,
     reuse_immutable: bool,
     /// Directives learned from tool descriptions (`observeTools`).
-    directives: RefCell<HashMap<String, CacheDirective>>,
+    directives: RefCell<Map<String, CacheDirective>>,
     /// Dispatched calls and reusable results of `immutable` tools (`reuseImmutable`).
     reuse: RefCell<ReuseBook>,
     /// chatbox-core's database, read through on misses (references minted before a host

@@ -7,6 +7,7 @@ pub mod augment;
 pub mod cap;
 pub mod content;
 pub mod envelope;
+pub mod map;
 pub mod pointer;
 pub mod policy;
 pub mod record;

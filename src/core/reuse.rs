@@ -5,7 +5,9 @@
 //! book remembers calls dispatched and not yet completed, and, once a call's result was stored,
 //! the reference it got. Both maps are bounded: a long chat cannot grow them without limit.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use super::map::Map;
 
 /// Most entries either map holds; beyond it the map starts over (reuse is an optimization).
 pub const REUSE_MAP_LIMIT: usize = 1024;
@@ -18,9 +20,9 @@ type CallKey = (String, String, String);
 #[derive(Debug, Default)]
 pub struct ReuseBook {
     /// (conversation, tool, canonical args) → reference of the stored result.
-    reusable: HashMap<CallKey, String>,
+    reusable: Map<CallKey, String>,
     /// (conversation, tool) → canonical args of calls dispatched and not yet completed.
-    in_flight: HashMap<(String, String), VecDeque<String>>,
+    in_flight: Map<(String, String), VecDeque<String>>,
 }
 
 impl ReuseBook {
@@ -41,8 +43,9 @@ impl ReuseBook {
         }
         let queue = self
             .in_flight
-            .entry((conv_id.to_owned(), tool_name.to_owned()))
-            .or_default();
+            .get_or_insert_with((conv_id.to_owned(), tool_name.to_owned()), |_| {
+                VecDeque::new()
+            });
         if queue.len() >= IN_FLIGHT_PER_TOOL {
             queue.pop_front();
         }
@@ -129,6 +132,11 @@ mod tests {
         for _ in 0..100 {
             book.dispatched("c", "t", "x".into());
         }
-        assert!(book.in_flight[&("c".to_owned(), "t".to_owned())].len() <= IN_FLIGHT_PER_TOOL);
+        assert!(
+            book.in_flight
+                .get(&("c".to_owned(), "t".to_owned()))
+                .map_or(0, VecDeque::len)
+                <= IN_FLIGHT_PER_TOOL
+        );
     }
 }

@@ -18,7 +18,7 @@
 //! monotonic-enough clock, the same one for `put` and `get`). The result type `R` is opaque to
 //! the cache (the JS layer stores a JS value).
 
-use std::collections::HashMap;
+use crate::core::map::Map;
 
 /// Who may reuse a cached result: the SEP-2549 `cacheScope` field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -127,13 +127,13 @@ pub struct ListHit<R> {
 }
 
 /// Whose entry this is: shared (public) or one authorization context's (private).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Owner {
     Shared,
     Private(Option<String>),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     method: String,
     cursor: Option<String>,
@@ -176,13 +176,13 @@ impl<R> Entry<R> {
 /// * For a given caller, a fresh entry beats a stale one; among equally fresh entries, the
 ///   caller's private entry wins over the public one.
 pub struct ListCache<R> {
-    entries: HashMap<Key, Entry<R>>,
+    entries: Map<Key, Entry<R>>,
 }
 
 impl<R> Default for ListCache<R> {
     fn default() -> Self {
         ListCache {
-            entries: HashMap::new(),
+            entries: Map::new(),
         }
     }
 }

@@ -8,8 +8,8 @@
 //! `{ causedBy, patterns, timestamp }` and the notification sink gets one
 //! `notifications/resources/updated` per pattern, whose `params.uri` is the stale URI.
 
+use crate::core::map::Map;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use super::decorate::{invalidation_tag, stale_notification_uri};
 use super::policy::{CacheDirective, PolicyEngine, Rule};
@@ -60,7 +60,7 @@ pub struct StateSync {
     engine: PolicyEngine,
     stale_uri_prefix: String,
     /// Tool name → rule, for the names seen last (bounded by [`MEMO_LIMIT`]).
-    memo: RefCell<HashMap<String, Rule>>,
+    memo: RefCell<Map<String, Rule>>,
 }
 
 impl StateSync {
@@ -85,7 +85,7 @@ impl StateSync {
         let Some(name) = name else {
             return Rule::Defaults;
         };
-        // Looked up and stored by the same key type: one hashing routine in the `.wasm`.
+        // Looked up and stored by the same key type: one comparison routine in the `.wasm`.
         let name = name.to_owned();
         if let Some(&rule) = self.memo.borrow().get(&name) {
             return rule;

@@ -16,8 +16,8 @@
 //! (an entry minted by chatbox-core, whose URI segments differ): its clear cannot be a key-range
 //! delete. Entries this package writes are always inside their conversation's range.
 
+use crate::core::map::Map;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Array, Object};
@@ -97,7 +97,7 @@ fn in_own_range(uri: &str, conv_id: &str) -> bool {
 /// Changes to apply to per-conversation rows at the end of a transaction.
 #[derive(Default)]
 pub(super) struct ConversationDeltas {
-    changes: HashMap<String, ConversationTotals>,
+    changes: Map<String, ConversationTotals>,
     /// Rows read ahead by [`Self::read_ahead`] (a transaction touches few conversations).
     read: Vec<(String, IdbRequest)>,
 }
@@ -105,7 +105,10 @@ pub(super) struct ConversationDeltas {
 impl ConversationDeltas {
     /// Records one entry of `size` bytes added to (`sign` 1) or removed from (`sign` -1) `conv_id`.
     pub(super) fn add(&mut self, conv_id: &str, size: f64, sign: f64) {
-        let delta = &mut self.changes.entry(conv_id.to_owned()).or_default().totals;
+        let delta = &mut self
+            .changes
+            .get_or_insert_with(conv_id.to_owned(), |_| ConversationTotals::default())
+            .totals;
         delta.bytes += sign * size;
         delta.entries += sign;
     }
@@ -194,7 +197,9 @@ pub(super) fn rebuild(tx: &Tx, rows: &Array, uncounted: &[JsValue]) {
         };
         let size = number(&row, fields::SIZE_BYTES).unwrap_or(0.0);
         let regular = in_own_range(&uri, &conv);
-        let entry = rebuilt.changes.entry(conv).or_default();
+        let entry = rebuilt
+            .changes
+            .get_or_insert_with(conv, |_| ConversationTotals::default());
         entry.totals = entry.totals.with_entry(size);
         entry.irregular |= !regular;
     }

@@ -21,8 +21,8 @@
 //! Opening a chatbox-core database (version 1, same store, first two indexes) upgrades it in
 //! place: nothing is deleted.
 
+use crate::core::map::Map;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Object, Reflect};
@@ -334,7 +334,7 @@ pub struct IndexedDbStore {
     name: String,
     slot: Slot,
     /// Last uses seen by reads and not yet written (uri → ms).
-    touched: Rc<RefCell<HashMap<String, f64>>>,
+    touched: Rc<RefCell<Map<String, f64>>>,
     /// Called when our upgrade waits for another context to close its connection.
     on_blocked: RefCell<Option<Rc<dyn Fn()>>>,
     /// Writes waiting for the one transaction their batch's leader runs.
@@ -1180,7 +1180,7 @@ impl RecordStore for IndexedDbStore {
                     .result()
                     .map(JsCast::unchecked_into)
                     .unwrap_or_default();
-                let mut decided: HashMap<String, bool> = HashMap::new();
+                let mut decided: Map<String, bool> = Map::new();
                 for row in rows.iter() {
                     let uri = field(&row, fields::URI);
                     let Some(name) = field(&row, fields::SOURCE_TOOL_NAME).as_string() else {
@@ -1189,7 +1189,7 @@ impl RecordStore for IndexedDbStore {
                         mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), unnamed);
                         continue;
                     };
-                    if *decided.entry(name).or_insert_with_key(|name| matches(name)) {
+                    if *decided.get_or_insert_with(name, |name| matches(name)) {
                         mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), None);
                     }
                 }
@@ -1226,7 +1226,7 @@ impl RecordStore for IndexedDbStore {
             .result()
             .map(JsCast::unchecked_into)
             .unwrap_or_default();
-        let mut last_used: HashMap<String, f64> = rows
+        let mut last_used: Map<String, f64> = rows
             .iter()
             .filter_map(|row| {
                 let uri = field(&row, fields::URI).as_string()?;
@@ -1234,7 +1234,7 @@ impl RecordStore for IndexedDbStore {
             })
             .collect();
         for (uri, last) in self.touched.borrow().iter() {
-            let entry = last_used.entry(uri.clone()).or_insert(*last);
+            let entry = last_used.get_or_insert_with(uri.clone(), |_| *last);
             *entry = entry.max(*last);
         }
         Ok(all

@@ -3,8 +3,8 @@
 //! nothing stored, and non-cloneable values fail with `DataCloneError` exactly as in IndexedDB).
 //! Contents last as long as the cache object.
 
+use crate::core::map::Map;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Reflect};
@@ -24,7 +24,7 @@ use crate::core::text::concat;
 pub struct MemoryStore {
     records: RefCell<Vec<JsRecord>>,
     /// URI → the `last_used_at` its record is ordered by.
-    index: RefCell<HashMap<String, f64>>,
+    index: RefCell<Map<String, f64>>,
     totals: Cell<Totals>,
 }
 
@@ -209,13 +209,13 @@ impl RecordStore for MemoryStore {
         matches: Rc<dyn Fn(&str) -> bool>,
         cause: &str,
     ) -> Result<u32, StoreError> {
-        let mut decided: HashMap<String, bool> = HashMap::new();
+        let mut decided: Map<String, bool> = Map::new();
         let mut marked = 0;
         for record in self.records.borrow_mut().iter_mut() {
             let name = record.source_tool_name.as_str();
             let hit = match decided.get(name) {
                 Some(&hit) => hit,
-                None => *decided.entry(name.to_owned()).or_insert(matches(name)),
+                None => *decided.get_or_insert_with(name.to_owned(), |n| matches(n)),
             };
             if hit && record.stale_cause.is_none() {
                 record.stale_cause = Some(cause.to_owned());
