@@ -221,6 +221,10 @@ export function createWrapMcpClient(api) {
    *   the cache's handler is never replaced). A failing cache does not keep the host's handler
    *   from running. `removeNotificationHandler('notifications/resources/updated')` removes only
    *   the host's. Several caches may wrap one client; each gets the notifications.
+   * - The server's name (`serverInfo.name`, once connected) goes with every call to the cache:
+   *   entries remember which server they came from, and that server's invalidation signals and
+   *   stale notifications touch only its own entries, even when another server has tools of the
+   *   same names.
    * - Everything else is the original client's.
    *
    * @param client an `@modelcontextprotocol/sdk` `Client` (connected or not)
@@ -245,6 +249,12 @@ export function createWrapMcpClient(api) {
     const given = (extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
     const beforeOptions = given({ cap, cappedArgs, maxChars });
     const afterOptions = given({ maxChars, mediaMaxBytes });
+    // The server's own name (known once connected): entries remember it, and its invalidations
+    // and stale notifications touch only its entries, whatever tool names other servers share.
+    const origin = () => {
+      const name = client.getServerVersion?.()?.name;
+      return typeof name === 'string' && name !== '' && !name.includes('\u001f') ? { server: name } : {};
+    };
 
     /** Tool name → the top-level properties of its original input schema (`null`: any). */
     const declared = new Map();
@@ -262,7 +272,7 @@ export function createWrapMcpClient(api) {
       const result = await client.listTools(params, requestOptions);
       remember(result.tools);
       await api.ready();
-      cache.observeTools(result.tools);
+      cache.observeTools(result.tools, origin());
       return { ...result, tools: api.augmentTools(result.tools, augment) };
     }
 
@@ -296,7 +306,7 @@ export function createWrapMcpClient(api) {
       // not get a result to store.
       let noted = false;
       const close = () => {
-        if (noted) cache.afterToolCall(name, { isError: true }, { convId, args }).catch(() => {});
+        if (noted) cache.afterToolCall(name, { isError: true }, { convId, args, ...origin() }).catch(() => {});
       };
 
       // Unused `_uri` properties of strict modes: gone before the cap, reuse and substitution.
@@ -309,7 +319,7 @@ export function createWrapMcpClient(api) {
         }
       }
 
-      const before = await cache.beforeToolCall(name, args, { convId, ...beforeOptions });
+      const before = await cache.beforeToolCall(name, args, { convId, ...beforeOptions, ...origin() });
       let dispatched;
       if (before.dispatch) {
         noted = true;
@@ -359,14 +369,14 @@ export function createWrapMcpClient(api) {
       }
       if (retry) {
         close();
-        return cache.afterToolCall(name, result, { convId, args, ...afterOptions, enabled: false });
+        return cache.afterToolCall(name, result, { convId, args, ...afterOptions, ...origin(), enabled: false });
       }
-      return cache.afterToolCall(name, result, { convId, args, ...afterOptions });
+      return cache.afterToolCall(name, result, { convId, args, ...afterOptions, ...origin() });
     }
 
     // Stale notifications: every wrapping cache first, then the host's (set before or after).
     const chain = resourceUpdatedChain(client);
-    chain.caches.push((notification) => cache.handleNotification(notification));
+    chain.caches.push((notification) => cache.handleNotification(notification, origin()));
 
     const overrides = {
       listTools,

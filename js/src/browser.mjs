@@ -178,8 +178,8 @@ export class ResultCache {
   async invalidate(patterns, options) {
     return (await this.#cache()).invalidate(patterns, options);
   }
-  async handleNotification(message) {
-    return (await this.#cache()).handleNotification(message);
+  async handleNotification(message, options) {
+    return (await this.#cache()).handleNotification(message, options);
   }
   async stats() {
     return (await this.#cache()).stats();
@@ -187,8 +187,8 @@ export class ResultCache {
   async entries(options) {
     return (await this.#cache()).entries(options);
   }
-  observeTools(tools) {
-    return this.#sync('observeTools').observeTools(tools);
+  observeTools(tools, options) {
+    return this.#sync('observeTools').observeTools(tools, options);
   }
   get threshold() {
     return this.#sync('threshold').threshold;

@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 use super::js_error::type_error;
 use crate::cache::{CacheEvent, Clock};
 use crate::core::record::LookupOutcome;
+use crate::core::source::{split_source, SERVER_MARK};
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
 // The catching readers live with the pipeline, which reads caller values too; the host's
 // exports import them from here or from there alike.
@@ -106,10 +107,31 @@ pub(crate) fn lookup_result(outcome: LookupOutcome<JsValue>) -> JsValue {
         } => {
             set(&obj, "status", "stale");
             set(&obj, "cause", cause);
-            set(&obj, "sourceToolName", source_tool_name);
+            set_source(&obj, &source_tool_name);
         }
     }
     obj.into()
+}
+
+/// `sourceToolName`, and `sourceServer` when the entry recorded one.
+pub(crate) fn set_source(obj: &Object, source: &str) {
+    let (server, tool) = split_source(source);
+    set(obj, "sourceToolName", tool);
+    if let Some(server) = server {
+        set(obj, "sourceServer", server);
+    }
+}
+
+/// `server`: absent, or the non-empty name of the MCP server the tool belongs to.
+pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue> {
+    let value = read(options, "server")?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    crate::pipeline::js_args::well_formed(&value)
+        .filter(|s| !s.is_empty() && !s.contains(SERVER_MARK))
+        .map(Some)
+        .ok_or_else(|| type_error("server must be a non-empty string (the MCP server's name)"))
 }
 
 /// `readCachedPayload()`'s value: the payload on a hit, `null` otherwise.
@@ -133,7 +155,7 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
         } => {
             set(&obj, "uri", uri.as_str());
             set(&obj, "convId", conv_id.as_str());
-            set(&obj, "sourceToolName", source_tool_name.as_str());
+            set_source(&obj, source_tool_name);
             set(&obj, "sizeBytes", *size_bytes);
         }
         CacheEvent::Hit { uri } | CacheEvent::Miss { uri } => set(&obj, "uri", uri.as_str()),
@@ -171,7 +193,7 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             set(&obj, "count", *count);
         }
         CacheEvent::Reuse { tool_name, uri } => {
-            set(&obj, "toolName", tool_name.as_str());
+            set(&obj, "toolName", split_source(tool_name).1);
             set(&obj, "uri", uri.as_str());
         }
         CacheEvent::Skip {

@@ -8,7 +8,7 @@ use js_sys::{Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    conv_id_string, conv_scope, optional_non_negative, options_object, read, set,
+    conv_id_string, conv_scope, optional_non_negative, options_object, read, server_option, set,
 };
 use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
@@ -133,6 +133,7 @@ pub(crate) fn before_tool_call(
             conv_id: conv_id_string(&read(&opts, "convId")?)?,
             cap: cap_options(&read(&opts, "cap")?, &read(&opts, "cappedArgs")?)?,
             max_chars: max_chars_option(&opts)?,
+            server: server_option(&opts)?,
         };
         let obj = Object::new();
         match pipeline::before_tool_call(&cache, &tool_name, &args, &before).await {
@@ -177,6 +178,7 @@ pub(crate) fn after_tool_call(
                 "mediaMaxBytes",
             )?
             .map_or(AfterOptions::default().media_max_bytes, |n| n as u64),
+            server: server_option(&opts)?,
             args_key: (!args.is_undefined())
                 .then(|| crate::pipeline::js_args::canonical_json(&args))
                 .flatten(),

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{
     cache_clock, conv_id_string, conv_scope, event_object, lookup_result, optional_function,
-    optional_non_negative, options_object, payload_or_null, read, set,
+    optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
 };
 use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache};
@@ -327,18 +327,19 @@ impl JsResultCache {
     pub fn invalidate(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string[]")] patterns: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "{ cause?: string }")] options: Option<
-            JsValue,
-        >,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ cause?: string; server?: string }")]
+        options: Option<JsValue>,
     ) -> Promise {
         let cache = self.shared();
         promise(async move {
             let patterns = string_list(&patterns, "patterns")?;
-            let cause = read(&options.unwrap_or(JsValue::UNDEFINED), "cause")?
+            let options = options.unwrap_or(JsValue::UNDEFINED);
+            let cause = read(&options, "cause")?
                 .as_string()
                 .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.to_owned());
+            let server = server_option(&options)?;
             let count = cache
-                .invalidate(&patterns, &cause)
+                .invalidate(&patterns, &cause, server.as_deref())
                 .await
                 .map_err(store_error)?;
             Ok(JsValue::from(count))
@@ -349,17 +350,27 @@ impl JsResultCache {
     /// a stale URI (`mcpfusion://stale/<pattern>`, or the released MCP Fusion spellings
     /// `fusion://stale/` and `vurb://stale/`): entries of matching tools
     /// become stale. Other messages are ignored. Resolves how many entries became stale.
+    /// `options.server` names the server that sent it: then only its own entries (and those
+    /// written without a server) are touched.
     #[wasm_bindgen(js_name = handleNotification, unchecked_return_type = "Promise<number>")]
     pub fn handle_notification(
         &self,
         #[wasm_bindgen(unchecked_param_type = "McpNotification")] message: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ server?: string }")] options: Option<
+            JsValue,
+        >,
     ) -> Promise {
         let cache = self.shared();
         promise(async move {
             let method = read(&message, "method")?.as_string().unwrap_or_default();
             let uri = read(&read(&message, "params")?, "uri")?.as_string();
+            let server = server_option(&options.unwrap_or(JsValue::UNDEFINED))?;
             let count = cache
-                .handle_notification(&method, uri.as_deref().unwrap_or_default())
+                .handle_notification(
+                    &method,
+                    uri.as_deref().unwrap_or_default(),
+                    server.as_deref(),
+                )
                 .await
                 .map_err(store_error)?;
             Ok(JsValue::from(count))
@@ -370,21 +381,28 @@ impl JsResultCache {
     /// (as listed by `tools/list`). With `reuseImmutable: true`, an identical call (same tool,
     /// canonical-JSON-equal arguments) to an `immutable` tool in the same conversation is
     /// answered from the cache by `beforeToolCall`; `no-store` tools are never reused.
+    /// `options.server` names the server the tools belong to (pass the same `server` to
+    /// `beforeToolCall` and `afterToolCall`).
     #[wasm_bindgen(js_name = observeTools)]
     pub fn observe_tools(
         &self,
         #[wasm_bindgen(unchecked_param_type = "readonly McpTool[]")] tools: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ server?: string }")] options: Option<
+            JsValue,
+        >,
     ) -> Result<(), JsValue> {
         if !is_array(&tools) {
             return Err(type_error("observeTools expects an array of tools"));
         }
         check_readable(&tools, "tools")?;
+        let server = server_option(&options.unwrap_or(JsValue::UNDEFINED))?;
         for tool in array_items(&tools) {
             if let Some(name) = read(&tool, "name")?.as_string() {
                 let directive = read(&tool, "description")?
                     .as_string()
                     .and_then(|d| crate::state_sync::decorate::parse_cache_control(&d));
-                self.inner.observe_tool(&name, directive);
+                let source = crate::core::source::source_name(server.as_deref(), &name);
+                self.inner.observe_tool(&source, directive);
             }
         }
         Ok(())
@@ -412,7 +430,7 @@ impl JsResultCache {
                     let obj = js_sys::Object::new();
                     set(&obj, "uri", r.uri);
                     set(&obj, "convId", r.conv_id);
-                    set(&obj, "sourceToolName", r.source_tool_name);
+                    set_source(&obj, &r.source_tool_name);
                     set(&obj, "addedAt", r.added_at);
                     set(&obj, "lastUsedAt", r.last_used_at);
                     set(&obj, "sizeBytes", r.size_bytes);

@@ -87,6 +87,8 @@ export interface CacheEntryInfo {
   uri: string;
   convId: string;
   sourceToolName: string;
+  /** The MCP server the tool belongs to, when the host said (`server` option). */
+  sourceServer?: string;
   addedAt: number;
   lastUsedAt: number;
   sizeBytes: number;
@@ -98,7 +100,7 @@ export interface CacheEntryInfo {
 export type LookupResult =
   | { status: "hit"; payload: unknown }
   | { status: "miss" }
-  | { status: "stale"; cause: string; sourceToolName: string };
+  | { status: "stale"; cause: string; sourceToolName: string; sourceServer?: string };
 
 /** A parsed `mcp+cache://` reference. */
 export interface ParsedCacheUri {
@@ -141,6 +143,11 @@ export interface BeforeToolCallOptions {
   cappedArgs?: string[];
   /** For reused results: above this many characters of JSON the model sees a summary. */
   maxChars?: number;
+  /**
+   * The MCP server the tool belongs to (its `serverInfo.name`): reuse of immutable results is
+   * per server and tool. Pass the same `server` to `observeTools` and `afterToolCall`.
+   */
+  server?: string;
 }
 
 /** Result of `beforeToolCall`. */
@@ -170,6 +177,12 @@ export interface AfterToolCallOptions {
    */
   mediaMaxBytes?: number;
   /**
+   * The MCP server the tool belongs to (its `serverInfo.name`). Recorded with every entry
+   * (`sourceServer`); the result's invalidation signals then touch only that server's entries
+   * (and entries written without a server), whatever tool names other servers share.
+   */
+  server?: string;
+  /**
    * The call's arguments as the model wrote them (what you passed to `beforeToolCall`). With
    * `reuseImmutable`, pairs this result with its own call even when calls to the same tool
    * complete out of order; without it, results pair with calls in dispatch order.
@@ -183,7 +196,7 @@ export type CacheEventKind =
 
 /** An event delivered to `onEvent`. */
 export type CacheEvent =
-  | { kind: "write"; uri: string; convId: string; sourceToolName: string; sizeBytes: number }
+  | { kind: "write"; uri: string; convId: string; sourceToolName: string; sourceServer?: string; sizeBytes: number }
   | { kind: "hit"; uri: string }
   | { kind: "miss"; uri: string }
   | { kind: "stale"; uri: string; cause: string }

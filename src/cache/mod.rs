@@ -18,6 +18,7 @@ use crate::core::policy::{self, StoreDecision};
 use crate::core::record::{CacheRecord, LookupOutcome};
 use crate::core::reuse::ReuseBook;
 use crate::core::size::DEFAULT_CACHE_THRESHOLD_BYTES;
+use crate::core::source::{in_scope, split_source};
 use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
 use crate::state_sync::decorate::RESOURCE_UPDATED_METHOD;
@@ -221,9 +222,15 @@ impl ResultCache {
     }
 
     /// Marks stale every entry produced by a tool matching one of `patterns` (glob, the cache's
-    /// separator). Invalid patterns are skipped and reported as an `error` event. Returns how
-    /// many entries became stale.
-    pub async fn invalidate(&self, patterns: &[String], cause: &str) -> Result<u32, StoreError> {
+    /// separator): of every server when `server` is `None` (the host's own call), else of that
+    /// server and entries recorded without one ([`crate::core::source`]). Invalid patterns are
+    /// skipped and reported as an `error` event. Returns how many entries became stale.
+    pub async fn invalidate(
+        &self,
+        patterns: &[String],
+        cause: &str,
+        server: Option<&str>,
+    ) -> Result<u32, StoreError> {
         let mut valid = Vec::with_capacity(patterns.len());
         for pattern in patterns {
             match validate_pattern(pattern, &self.separator) {
@@ -240,8 +247,12 @@ impl ResultCache {
         }
         let separator = self.separator.clone();
         let patterns = valid.clone();
-        let matches =
-            Rc::new(move |name: &str| patterns.iter().any(|p| match_glob(p, name, &separator)));
+        let scope = server.map(str::to_owned);
+        let matches = Rc::new(move |source: &str| {
+            let tool = split_source(source).1;
+            in_scope(scope.as_deref(), source)
+                && patterns.iter().any(|p| match_glob(p, tool, &separator))
+        });
         let count = self
             .store
             .mark_stale(matches, cause)
@@ -258,14 +269,20 @@ impl ResultCache {
     /// A server notification: `notifications/resources/updated` with a stale URI (any released
     /// MCP Fusion scheme: `mcpfusion://stale/`, `fusion://stale/`, `vurb://stale/`) marks the
     /// entries of matching tools stale; anything else changes nothing. Returns how many.
-    pub async fn handle_notification(&self, method: &str, uri: &str) -> Result<u32, StoreError> {
+    /// `server`: the server that sent it (its notifications touch its own entries only).
+    pub async fn handle_notification(
+        &self,
+        method: &str,
+        uri: &str,
+        server: Option<&str>,
+    ) -> Result<u32, StoreError> {
         match stale_pattern(uri) {
             Some(pattern) if method == RESOURCE_UPDATED_METHOD => {
                 // The cause the model reads: "… is stale (invalidated by the server's stale
                 // notification for billing.get_*)".
                 let mut cause = String::from(NOTIFICATION_CAUSE);
                 cause.push_str(pattern);
-                self.invalidate(&[pattern.to_owned()], &cause).await
+                self.invalidate(&[pattern.to_owned()], &cause, server).await
             }
             _ => Ok(0),
         }

@@ -84,7 +84,10 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
             } => {
                 push_unique(&mut stale, uri);
                 push_unique(&mut causes, cause);
-                push_unique(&mut sources, source_tool_name);
+                push_unique(
+                    &mut sources,
+                    super::source::split_source(source_tool_name).1,
+                );
             }
         }
     }

@@ -14,6 +14,7 @@ pub mod record;
 pub mod reuse;
 pub mod size;
 pub mod sort;
+pub mod source;
 pub mod substitute;
 pub mod text;
 pub mod uri;

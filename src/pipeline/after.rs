@@ -8,6 +8,7 @@ use super::js_args::get_own;
 use super::options::AfterOptions;
 use super::visible::{cut_text, show_payload};
 use crate::cache::ResultCache;
+use crate::core::source::source_name;
 
 /// Caches the original payload and returns what the model should see. Never throws: a storage
 /// failure is an `error` event and the result is shown without a reference.
@@ -25,6 +26,9 @@ pub async fn after_tool_call(
     result: &JsValue,
     options: &AfterOptions,
 ) -> JsValue {
+    // Entries record their source: the tool, and its server when the host says.
+    let source = source_name(options.server.as_deref(), tool_name);
+    let tool_name = source.as_str();
     let (visible, uri) = shown(cache, tool_name, result, options).await;
     if options.enabled {
         // Close the dispatch noted by beforeToolCall (for reuseImmutable) on every path.

@@ -11,6 +11,7 @@ use crate::cache::{CacheEvent, ResultCache};
 use crate::core::cap::{self, CappedArg};
 use crate::core::envelope::{cache_miss_signature, inline_cap_signature, Envelope};
 use crate::core::record::LookupOutcome;
+use crate::core::source::source_name;
 use crate::core::substitute::URI_ARG_SUFFIX;
 
 /// What `beforeToolCall` decided.
@@ -75,19 +76,21 @@ pub async fn before_tool_call(
             signature: inline_cap_signature(tool_name, &arg),
         };
     }
+    // Reuse is per source: the same tool name on two servers is two tools.
+    let source = source_name(options.server.as_deref(), tool_name);
     let conv = options.conv_id.as_str();
     let args_key = cache
         .reuse_immutable()
         .then(|| canonical_json(args))
         .flatten();
     if let Some(key) = &args_key {
-        if let Some(reused) = reused_result(cache, tool_name, conv, key, options.max_chars).await {
+        if let Some(reused) = reused_result(cache, &source, conv, key, options.max_chars).await {
             return BeforeOutcome::Reused(reused);
         }
     }
     let outcome = substitute_args(cache, tool_name, args, Some(conv)).await;
     if let (Some(key), ArgsOutcome::Same(_) | ArgsOutcome::Replaced(_)) = (args_key, &outcome) {
-        cache.note_dispatch(conv, tool_name, key);
+        cache.note_dispatch(conv, &source, key);
     }
     match outcome {
         ArgsOutcome::Same(same) => BeforeOutcome::Dispatch(same),

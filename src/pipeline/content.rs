@@ -21,6 +21,7 @@ use crate::core::content::{
     stores_binary, unkept_binary_note, BlockKind, META_URIS_KEY,
 };
 use crate::core::pointer::member_reference;
+use crate::core::source::split_source;
 use crate::core::text::concat;
 use crate::state_sync::invalidation::{is_invalidation_text, parse_invalidations, Invalidation};
 
@@ -345,7 +346,7 @@ impl Builder<'_> {
             Some(uri) => {
                 let name = get_own(holder, "uri")
                     .as_string()
-                    .unwrap_or_else(|| concat(&[self.tool_name, " ", what]));
+                    .unwrap_or_else(|| concat(&[split_source(self.tool_name).1, " ", what]));
                 self.push_link(uri, &name, &mime, bytes, &get_own(block, "annotations"));
                 self.push_text(&stored_binary_note(what, &mime, bytes, uri, pointer));
             }
@@ -412,7 +413,11 @@ pub async fn shown_call_tool_result(
         for invalidation in &split.invalidations {
             // Failures are reported as `error` events by the cache; the result still flows.
             let _ = cache
-                .invalidate(&invalidation.domains, &invalidation.cause)
+                .invalidate(
+                    &invalidation.domains,
+                    &invalidation.cause,
+                    options.server.as_deref(),
+                )
                 .await;
         }
     }
@@ -588,7 +593,7 @@ pub async fn shown_call_tool_result(
     if let (Some(uri), false) = (&data_uri, data_shown) {
         out.push_link(
             uri,
-            &concat(&[tool_name, " structuredContent"]),
+            &concat(&[split_source(tool_name).1, " structuredContent"]),
             "application/json",
             data_bytes,
             &JsValue::UNDEFINED,

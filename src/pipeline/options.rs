@@ -38,6 +38,8 @@ pub struct BeforeOptions {
     pub cap: CapOptions,
     /// For reused results: above this many characters of JSON the model sees a summary.
     pub max_chars: u32,
+    /// The server the tool belongs to, when the host says ([`crate::core::source`]).
+    pub server: Option<String>,
 }
 
 /// Options of `afterToolCall`.
@@ -51,6 +53,9 @@ pub struct AfterOptions {
     pub max_chars: u32,
     /// Decoded bytes above which an image, audio clip or blob is stored and linked.
     pub media_max_bytes: u64,
+    /// The server the tool belongs to, when the host says: recorded with each entry, and the
+    /// scope of the result's invalidation signals ([`crate::core::source`]).
+    pub server: Option<String>,
     /// Canonical JSON of the call's arguments as the model wrote them, when the host passes
     /// them: pairs the result with its own call for `reuseImmutable`, even when calls to the
     /// same tool complete out of order.
@@ -64,6 +69,7 @@ impl Default for AfterOptions {
             conv_id: DEFAULT_CONV_SEGMENT.to_owned(),
             max_chars: DEFAULT_MAX_TOOL_RESULT_CHARS,
             media_max_bytes: u64::from(DEFAULT_MEDIA_MAX_BYTES),
+            server: None,
             args_key: None,
         }
     }

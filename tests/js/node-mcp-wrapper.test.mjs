@@ -332,7 +332,7 @@ test('cap, cappedArgs, maxChars and mediaMaxBytes reach beforeToolCall / afterTo
   assert.ok(shown._truncated, 'maxChars 400 summarizes the stored result');
   assert.ok(shown._cache_uri);
 
-  assert.deepEqual(calls.beforeToolCall.at(-1), { convId: CONV, cap: 3, cappedArgs: ['entities'], maxChars: 400 });
+  assert.deepEqual(calls.beforeToolCall.at(-1), { convId: CONV, cap: 3, cappedArgs: ['entities'], maxChars: 400, server: 'kg' });
   const after = calls.afterToolCall.at(-1);
   assert.equal(after.maxChars, 400);
   assert.equal(after.mediaMaxBytes, 1234);
@@ -344,8 +344,8 @@ test('cap, cappedArgs, maxChars and mediaMaxBytes reach beforeToolCall / afterTo
   const second = await setup({ cache: plain.spy });
   await second.wrapped.callTool({ name: 'create_entities', arguments: { entities: four } });
   assert.equal(second.received.create_entities.length, 1, 'the default cap (20, on `data`) lets 4 through');
-  assert.deepEqual(plain.calls.beforeToolCall.at(-1), { convId: CONV });
-  assert.deepEqual(Object.keys(plain.calls.afterToolCall.at(-1)).sort(), ['args', 'convId']);
+  assert.deepEqual(plain.calls.beforeToolCall.at(-1), { convId: CONV, server: 'kg' }, 'the server\'s name always goes');
+  assert.deepEqual(Object.keys(plain.calls.afterToolCall.at(-1)).sort(), ['args', 'convId', 'server']);
   await second.client.close();
 });
 
@@ -428,4 +428,56 @@ test('multi round-trip: an input_required result comes back untouched, and the r
   assert.equal(visible.env, 'prod');
   assert.equal(visible._cache_uri, undefined, 'the answer-dependent result is not stored');
   await client.close();
+});
+
+/** A server named `name` whose `report.get` returns a big payload and whose `report.refresh`
+ * answers with an invalidation tag for `report.*`. */
+function namedServer(name) {
+  const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { resources: { subscribe: true } } });
+  server.registerTool('report.get', { description: 'A report.', inputSchema: {} }, () => {
+    const payload = { ok: true, server: name, rows: ROWS };
+    return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
+  });
+  server.registerTool('report.refresh', { description: 'Refreshes reports.', inputSchema: {} }, () => ({
+    content: [
+      { type: 'text', text: '<cache_invalidation cause="report.refresh" domains="report.*" />' },
+      { type: 'text', text: JSON.stringify({ ok: true }) },
+    ],
+  }));
+  return server;
+}
+
+test('two servers with the same tool names: each one\'s invalidations and stale notifications stay with its entries', async () => {
+  const cache = newCache();
+  const [alphaServer, betaServer] = [namedServer('alpha'), namedServer('beta')];
+  const alpha = wrapMcpClient(await connect(alphaServer), { cache, convId: CONV });
+  const beta = wrapMcpClient(await connect(betaServer), { cache, convId: CONV });
+  const refA = textJson(await alpha.callTool({ name: 'report.get', arguments: {} }))._cache_uri;
+  const refB = textJson(await beta.callTool({ name: 'report.get', arguments: {} }))._cache_uri;
+  assert.ok(refA && refB);
+  const sources = (await cache.entries({ convId: CONV })).map((e) => [e.sourceServer, e.sourceToolName]).sort();
+  assert.deepEqual(sources, [['alpha', 'report.get'], ['beta', 'report.get']], 'entries remember their server');
+
+  // alpha's invalidation tag marks alpha's entry only.
+  await alpha.callTool({ name: 'report.refresh', arguments: {} });
+  assert.equal((await cache.lookup(refA, { convId: CONV })).status, 'stale');
+  assert.equal((await cache.lookup(refB, { convId: CONV })).status, 'hit', 'beta\'s report is untouched');
+
+  // beta's stale notification marks beta's entry; a fresh alpha entry stays fresh.
+  const refA2 = textJson(await alpha.callTool({ name: 'report.get', arguments: {} }))._cache_uri;
+  await betaServer.server.sendResourceUpdated({ uri: 'mcpfusion://stale/report.get' });
+  for (let i = 0; i < 100 && (await cache.lookup(refB, { convId: CONV })).status !== 'stale'; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.equal((await cache.lookup(refB, { convId: CONV })).status, 'stale');
+  assert.equal((await cache.lookup(refA2, { convId: CONV })).status, 'hit', 'alpha\'s new report is untouched');
+  const stale = await cache.lookup(refB, { convId: CONV });
+  assert.equal(stale.sourceToolName, 'report.get');
+  assert.equal(stale.sourceServer, 'beta');
+
+  // The host's own invalidate, without a server, reaches every server's entries.
+  await cache.invalidate(['report.*'], { cause: 'host' });
+  assert.equal((await cache.lookup(refA2, { convId: CONV })).status, 'stale');
+  // A bad server name is a TypeError, not a silent no-op.
+  await assert.rejects(cache.invalidate(['report.*'], { server: 42 }), TypeError);
 });

@@ -25,7 +25,9 @@ async fn every_released_stale_scheme_marks_entries_stale() {
                 obj(&[("uri", JsValue::from_str(&format!("{scheme}timeseries.*")))]),
             ),
         ]);
-        let count = wait(cache.handle_notification(message)).await.unwrap();
+        let count = wait(cache.handle_notification(message, None))
+            .await
+            .unwrap();
         assert_eq!(count.as_f64(), Some(1.0), "{scheme}");
         let found = wait(cache.lookup(uri.into(), None)).await.unwrap();
         assert_eq!(field(&found, "status"), "stale", "{scheme}");
@@ -39,7 +41,7 @@ async fn every_released_stale_scheme_marks_entries_stale() {
             obj(&[("uri", "https://stale/timeseries.*".into())]),
         ),
     ]);
-    let count = wait(cache.handle_notification(other)).await.unwrap();
+    let count = wait(cache.handle_notification(other, None)).await.unwrap();
     assert_eq!(count.as_f64(), Some(0.0), "other schemes change nothing");
 }
 

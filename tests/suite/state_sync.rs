@@ -225,7 +225,7 @@ async fn fusion_stale_notifications_are_applied() {
     let ignored =
         json(r#"{"method":"notifications/resources/updated","params":{"uri":"file:///x"}}"#);
     assert_eq!(
-        wait(cache.handle_notification(ignored))
+        wait(cache.handle_notification(ignored, None))
             .await
             .unwrap()
             .as_f64(),
@@ -235,7 +235,7 @@ async fn fusion_stale_notifications_are_applied() {
         r#"{"method":"notifications/resources/updated","params":{"uri":"mcpfusion://stale/sprints.*"}}"#,
     );
     assert_eq!(
-        wait(cache.handle_notification(stale))
+        wait(cache.handle_notification(stale, None))
             .await
             .unwrap()
             .as_f64(),
@@ -251,12 +251,15 @@ async fn fusion_stale_notifications_are_applied() {
 async fn identical_calls_to_immutable_tools_are_reused_and_no_store_never() {
     let cache = idb_cache(&[("reuseImmutable", true.into())]);
     cache
-        .observe_tools(json(
-            r#"[
+        .observe_tools(
+            json(
+                r#"[
         {"name":"countries.list","description":"List countries. [Cache-Control: immutable]"},
         {"name":"sprints.list","description":"List sprints. [Cache-Control: no-store]"}
     ]"#,
-        ))
+            ),
+            None,
+        )
         .unwrap();
     let countries = obj(&[(
         "countries",
@@ -383,9 +386,10 @@ fn decorate_tools_and_results_byte_for_byte() {
 async fn an_uncached_result_never_links_its_arguments_to_a_later_one() {
     let cache = idb_cache(&[("reuseImmutable", true.into())]);
     cache
-        .observe_tools(json(
-            r#"[{"name":"geo.lookup","description":"Geo. [Cache-Control: immutable]"}]"#,
-        ))
+        .observe_tools(
+            json(r#"[{"name":"geo.lookup","description":"Geo. [Cache-Control: immutable]"}]"#),
+            None,
+        )
         .unwrap();
     // q=a returns a small (uncached) result; q=b a large one.
     before(&cache, "geo.lookup", json(r#"{"q":"a"}"#)).await;
@@ -420,9 +424,10 @@ async fn a_plain_is_error_payload_is_never_given_a_reference() {
 async fn out_of_order_completions_pair_with_their_own_calls_when_args_are_passed() {
     let cache = idb_cache(&[("reuseImmutable", true.into())]);
     cache
-        .observe_tools(json(
-            r#"[{"name":"geo.lookup","description":"Geo. [Cache-Control: immutable]"}]"#,
-        ))
+        .observe_tools(
+            json(r#"[{"name":"geo.lookup","description":"Geo. [Cache-Control: immutable]"}]"#),
+            None,
+        )
         .unwrap();
     let big = |tag: &str| {
         obj(&[
