@@ -122,6 +122,18 @@ pub(crate) fn set_source(obj: &Object, source: &str) {
     }
 }
 
+/// A reference argument: `None` when it is not a string (a miss); a string with a lone
+/// surrogate is a `TypeError` (it would reach Rust with U+FFFD in its place and could select
+/// another key).
+pub(crate) fn uri_string(value: &JsValue) -> Result<Option<String>, JsValue> {
+    if !value.is_string() {
+        return Ok(None);
+    }
+    crate::pipeline::js_args::well_formed(value)
+        .map(Some)
+        .ok_or_else(|| type_error("uri must be a well-formed string (it has a lone surrogate)"))
+}
+
 /// `server`: absent, or the non-empty name of the MCP server the tool belongs to.
 pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue> {
     let value = read(options, "server")?;

@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{
     cache_clock, conv_id_string, conv_scope, event_object, lookup_result, optional_function,
     optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
+    uri_string,
 };
 use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache};
@@ -186,7 +187,7 @@ pub(crate) fn read_cached_payload(
 ) -> Promise {
     promise(async move {
         let scope = conv_scope(&options)?;
-        let Some(uri) = uri.as_string() else {
+        let Some(uri) = uri_string(&uri)? else {
             return Ok(JsValue::NULL);
         };
         let outcome = cache
@@ -200,7 +201,7 @@ pub(crate) fn read_cached_payload(
 pub(crate) fn lookup(cache: Rc<ResultCache>, uri: JsValue, options: JsValue) -> Promise {
     promise(async move {
         let scope = conv_scope(&options)?;
-        let Some(uri) = uri.as_string() else {
+        let Some(uri) = uri_string(&uri)? else {
             return Ok(lookup_result(crate::core::record::LookupOutcome::Miss));
         };
         let outcome = cache

@@ -42,7 +42,8 @@ pub fn mint_cache_uri(
 pub fn parse_cache_uri(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
 ) -> JsValue {
-    let Some(text) = value.as_string() else {
+    // A lone surrogate is no reference (as a Rust string it would read U+FFFD).
+    let Some(text) = crate::pipeline::js_args::well_formed(&value) else {
         return JsValue::NULL;
     };
     let Some(parsed) = uri::parse_cache_uri(&text) else {

@@ -5,6 +5,7 @@ use wasm_bindgen::JsValue;
 
 use super::js_args::{
     array_items, copy_without, define, get_own, has_own, is_args_object, is_array, own_keys,
+    well_formed,
 };
 use crate::cache::{CacheEvent, ResultCache};
 use crate::core::envelope::{resolution_envelope, Envelope, ReferenceFailure};
@@ -31,14 +32,16 @@ enum UriArg {
     TextList(Vec<String>),
 }
 
+/// A `*_uri` value as references: strings with a lone surrogate are none (as Rust strings they
+/// would read U+FFFD and could select another key), so the argument is left as it is.
 fn uri_arg(value: &JsValue) -> Option<UriArg> {
-    if let Some(s) = value.as_string() {
-        return Some(UriArg::Text(s));
+    if value.is_string() {
+        return well_formed(value).map(UriArg::Text);
     }
     if is_array(value) {
         return array_items(value)
             .iter()
-            .map(|v| v.as_string())
+            .map(well_formed)
             .collect::<Option<Vec<_>>>()
             .map(UriArg::TextList);
     }

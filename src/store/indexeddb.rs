@@ -485,7 +485,7 @@ impl IndexedDbStore {
         let keep = keys.last().cloned();
         let refusals = refused.clone();
         let outcome = self
-            .read_write("writing cache entries", move |tx, handlers, out| {
+            .read_write("writing cache entries", None, move |tx, handlers, out| {
                 // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
                 let mut deltas = ConversationDeltas::default();
                 for (conv_id, size) in conv_ids.iter().zip(&sizes) {
@@ -548,6 +548,15 @@ impl IndexedDbStore {
         Ok((outcome, refused.take()))
     }
 
+    /// Drops the remembered last uses of the URIs starting with `prefix` (one copy of this code,
+    /// not one per caller of the generic `read_write`).
+    #[inline(never)]
+    fn forget_touched(&self, prefix: &str) {
+        self.touched
+            .borrow_mut()
+            .retain(|uri, _| !uri.starts_with(prefix));
+    }
+
     /// Writes the last uses that reads remembered (at most [`TOUCH_FLUSH_LIMIT`] per
     /// transaction), for entries that still exist. Issued first in a write transaction, so the
     /// eviction walk that follows sees them.
@@ -578,15 +587,24 @@ impl IndexedDbStore {
 
     /// Runs a read-write transaction: `issue` issues its requests (all before anything is
     /// awaited), then the transaction's completion is awaited and `outcome` read.
+    ///
+    /// `cleared`: the URI prefix of a conversation whose key range this transaction deletes
+    /// with requests issued at once. Its remembered last uses are dropped instead of flushed:
+    /// a flush's `put` is issued from its `get`'s success event, after those deletes, and would
+    /// bring back the usage rows of deleted entries.
     async fn read_write<T: Copy + Default + 'static>(
         &self,
         context: &str,
+        cleared: Option<&str>,
         issue: impl FnOnce(&Rc<Tx>, &Handlers, Rc<Cell<T>>) -> Result<(), JsValue>,
     ) -> Result<T, StoreError> {
         let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
         let handlers = Handlers::default();
         let _release = handlers.scope();
         let out = Rc::new(Cell::new(T::default()));
+        if let Some(prefix) = cleared {
+            self.forget_touched(prefix);
+        }
         self.flush_touched(&tx, &handlers);
         if let Err(e) = issue(&tx, &handlers, out.clone()) {
             let _ = tx.tx.abort();
@@ -609,61 +627,68 @@ impl IndexedDbStore {
         let own_key = conversation_totals::conv_key(conv_id);
         let declined = Rc::new(Cell::new(false));
         let declined_in_tx = declined.clone();
+        // Entries of other ids sharing the segment lose only a remembered last use (when the
+        // check declines and the range is not deleted after all).
+        let prefix = segment_key_bounds(&segment).0;
         let outcome = self
-            .read_write("clearing a conversation", move |tx, handlers, out| {
-                let range = conversation_range(&segment)?;
-                let in_range = tx.usage.count_with_key(&range)?;
-                let everywhere = tx
-                    .results
-                    .index(fields::CONV_ID)?
-                    .count_with_key(&IdbKeyRange::only(&conv)?.into())?;
-                let own = tx.meta.get(&own_key)?;
-                let totals_request = read_totals(tx)?;
-                tx.results.delete(&range)?;
-                tx.usage.delete(&range)?;
-                let tx2 = tx.clone();
-                with_totals_read(
-                    tx,
-                    handlers,
-                    &totals_request,
-                    Vec::new(),
-                    Box::new(move |totals, recounted| {
-                        let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
-                        let (in_range, everywhere) = (count(&in_range), count(&everywhere));
-                        let own = own
-                            .result()
-                            .ok()
-                            .and_then(|v| ConversationTotals::from_js(&v));
-                        match own {
-                            Some(own)
-                                if !recounted
-                                    && !own.irregular
-                                    && Some(own.totals.entries) == in_range
-                                    && in_range == everywhere =>
-                            {
-                                let _ = tx2.meta.delete(&own_key);
-                                put_totals(
-                                    &tx2,
-                                    Totals {
-                                        bytes: (totals.bytes - own.totals.bytes).max(0.0),
-                                        entries: (totals.entries - own.totals.entries).max(0.0),
-                                    },
-                                );
-                                out.set(own.totals.entries as u32);
+            .read_write(
+                "clearing a conversation",
+                Some(&prefix),
+                move |tx, handlers, out| {
+                    let range = conversation_range(&segment)?;
+                    let in_range = tx.usage.count_with_key(&range)?;
+                    let everywhere = tx
+                        .results
+                        .index(fields::CONV_ID)?
+                        .count_with_key(&IdbKeyRange::only(&conv)?.into())?;
+                    let own = tx.meta.get(&own_key)?;
+                    let totals_request = read_totals(tx)?;
+                    tx.results.delete(&range)?;
+                    tx.usage.delete(&range)?;
+                    let tx2 = tx.clone();
+                    with_totals_read(
+                        tx,
+                        handlers,
+                        &totals_request,
+                        Vec::new(),
+                        Box::new(move |totals, recounted| {
+                            let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
+                            let (in_range, everywhere) = (count(&in_range), count(&everywhere));
+                            let own = own
+                                .result()
+                                .ok()
+                                .and_then(|v| ConversationTotals::from_js(&v));
+                            match own {
+                                Some(own)
+                                    if !recounted
+                                        && !own.irregular
+                                        && Some(own.totals.entries) == in_range
+                                        && in_range == everywhere =>
+                                {
+                                    let _ = tx2.meta.delete(&own_key);
+                                    put_totals(
+                                        &tx2,
+                                        Totals {
+                                            bytes: (totals.bytes - own.totals.bytes).max(0.0),
+                                            entries: (totals.entries - own.totals.entries).max(0.0),
+                                        },
+                                    );
+                                    out.set(own.totals.entries as u32);
+                                }
+                                // Nothing of this id is stored and the range is empty: nothing deleted.
+                                None if !recounted
+                                    && everywhere == Some(0.0)
+                                    && in_range == Some(0.0) => {}
+                                _ => {
+                                    declined_in_tx.set(true);
+                                    let _ = tx2.tx.abort();
+                                }
                             }
-                            // Nothing of this id is stored and the range is empty: nothing deleted.
-                            None if !recounted
-                                && everywhere == Some(0.0)
-                                && in_range == Some(0.0) => {}
-                            _ => {
-                                declined_in_tx.set(true);
-                                let _ = tx2.tx.abort();
-                            }
-                        }
-                    }),
-                );
-                Ok(())
-            })
+                        }),
+                    );
+                    Ok(())
+                },
+            )
             .await;
         match outcome {
             _ if declined.get() => Ok(None),
@@ -686,7 +711,7 @@ impl IndexedDbStore {
         let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
         let own_key = conversation_totals::conv_key(conv_id);
-        self.read_write("clearing a conversation", move |tx, handlers, out| {
+        self.read_write("clearing a conversation", None, move |tx, handlers, out| {
             let range = conversation_range(&segment)?;
             let only = IdbKeyRange::only(&conv)?;
             let index = tx.results.index(fields::CONV_ID)?;
@@ -1042,6 +1067,7 @@ impl RecordStore for IndexedDbStore {
     async fn evict_oldest(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
         self.read_write(
             "evicting least-recently-used entries",
+            None,
             move |tx, handlers, out| {
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
                 with_totals(tx, handlers, Vec::new(), move |totals, _| {
@@ -1141,7 +1167,7 @@ impl RecordStore for IndexedDbStore {
     /// Walks the `addedAt` index with a key cursor (no payload read); each old entry's usage
     /// row gives its size for the totals.
     async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
-        self.read_write("evicting old entries", move |tx, handlers, out| {
+        self.read_write("evicting old entries", None, move |tx, handlers, out| {
             let range = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)?;
             let index = tx.results.index(fields::ADDED_AT)?;
             let (tx2, handlers2) = (tx.clone(), handlers.clone());
@@ -1172,30 +1198,34 @@ impl RecordStore for IndexedDbStore {
         cause: &str,
     ) -> Result<u32, StoreError> {
         let cause = JsValue::from_str(cause);
-        self.read_write("marking cache entries stale", move |tx, handlers, out| {
-            let rows_request = tx.usage.get_all()?;
-            let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            handlers.on(&rows_request, move |request| {
-                let rows: Array = request
-                    .result()
-                    .map(JsCast::unchecked_into)
-                    .unwrap_or_default();
-                let mut decided: Map<String, bool> = Map::new();
-                for row in rows.iter() {
-                    let uri = field(&row, fields::URI);
-                    let Some(name) = field(&row, fields::SOURCE_TOOL_NAME).as_string() else {
-                        let matches = matches.clone();
-                        let unnamed = Some(Unnamed { row, matches });
-                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), unnamed);
-                        continue;
-                    };
-                    if *decided.get_or_insert_with(name, |name| matches(name)) {
-                        mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), None);
+        self.read_write(
+            "marking cache entries stale",
+            None,
+            move |tx, handlers, out| {
+                let rows_request = tx.usage.get_all()?;
+                let (tx2, handlers2) = (tx.clone(), handlers.clone());
+                handlers.on(&rows_request, move |request| {
+                    let rows: Array = request
+                        .result()
+                        .map(JsCast::unchecked_into)
+                        .unwrap_or_default();
+                    let mut decided: Map<String, bool> = Map::new();
+                    for row in rows.iter() {
+                        let uri = field(&row, fields::URI);
+                        let Some(name) = field(&row, fields::SOURCE_TOOL_NAME).as_string() else {
+                            let matches = matches.clone();
+                            let unnamed = Some(Unnamed { row, matches });
+                            mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), unnamed);
+                            continue;
+                        };
+                        if *decided.get_or_insert_with(name, |name| matches(name)) {
+                            mark_one(&tx2, &handlers2, &uri, cause.clone(), out.clone(), None);
+                        }
                     }
-                }
-            });
-            Ok(())
-        })
+                });
+                Ok(())
+            },
+        )
         .await
     }
 

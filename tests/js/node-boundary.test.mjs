@@ -69,3 +69,15 @@ test('100 000 hostile calls leave the module fully working', async () => {
   assert.deepEqual(uncaught, []);
   assert.ok(await stillWorks(api));
 });
+
+test('a lone surrogate in a reference\'s pointer selects nothing: TypeError for lookups, null parse, no substitution', async () => {
+  const cache = new host.ResultCache({ storage: 'memory' });
+  const uri = await cache.cacheToolResult({ payload: { '\uFFFD': 'replacement key', rows: 'x'.repeat(5000) }, convId: 'c' });
+  assert.equal(await cache.readCachedPayload(`${uri}#/\uFFFD`, { convId: 'c' }), 'replacement key', 'the real key resolves');
+  const lone = `${uri}#/\uD800`;
+  await assert.rejects(cache.readCachedPayload(lone, { convId: 'c' }), TypeError);
+  await assert.rejects(cache.lookup(lone, { convId: 'c' }), TypeError);
+  assert.equal(host.parseCacheUri(lone), null);
+  const substituted = await cache.substituteCacheUris({ data_uri: lone }, { convId: 'c' });
+  assert.deepEqual(substituted, { ok: true, args: { data_uri: lone } }, 'left as it is, never the U+FFFD key');
+});
