@@ -15,11 +15,11 @@
 //!
 //! | module | what | may import |
 //! |---|---|---|
-//! | [`core`] | pure protocol rules and cache policy: URIs, sizes, records, JSON Pointers, envelopes, caps, substitution, the budget/eviction/quota policy, reuse bookkeeping, schema augmentation | nothing JS |
+//! | [`core`] | pure protocol rules and cache policy: URIs, sizes, records, JSON Pointers, envelopes, caps, substitution, the budget/eviction/quota policy, reuse bookkeeping, schema augmentation, content rules, entry sources, the map type | nothing JS |
 //! | [`state_sync`] | pure MCP Fusion vocabulary: globs, policies, directives, invalidation tags, what a server's `StateSync` decorates, SEP-2549 list TTLs, URI templates | `core` |
 //! | [`store`] | [`store::RecordStore`]: thin record stores over IndexedDB and memory, and the chatbox-core reader | `core`, `web-sys` |
 //! | [`cache`] | [`cache::ResultCache`]: minting, exact-id scoping, quota recovery, events, one store underneath | `core`, `state_sync`, `store` |
-//! | [`pipeline`] | the host pipeline on JS values: the catching readers of caller values (used by the exports too), substitution, inline cap, `beforeToolCall` / `afterToolCall`, what the model sees | `core`, `state_sync`, `cache` |
+//! | [`pipeline`] | the host pipeline on JS values: the catching readers of caller values (used by the exports too), substitution, inline cap, `beforeToolCall` / `afterToolCall`, what the model sees of each content block | `core`, `state_sync`, `cache` |
 //! | `bindings` | `#[wasm_bindgen]` exports and JS conversions only (the npm package's API) | all of the above |
 //!
 //! The wire protocol these layers implement is written down in docs/PROTOCOL.md.
