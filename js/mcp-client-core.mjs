@@ -21,7 +21,9 @@ function envelopeResult(envelope) {
 
 /** A reused LLM-visible value, as an MCP `CallToolResult`. */
 function visibleResult(visible) {
-  return { content: [{ type: 'text', text: JSON.stringify(visible) }], structuredContent: visible };
+  // No structuredContent: the visible value carries `_cache_*` keys (or is a summary), which the
+  // tool's outputSchema does not declare.
+  return { content: [{ type: 'text', text: JSON.stringify(visible) }] };
 }
 
 function strayReferenceEnvelope(toolName, key) {

@@ -100,7 +100,9 @@ fn split_invalidations(result: &JsValue) -> SplitResult {
 /// top-level members (a server may show the model just the `entities` of `{entities}`), else
 /// the first text block holding a JSON object or array.
 fn find_data(structured: Option<&JsValue>, rest: &[JsValue]) -> Option<(JsValue, Option<usize>)> {
-    let Some(structured) = structured else {
+    // `structuredContent` that is a string, number or `null` is no data to store: its text
+    // follows the text rules.
+    let Some(structured) = structured.filter(|s| s.is_object()) else {
         return rest.iter().enumerate().find_map(|(i, block)| {
             let parsed = json_parse(&text_of(block)?).ok()?;
             parsed.is_object().then_some((parsed, Some(i)))
@@ -126,7 +128,7 @@ fn find_data(structured: Option<&JsValue>, rest: &[JsValue]) -> Option<(JsValue,
         compact == json
             || member_json
                 .get_or_insert_with(|| {
-                    own_keys(structured)
+                    members_of(structured)
                         .iter()
                         .map(|k| get_own(structured, k))
                         .filter(JsValue::is_object)
@@ -137,6 +139,20 @@ fn find_data(structured: Option<&JsValue>, rest: &[JsValue]) -> Option<(JsValue,
     });
     Some((structured.clone(), copy))
 }
+
+/// The top-level keys of an object's members a text block may copy (an array's elements are
+/// not): the first [`MEMBERS_LIMIT`], so matching stays linear in the blocks.
+fn members_of(structured: &JsValue) -> Vec<String> {
+    if super::js_args::is_array(structured) {
+        return Vec::new();
+    }
+    let mut keys = own_keys(structured);
+    keys.truncate(MEMBERS_LIMIT);
+    keys
+}
+
+/// Most members of `structuredContent` compared with the text blocks.
+const MEMBERS_LIMIT: usize = 64;
 
 /// What becomes of one block (not the data's JSON copy).
 enum Step {
@@ -154,7 +170,17 @@ enum Step {
         member: Option<String>,
         stored: Option<usize>,
     },
-    /// Binary data (`pointer` into its stored block, `stored`): a link and a note.
+    /// Binary data the model reads as text (a blob) and that fits: kept when it still fits
+    /// what is left, else a note.
+    Blob {
+        block: JsValue,
+        holder: JsValue,
+        what: String,
+        chars: u32,
+        bytes: u64,
+    },
+    /// Binary data (`pointer` into its stored block, `stored`): a link and a note; when it
+    /// could not be stored, media pass as they are and a blob becomes a note.
     Binary {
         block: JsValue,
         holder: JsValue,
@@ -162,7 +188,7 @@ enum Step {
         pointer: &'static str,
         bytes: u64,
         as_text: bool,
-        stored: usize,
+        stored: Option<usize>,
     },
 }
 
@@ -192,13 +218,11 @@ impl Planner<'_> {
         member: Option<String>,
     ) -> Step {
         let length = text.length();
-        if length <= self.budget {
-            self.spend(length);
-            return Step::Keep(block.clone());
-        }
-        // The preview fills what is left.
-        self.budget = 0;
-        let stored = (member.is_none() && self.options.enabled).then(|| self.stored(block));
+        let fits = length <= self.budget;
+        // A text that fits is kept; one that does not is previewed and fills what is left.
+        self.spend(if fits { length } else { self.budget });
+        let stored =
+            (!fits && member.is_none() && self.options.enabled).then(|| self.stored(block));
         Step::Text {
             block: block.clone(),
             text,
@@ -229,13 +253,21 @@ impl Planner<'_> {
             media_max,
             u64::from(self.budget),
         ) {
-            if as_text {
-                self.spend(chars);
+            if !as_text {
+                return Step::Keep(block.clone());
             }
-            return Step::Keep(block.clone());
+            self.spend(chars);
+            return Step::Blob {
+                block: block.clone(),
+                holder: holder.clone(),
+                what: what.to_owned(),
+                chars,
+                bytes,
+            };
         }
         // A note of about this length follows the link.
         self.spend(300);
+        let stored = self.options.enabled.then(|| self.stored(block));
         Step::Binary {
             block: block.clone(),
             holder: holder.clone(),
@@ -243,7 +275,7 @@ impl Planner<'_> {
             pointer,
             bytes,
             as_text,
-            stored: self.stored(block),
+            stored,
         }
     }
 
@@ -326,6 +358,41 @@ impl Builder<'_> {
         };
         self.spend(shown.length());
         self.content.push(&with_text(block, pointer, &shown));
+    }
+
+    /// The data's JSON copy: the visible payload (with its reference, or the summary) in its
+    /// place; the text as it is when neither applies.
+    fn data_copy(
+        &mut self,
+        block: &JsValue,
+        visible: Option<(JsValue, bool)>,
+        changed: &mut bool,
+        data_shown: &mut bool,
+    ) {
+        match visible {
+            Some((value, whole)) => {
+                *changed = true;
+                *data_shown = true;
+                self.reduced |= !whole;
+                let text = json_text(&value).unwrap_or_else(|| JsString::from(""));
+                self.spend(text.length());
+                self.content.push(&with_text(block, "#/text", &text));
+            }
+            None => {
+                let text = text_of(block).unwrap_or_else(|| JsString::from(""));
+                self.text(block, &text, "#/text", None);
+            }
+        }
+    }
+
+    /// A blob kept as base64 text when it still fits what is left; else a note.
+    fn blob(&mut self, block: &JsValue, holder: &JsValue, what: &str, chars: u32, bytes: u64) {
+        if chars <= self.budget {
+            self.spend(chars);
+            self.content.push(block);
+        } else {
+            self.binary(block, holder, what, "", bytes, true, None);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -436,9 +503,11 @@ pub async fn shown_call_tool_result(
     };
     let data_json = data.as_ref().and_then(json_text);
     let data_bytes = data_json.as_ref().map_or(0, utf8_len);
-    // Top-level string members of the structured data: a text block equal to one is its copy.
-    let members: Vec<(String, JsValue)> = match &structured {
-        Some(s) if is_args_object(s) && !super::js_args::is_array(s) => own_keys(s)
+    // Top-level string members of the structured data: a text block equal to one is its copy,
+    // previewed with a reference into the data — when the data will be stored.
+    let data_stored = options.enabled && data.is_some() && data_bytes >= cache.threshold();
+    let members: Vec<(String, JsValue)> = match &data {
+        Some(s) if data_stored => members_of(s)
             .into_iter()
             .map(|k| {
                 let value = get_own(s, &k);
@@ -491,8 +560,8 @@ pub async fn shown_call_tool_result(
             payload: block,
             conv_id: &options.conv_id,
             source_tool_name: tool_name,
-            // A text block is stored by the usual threshold; binary data always.
-            threshold: (get_own(block, "type").as_string().as_deref() != Some("text")).then_some(0),
+            // Too big to show: stored whatever its size.
+            threshold: Some(0),
             known_size: None,
         });
     }
@@ -504,17 +573,7 @@ pub async fn shown_call_tool_result(
     let data_uri = uris[..blocks_at].first().cloned().flatten();
     let block_uri = |i: usize| uris.get(blocks_at + i).and_then(Option::as_ref);
 
-    // 3. Build what the model sees.
-    let visible = match (&data, &data_json) {
-        (Some(data), Some(json)) => visible_json(
-            data,
-            data_uri.as_deref(),
-            json,
-            data_bytes,
-            options.max_chars,
-        ),
-        _ => None,
-    };
+    // 3. Build what the model sees, within what is left of `maxChars` at each block.
     let mut out = Builder {
         tool_name,
         budget: options.max_chars,
@@ -526,23 +585,23 @@ pub async fn shown_call_tool_result(
     for step in steps {
         match step {
             Step::Keep(block) => {
-                if let Some(text) = text_of(&block) {
-                    out.spend(text.length());
-                }
                 out.content.push(&block);
             }
-            Step::DataCopy(block) => match &visible {
-                Some((value, whole)) => {
-                    changed = true;
-                    out.reduced |= !whole;
-                    let text = json_text(value).unwrap_or_else(|| JsString::from(""));
-                    out.spend(text.length());
-                    out.content.push(&with_text(&block, "#/text", &text));
-                    data_shown = true;
+            Step::Blob {
+                block,
+                holder,
+                what,
+                chars,
+                bytes,
+            } => out.blob(&block, &holder, &what, chars, bytes),
+            Step::DataCopy(block) => match (&data, &data_json) {
+                (Some(data), Some(json)) => {
+                    let visible =
+                        visible_json(data, data_uri.as_deref(), json, data_bytes, out.budget);
+                    out.data_copy(&block, visible, &mut changed, &mut data_shown);
                 }
-                None => {
-                    let text = text_of(&block).unwrap_or_else(|| JsString::from(""));
-                    out.text(&block, &text, "#/text", None);
+                _ => {
+                    out.content.push(&block);
                 }
             },
             Step::Text {
@@ -557,8 +616,8 @@ pub async fn shown_call_tool_result(
                         let reference = data_uri
                             .as_deref()
                             .and_then(|uri| member_reference(uri, &key));
-                        // The preview names the data's reference.
-                        data_shown |= reference.is_some();
+                        // A preview names the data's reference (a text shown whole does not).
+                        data_shown |= reference.is_some() && text.length() > out.budget;
                         reference
                     }
                     None => stored
@@ -576,15 +635,8 @@ pub async fn shown_call_tool_result(
                 as_text,
                 stored,
             } => {
-                out.binary(
-                    &block,
-                    &holder,
-                    &what,
-                    pointer,
-                    bytes,
-                    as_text,
-                    block_uri(stored),
-                );
+                let uri = stored.and_then(block_uri);
+                out.binary(&block, &holder, &what, pointer, bytes, as_text, uri);
             }
         }
     }
@@ -627,15 +679,28 @@ pub async fn shown_call_tool_result(
     (shown.into(), data_uri)
 }
 
-/// `result` with its text blocks cut so that together they show at most `max_chars`
-/// characters (invalidation signals are never cut); the very same object when they fit.
+/// `result` with its texts (text blocks, embedded resources' text) cut so that together they
+/// show at most `max_chars` characters (invalidation signals are never cut); the very same
+/// object when they fit.
 fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
     let content = array_items(&get_own(result, "content"));
-    let texts: Vec<Option<JsString>> = content
+    let texts: Vec<Option<(JsString, &str)>> = content
         .iter()
-        .map(|block| text_of(block).filter(|t| invalidation_text(t).is_none()))
+        .map(|block| match text_of(block) {
+            Some(text) => invalidation_text(&text)
+                .is_none()
+                .then_some((text, "#/text")),
+            None => get_own(&get_own(block, "resource"), "text")
+                .dyn_into::<JsString>()
+                .ok()
+                .map(|text| (text, "#/resource/text")),
+        })
         .collect();
-    let total: u64 = texts.iter().flatten().map(|t| u64::from(t.length())).sum();
+    let total: u64 = texts
+        .iter()
+        .flatten()
+        .map(|(t, _)| u64::from(t.length()))
+        .sum();
     if total <= u64::from(max_chars) {
         return result.clone();
     }
@@ -645,10 +710,10 @@ fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
         .zip(texts)
         .map(|(block, text)| match text {
             None => block,
-            Some(text) => {
+            Some((text, pointer)) => {
                 let shown = cut_text(&text, budget);
                 budget = budget.saturating_sub(shown.length());
-                with_text(&block, "#/text", &shown)
+                with_text(&block, pointer, &shown)
             }
         })
         .collect();
