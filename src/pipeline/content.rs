@@ -99,13 +99,21 @@ fn split_invalidations(result: &JsValue) -> SplitResult {
 /// `structuredContent` (any JSON value) and the text block whose JSON equals it or one of its
 /// top-level members (a server may show the model just the `entities` of `{entities}`), else
 /// the first text block holding a JSON object or array.
-fn find_data(structured: Option<&JsValue>, rest: &[JsValue]) -> Option<(JsValue, Option<usize>)> {
+///
+/// Answers the data's JSON text too (measured once: its size decides storing and showing).
+fn find_data(
+    structured: Option<&JsValue>,
+    rest: &[JsValue],
+) -> Option<(JsValue, Option<usize>, JsString)> {
     // `structuredContent` that is a string, number or `null` is no data to store: its text
     // follows the text rules.
     let Some(structured) = structured.filter(|s| s.is_object()) else {
         return rest.iter().enumerate().find_map(|(i, block)| {
-            let parsed = json_parse(&text_of(block)?).ok()?;
-            parsed.is_object().then_some((parsed, Some(i)))
+            let parsed = json_parse(&text_of(block)?)
+                .ok()
+                .filter(JsValue::is_object)?;
+            let json = json_text(&parsed)?;
+            Some((parsed, Some(i), json))
         });
     };
     let json = json_text(structured)?;
@@ -137,7 +145,7 @@ fn find_data(structured: Option<&JsValue>, rest: &[JsValue]) -> Option<(JsValue,
                 })
                 .contains(&compact)
     });
-    Some((structured.clone(), copy))
+    Some((structured.clone(), copy, json))
 }
 
 /// The top-level keys of an object's members a text block may copy (an array's elements are
@@ -494,14 +502,16 @@ pub async fn shown_call_tool_result(
     // `structuredContent: {content: [...the same blocks]}` (the filesystem server's media) is
     // the content again, not data: the blocks decide, and it goes when they change.
     let mirror = structured.as_ref().is_some_and(|s| {
-        let own = json_text(&get_own(s, "content"));
-        own.is_some() && own == json_text(&get_own(result, "content"))
+        let own = get_own(s, "content");
+        super::js_args::is_array(&own) && json_text(&own) == json_text(&get_own(result, "content"))
     });
-    let (data, copy_at) = match find_data(structured.as_ref(), &split.rest) {
-        Some((data, copy_at)) if !mirror => (Some(data), copy_at),
-        _ => (None, None),
+    let found = (!mirror)
+        .then(|| find_data(structured.as_ref(), &split.rest))
+        .flatten();
+    let (data, copy_at, data_json) = match found {
+        Some((data, copy_at, json)) => (Some(data), copy_at, Some(json)),
+        None => (None, None, None),
     };
-    let data_json = data.as_ref().and_then(json_text);
     let data_bytes = data_json.as_ref().map_or(0, utf8_len);
     // Top-level string members of the structured data: a text block equal to one is its copy,
     // previewed with a reference into the data — when the data will be stored.
