@@ -3,6 +3,8 @@
 //! wasm-pack test --node --test node` (see `scripts/test.sh`).
 #![cfg(target_arch = "wasm32")]
 
+#[path = "suite/call_order.rs"]
+mod call_order;
 #[path = "suite/conformance.rs"]
 mod conformance;
 // Shared with the browser suites, which use every helper; this one only some.

@@ -138,11 +138,22 @@ export class ResultCache {
     else this.#warm = warmUp(options);
   }
 
-  async #cache() {
-    if (!this.#inner) await Promise.all([ready(), this.#warm]);
-    await ready();
-    if (!this.#inner) this.#inner = new wasm.ResultCache(this.#options);
-    return this.#inner;
+  #pending = null;
+
+  // Every async method awaits this one promise: its continuations run in the order the methods
+  // were called, so the operations reach the cache (and take their place in call order, see
+  // docs/ARCHITECTURE.md) in that order too, before and after the module is ready alike.
+  #cache() {
+    return (this.#pending ??= (async () => {
+      if (!this.#inner) {
+        await Promise.all([ready(), this.#warm]);
+        this.#inner ??= new wasm.ResultCache(this.#options);
+      }
+      return this.#inner;
+    })().catch((error) => {
+      this.#pending = null; // a failed fetch or bad options: the next call tries again
+      throw error;
+    }));
   }
 
   #sync(name) {
@@ -203,6 +214,7 @@ export class ResultCache {
     this.#inner?.close();
     this.#inner?.free();
     this.#inner = null;
+    this.#pending = null;
   }
 }
 

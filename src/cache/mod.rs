@@ -2,7 +2,7 @@
 //! one [`SelectedStore`] underneath. JS-facing conversions live in [`crate::bindings`].
 
 mod events;
-mod join;
+pub(crate) mod join;
 pub mod payload;
 pub mod quota;
 
@@ -413,17 +413,6 @@ impl ResultCache {
             size_bytes: record.size_bytes,
         });
         Ok(Some(record.uri))
-    }
-
-    /// Stores several payloads at once (their writes share one transaction) and answers each
-    /// one's reference, in order; `None` for one that was not stored (failures are `error`
-    /// events, as in [`Self::cache_tool_result`]).
-    pub async fn cache_tool_results(&self, requests: Vec<CacheRequest<'_>>) -> Vec<Option<String>> {
-        join::join_all(requests.into_iter().map(|r| self.cache_tool_result(r)))
-            .await
-            .into_iter()
-            .map(|r| r.ok().flatten())
-            .collect()
     }
 
     /// The browser refused a write for lack of storage: the origin has less room than the budget

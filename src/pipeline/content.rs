@@ -14,6 +14,7 @@ use super::js_args::{
 };
 use super::options::AfterOptions;
 use super::visible::{cut_text, head, json_text, visible_json};
+use crate::cache::join::join_all;
 use crate::cache::payload::utf8_len;
 use crate::cache::{CacheRequest, ResultCache};
 use crate::core::content::{
@@ -468,6 +469,14 @@ fn with_text(block: &JsValue, pointer: &str, text: &JsString) -> JsValue {
     copy.into()
 }
 
+/// What `afterToolCall` applies or stores for a result.
+enum Job<'a> {
+    /// One of its invalidation signals.
+    Invalidate(&'a Invalidation),
+    /// Its data, or a block too big to show.
+    Store(CacheRequest<'a>),
+}
+
 /// What the model sees of a `CallToolResult`, and the reference minted for its data. Every
 /// write (the data, big blocks) is issued at once: one transaction.
 pub async fn shown_call_tool_result(
@@ -484,18 +493,6 @@ pub async fn shown_call_tool_result(
         return (cut_text_blocks(result, options.max_chars), None);
     }
     let split = split_invalidations(result);
-    if options.enabled {
-        for invalidation in &split.invalidations {
-            // Failures are reported as `error` events by the cache; the result still flows.
-            let _ = cache
-                .invalidate(
-                    &invalidation.domains,
-                    &invalidation.cause,
-                    options.server.as_deref(),
-                )
-                .await;
-        }
-    }
     let structured = has_own(result, "structuredContent")
         .then(|| get_own(result, "structuredContent"))
         .filter(|s| !s.is_undefined());
@@ -554,33 +551,49 @@ pub async fn shown_call_tool_result(
     }
 
     // 2. Store the data and the big blocks, all at once.
-    let mut requests = Vec::new();
+    // The result's invalidations first, then its writes, all issued together: each takes its
+    // place in call order when first polled, so nothing called after this result comes between
+    // them, and the writes share one transaction.
+    let mut requests: Vec<Job> = split
+        .invalidations
+        .iter()
+        .filter(|_| options.enabled)
+        .map(Job::Invalidate)
+        .collect();
+    let data_at = requests.len();
     if let (Some(data), true) = (&data, options.enabled) {
-        requests.push(CacheRequest {
+        requests.push(Job::Store(CacheRequest {
             payload: data,
             conv_id: &options.conv_id,
             source_tool_name: tool_name,
             threshold: None,
             known_size: Some(data_bytes),
-        });
+        }));
     }
     let blocks_at = requests.len();
     for block in &planner.store {
-        requests.push(CacheRequest {
+        requests.push(Job::Store(CacheRequest {
             payload: block,
             conv_id: &options.conv_id,
             source_tool_name: tool_name,
             // Too big to show: stored whatever its size.
             threshold: Some(0),
             known_size: None,
-        });
+        }));
     }
-    let uris = if requests.is_empty() {
-        Vec::new()
-    } else {
-        cache.cache_tool_results(requests).await
-    };
-    let data_uri = uris[..blocks_at].first().cloned().flatten();
+    let server = options.server.as_deref();
+    let uris = join_all(requests.into_iter().map(|job| async move {
+        match job {
+            // Failures are reported as `error` events by the cache; the result still flows.
+            Job::Invalidate(i) => {
+                let _ = cache.invalidate(&i.domains, &i.cause, server).await;
+                None
+            }
+            Job::Store(request) => cache.cache_tool_result(request).await.ok().flatten(),
+        }
+    }))
+    .await;
+    let data_uri = uris[data_at..blocks_at].first().cloned().flatten();
     let block_uri = |i: usize| uris.get(blocks_at + i).and_then(Option::as_ref);
 
     // 3. Build what the model sees, within what is left of `maxChars` at each block.

@@ -243,6 +243,7 @@ fn evict_oldest_first(
     });
 }
 
+use super::call_order::Sequencer;
 use super::conversation_totals::{
     self, ConversationDeltas, ConversationTotals, SharedDeltas, PER_CONVERSATION,
 };
@@ -337,8 +338,11 @@ pub struct IndexedDbStore {
     touched: Rc<RefCell<Map<String, f64>>>,
     /// Called when our upgrade waits for another context to close its connection.
     on_blocked: RefCell<Option<Rc<dyn Fn()>>>,
-    /// Writes waiting for the one transaction their batch's leader runs.
-    batch: RefCell<Vec<BatchedWrite>>,
+    /// Call order over this database, shared with every store over it in this realm.
+    seq: Rc<Sequencer>,
+    /// Write batches waiting for their turn, oldest first, each under its leader's ticket
+    /// number; only the newest can still be joined (while no other ticket follows it).
+    batches: RefCell<Vec<(u64, Vec<BatchedWrite>)>>,
 }
 
 /// A write waiting in the batch, and where its writer waits for the outcome.
@@ -359,7 +363,8 @@ impl IndexedDbStore {
             slot: Rc::new(RefCell::new(None)),
             touched: Rc::default(),
             on_blocked: RefCell::new(None),
-            batch: RefCell::default(),
+            seq: Sequencer::of(name),
+            batches: RefCell::default(),
         }
     }
 
@@ -402,11 +407,28 @@ impl IndexedDbStore {
         conn.release();
     }
 
-    /// Starts one transaction on [`STORE_NAME`]. A connection the browser already closed
+    /// Starts one transaction on the three stores once `ticket`'s turn has come (every
+    /// operation called before it has created its own: see [`super::call_order`]), and passes
+    /// the turn on — unless `hold` and the transaction was made: the caller passes it then.
+    async fn transaction(
+        &self,
+        mode: IdbTransactionMode,
+        ticket: u64,
+        hold: bool,
+    ) -> Result<Tx, StoreError> {
+        self.seq.turn(ticket).await;
+        let made = self.create_transaction(mode).await;
+        if !hold || made.is_err() {
+            self.seq.pass(ticket);
+        }
+        made
+    }
+
+    /// One transaction on the three stores. A connection the browser already closed
     /// (`InvalidStateError`) is reopened once, transparently.
     ///
     /// [MDN: IDBDatabase.transaction](https://developer.mozilla.org/docs/Web/API/IDBDatabase/transaction)
-    async fn transaction(&self, mode: IdbTransactionMode) -> Result<Tx, StoreError> {
+    async fn create_transaction(&self, mode: IdbTransactionMode) -> Result<Tx, StoreError> {
         let mut retried = false;
         loop {
             let conn = self.connection().await?;
@@ -457,6 +479,7 @@ impl IndexedDbStore {
     async fn write_batch(
         &self,
         batch: &[BatchedWrite],
+        ticket: u64,
     ) -> Result<(WriteOutcome, Vec<Option<StoreError>>), StoreError> {
         // Each URI crosses into JS once: the key and the record's `uri` are the same JS string.
         let (keys, objects): (Vec<JsValue>, Vec<Object>) = batch
@@ -485,65 +508,70 @@ impl IndexedDbStore {
         let keep = keys.last().cloned();
         let refusals = refused.clone();
         let outcome = self
-            .read_write("writing cache entries", None, move |tx, handlers, out| {
-                // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
-                let mut deltas = ConversationDeltas::default();
-                for (conv_id, size) in conv_ids.iter().zip(&sizes) {
-                    deltas.add(conv_id, *size, 1.0);
-                }
-                // The reads go first: IndexedDB answers them while it stores the records, so
-                // the round trip to this page that the totals need overlaps the puts instead of
-                // following them. The conversation rows before the totals: the totals' success
-                // event finds them read.
-                deltas.read_ahead(tx);
-                let totals_request = read_totals(tx)?;
-                let mut incoming = Totals::default();
-                for (i, object) in objects.iter().enumerate() {
-                    match tx.results.put(object) {
-                        Ok(_) => {
-                            tx.usage.put(&idb_objects::usage_row(object))?;
-                            incoming = incoming.with_entry(sizes[i]);
-                        }
-                        Err(e) => {
-                            deltas.add(&conv_ids[i], sizes[i], -1.0);
-                            refusals.borrow_mut()[i] =
-                                Some(StoreError::from_js("writing a cache entry", &e));
+            .read_write(
+                "writing cache entries",
+                None,
+                ticket,
+                move |tx, handlers, out| {
+                    // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
+                    let mut deltas = ConversationDeltas::default();
+                    for (conv_id, size) in conv_ids.iter().zip(&sizes) {
+                        deltas.add(conv_id, *size, 1.0);
+                    }
+                    // The reads go first: IndexedDB answers them while it stores the records, so
+                    // the round trip to this page that the totals need overlaps the puts instead of
+                    // following them. The conversation rows before the totals: the totals' success
+                    // event finds them read.
+                    deltas.read_ahead(tx);
+                    let totals_request = read_totals(tx)?;
+                    let mut incoming = Totals::default();
+                    for (i, object) in objects.iter().enumerate() {
+                        match tx.results.put(object) {
+                            Ok(_) => {
+                                tx.usage.put(&idb_objects::usage_row(object))?;
+                                incoming = incoming.with_entry(sizes[i]);
+                            }
+                            Err(e) => {
+                                deltas.add(&conv_ids[i], sizes[i], -1.0);
+                                refusals.borrow_mut()[i] =
+                                    Some(StoreError::from_js("writing a cache entry", &e));
+                            }
                         }
                     }
-                }
-                let (tx2, handlers2) = (tx.clone(), handlers.clone());
-                with_totals_read(
-                    tx,
-                    handlers,
-                    &totals_request,
-                    keys,
-                    Box::new(move |totals, recounted| {
-                        let mut deltas = deltas;
-                        if recounted {
-                            deltas.forget_read_ahead();
-                        }
-                        let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
-                        evict_oldest_first(&tx2, &handlers2, walk, keep, deltas, {
-                            let tx = tx2.clone();
-                            Box::new(move |walk| {
-                                let after = Totals {
-                                    bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
+                    let (tx2, handlers2) = (tx.clone(), handlers.clone());
+                    with_totals_read(
+                        tx,
+                        handlers,
+                        &totals_request,
+                        keys,
+                        Box::new(move |totals, recounted| {
+                            let mut deltas = deltas;
+                            if recounted {
+                                deltas.forget_read_ahead();
+                            }
+                            let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
+                            evict_oldest_first(&tx2, &handlers2, walk, keep, deltas, {
+                                let tx = tx2.clone();
+                                Box::new(move |walk| {
+                                    let after = Totals {
+                                        bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
+                                            .max(0.0),
+                                        entries: (totals.entries + incoming.entries
+                                            - f64::from(walk.count))
                                         .max(0.0),
-                                    entries: (totals.entries + incoming.entries
-                                        - f64::from(walk.count))
-                                    .max(0.0),
-                                };
-                                put_totals(&tx, after);
-                                out.set(WriteOutcome {
-                                    evicted: walk.count,
-                                    totals: after,
-                                });
-                            })
-                        });
-                    }),
-                );
-                Ok(())
-            })
+                                    };
+                                    put_totals(&tx, after);
+                                    out.set(WriteOutcome {
+                                        evicted: walk.count,
+                                        totals: after,
+                                    });
+                                })
+                            });
+                        }),
+                    );
+                    Ok(())
+                },
+            )
             .await?;
         Ok((outcome, refused.take()))
     }
@@ -585,8 +613,10 @@ impl IndexedDbStore {
         }
     }
 
-    /// Runs a read-write transaction: `issue` issues its requests (all before anything is
-    /// awaited), then the transaction's completion is awaited and `outcome` read.
+    /// Runs a read-write transaction at `ticket`'s turn: `issue` issues its requests (all
+    /// before anything is awaited), then the transaction's completion is awaited and `outcome`
+    /// read. The turn is passed on when the transaction is made, except for a clear's first
+    /// transaction (`cleared` given), whose caller passes it.
     ///
     /// `cleared`: the URI prefix of a conversation whose key range this transaction deletes
     /// with requests issued at once. Its remembered last uses are dropped instead of flushed:
@@ -596,9 +626,11 @@ impl IndexedDbStore {
         &self,
         context: &str,
         cleared: Option<&str>,
+        ticket: u64,
         issue: impl FnOnce(&Rc<Tx>, &Handlers, Rc<Cell<T>>) -> Result<(), JsValue>,
     ) -> Result<T, StoreError> {
-        let tx = Rc::new(self.transaction(IdbTransactionMode::Readwrite).await?);
+        let mode = IdbTransactionMode::Readwrite;
+        let tx = Rc::new(self.transaction(mode, ticket, cleared.is_some()).await?);
         let handlers = Handlers::default();
         let _release = handlers.scope();
         let out = Rc::new(Cell::new(T::default()));
@@ -614,6 +646,50 @@ impl IndexedDbStore {
         Ok(out.get())
     }
 
+    /// Runs the batch of `ticket`: lets the writes called in this turn join (a bounded wait,
+    /// cut short as soon as another operation is called), waits for its turn, writes them all
+    /// in one transaction and hands every writer its outcome.
+    async fn lead(&self, number: u64) {
+        let queued = |batches: &[(u64, Vec<BatchedWrite>)]| {
+            batches
+                .iter()
+                .find(|(n, _)| *n == number)
+                .map_or(0, |(_, w)| w.len())
+        };
+        for _ in 0..BATCH_WAIT_MICROTASKS {
+            let before = queued(&self.batches.borrow());
+            next_microtask().await;
+            if !self.seq.is_last(number) || queued(&self.batches.borrow()) == before {
+                break;
+            }
+        }
+        self.seq.turn(number).await;
+        let batch = {
+            let mut batches = self.batches.borrow_mut();
+            match batches.iter().position(|(n, _)| *n == number) {
+                Some(i) => batches.remove(i).1,
+                None => Vec::new(),
+            }
+        };
+        let outcome = self.write_batch(&batch, number).await;
+        for (i, write) in batch.iter().enumerate() {
+            let own = match &outcome {
+                Err(e) => Err(e.clone()),
+                Ok((_, refused)) if refused[i].is_some() => {
+                    Err(refused[i].clone().unwrap_or_else(|| {
+                        StoreError::new("DataCloneError", "the payload cannot be stored")
+                    }))
+                }
+                // The whole batch's evictions are reported once, by its first write.
+                Ok((o, _)) => Ok(WriteOutcome {
+                    evicted: if i == 0 { o.evicted } else { 0 },
+                    ..*o
+                }),
+            };
+            write.reply.send(own);
+        }
+    }
+
     /// The speculative clear of [`RecordStore::delete_conversation`]: the counts, the rows and
     /// the two key-range deletes issued at once. `Some(cleared)` when the check held; `None`
     /// when it did not, after aborting (which undoes the deletes).
@@ -621,6 +697,7 @@ impl IndexedDbStore {
         &self,
         conv_id: &str,
         segment: &str,
+        ticket: u64,
     ) -> Result<Option<u32>, StoreError> {
         let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
@@ -634,6 +711,7 @@ impl IndexedDbStore {
             .read_write(
                 "clearing a conversation",
                 Some(&prefix),
+                ticket,
                 move |tx, handlers, out| {
                     let range = conversation_range(&segment)?;
                     let in_range = tx.usage.count_with_key(&range)?;
@@ -707,30 +785,40 @@ impl IndexedDbStore {
     /// deploy — and subtracting this clear from totals that missed those writes would compound
     /// the drift. Declines are rare (chatbox-core entries outside their range, ids sharing a
     /// segment), so the recount's cost, one read of the usage rows, is too.
-    async fn clear_checked(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
+    async fn clear_checked(
+        &self,
+        conv_id: &str,
+        segment: &str,
+        ticket: u64,
+    ) -> Result<u32, StoreError> {
         let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
         let own_key = conversation_totals::conv_key(conv_id);
-        self.read_write("clearing a conversation", None, move |tx, handlers, out| {
-            let range = conversation_range(&segment)?;
-            let only = IdbKeyRange::only(&conv)?;
-            let index = tx.results.index(fields::CONV_ID)?;
-            let everywhere = index.count_with_key(&only)?;
-            tx.meta.delete(&TOTALS_KEY.into())?;
-            let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, Vec::new(), move |totals, _| {
-                let everywhere = everywhere.result().ok().and_then(|n| n.as_f64());
-                let scope = Clear {
-                    tx: tx2,
-                    handlers: handlers2,
-                    range,
-                    conv,
-                    own_key,
-                    out,
-                };
-                scope.by_rows(totals, index, only, everywhere.unwrap_or(0.0));
-            })
-        })
+        self.read_write(
+            "clearing a conversation",
+            None,
+            ticket,
+            move |tx, handlers, out| {
+                let range = conversation_range(&segment)?;
+                let only = IdbKeyRange::only(&conv)?;
+                let index = tx.results.index(fields::CONV_ID)?;
+                let everywhere = index.count_with_key(&only)?;
+                tx.meta.delete(&TOTALS_KEY.into())?;
+                let (tx2, handlers2) = (tx.clone(), handlers.clone());
+                with_totals(tx, handlers, Vec::new(), move |totals, _| {
+                    let everywhere = everywhere.result().ok().and_then(|n| n.as_f64());
+                    let scope = Clear {
+                        tx: tx2,
+                        handlers: handlers2,
+                        range,
+                        conv,
+                        own_key,
+                        out,
+                    };
+                    scope.by_rows(totals, index, only, everywhere.unwrap_or(0.0));
+                })
+            },
+        )
         .await
     }
 }
@@ -992,39 +1080,28 @@ impl RecordStore for IndexedDbStore {
     /// [MDN: IDBObjectStore.put](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/put)
     async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
         let reply = Reply::new();
-        let leader = self.batch.borrow().is_empty();
-        self.batch.borrow_mut().push(BatchedWrite {
+        let write = BatchedWrite {
             record: record.clone(),
             budget: *budget,
             reply: reply.clone(),
-        });
-        if leader {
-            // Let the writes issued in this turn join (a bounded wait), then write them all.
-            for _ in 0..BATCH_WAIT_MICROTASKS {
-                let queued = self.batch.borrow().len();
-                next_microtask().await;
-                if self.batch.borrow().len() == queued {
-                    break;
+        };
+        // Join the newest batch when nothing was called since it began; otherwise lead one.
+        let ticket = {
+            let mut batches = self.batches.borrow_mut();
+            match batches.last_mut() {
+                Some((number, writes)) if self.seq.is_last(*number) => {
+                    writes.push(write);
+                    None
+                }
+                _ => {
+                    let ticket = self.seq.ticket();
+                    batches.push((ticket, vec![write]));
+                    Some(ticket)
                 }
             }
-            let batch = std::mem::take(&mut *self.batch.borrow_mut());
-            let outcome = self.write_batch(&batch).await;
-            for (i, write) in batch.iter().enumerate() {
-                let own = match &outcome {
-                    Err(e) => Err(e.clone()),
-                    Ok((_, refused)) if refused[i].is_some() => {
-                        Err(refused[i].clone().unwrap_or_else(|| {
-                            StoreError::new("DataCloneError", "the payload cannot be stored")
-                        }))
-                    }
-                    // The whole batch's evictions are reported once, by its first write.
-                    Ok((o, _)) => Ok(WriteOutcome {
-                        evicted: if i == 0 { o.evicted } else { 0 },
-                        ..*o
-                    }),
-                };
-                write.reply.send(own);
-            }
+        };
+        if let Some(ticket) = ticket {
+            self.lead(ticket).await;
         }
         Received(reply).await
     }
@@ -1043,7 +1120,10 @@ impl RecordStore for IndexedDbStore {
             return Ok(Vec::new());
         }
         let context = "reading cache entries";
-        let tx = self.transaction(IdbTransactionMode::Readonly).await?;
+        let ticket = self.seq.ticket();
+        let tx = self
+            .transaction(IdbTransactionMode::Readonly, ticket, false)
+            .await?;
         let requests = uris
             .iter()
             .map(|uri| tx.results.get(&JsValue::from_str(uri)))
@@ -1068,6 +1148,7 @@ impl RecordStore for IndexedDbStore {
         self.read_write(
             "evicting least-recently-used entries",
             None,
+            self.seq.ticket(),
             move |tx, handlers, out| {
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
                 with_totals(tx, handlers, Vec::new(), move |totals, _| {
@@ -1106,7 +1187,11 @@ impl RecordStore for IndexedDbStore {
     /// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor)
     async fn stats(&self) -> Result<StoreStats, StoreError> {
         let context = "reading cache statistics";
-        let tx = Rc::new(self.transaction(IdbTransactionMode::Readonly).await?);
+        let ticket = self.seq.ticket();
+        let tx = Rc::new(
+            self.transaction(IdbTransactionMode::Readonly, ticket, false)
+                .await?,
+        );
         let handlers = Handlers::default();
         let _release = handlers.scope();
         let totals = Rc::new(Cell::new(Totals::default()));
@@ -1157,27 +1242,40 @@ impl RecordStore for IndexedDbStore {
     /// [MDN: IDBIndex.count](https://developer.mozilla.org/docs/Web/API/IDBIndex/count),
     /// [MDN: IDBTransaction.abort](https://developer.mozilla.org/docs/Web/API/IDBTransaction/abort)
     async fn delete_conversation(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
-        match self.clear_by_range(conv_id, segment).await? {
-            Some(cleared) => Ok(cleared),
+        // Held until both transactions are created: what is called after the clear must not
+        // come between them.
+        let ticket = self.seq.ticket();
+        match self.clear_by_range(conv_id, segment, ticket).await {
             // Declined and rolled back: nothing was deleted.
-            None => self.clear_checked(conv_id, segment).await,
+            Ok(None) => self.clear_checked(conv_id, segment, ticket).await,
+            done => {
+                self.seq.pass(ticket);
+                done.map(Option::unwrap_or_default)
+            }
         }
     }
 
     /// Walks the `addedAt` index with a key cursor (no payload read); each old entry's usage
     /// row gives its size for the totals.
     async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
-        self.read_write("evicting old entries", None, move |tx, handlers, out| {
-            let range = IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)?;
-            let index = tx.results.index(fields::ADDED_AT)?;
-            let (tx2, handlers2) = (tx.clone(), handlers.clone());
-            with_totals(tx, handlers, Vec::new(), move |totals, _| {
-                // Issued from the totals' success event, so its own listener is in place first.
-                if let Ok(keys) = index.get_all_keys_with_key(&range) {
-                    delete_each(&tx2, &handlers2, keys, totals, out);
-                }
-            })
-        })
+        let ticket = self.seq.ticket();
+        self.read_write(
+            "evicting old entries",
+            None,
+            ticket,
+            move |tx, handlers, out| {
+                let range =
+                    IdbKeyRange::upper_bound_with_open(&JsValue::from_f64(cutoff_ms), true)?;
+                let index = tx.results.index(fields::ADDED_AT)?;
+                let (tx2, handlers2) = (tx.clone(), handlers.clone());
+                with_totals(tx, handlers, Vec::new(), move |totals, _| {
+                    // Issued from the totals' success event, so its own listener is in place first.
+                    if let Ok(keys) = index.get_all_keys_with_key(&range) {
+                        delete_each(&tx2, &handlers2, keys, totals, out);
+                    }
+                })
+            },
+        )
         .await
     }
 
@@ -1201,6 +1299,7 @@ impl RecordStore for IndexedDbStore {
         self.read_write(
             "marking cache entries stale",
             None,
+            self.seq.ticket(),
             move |tx, handlers, out| {
                 let rows_request = tx.usage.get_all()?;
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
@@ -1233,7 +1332,10 @@ impl RecordStore for IndexedDbStore {
     /// [MDN: IDBIndex.getAll](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAll)
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
         let context = "listing cache entries";
-        let tx = self.transaction(IdbTransactionMode::Readonly).await?;
+        let ticket = self.seq.ticket();
+        let tx = self
+            .transaction(IdbTransactionMode::Readonly, ticket, false)
+            .await?;
         let store = &tx.results;
         let request = match conv_id {
             None => store.get_all(),

@@ -6,6 +6,7 @@
 //! Payloads are JS values end to end: they are structured-cloned by the browser and never
 //! deserialized into Rust.
 
+mod call_order;
 mod conversation_totals;
 mod error;
 mod idb_events;

@@ -91,6 +91,36 @@ try {
     await page.close();
   });
 
+  await check('call order through the browser entry: a clear called amid 2 000 writes keeps exactly the later 1 000, before and after ready()', async () => {
+    const page = await newPage();
+    const out = await page.evaluate(async () => {
+      const run = async (mrc, dbName) => {
+        const cache = new mrc.ResultCache({ dbName });
+        const payload = { rows: 'x'.repeat(4096) };
+        const before = Array.from({ length: 1000 }, () => cache.cacheToolResult({ payload, convId: 'L' }));
+        const clear = cache.clearConversation('L');
+        const after = Array.from({ length: 1000 }, () => cache.cacheToolResult({ payload, convId: 'L' }));
+        await Promise.all([...before, clear, ...after]);
+        const later = new Set(await Promise.all(after));
+        const survivors = (await cache.entries()).map((e) => e.uri);
+        const exact = survivors.length === later.size && survivors.every((u) => later.has(u));
+        const stats = await cache.stats();
+        cache.free();
+        return { later: later.size, survivors: survivors.length, exact, entries: stats.entries };
+      };
+      // A module instance of its own: its first operations are called before it is ready.
+      const cold = await run(await import('/js/browser.mjs?call-order'), 'order-cold');
+      const warm = await run(window.mrc, 'order-warm');
+      return { cold, warm };
+    });
+    for (const [when, r] of Object.entries(out)) {
+      assert.equal(r.later, 1000, `${when}: every later write stored`);
+      assert.ok(r.exact, `${when}: ${r.survivors} survivors, not exactly the 1 000 later writes`);
+      assert.equal(r.entries, 1000, `${when}: stats agree`);
+    }
+    await page.close();
+  });
+
   await check('two tabs each writing 200 entries concurrently: 400 readable', async () => {
     const [a, b] = await Promise.all([newPage(), newPage()]);
     const write = (page, tab) => page.evaluate(async (tab) => {

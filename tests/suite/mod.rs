@@ -3,6 +3,7 @@
 mod support;
 
 mod cache_basics;
+mod call_order;
 mod conformance;
 mod content;
 mod interop;
