@@ -15,13 +15,14 @@
 //! transaction, if it needs one, is created: when its speculative key-range delete declines,
 //! that transaction must come before anything called after it.
 //!
-//! Tickets are plain numbers, passed on explicitly: every path from taking a ticket reaches
-//! `IndexedDbStore::transaction`, which passes it on whatever happens (an operation's future
-//! is never dropped before it completes: futures run to completion, spawned from the exports).
+//! Tickets are plain numbers, passed on explicitly and only at their turn: every path from
+//! taking a ticket reaches `IndexedDbStore::transaction`, which waits for the turn and passes
+//! it on whatever happens (an operation's future is never dropped before it completes: the
+//! exports spawn them and they run to completion).
 
 use std::cell::{Cell, RefCell};
 use std::future::{poll_fn, Future};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::task::{Poll, Waker};
 
 /// The ticket counter of one database name.
@@ -31,32 +32,26 @@ pub(crate) struct Sequencer {
     issued: Cell<u64>,
     /// The ticket whose transaction is created next.
     turn: Cell<u64>,
-    /// Tickets passed on before their turn came.
-    passed: RefCell<Vec<u64>>,
     /// Operations waiting for their turn.
     waiting: RefCell<Vec<(u64, Waker)>>,
 }
 
 thread_local! {
-    /// One sequencer per database name, shared by every store over it in this realm.
-    static SEQUENCERS: RefCell<Vec<(String, Weak<Sequencer>)>> = RefCell::default();
+    /// One sequencer per database name, shared by every store over it in this realm (kept for
+    /// the realm's lifetime: a few words per database name).
+    static SEQUENCERS: RefCell<Vec<(String, Rc<Sequencer>)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Sequencer {
-    /// The sequencer of database `name` (made on first use; freed with its last store).
+    /// The sequencer of database `name`.
     pub(crate) fn of(name: &str) -> Rc<Self> {
         SEQUENCERS.with(|all| {
             let mut all = all.borrow_mut();
-            all.retain(|(_, s)| s.strong_count() > 0);
-            if let Some(live) = all
-                .iter()
-                .find(|(n, _)| n == name)
-                .and_then(|(_, s)| s.upgrade())
-            {
-                return live;
+            if let Some((_, seq)) = all.iter().find(|(n, _)| n == name) {
+                return seq.clone();
             }
             let made = Rc::new(Self::default());
-            all.push((name.to_owned(), Rc::downgrade(&made)));
+            all.push((name.to_owned(), made.clone()));
             made
         })
     }
@@ -77,36 +72,28 @@ impl Sequencer {
     /// Resolves when every ticket before `ticket` has been passed on.
     pub(crate) fn turn(&self, ticket: u64) -> impl Future<Output = ()> + '_ {
         poll_fn(move |cx| {
-            if self.turn.get() >= ticket {
+            if self.turn.get() == ticket {
                 return Poll::Ready(());
             }
             let mut waiting = self.waiting.borrow_mut();
-            waiting.retain(|(n, _)| *n != ticket);
-            waiting.push((ticket, cx.waker().clone()));
+            match waiting.iter_mut().find(|(n, _)| *n == ticket) {
+                Some(slot) => slot.1 = cx.waker().clone(),
+                None => waiting.push((ticket, cx.waker().clone())),
+            }
             Poll::Pending
         })
     }
 
-    /// Lets the operation after `ticket` create its transaction. Passing a ticket twice, or
-    /// before its turn, is allowed.
+    /// Lets the operation after `ticket` create its transaction. Called at `ticket`'s turn;
+    /// passing it again does nothing.
     pub(crate) fn pass(&self, ticket: u64) {
-        let mut turn = self.turn.get();
-        let mut passed = self.passed.borrow_mut();
-        if ticket > turn {
-            passed.push(ticket);
+        if ticket != self.turn.get() {
             return;
         }
-        if ticket < turn {
-            return;
-        }
-        turn += 1;
-        while let Some(i) = passed.iter().position(|&n| n == turn) {
-            passed.swap_remove(i);
-            turn += 1;
-        }
-        self.turn.set(turn);
+        let next = ticket + 1;
+        self.turn.set(next);
         let mut waiting = self.waiting.borrow_mut();
-        if let Some(i) = waiting.iter().position(|(n, _)| *n == turn) {
+        if let Some(i) = waiting.iter().position(|(n, _)| *n == next) {
             waiting.swap_remove(i).1.wake();
         }
     }
