@@ -98,6 +98,10 @@ try {
         const cache = new mrc.ResultCache({ dbName });
         const payload = { rows: 'x'.repeat(4096) };
         const before = Array.from({ length: 1000 }, () => cache.cacheToolResult({ payload, convId: 'L' }));
+        // The module becomes ready and a synchronous getter runs while the writes still wait:
+        // the clear called next must not overtake them.
+        await mrc.ready();
+        if (cache.storage !== 'indexeddb') throw new Error(`storage ${cache.storage}`);
         const clear = cache.clearConversation('L');
         const after = Array.from({ length: 1000 }, () => cache.cacheToolResult({ payload, convId: 'L' }));
         await Promise.all([...before, clear, ...after]);
