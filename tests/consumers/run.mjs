@@ -15,7 +15,7 @@
 // Output: `ok - <check>` / `not ok - <check>: <reason>` per check (details on stderr), then
 // `consumers: N passed, M failed`; exit code 1 when anything failed. Every wait is bounded;
 // servers, the browser and child processes are cleaned up on every exit path.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -356,6 +356,9 @@ const C = {
   tsNode16: 'tsc with moduleResolution node16 types both an ESM (.mts) and a CommonJS (.cts) consumer',
   serverEsm: 'node ESM imports mcp-result-cache/server (its own module) and decorates tools and results',
   serverCjs: 'node CommonJS requires mcp-result-cache/server; import() gives the same instance',
+  aiSdk: 'ai 7 + @ai-sdk/mcp: generateText (mock model, stopWhen) passes the 240 rows by reference to a real McpServer, blocks a missing reference before the server, shows an image as a media part',
+  aiSdkCjs: 'node CommonJS requires mcp-result-cache/ai-sdk (require(esm)) and runs a clientToolSet tool',
+  tsAiSdk: 'tsc --strict accepts a consumer of mcp-result-cache/ai-sdk with the AI SDK\'s own types (no error outside the AI SDK\'s declarations)',
   noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin)',
   chat: 'react-chat turn in Chromium passes the 240 rows to chart.create by reference',
@@ -440,6 +443,24 @@ async function main() {
     assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
   });
 
+  await check(C.aiSdk, [C.install], async () => {
+    const out = lastJsonLine((await node(['ai-sdk.mjs'], { cwd: projects['node-esm'] })).stdout);
+    assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
+    assert(URI_RE.test(out.reference.split('#')[0]) && out.reference.endsWith('#/rows'), `the model was given ${out.reference}`);
+    assert(JSON.stringify(out.typed) === JSON.stringify({ title: 'cpu', data_uri: out.reference }), `the model typed ${JSON.stringify(out.typed)}`);
+    assert(out.pointsReceived === 240 && out.receivedKeys.join(',') === 'title,data', `the server received ${out.pointsReceived} points, keys ${out.receivedKeys}`);
+    assert(out.serverCallsAfterBlocked === 1, `the blocked call reached the server (${out.serverCallsAfterBlocked} calls)`);
+    assert(/could not be resolved/.test(out.envelopeError) && out.missing?.[0] === 'mcp+cache://chat-ai/AAAAAAAAAAAA', `envelope ${out.envelopeError}`);
+    assert(out.media.type === 'content' && out.media.part === 'file' && out.media.mediaType === 'image/png' && out.media.bytes === 68,
+      `the image reached the model as ${JSON.stringify(out.media)}`);
+    assert(out.answer === '{"ok":true,"points":240}', `answer ${out.answer}`);
+  });
+
+  await check(C.aiSdkCjs, [C.install], async () => {
+    const out = lastJsonLine((await node(['ai-sdk.cjs'], { cwd: projects['node-cjs'] })).stdout);
+    assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
+  });
+
   await check(C.vitest, [C.install], async () => {
     const dir = projects.vitest;
     const report = join(dir, 'vitest-report.json');
@@ -463,6 +484,7 @@ async function main() {
     const entries = [
       { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, runtime: 'js/node.mjs' },
       { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, runtime: 'js/server.node.mjs' },
+      { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, runtime: 'js/ai-sdk.node.mjs' },
     ];
     for (const { dts, consumer, specifier, runtime: entry } of entries) {
       const declared = declaredExports(await readFile(join(installedRoot(), dts), 'utf8'));
@@ -519,6 +541,23 @@ async function main() {
       if (errors.length) error.message = `${errors.length} type error(s), e.g. ${errors[0]}`;
       throw error;
     });
+  });
+
+  await check(C.tsAiSdk, [C.install], async () => {
+    const dir = projects.typescript;
+    // The AI SDK's own declarations do not pass tsc's lib check under these strict options (no
+    // @types/node, exactOptionalPropertyTypes); every other file (the consumer, our
+    // declarations) must type-check without a single error.
+    const aiSdkOwn = /^(\.\.\/)*node_modules\/(ai|@ai-sdk\/[^/]+)\/dist\//;
+    // tsc exits non-zero on those: its whole output is read, not only the tail `run` keeps.
+    const { stdout } = await new Promise((done) => execFile(process.execPath, [TSC, '-p', 'tsconfig.ai-sdk.json', '--pretty', 'false', '--listFiles'],
+      { cwd: dir, maxBuffer: 64 << 20, timeout: STEP_MS - 10_000 }, (error, out) => done({ stdout: String(out ?? ''), error })));
+    const full = stdout;
+    const errors = full.split('\n').filter((l) => /error TS/.test(l));
+    const ours = errors.filter((l) => !aiSdkOwn.test(relative(dir, resolve(dir, l.split('(')[0]))));
+    assert(ours.length === 0, `${ours.length} type error(s): ${ours[0]}`, ours.join('\n'));
+    const expected = join(installedRoot(), 'js/ai-sdk.d.ts');
+    assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
   });
 
   await check(C.noAny, [C.install], async () => {
