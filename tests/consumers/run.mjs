@@ -361,7 +361,7 @@ const C = {
   tsAiSdk: 'tsc --strict accepts a consumer of mcp-result-cache/ai-sdk with the AI SDK\'s own types (no error outside the AI SDK\'s declarations)',
   noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin)',
-  chat: 'react-chat turn in Chromium passes the 240 rows to chart.create by reference',
+  chat: 'react-chat (useChat, client-side tools via onToolCall/addToolOutput, mock model) in Chromium: the chart server receives the 240 rows while the model typed only the reference',
   worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
   plain: 'a plain <script type="module"> page imports js/browser.mjs unbundled and round-trips',
   plainServer: 'a plain <script type="module"> page imports js/server.mjs unbundled and fetches only the server .wasm',
@@ -390,7 +390,7 @@ async function main() {
     // The React example: its committed sources, its manifest minus what the repo root provides
     // (react, react-dom and vite resolve from the root node_modules): only the tarball is added.
     const example = JSON.parse(await readFile(join(EXAMPLE, 'package.json'), 'utf8'));
-    for (const dep of [PACKAGE, 'react', 'react-dom']) {
+    for (const dep of [PACKAGE, 'react', 'react-dom', 'ai', '@ai-sdk/react']) {
       assert(example.dependencies?.[dep], `examples/react-chat/package.json must declare ${dep}`);
     }
     const chat = await createProject('react-chat', {
@@ -451,7 +451,7 @@ async function main() {
     assert(out.pointsReceived === 240 && out.receivedKeys.join(',') === 'title,data', `the server received ${out.pointsReceived} points, keys ${out.receivedKeys}`);
     assert(out.serverCallsAfterBlocked === 1, `the blocked call reached the server (${out.serverCallsAfterBlocked} calls)`);
     assert(/could not be resolved/.test(out.envelopeError) && out.missing?.[0] === 'mcp+cache://chat-ai/AAAAAAAAAAAA', `envelope ${out.envelopeError}`);
-    assert(out.media.type === 'content' && out.media.part === 'file' && out.media.mediaType === 'image/png' && out.media.bytes === 68,
+    assert(out.media.type === 'content' && out.media.part === 'file' && out.media.mediaType === 'image/png' && out.media.sameBytes === true,
       `the image reached the model as ${JSON.stringify(out.media)}`);
     assert(out.answer === '{"ok":true,"points":240}', `answer ${out.answer}`);
   });
@@ -602,7 +602,9 @@ async function main() {
     await page.waitForSelector('#status[data-state="done"], #status[data-state="error"]');
     const status = await dataset(page, '#status');
     assert(status.state === 'done', `chat turn failed: ${status.error || status.text}`);
-    assert(status.points === '240', `chart.create received ${status.points} points`);
+    assert(status.points === '240', `chart.create answered ${status.points} points`);
+    // The chart server itself received the 240 rows, while the model typed only the reference.
+    assert(status.receivedPoints === '240', `the chart server received ${status.receivedPoints} rows`);
     assert(URI_RE.test(status.uri), `minted ${status.uri}`);
     const modelCall = JSON.parse(status.modelArgs);
     assert(modelCall.name === 'chart.create', `model called ${modelCall.name}`);
@@ -612,8 +614,13 @@ async function main() {
       `the model-visible arguments carry rows: ${status.modelArgs.slice(0, 120)}`);
     assert(status.dispatchedKeys === 'title,data', `chart.create was dispatched with ${status.dispatchedKeys}`);
     assert(status.storage === 'indexeddb', `storage ${status.storage}`);
-    const toolTexts = await page.$$eval('.msg.tool', (els) => els.map((e) => e.textContent));
-    assert(toolTexts.length === 2 && toolTexts[0].includes(status.uri), `tool messages: ${toolTexts.join(' | ').slice(0, 200)}`);
+    // useChat's message list renders both tool parts, each with its output available.
+    const toolParts = await page.$$eval('.msg.tool', (els) => els.map((e) => ({ tool: e.dataset.tool, state: e.dataset.state, text: e.textContent })));
+    assert(toolParts.length === 2 && toolParts[0].text.includes(status.uri), `tool parts: ${JSON.stringify(toolParts).slice(0, 200)}`);
+    assert(toolParts.map((p) => `${p.tool}:${p.state}`).join(',') === 'timeseries.query:output-available,chart.create:output-available',
+      `tool parts ${toolParts.map((p) => `${p.tool}:${p.state}`).join(',')}`);
+    assert(status.chatId && URI_RE.test(status.uri) && status.uri.startsWith(`mcp+cache://${status.chatId}/`), `the reference ${status.uri} is not in chat ${status.chatId}`);
+    assert(/Here is your chart \(chart-\d+\) with 240 points\./.test(await page.textContent('.messages')), 'the assistant did not answer');
     const databases = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
     assert(databases.includes('react-chat-example'), `IndexedDB databases: ${databases}`);
     assertNoProblems(chat);
