@@ -15,7 +15,7 @@
 // Output: `ok - <check>` / `not ok - <check>: <reason>` per check (details on stderr), then
 // `consumers: N passed, M failed`; exit code 1 when anything failed. Every wait is bounded;
 // servers, the browser and child processes are cleaned up on every exit path.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -356,9 +356,12 @@ const C = {
   tsNode16: 'tsc with moduleResolution node16 types both an ESM (.mts) and a CommonJS (.cts) consumer',
   serverEsm: 'node ESM imports mcp-result-cache/server (its own module) and decorates tools and results',
   serverCjs: 'node CommonJS requires mcp-result-cache/server; import() gives the same instance',
+  aiSdk: 'ai 7 + @ai-sdk/mcp: generateText (mock model, stopWhen) passes the 240 rows by reference to a real McpServer, blocks a missing reference before the server, shows an image as a media part',
+  aiSdkCjs: 'node CommonJS requires mcp-result-cache/ai-sdk (require(esm)) and runs a clientToolSet tool',
+  tsAiSdk: 'tsc --strict accepts a consumer of mcp-result-cache/ai-sdk with the AI SDK\'s own types (no error outside the AI SDK\'s declarations)',
   noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin)',
-  chat: 'react-chat turn in Chromium passes the 240 rows to chart.create by reference',
+  chat: 'react-chat (useChat, client-side tools via onToolCall/addToolOutput, mock model) in Chromium: the chart server receives the 240 rows while the model typed only the reference',
   worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
   plain: 'a plain <script type="module"> page imports js/browser.mjs unbundled and round-trips',
   plainServer: 'a plain <script type="module"> page imports js/server.mjs unbundled and fetches only the server .wasm',
@@ -387,7 +390,7 @@ async function main() {
     // The React example: its committed sources, its manifest minus what the repo root provides
     // (react, react-dom and vite resolve from the root node_modules): only the tarball is added.
     const example = JSON.parse(await readFile(join(EXAMPLE, 'package.json'), 'utf8'));
-    for (const dep of [PACKAGE, 'react', 'react-dom']) {
+    for (const dep of [PACKAGE, 'react', 'react-dom', 'ai', '@ai-sdk/react']) {
       assert(example.dependencies?.[dep], `examples/react-chat/package.json must declare ${dep}`);
     }
     const chat = await createProject('react-chat', {
@@ -440,6 +443,24 @@ async function main() {
     assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
   });
 
+  await check(C.aiSdk, [C.install], async () => {
+    const out = lastJsonLine((await node(['ai-sdk.mjs'], { cwd: projects['node-esm'] })).stdout);
+    assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
+    assert(URI_RE.test(out.reference.split('#')[0]) && out.reference.endsWith('#/rows'), `the model was given ${out.reference}`);
+    assert(JSON.stringify(out.typed) === JSON.stringify({ title: 'cpu', data_uri: out.reference }), `the model typed ${JSON.stringify(out.typed)}`);
+    assert(out.pointsReceived === 240 && out.receivedKeys.join(',') === 'title,data', `the server received ${out.pointsReceived} points, keys ${out.receivedKeys}`);
+    assert(out.serverCallsAfterBlocked === 1, `the blocked call reached the server (${out.serverCallsAfterBlocked} calls)`);
+    assert(/could not be resolved/.test(out.envelopeError) && out.missing?.[0] === 'mcp+cache://chat-ai/AAAAAAAAAAAA', `envelope ${out.envelopeError}`);
+    assert(out.media.type === 'content' && out.media.part === 'file' && out.media.mediaType === 'image/png' && out.media.sameBytes === true,
+      `the image reached the model as ${JSON.stringify(out.media)}`);
+    assert(out.answer === '{"ok":true,"points":240}', `answer ${out.answer}`);
+  });
+
+  await check(C.aiSdkCjs, [C.install], async () => {
+    const out = lastJsonLine((await node(['ai-sdk.cjs'], { cwd: projects['node-cjs'] })).stdout);
+    assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
+  });
+
   await check(C.vitest, [C.install], async () => {
     const dir = projects.vitest;
     const report = join(dir, 'vitest-report.json');
@@ -463,6 +484,7 @@ async function main() {
     const entries = [
       { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, runtime: 'js/node.mjs' },
       { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, runtime: 'js/server.node.mjs' },
+      { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, runtime: 'js/ai-sdk.node.mjs' },
     ];
     for (const { dts, consumer, specifier, runtime: entry } of entries) {
       const declared = declaredExports(await readFile(join(installedRoot(), dts), 'utf8'));
@@ -521,6 +543,23 @@ async function main() {
     });
   });
 
+  await check(C.tsAiSdk, [C.install], async () => {
+    const dir = projects.typescript;
+    // The AI SDK's own declarations do not pass tsc's lib check under these strict options (no
+    // @types/node, exactOptionalPropertyTypes); every other file (the consumer, our
+    // declarations) must type-check without a single error.
+    const aiSdkOwn = /^(\.\.\/)*node_modules\/(ai|@ai-sdk\/[^/]+)\/dist\//;
+    // tsc exits non-zero on those: its whole output is read, not only the tail `run` keeps.
+    const { stdout } = await new Promise((done) => execFile(process.execPath, [TSC, '-p', 'tsconfig.ai-sdk.json', '--pretty', 'false', '--listFiles'],
+      { cwd: dir, maxBuffer: 64 << 20, timeout: STEP_MS - 10_000 }, (error, out) => done({ stdout: String(out ?? ''), error })));
+    const full = stdout;
+    const errors = full.split('\n').filter((l) => /error TS/.test(l));
+    const ours = errors.filter((l) => !aiSdkOwn.test(relative(dir, resolve(dir, l.split('(')[0]))));
+    assert(ours.length === 0, `${ours.length} type error(s): ${ours[0]}`, ours.join('\n'));
+    const expected = join(installedRoot(), 'js/ai-sdk.d.ts');
+    assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
+  });
+
   await check(C.noAny, [C.install], async () => {
     const root = installedRoot();
     const files = (await listFiles(root)).filter((f) => f.endsWith('.d.ts'));
@@ -563,7 +602,9 @@ async function main() {
     await page.waitForSelector('#status[data-state="done"], #status[data-state="error"]');
     const status = await dataset(page, '#status');
     assert(status.state === 'done', `chat turn failed: ${status.error || status.text}`);
-    assert(status.points === '240', `chart.create received ${status.points} points`);
+    assert(status.points === '240', `chart.create answered ${status.points} points`);
+    // The chart server itself received the 240 rows, while the model typed only the reference.
+    assert(status.receivedPoints === '240', `the chart server received ${status.receivedPoints} rows`);
     assert(URI_RE.test(status.uri), `minted ${status.uri}`);
     const modelCall = JSON.parse(status.modelArgs);
     assert(modelCall.name === 'chart.create', `model called ${modelCall.name}`);
@@ -573,8 +614,13 @@ async function main() {
       `the model-visible arguments carry rows: ${status.modelArgs.slice(0, 120)}`);
     assert(status.dispatchedKeys === 'title,data', `chart.create was dispatched with ${status.dispatchedKeys}`);
     assert(status.storage === 'indexeddb', `storage ${status.storage}`);
-    const toolTexts = await page.$$eval('.msg.tool', (els) => els.map((e) => e.textContent));
-    assert(toolTexts.length === 2 && toolTexts[0].includes(status.uri), `tool messages: ${toolTexts.join(' | ').slice(0, 200)}`);
+    // useChat's message list renders both tool parts, each with its output available.
+    const toolParts = await page.$$eval('.msg.tool', (els) => els.map((e) => ({ tool: e.dataset.tool, state: e.dataset.state, text: e.textContent })));
+    assert(toolParts.length === 2 && toolParts[0].text.includes(status.uri), `tool parts: ${JSON.stringify(toolParts).slice(0, 200)}`);
+    assert(toolParts.map((p) => `${p.tool}:${p.state}`).join(',') === 'timeseries.query:output-available,chart.create:output-available',
+      `tool parts ${toolParts.map((p) => `${p.tool}:${p.state}`).join(',')}`);
+    assert(status.chatId && URI_RE.test(status.uri) && status.uri.startsWith(`mcp+cache://${status.chatId}/`), `the reference ${status.uri} is not in chat ${status.chatId}`);
+    assert(/Here is your chart \(chart-\d+\) with 240 points\./.test(await page.textContent('.messages')), 'the assistant did not answer');
     const databases = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
     assert(databases.includes('react-chat-example'), `IndexedDB databases: ${databases}`);
     assertNoProblems(chat);

@@ -1,18 +1,27 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { useChat } from '@ai-sdk/react';
+import { lastAssistantMessageIsCompleteWithToolCalls } from 'ai';
 import { startServers } from './mcpServers.js';
-import { nextModelStep } from './scriptedModel.js';
-import { cache, connectHost, modelText } from './host.js';
+import { cache, connectTools, localTransport } from './host.js';
 
-// One set of in-page MCP servers and one host for the page (not per render or per effect run).
-let conversation = 'react-chat';
+// One set of in-page MCP servers and their wrapped tools for the page (not per render). Each tool
+// call is cached under the conversation it belongs to: the `useChat` chat's id.
+let activeChat = 'react-chat';
 let started = null;
 function servers() {
-  started ??= startServers().then(async (s) => ({ ...s, host: await connectHost(s.clients, () => conversation) }));
+  started ??= startServers().then(async (s) => ({ ...s, ...(await connectTools(s.clients, () => activeChat)) }));
   return started;
 }
 
 const QUESTION = 'Chart cpu.load for the last 4 hours.';
 const preview = (s, n = 220) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+const isToolPart = (part) => part.type === 'dynamic-tool' || part.type.startsWith('tool-');
+
+/** The text the model was given of a tool's output (a CallToolResult's text blocks). */
+function outputText(output) {
+  if (Array.isArray(output?.content)) return output.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+  return typeof output === 'string' ? output : JSON.stringify(output ?? null);
+}
 
 // What the model was given for a tool result: the head of the JSON, its size, and the reference.
 function ToolText({ text }) {
@@ -80,88 +89,17 @@ function useWorkerRoundTrip() {
 }
 
 export function App() {
-  const [messages, setMessages] = useState([]);
-  const [status, setStatus] = useState({ state: 'idle' });
-  const [chart, setChart] = useState(null);
+  const [setup, setSetup] = useState(null);
+  const [failure, setFailure] = useState(null);
   const worker = useWorkerRoundTrip();
-
-  async function runTurn() {
-    const log = [{ role: 'user', text: QUESTION }];
-    const found = {};
-    setMessages([...log]);
-    setStatus({ state: 'running' });
-    try {
-      const { host, received } = await servers();
-      conversation = `chat-${Date.now().toString(36)}`;
-      for (let step = 0; step < 5; step++) {
-        const action = nextModelStep(log);
-        if (action.type === 'text') {
-          log.push({ role: 'assistant', text: action.text });
-          break;
-        }
-        const call = JSON.stringify({ name: action.name, arguments: action.arguments });
-        log.push({ role: 'assistant', text: `tool call → ${call}`, call });
-        setMessages([...log]);
-        const calls = received.length;
-        const text = modelText(await host.callTool(action.name, action.arguments));
-        log.push({ role: 'tool', name: action.name, text });
-        setMessages([...log]);
-        if (action.name === 'timeseries.query') found.uri = JSON.parse(text)._cache_uri;
-        if (action.name === 'chart.create') {
-          const result = JSON.parse(text);
-          found.modelArgs = call;
-          // What the chart server itself received: `data`, never the reference.
-          const dispatched = received.length > calls ? received.at(-1) : null;
-          found.dispatchedKeys = dispatched ? Object.keys(dispatched).join(',') : '';
-          found.points = result.points;
-          if (result.ok) setChart(result.values);
-        }
-      }
-      setMessages([...log]);
-      // `storage` is a synchronous getter: fine here, the awaited calls above loaded the wasm.
-      setStatus({
-        state: found.points ? 'done' : 'error',
-        storage: cache.storage,
-        error: found.points ? undefined : log.at(-1).text,
-        ...found,
-      });
-    } catch (error) {
-      setStatus({ state: 'error', error: `${error?.name}: ${error?.message}` });
-    }
-  }
-
+  useEffect(() => {
+    servers().then(setSetup, (e) => setFailure(`${e?.name}: ${e?.message}`));
+  }, []);
   return (
     <main>
       <h1>React chat · results by reference</h1>
       <section className="panel">
-        <ol className="messages">
-          {messages.map((m, i) => (
-            <li key={i} className={`msg ${m.role}`}>
-              <span className="who">{m.role === 'tool' ? `tool result · ${m.name}` : m.role}</span>
-              {m.role === 'tool' ? <ToolText text={m.text} /> : m.text}
-            </li>
-          ))}
-        </ol>
-        {chart && <Sparkline values={chart} />}
-        <button id="send" onClick={runTurn} disabled={status.state === 'running'}>
-          {QUESTION}
-        </button>
-        <output
-          id="status"
-          data-state={status.state}
-          data-uri={status.uri ?? ''}
-          data-points={status.points ?? ''}
-          data-model-args={status.modelArgs ?? ''}
-          data-dispatched-keys={status.dispatchedKeys ?? ''}
-          data-storage={status.storage ?? ''}
-          data-error={status.error ?? ''}
-        >
-          {status.state === 'done'
-            ? `chart.create received ${status.points} points; the model typed ${status.modelArgs.length} characters (${status.uri})`
-            : status.state === 'error'
-              ? `error: ${status.error}`
-              : status.state}
-        </output>
+        {setup ? <Chat setup={setup} /> : <output id="status" data-state={failure ? 'error' : 'idle'} data-error={failure ?? ''}>{failure ?? 'starting…'}</output>}
         <output
           id="worker-status"
           data-state={worker.state}
@@ -178,5 +116,98 @@ export function App() {
         </output>
       </section>
     </main>
+  );
+}
+
+/**
+ * The chat: `useChat` over a transport to the agent (in a real app, `DefaultChatTransport` to a
+ * route handler running `streamText` with the same declared tools). The tools run here, in the
+ * page: `onToolCall` executes the wrapped tool and `addToolOutput` hands the model its output.
+ */
+function Chat({ setup }) {
+  const chatId = useMemo(() => `chat-${Date.now().toString(36)}`, []);
+  const [{ transport, calls }] = useState(() => localTransport(setup.declared));
+  activeChat = chatId;
+  const { messages, sendMessage, addToolOutput, status, error } = useChat({
+    id: chatId,
+    transport,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+    async onToolCall({ toolCall }) {
+      const tool = setup.tools[toolCall.toolName];
+      try {
+        const output = await tool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [] });
+        addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
+      } catch (e) {
+        addToolOutput({ state: 'output-error', tool: toolCall.toolName, toolCallId: toolCall.toolCallId, errorText: String(e?.message ?? e) });
+      }
+    },
+  });
+
+  const parts = messages.flatMap((m) => m.parts.map((part) => ({ role: m.role, part })));
+  const toolParts = parts.filter(({ part }) => isToolPart(part)).map(({ part }) => part);
+  const answered = status === 'ready' && messages.at(-1)?.role === 'assistant' && messages.at(-1).parts.at(-1)?.type === 'text';
+  const result = (() => {
+    if (error) return { state: 'error', error: String(error.message ?? error) };
+    if (!answered) return { state: messages.length ? 'running' : 'idle' };
+    const [data, chart] = toolParts;
+    const chartOutput = chart?.state === 'output-available' ? JSON.parse(outputText(chart.output)) : null;
+    if (!chartOutput?.ok) return { state: 'error', error: messages.at(-1).parts.at(-1).text };
+    const typed = calls.find((c) => c.name === 'chart.create');
+    const received = setup.received.at(-1);
+    return {
+      state: 'done',
+      uri: JSON.parse(outputText(data.output))._cache_uri,
+      points: chartOutput.points,
+      values: chartOutput.values,
+      // What the model typed, and what the chart server itself received: `data`, never the reference.
+      modelArgs: JSON.stringify({ name: typed.name, arguments: JSON.parse(typed.input) }),
+      dispatchedKeys: received ? Object.keys(received).join(',') : '',
+      receivedPoints: received?.data?.length ?? 0,
+      // `storage` is a synchronous getter: fine here, the tool calls above loaded the wasm.
+      storage: cache.storage,
+    };
+  })();
+
+  return (
+    <>
+      <ol className="messages">
+        {parts.map(({ role, part }, i) =>
+          part.type === 'text' ? (
+            <li key={i} className={`msg ${role}`}>
+              <span className="who">{role}</span>
+              {part.text}
+            </li>
+          ) : isToolPart(part) ? (
+            <li key={i} className="msg tool" data-tool={part.toolName ?? part.type.slice(5)} data-state={part.state}>
+              <span className="who">{`tool · ${part.toolName ?? part.type.slice(5)} · ${part.state}`}</span>
+              {`model typed: ${JSON.stringify(part.input)}\n`}
+              {part.state === 'output-available' ? <ToolText text={outputText(part.output)} /> : part.errorText ?? '…'}
+            </li>
+          ) : null,
+        )}
+      </ol>
+      {result.values && <Sparkline values={result.values} />}
+      <button id="send" onClick={() => sendMessage({ text: QUESTION })} disabled={status !== 'ready' || messages.length > 0}>
+        {QUESTION}
+      </button>
+      <output
+        id="status"
+        data-state={result.state}
+        data-chat-id={chatId}
+        data-uri={result.uri ?? ''}
+        data-points={result.points ?? ''}
+        data-received-points={result.receivedPoints ?? ''}
+        data-model-args={result.modelArgs ?? ''}
+        data-dispatched-keys={result.dispatchedKeys ?? ''}
+        data-storage={result.storage ?? ''}
+        data-error={result.error ?? ''}
+      >
+        {result.state === 'done'
+          ? `chart.create received ${result.receivedPoints} rows; the model typed ${result.modelArgs.length} characters (${result.uri})`
+          : result.state === 'error'
+            ? `error: ${result.error}`
+            : result.state}
+      </output>
+    </>
   );
 }

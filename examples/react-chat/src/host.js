@@ -1,36 +1,28 @@
-// The chat host: SDK clients wrapped with wrapMcpClient. Every tool call goes through the
-// by-reference pipeline (beforeToolCall / dispatch / afterToolCall) inside the wrapper.
+// The chat host: the in-page MCP servers' tools as one AI SDK ToolSet, every call running the
+// by-reference pipeline (clientToolSet from mcp-result-cache/ai-sdk), on IndexedDB.
+import { DirectChatTransport, ToolLoopAgent } from 'ai';
 import { ResultCache } from 'mcp-result-cache';
-import { wrapMcpClient } from 'mcp-result-cache/mcp-client';
+import { clientToolSet } from 'mcp-result-cache/ai-sdk';
+import { scriptedModel } from './scriptedModel.js';
 
 export const cache = new ResultCache({ dbName: 'react-chat-example' });
 
 /**
- * Wraps each connected client and lists its tools once. Resolves `{ tools, callTool }`:
- * the tools as the model is shown them (with `*_uri` reference parameters) and a call that
- * routes by tool name and resolves what the model sees.
+ * The tools of every connected SDK client, wrapped: `convId` answers the conversation of each
+ * call (the `useChat` chat's id). Resolves the executable tools (run in the page, by
+ * `onToolCall`) and what the agent declares to the model (the same tools without `execute`:
+ * augmented schemas and `toModelOutput`).
  */
-export async function connectHost(clients, convId) {
-  const route = new Map();
-  const tools = [];
-  for (const client of Object.values(clients)) {
-    const wrapped = wrapMcpClient(client, { cache, convId });
-    for (const tool of (await wrapped.listTools()).tools) {
-      route.set(tool.name, wrapped);
-      tools.push(tool);
-    }
-  }
-  return {
-    tools,
-    callTool: (name, args) => route.get(name).callTool({ name, arguments: args }),
-  };
+export async function connectTools(clients, convId) {
+  const tools = {};
+  for (const client of Object.values(clients)) Object.assign(tools, await clientToolSet(client, { cache, convId }));
+  const declared = Object.fromEntries(Object.entries(tools).map(([name, { execute: _execute, ...declaration }]) => [name, declaration]));
+  return { tools, declared };
 }
 
-/** The text a model is given for a tool result (a CallToolResult's JSON text block). */
-export function modelText(visible) {
-  if (Array.isArray(visible?.content)) {
-    const block = visible.content.findLast((b) => b.type === 'text');
-    if (block) return block.text;
-  }
-  return JSON.stringify(visible);
+/** A transport to an in-page agent on the scripted model: what a route handler would run. */
+export function localTransport(declared) {
+  const { model, calls } = scriptedModel();
+  const agent = new ToolLoopAgent({ model, tools: declared });
+  return { transport: new DirectChatTransport({ agent }), calls };
 }

@@ -1,25 +1,53 @@
-// A stand-in for the LLM: it only ever reads what the model would read (the text of each tool
-// result) and writes tool calls as JSON, exactly like a real model turn.
+// A stand-in for the LLM: the AI SDK's own mock language model (`ai/test`, no network), scripted
+// to behave like a model turn. It only reads what a provider would send a real model (the
+// prompt: the tools' JSON Schemas and each tool result's model output) and streams tool calls.
+//
+//   1. no tool result yet       -> call timeseries.query
+//   2. one result (the rows)     -> call chart.create with `data_uri` copied from `_cache_refs.rows`
+//   3. the chart's result        -> answer in text
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
-export function nextModelStep(messages) {
-  const toolResults = messages.filter((m) => m.role === 'tool');
-  if (toolResults.length === 0) {
-    return { type: 'tool_call', name: 'timeseries.query', arguments: { metric: 'cpu.load', minutes: 240 } };
+const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+
+/** The text a model reads of a tool result's output (`text` / `error-text` / `content` parts). */
+export function outputText(output) {
+  if (output.type === 'text' || output.type === 'error-text') return output.value;
+  if (output.type === 'content') return output.value.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+  return JSON.stringify(output.value);
+}
+
+function nextStep(prompt) {
+  const results = prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.filter((p) => p.type === 'tool-result'));
+  if (results.length === 0) return { tool: 'timeseries.query', input: { metric: 'cpu.load', minutes: 240 } };
+  const last = outputText(results.at(-1).output);
+  if (results.length === 1) {
+    const rows = JSON.parse(last)._cache_refs?.rows;
+    if (!rows) return { text: `I got no reference to the rows back: ${last.slice(0, 200)}` };
+    // The ready reference, copied verbatim: ~90 output characters instead of 240 re-typed rows.
+    return { tool: 'chart.create', input: { title: 'cpu.load, last 4 hours', data_uri: rows } };
   }
-  const last = JSON.parse(toolResults.at(-1).text);
-  if (toolResults.length === 1) {
-    const rows = last._cache_refs?.rows;
-    if (!rows) {
-      return { type: 'text', text: `I got no reference to the rows back: ${toolResults.at(-1).text.slice(0, 200)}` };
-    }
-    // The ready reference from `_cache_refs`, copied verbatim: ~90 output characters instead
-    // of re-typing 240 rows.
-    return {
-      type: 'tool_call',
-      name: 'chart.create',
-      arguments: { title: 'cpu.load, last 4 hours', data_uri: rows },
-    };
-  }
-  if (last.ok) return { type: 'text', text: `Here is your chart (${last.chart_id}) with ${last.points} points.` };
-  return { type: 'text', text: `chart.create failed: ${last.error ?? toolResults.at(-1).text}` };
+  const chart = JSON.parse(last);
+  return { text: chart.ok ? `Here is your chart (${chart.chart_id}) with ${chart.points} points.` : `chart.create failed: ${chart.error ?? last}` };
+}
+
+/** A new scripted model; `calls` records every tool call it made, as it typed it. */
+export function scriptedModel() {
+  const calls = [];
+  const model = new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const step = nextStep(prompt);
+      const parts = [{ type: 'stream-start', warnings: [] }];
+      if (step.tool) {
+        const input = JSON.stringify(step.input);
+        calls.push({ name: step.tool, input });
+        parts.push({ type: 'tool-call', toolCallId: `call-${calls.length}`, toolName: step.tool, input });
+        parts.push({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
+      } else {
+        parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: step.text }, { type: 'text-end', id: 't' });
+        parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage });
+      }
+      return { stream: convertArrayToReadableStream(parts) };
+    },
+  });
+  return { model, calls };
 }

@@ -1,0 +1,248 @@
+// `mcp-result-cache/ai-sdk`: the by-reference pipeline around AI SDK tools (`ai` 7: a `ToolSet`
+// from `@ai-sdk/mcp`'s `createMCPClient(...).tools()`, hand-written `tool({...})`s, or one built
+// from any MCP-client-shaped object). Shared by the browser and Node entries (js/ai-sdk.mjs,
+// js/ai-sdk.node.mjs), which pass in their own package API. `ai` is an optional peer dependency:
+// only this entry imports it, and nothing of it is bundled into the package.
+import { asSchema, jsonSchema } from 'ai';
+import { createToolPipeline, declaredProperties, isPlainObject } from './tool-pipeline.mjs';
+
+/** Longest base64 run an unknown content block may carry into a text part before it is elided. */
+const MAX_INLINE_DATA_CHARS = 256;
+/** Most characters of a validation error quoted back to the model. */
+const MAX_VALIDATION_MESSAGE_CHARS = 600;
+
+const isAsyncGeneratorFunction = (f) => typeof f === 'function' && f.constructor?.name === 'AsyncGeneratorFunction';
+
+/** An optional `{ objects?: boolean }` (`augmentTools`' options) or `server` name, checked. */
+function checkCommonOptions(options, who) {
+  const { augment, server } = options;
+  if (augment !== undefined && !isPlainObject(augment)) throw new TypeError(`${who}: augment must be an object ({ objects?: boolean })`);
+  if (server !== undefined && (typeof server !== 'string' || server === '' || server.includes('\u001f'))) {
+    throw new TypeError(`${who}: server must be a non-empty string (the MCP server's name)`);
+  }
+}
+
+/**
+ * One MCP content block as an AI SDK tool-result content part: text stays text, images, audio
+ * and embedded blobs become `file` parts (base64 data, never text), everything else is its JSON
+ * text with any long `data` / `blob` string elided.
+ */
+function contentPart(block) {
+  if (!isPlainObject(block)) return { type: 'text', text: JSON.stringify(block) ?? '' };
+  if (block.type === 'text' && typeof block.text === 'string') return { type: 'text', text: block.text };
+  if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
+    return { type: 'file', mediaType: typeof block.mimeType === 'string' ? block.mimeType : block.type, data: { type: 'data', data: block.data } };
+  }
+  if (block.type === 'resource' && isPlainObject(block.resource)) {
+    const { uri, mimeType, text, blob } = block.resource;
+    if (typeof text === 'string') return { type: 'text', text: typeof uri === 'string' ? `${uri}\n${text}` : text };
+    if (typeof blob === 'string') {
+      return {
+        type: 'file',
+        mediaType: typeof mimeType === 'string' ? mimeType : 'application/octet-stream',
+        data: { type: 'data', data: blob },
+        ...(typeof uri === 'string' && uri.includes('/') && !uri.endsWith('/') ? { filename: uri.slice(uri.lastIndexOf('/') + 1) } : {}),
+      };
+    }
+  }
+  const elide = (key, value) =>
+    (key === 'data' || key === 'blob') && typeof value === 'string' && value.length > MAX_INLINE_DATA_CHARS
+      ? `[${value.length} characters of base64 not shown]`
+      : value;
+  return { type: 'text', text: JSON.stringify(block, elide) };
+}
+
+/**
+ * What the model is given for an output: a string as text; an MCP `CallToolResult` (what MCP
+ * tools and blocked calls answer) as `content` parts (an `isError` result whose blocks are all
+ * text as `error-text`); anything else as JSON.
+ */
+export function toModelOutput({ output }) {
+  if (typeof output === 'string') return { type: 'text', value: output };
+  if (isPlainObject(output) && Array.isArray(output.content)) {
+    const blocks = output.content;
+    if (blocks.length === 0 && output.structuredContent !== undefined) return { type: 'json', value: output.structuredContent };
+    if (output.isError === true && blocks.every((b) => isPlainObject(b) && b.type === 'text' && typeof b.text === 'string')) {
+      return { type: 'error-text', value: blocks.map((b) => b.text).join('\n') };
+    }
+    return { type: 'content', value: blocks.map(contentPart) };
+  }
+  return { type: 'json', value: output === undefined ? null : JSON.parse(JSON.stringify(output) ?? 'null') };
+}
+
+function invalidInputEnvelope(name, error) {
+  const message = String(error?.message ?? error).slice(0, MAX_VALIDATION_MESSAGE_CHARS);
+  return {
+    error: `invalid_args: the arguments of ${name} (with references resolved) do not match its input schema: ${message}`,
+    fix_hint: `Call ${name} again with arguments its schema accepts; pass references in the \`<name>_uri\` parameters.`,
+  };
+}
+
+/** A small single-consumer queue: what a streaming tool yields while its pipeline runs. */
+function channel() {
+  const items = [];
+  let wake = null;
+  return {
+    push(item) {
+      items.push(item);
+      wake?.();
+    },
+    async next() {
+      while (items.length === 0) await new Promise((resolve) => (wake = resolve));
+      wake = null;
+      return items.shift();
+    },
+  };
+}
+
+export function createAiSdk(api) {
+  /**
+   * Wraps an AI SDK `ToolSet`; see js/ai-sdk.d.ts. Synchronous: schemas are resolved, converted
+   * and augmented when the AI SDK first asks for them (it awaits `inputSchema.jsonSchema`).
+   */
+  function wrapAiSdkTools(tools, options) {
+    if (tools === null || typeof tools !== 'object' || Array.isArray(tools)) {
+      throw new TypeError('wrapAiSdkTools expects an AI SDK ToolSet (an object of tools by name)');
+    }
+    const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
+    checkCommonOptions(options, 'wrapAiSdkTools');
+    const { augment, server } = options;
+    const origin = () => (server ? { server } : {});
+
+    // `[Cache-Control: …]` directives in the tools' descriptions, taught to the cache once.
+    const described = [];
+    let observed = null;
+    const observe = () =>
+      (observed ??= api.ready().then(() => {
+        if (described.length > 0) pipeline.cache.observeTools(described, origin());
+      }));
+
+    const wrapped = {};
+    for (const [name, tool] of Object.entries(tools)) {
+      if (tool === null || typeof tool !== 'object') throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
+      // Provider tools have provider-defined schemas (and provider-run execution): left alone.
+      if (tool.type === 'provider') {
+        wrapped[name] = tool;
+        continue;
+      }
+      if (typeof tool.description === 'string') described.push({ name, description: tool.description });
+      wrapped[name] = wrapTool(name, tool);
+    }
+    return wrapped;
+
+    function wrapTool(name, tool) {
+      let original;
+      try {
+        original = asSchema(tool.inputSchema);
+      } catch (error) {
+        throw new TypeError(`wrapAiSdkTools: the inputSchema of \`${name}\` is not a schema the AI SDK can read (${error?.message ?? error})`);
+      }
+      let resolved = null;
+      const originalJson = () =>
+        (resolved ??= Promise.resolve(original.jsonSchema).then((json) => {
+          if (!isPlainObject(json)) throw new TypeError(`wrapAiSdkTools: the JSON Schema of \`${name}\` is not an object`);
+          return json;
+        }));
+      const inputSchema = jsonSchema(async () => {
+        const json = await originalJson();
+        await api.ready();
+        return api.augmentTools([{ name, inputSchema: json }], augment)[0].inputSchema;
+      });
+      const validate = typeof original.validate === 'function'
+        ? async (args) => {
+          const checked = await original.validate(args);
+          return checked.success ? { ok: true, args: checked.value } : { ok: false, envelope: invalidInputEnvelope(name, checked.error) };
+        }
+        : undefined;
+
+      const run = (input, executeOptions, dispatch) =>
+        observe().then(() =>
+          pipeline.run(name, input, {
+            convId: pipeline.conversation(executeOptions),
+            origin,
+            declaredOf: async () => declaredProperties(await originalJson()),
+            validate,
+            dispatch,
+          }));
+
+      // No outputSchema: the output is what the model should see (a reference, a summary, an
+      // envelope), which the tool's own output schema does not describe.
+      const { outputSchema: _outputSchema, ...rest } = tool;
+      const out = { ...rest, inputSchema, toModelOutput };
+      if (typeof tool.execute !== 'function') return out; // declared here, executed elsewhere
+      const execute = tool.execute;
+      if (isAsyncGeneratorFunction(execute)) {
+        // A streaming tool: its outputs are passed on as they come (preliminary results for the
+        // UI), then what the model should see of the last one is the final output.
+        out.execute = async function* (input, executeOptions) {
+          const queue = channel();
+          run(input, executeOptions, async (args) => {
+            let last;
+            for await (const output of execute.call(tool, args, executeOptions)) {
+              last = output;
+              queue.push({ output });
+            }
+            return last;
+          }).then((visible) => queue.push({ visible, done: true }), (error) => queue.push({ error, done: true }));
+          for (;;) {
+            const item = await queue.next();
+            if ('error' in item) throw item.error;
+            yield item.done ? item.visible : item.output;
+            if (item.done) return;
+          }
+        };
+      } else {
+        out.execute = (input, executeOptions) => run(input, executeOptions, (args) => execute.call(tool, args, executeOptions));
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Lists a client's tools and answers them as an AI SDK `ToolSet`; see js/ai-sdk.d.ts.
+   */
+  async function clientToolSet(client, options = {}) {
+    if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
+      throw new TypeError('clientToolSet expects an MCP client: an object with listTools() and callTool({ name, arguments })');
+    }
+    if (!isPlainObject(options)) throw new TypeError('clientToolSet: options must be an object');
+    checkCommonOptions(options, 'clientToolSet');
+    if (options.cache !== undefined) createToolPipeline(options, 'clientToolSet'); // the same checks, before any listing
+
+    const listed = [];
+    let cursor;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      if (!isPlainObject(page) || !Array.isArray(page.tools)) throw new TypeError('clientToolSet: listTools() must resolve { tools: [...] }');
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+
+    const tools = {};
+    for (const tool of listed) {
+      if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+        throw new TypeError('clientToolSet: listTools() answered a tool without a name');
+      }
+      const schema = isPlainObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' };
+      const name = tool.name;
+      tools[name] = {
+        type: 'dynamic',
+        ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+        ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
+        inputSchema: jsonSchema({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} }),
+        async execute(args, executeOptions) {
+          const signal = executeOptions?.abortSignal;
+          signal?.throwIfAborted();
+          return client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined);
+        },
+        toModelOutput,
+      };
+    }
+    if (options.cache === undefined) return tools;
+    const name = typeof client.getServerVersion === 'function' ? client.getServerVersion()?.name : undefined;
+    const server = options.server ?? (typeof name === 'string' && name !== '' && !name.includes('\u001f') ? name : undefined);
+    return wrapAiSdkTools(tools, { ...options, server });
+  }
+
+  return { wrapAiSdkTools, clientToolSet };
+}

@@ -1,0 +1,111 @@
+// Types of `mcp-result-cache/ai-sdk`.
+import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { ResultCache } from './index.js';
+
+/** The output a tool gives the model (the AI SDK's `ToolResultOutput`: `text`, `json`, `content`, …). */
+export type ToolModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
+
+/** A conversation id, or a function answering the current one for each tool call. */
+export type AiSdkConversationId =
+  | string
+  | number
+  | ((options: ToolExecutionOptions<unknown>) => string | number | null | undefined);
+
+/** Options of {@link wrapAiSdkTools}. */
+export interface WrapAiSdkToolsOptions {
+  /** The cache that stores results and resolves references. */
+  cache: ResultCache;
+  /**
+   * The conversation the calls belong to (e.g. `useChat`'s `chat.id`, which `DefaultChatTransport`
+   * sends as the request body's `id`), or a function called with each call's execute options
+   * that returns it. Default `"default"`.
+   */
+  convId?: AiSdkConversationId | null;
+  /** Options of `augmentTools` (e.g. `{ objects: true }` to add `_uri` siblings to object parameters). */
+  augment?: { objects?: boolean };
+  /** Longest inline array a capped argument may hold (`beforeToolCall`'s `cap`). Default 20. */
+  cap?: number;
+  /** Arguments the inline cap applies to (`beforeToolCall`'s `cappedArgs`). Default `["data"]`. */
+  cappedArgs?: string[];
+  /** Most characters the model is shown per result (`maxChars`). `Infinity` turns the cap off. Default 20000. */
+  maxChars?: number;
+  /** Decoded bytes above which an image, audio or blob is stored and linked (`mediaMaxBytes`). Default 1 MiB. */
+  mediaMaxBytes?: number;
+  /**
+   * The MCP server the tools come from (its `serverInfo.name`): entries remember it, and that
+   * server's invalidations touch only its own entries. Default: none.
+   */
+  server?: string;
+}
+
+/** Options of {@link clientToolSet}: without `cache`, the tools run without the pipeline. */
+export interface ClientToolSetOptions extends Omit<WrapAiSdkToolsOptions, 'cache'> {
+  /** When given, every tool runs the by-reference pipeline ({@link wrapAiSdkTools}). */
+  cache?: ResultCache;
+}
+
+/**
+ * The shape {@link clientToolSet} needs: the official MCP SDK `Client`, or any object that lists
+ * tools and calls them the same way (such as the cache's own read-back tools).
+ */
+export interface ToolClient {
+  /** Resolves one page of tools; `nextCursor` asks for the next page. */
+  listTools(params?: { cursor?: string }): Promise<{
+    tools: ReadonlyArray<{ name: string; title?: string; description?: string; inputSchema?: object }>;
+    nextCursor?: string;
+  }>;
+  /** Calls one tool; resolves an MCP `CallToolResult`. `options.signal` aborts the call. */
+  callTool(params: { name: string; arguments?: Record<string, unknown> }, resultSchema?: undefined, options?: { signal?: AbortSignal }): Promise<unknown>;
+  /** The server's `serverInfo` once connected (the SDK `Client` has it): names the server to the cache. */
+  getServerVersion?(): { name?: string } | undefined;
+}
+
+/**
+ * Wraps an AI SDK `ToolSet` (e.g. `await createMCPClient(...).tools()` from `@ai-sdk/mcp`, or
+ * hand-written `tool({...})`s) so that every tool passes big results by reference:
+ *
+ * - `inputSchema` is the tool's JSON Schema (a `jsonSchema(...)`, Zod or Standard Schema,
+ *   converted with the AI SDK's `asSchema`) with a `<name>_uri` string sibling for every array
+ *   parameter, exactly as `augmentTools` does; `<name>` stops being required, and strict
+ *   schemas (`additionalProperties: false`) accept both forms.
+ * - `execute` runs the whole pipeline: the inline cap, reuse of immutable results, substitution
+ *   of references (`beforeToolCall`), the tool's own input validation on the substituted
+ *   arguments (when its schema validates), the original `execute` (with the same execute
+ *   options: `abortSignal`, `toolCallId`, `messages`, `context`), then `afterToolCall`. It
+ *   resolves what the model should see. A blocked call never runs the original: it resolves an
+ *   `isError` MCP `CallToolResult` holding the envelope, so the model can try again. An
+ *   `async function*` execute stays a stream: its outputs are yielded as they come, then what the
+ *   model should see of the last one.
+ * - `toModelOutput` is {@link toModelOutput}: images, audio and blobs as `file` parts, text as
+ *   text, never base64 as text. It replaces the tool's own (which would see the visible value,
+ *   not the tool's output), and `outputSchema` is dropped for the same reason.
+ *
+ * Tools without `execute` (executed elsewhere, such as client-side tools of `useChat`) get the
+ * schema and `toModelOutput` only; provider tools (`type: "provider"`) are returned unchanged.
+ * Synchronous: schemas are converted when the AI SDK first asks for them.
+ *
+ * @throws TypeError when `tools` is not an object of tools, or an option is invalid.
+ */
+export function wrapAiSdkTools<TOOLS extends ToolSet>(tools: TOOLS, options: WrapAiSdkToolsOptions): { [K in keyof TOOLS]: ToolSet[string] };
+
+/**
+ * Lists every tool of an MCP client (all pages) and answers them as an AI SDK `ToolSet` of
+ * dynamic tools whose `execute` calls `client.callTool({ name, arguments })` (with the call's
+ * abort signal). With `cache`, they run the by-reference pipeline ({@link wrapAiSdkTools}; the
+ * server's name comes from `getServerVersion()` unless `server` is given); without, they are plain
+ * tools with {@link toModelOutput}.
+ *
+ * @throws TypeError (as a rejection) when `client` lacks `listTools`/`callTool`, `listTools()`
+ *   does not resolve `{ tools: [...] }`, a tool has no name, or an option is invalid.
+ */
+export function clientToolSet(client: ToolClient, options?: ClientToolSetOptions): Promise<ToolSet>;
+
+/**
+ * What the model is given for a tool's output (the `toModelOutput` of wrapped tools; attach it
+ * to tool declarations a server forwards for client-side tools): a string as `text`; an MCP
+ * `CallToolResult` as `content` parts (`text` blocks as text, `image` / `audio` / embedded
+ * `blob`s as `file` parts with their media type and base64 data, `resource_link`s as their JSON
+ * text, long base64 in unknown blocks elided), or `error-text` for an `isError` result of text
+ * blocks (a blocked call's envelope); anything else as `json`.
+ */
+export function toModelOutput(options: { toolCallId: string; input: unknown; output: unknown }): ToolModelOutput;
