@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzing run of the property tests in tests/properties.rs, then of the package boundary
+# Fuzzing run of the property tests in tests/properties.rs, then of call order (the model-based
+# interleaving test, many more cases), then of the package boundary
 # (tests/boundary/fuzz.mjs: hostile JS values into every export, BOUNDARY_CASES calls).
 #
 # Property tests:: the same file `npm test` runs with
@@ -53,6 +54,17 @@ if [ "$total" -lt "$min_total" ]; then
   exit 1
 fi
 echo "fuzz: properties ok"
+
+# Call order: the model-based interleaving test (tests/suite/call_order.rs) with
+# CALL_ORDER_CASES cases per storage kind (npm test runs 6), in Node over fake-indexeddb and on
+# a page in headless Chromium. The count is read at compile time (the tests run in wasm).
+export CALL_ORDER_CASES=${CALL_ORDER_CASES:-150}
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-1800}
+order_start=$(now)
+NODE_OPTIONS="--import=$PWD/node_modules/fake-indexeddb/auto/index.mjs" \
+  wasm-pack test --node --mode no-install --test node -- random_interleavings
+wasm-pack test --headless --chrome --mode no-install --test browser -- random_interleavings
+echo "fuzz: call order: ${CALL_ORDER_CASES} cases per storage kind, Node and page, $(elapsed "$order_start" "$(now)")s"
 
 # The boundary of the release package: 0 traps, 0 unsettled promises, nothing uncaught.
 [ -f pkg/node/mcp_result_cache_bg.wasm ] || bash scripts/build.sh
