@@ -86,6 +86,10 @@ pub struct ResultCache {
     limits: Limits,
     /// Byte budget learned from a quota error (the origin's real room), if any.
     quota_cap: Cell<Option<f64>>,
+    /// Clears, invalidations and age evictions called so far: a write the browser refused for
+    /// lack of quota is retried only when none was called since the write (a retry takes a new
+    /// place in call order, and must not undo one of them).
+    removals: Cell<u32>,
     threshold: u64,
     clock: Clock,
     observer: Option<SharedObserver>,
@@ -123,6 +127,7 @@ impl ResultCache {
             clock,
             limits: Limits::default(),
             quota_cap: Cell::new(None),
+            removals: Cell::new(0),
             observer: None,
             separator: DEFAULT_SEPARATOR.to_owned(),
             reuse_immutable: false,
@@ -245,6 +250,7 @@ impl ResultCache {
         if valid.is_empty() {
             return Ok(0);
         }
+        self.note_removal();
         let separator = self.separator.clone();
         let patterns = valid.clone();
         let scope = server.map(str::to_owned);
@@ -391,8 +397,14 @@ impl ResultCache {
             last_used_at: now,
             stale_cause: None,
         };
+        let removals = self.removals.get();
         let outcome = match self.store.write(&record, &self.budget()).await {
             Ok(outcome) => outcome,
+            Err(e) if is_quota_error(&e) && removals != self.removals.get() => {
+                // A clear, invalidation or eviction was called meanwhile: the write stays lost.
+                let _ = self.failed("cacheToolResult", e);
+                return Ok(None);
+            }
             Err(e) if is_quota_error(&e) => match self.recover_from_quota(&record).await {
                 Some(outcome) => outcome,
                 // Give up cleanly: the host's dispatch loop goes on without a reference.
@@ -536,11 +548,16 @@ impl ResultCache {
             .unwrap_or(LookupOutcome::Miss))
     }
 
+    fn note_removal(&self) {
+        self.removals.set(self.removals.get().wrapping_add(1));
+    }
+
     /// Deletes every entry of a conversation (exactly this id; never another id that happens to
     /// share its URI segment).
     ///
     /// Our database and chatbox-core's are cleared concurrently (two independent databases).
     pub async fn clear_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
+        self.note_removal();
         let segment = sanitize_conv_id(conv_id);
         let ours = self.store.delete_conversation(conv_id, &segment);
         let (ours, legacy) = match &self.legacy {
@@ -559,6 +576,7 @@ impl ResultCache {
 
     /// Deletes entries written more than `max_age_ms` ago by the cache's clock.
     pub async fn evict_older_than(&self, max_age_ms: f64) -> Result<u32, StoreError> {
+        self.note_removal();
         let count = self
             .store
             .delete_added_before(self.now() - max_age_ms)

@@ -68,6 +68,39 @@ try {
     }
   });
 
+  await check('quota: a write refused for lack of quota is not retried past a clear called after it', async () => {
+    const page = await newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 10 * 1024 * 1024 });
+    try {
+      const out = await page.evaluate(async () => {
+        const noise = (n) => {
+          const b = new Uint8Array(n);
+          for (let at = 0; at < n; at += 65536) crypto.getRandomValues(b.subarray(at, at + 65536));
+          let s = '';
+          for (let at = 0; at < n; at += 8192) s += String.fromCharCode(...b.subarray(at, at + 8192));
+          return btoa(s);
+        };
+        const events = [];
+        const cache = new window.mrc.ResultCache({ dbName: 'quota-order', onEvent: (e) => e.kind === 'error' && events.push(e.name) });
+        for (let i = 0; i < 6; i++) await cache.cacheToolResult({ payload: { i, blob: noise(256 * 1024) }, convId: 'M' });
+        const big = cache.cacheToolResult({ payload: { blob: noise(6 * 1024 * 1024) }, convId: 'L' });
+        const clear = cache.clearConversation('L');
+        const uri = await big;
+        await clear;
+        const left = (await cache.entries({ convId: 'L' })).length;
+        return { uri, left, events };
+      });
+      console.log(`#   quota order: write ${out.uri === null ? 'not cached' : 'cached'}, errors ${out.events.join(', ') || 'none'}`);
+      assert.equal(out.left, 0, 'nothing of the cleared conversation is stored');
+      assert.ok(out.uri === null || out.events.length === 0, 'a refused write resolves null');
+    } finally {
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+      await page.evaluate(() => new Promise((resolve) => { const r = indexedDB.deleteDatabase('quota-order'); r.onsuccess = r.onerror = r.onblocked = resolve; }));
+      await page.close();
+    }
+  });
+
   await check('reload: 50 entries written, page reloaded, all 50 read back equal', async () => {
     const page = await newPage();
     const uris = await page.evaluate(async () => {
