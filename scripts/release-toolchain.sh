@@ -13,12 +13,17 @@
 # nightly's default (v0) names wasm-bindgen's closure shims after their full types, and those
 # names end up in the `.wasm`'s exports and the JS glue.
 #
+# `-Ctarget-feature=-reference-types,-multivalue`: wasm-bindgen then passes JS values through its
+# heap table in the glue instead of generating an externref shim (and a multi-value return shim)
+# around every export that takes or returns one; measured on the host module: 1.7 KB less gzip
+# `.wasm` for 0.3 KB more gzip glue.
+#
 # The nightly is pinned by date, so a build is reproducible. Clippy, `cargo test` and the
 # wasm-bindgen-test suites run on stable; the Node, end-to-end and consumer tests run against
 # the package these builds produce. The first build also fetches the standard library's own
 # dependencies from crates.io (the package registry), once.
 RELEASE_TOOLCHAIN="nightly-2026-05-20"
-RELEASE_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Csymbol-mangling-version=legacy"
+RELEASE_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Csymbol-mangling-version=legacy -Ctarget-feature=-reference-types,-multivalue"
 RELEASE_BUILD_STD="std,panic_abort"
 
 # True when the release toolchain is installed with what the builds need. grep reads all of
