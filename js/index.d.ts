@@ -17,6 +17,7 @@ export {
   augmentTools,
 } from '../pkg/web/mcp_result_cache.js';
 import type {
+  ResultCache,
   ResultCacheOptions,
   CacheToolResultInput,
   ConversationScope,
@@ -97,3 +98,50 @@ export declare function substituteCacheUris(args: unknown, options?: Conversatio
 export declare function beforeToolCall(toolName: string, args: unknown, options?: BeforeToolCallOptions): Promise<BeforeToolCallResult>;
 /** `ResultCache#afterToolCall` on the default cache. */
 export declare function afterToolCall(toolName: string, result: unknown, options?: AfterToolCallOptions): Promise<unknown>;
+
+/** One read-back tool, as an MCP `tools/list` entry. */
+export interface CacheReadTool {
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false };
+  annotations: { readOnlyHint: boolean; openWorldHint: false };
+}
+
+/** What a read-back tool answers: an MCP `CallToolResult`. */
+export interface CacheReadToolResult {
+  content: { type: 'text'; text: string }[];
+  /** The answer as an object (absent on errors). */
+  structuredContent?: Record<string, unknown>;
+  isError?: true;
+}
+
+/** Options of `cacheTools`. */
+export interface CacheToolsOptions {
+  /** The conversation whose references the tools read (exact id). Default `"default"`. */
+  convId?: string | number | bigint | null;
+  /** Prefix of the tool names: `<prefix>read`, `<prefix>search`, `<prefix>select`. Default `"cache_"`. */
+  prefix?: string;
+  /** Most characters of an answer's text (1 000 to 100 000). Default 4000. */
+  maxChars?: number;
+}
+
+/**
+ * The read-back tools over `cache` for one conversation, shaped like an MCP SDK `Client`:
+ * `cache_read { uri, offset?, limit? }` pages through a stored result (arrays by whole items,
+ * strings by characters, objects by keys), `cache_search { uri, query, limit? }` finds values,
+ * `cache_select { uri, where?, fields?, limit? }` stores the matching rows as a derived reference
+ * that is refused once its source is stale or gone. List them next to your servers' tools and
+ * route calls by name; every answer is deterministic JSON text of at most `maxChars`.
+ * The implementation is loaded on first call: bad options reject the first call with a TypeError.
+ */
+export declare function cacheTools(
+  cache: ResultCache,
+  options?: CacheToolsOptions,
+): {
+  listTools(): Promise<{ tools: CacheReadTool[] }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    resultSchema?: unknown,
+    options?: { signal?: AbortSignal },
+  ): Promise<CacheReadToolResult>;
+};

@@ -24,7 +24,18 @@ const inUseError = () =>
     { name: 'InvalidStateError' },
   );
 
-// The nodejs build's #[wasm_bindgen] API, re-exported whole, and the free functions.
+/**
+ * The read-back tools over `cache` for one conversation, shaped like an MCP client (see
+ * js/readback.mjs, an ES module, and docs/READ-BACK.md). That module is loaded on first call, so hosts that
+ * never offer the tools never download it; bad options reject the first `listTools`/`callTool`.
+ */
+function cacheTools(cache, options) {
+  const tools = import('./readback.mjs').then((m) => m.cacheTools(cache, options));
+  tools.catch(() => {}); // reported by the first call
+  return { listTools: async (...a) => (await tools).listTools(...a), callTool: async (...a) => (await tools).callTool(...a) };
+}
+
+// The nodejs build's #[wasm_bindgen] API, re-exported whole, the free functions and cacheTools.
 module.exports = {
   CACHE_URI_SCHEME,
   DEFAULT_CACHE_THRESHOLD_BYTES,
@@ -32,6 +43,7 @@ module.exports = {
   INLINE_LIST_MAX_RECORDS,
   ready: () => Promise.resolve(),
   ...wasm,
+  cacheTools,
   async configureDefaultCache(options) {
     if (defaultInUse) throw inUseError();
     const cache = new wasm.ResultCache(options);

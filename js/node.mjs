@@ -30,4 +30,5 @@ export const {
   matchUriTemplate,
   wasmMemoryBytes,
   augmentTools,
+  cacheTools,
 } = api;

@@ -98,6 +98,8 @@ async function bundleEntry({ out, source, pkg }, scratch) {
   const bundle = await rolldown({
     input: source,
     treeshake: true,
+    // The read-back tools stay their own module (js/readback.mjs), imported on first use.
+    external: ['./readback.mjs'],
     plugins: [{
       name: 'wasm-url-from-js',
       transform(code, id) {

@@ -83,6 +83,18 @@ export const augmentTools = syncExport('augmentTools');
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
 export const matchGlob = memoizedMatchGlob(lazy, wasm);
 
+/**
+ * The read-back tools over `cache` for one conversation, shaped like an MCP client (see
+ * js/readback.mjs and docs/READ-BACK.md). That module is loaded on first call, so hosts that
+ * never offer the tools never download it; bad options reject the first `listTools`/`callTool`.
+ */
+export function cacheTools(cache, options) {
+  // js/readback.mjs, next to the bundle this file becomes (scripts/web-glue.mjs keeps it external).
+  const tools = import('./readback.mjs').then((m) => m.cacheTools(cache, options));
+  tools.catch(() => {}); // reported by the first call
+  return { listTools: async (...a) => (await tools).listTools(...a), callTool: async (...a) => (await tools).callTool(...a) };
+}
+
 /** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
 export class ListCache {
   constructor(options) {

@@ -13,6 +13,8 @@ use super::convert::{
 use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
+use crate::core::uri::parse_cache_uri;
+use crate::core::view::View;
 use crate::pipeline::js_args::{array_items, check_readable, is_array};
 use crate::store::{
     has_indexed_db, IndexedDbStore, LegacyChatboxStore, MemoryStore, SelectedStore,
@@ -100,7 +102,8 @@ impl JsResultCache {
         let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), cache_clock(now))
             .with_limits(limits)
             .with_separator(&separator)
-            .with_reuse_immutable(reuse_immutable);
+            .with_reuse_immutable(reuse_immutable)
+            .with_view(super::pipeline::view_options(&options, &View::default())?);
         if let Some(legacy) = legacy {
             cache = cache.with_legacy(legacy);
         }
@@ -152,7 +155,7 @@ pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promi
     promise(async move {
         if !input.is_object() {
             return Err(type_error(
-                "cacheToolResult expects { payload, convId, sourceToolName?, threshold? }",
+                "cacheToolResult expects { payload, convId, sourceToolName?, threshold?, derivedFrom? }",
             ));
         }
         check_readable(&input, "cacheToolResult input")?;
@@ -166,6 +169,14 @@ pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promi
             None => return Err(type_error("sourceToolName must be a string")),
         };
         let threshold = optional_non_negative(&read(&input, "threshold")?, "threshold")?;
+        let derived_from = match read(&input, "derivedFrom")? {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(
+                v.as_string()
+                    .and_then(|s| parse_cache_uri(&s).map(|u| u.key.to_owned()))
+                    .ok_or_else(|| type_error("derivedFrom must be an mcp+cache:// reference"))?,
+            ),
+        };
         let uri = cache
             .cache_tool_result(CacheRequest {
                 payload: &payload,
@@ -173,6 +184,7 @@ pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promi
                 source_tool_name: &source_tool_name,
                 threshold: threshold.map(|t| t as u64),
                 known_size: None,
+                derived_from: derived_from.as_deref(),
             })
             .await
             .map_err(store_error)?;
@@ -440,6 +452,9 @@ impl JsResultCache {
                         "staleCause",
                         r.stale_cause.map_or(JsValue::NULL, JsValue::from),
                     );
+                    if let Some(source) = r.derived_from {
+                        set(&obj, "derivedFrom", source);
+                    }
                     JsValue::from(obj)
                 })
                 .collect();

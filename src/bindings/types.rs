@@ -36,6 +36,19 @@ export interface ResultCacheOptions {
    * Default `true`.
    */
   legacyChatboxCore?: boolean;
+  /**
+   * How a stored result is shown to the model. `"full"`: the payload with `_cache_uri` while it
+   * fits in `maxChars`, a summary above. `"preview"`: always the summary — headline fields, shape,
+   * `_preview_rows` (the first rows, about 1 500 characters) and the reference — so the model
+   * reads more only when it needs to (with the read-back tools, `cacheTools`). Default `"full"`.
+   */
+  view?: "full" | "preview";
+  /**
+   * The read-back tools are offered to the model (`cacheTools`): `true` for the default names
+   * (`cache_read`, `cache_search`, `cache_select`), or their prefix. Summaries and previews then
+   * say which tool reads more. Default `false`.
+   */
+  readTools?: boolean | string;
 }
 
 /** `ResultCache.stats()` */
@@ -64,6 +77,12 @@ export interface CacheToolResultInput {
   sourceToolName?: string;
   /** Per-call threshold override, in bytes. */
   threshold?: number;
+  /**
+   * The reference this payload is a part of (a selection from that entry): the new entry is then
+   * handed out only while that one is — absent once it is evicted or cleared, stale (with its
+   * cause) once it is stale. Chains are followed up to 8 links.
+   */
+  derivedFrom?: string | null;
 }
 
 /** Restricts a read to one conversation: references of other conversations are misses. */
@@ -94,6 +113,8 @@ export interface CacheEntryInfo {
   sizeBytes: number;
   /** The invalidating tool, or `null` while fresh. */
   staleCause: string | null;
+  /** For a derived entry: the key of the entry it was selected from. */
+  derivedFrom?: string;
 }
 
 /** What `lookup` found. */
@@ -188,6 +209,10 @@ export interface AfterToolCallOptions {
    * complete out of order; without it, results pair with calls in dispatch order.
    */
   args?: unknown;
+  /** This call's `view` (see `ResultCacheOptions.view`). Default: the cache's. */
+  view?: "full" | "preview";
+  /** This call's `readTools` (see `ResultCacheOptions.readTools`). Default: the cache's. */
+  readTools?: boolean | string;
 }
 
 /** Kinds of `CacheEvent`. */

@@ -15,12 +15,13 @@ use wasm_bindgen::JsValue;
 
 use crate::core::map::Map;
 use crate::core::policy::{self, StoreDecision};
-use crate::core::record::{CacheRecord, LookupOutcome};
+use crate::core::record::{CacheRecord, LookupOutcome, MAX_DERIVATION_DEPTH};
 use crate::core::reuse::ReuseBook;
 use crate::core::size::DEFAULT_CACHE_THRESHOLD_BYTES;
 use crate::core::source::{in_scope, split_source};
 use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
+use crate::core::view::View;
 use crate::state_sync::decorate::RESOURCE_UPDATED_METHOD;
 use crate::state_sync::glob::{match_glob, validate_pattern, DEFAULT_SEPARATOR};
 use crate::state_sync::invalidation::stale_pattern;
@@ -102,6 +103,8 @@ pub struct ResultCache {
     /// chatbox-core's database, read through on misses (references minted before a host
     /// switched to this package keep resolving).
     legacy: Option<LegacyChatboxStore>,
+    /// How stored results are shown to the model by default.
+    view: View,
 }
 
 /// What to store: the arguments of `cacheToolResult`.
@@ -116,6 +119,9 @@ pub struct CacheRequest<'a> {
     pub threshold: Option<u64>,
     /// The size when the caller already measured it (saves a second `JSON.stringify`).
     pub known_size: Option<u64>,
+    /// The key of the entry this payload is a part of: the new entry is then handed out only
+    /// while that one is (see [`ResultCache::lookup_many`]).
+    pub derived_from: Option<&'a str>,
 }
 
 impl ResultCache {
@@ -134,7 +140,19 @@ impl ResultCache {
             directives: RefCell::default(),
             reuse: RefCell::default(),
             legacy: None,
+            view: View::default(),
         }
+    }
+
+    /// Sets how stored results are shown by default (`view`, `readTools`).
+    pub fn with_view(mut self, view: View) -> Self {
+        self.view = view;
+        self
+    }
+
+    /// How stored results are shown by default.
+    pub fn view(&self) -> &View {
+        &self.view
     }
 
     /// Sets the storage limits (`max_entry_bytes` is capped at `max_bytes`).
@@ -396,6 +414,7 @@ impl ResultCache {
             size_bytes: size as f64,
             last_used_at: now,
             stale_cause: None,
+            derived_from: request.derived_from.map(str::to_owned),
         };
         let removals = self.removals.get();
         let outcome = match self.store.write(&record, &self.budget()).await {
@@ -475,6 +494,9 @@ impl ResultCache {
             .await
             .map_err(|e| self.failed("lookup", e))?;
         self.read_through(&keys, &mut records).await;
+        self.check_sources(&mut records)
+            .await
+            .map_err(|e| self.failed("lookup", e))?;
         let mut records = records.into_iter();
         let outcomes = parsed
             .into_iter()
@@ -512,6 +534,47 @@ impl ResultCache {
             })
             .collect();
         Ok(outcomes)
+    }
+
+    /// A derived entry is only as good as its source: it reads as absent once the source is gone
+    /// (evicted, cleared, or of another conversation) or more than [`MAX_DERIVATION_DEPTH`]
+    /// links away, and as stale, with the source's cause and tool, once the source is stale.
+    /// One read a link of the chain, every chain's link in it.
+    async fn check_sources(&self, records: &mut [Option<JsRecord>]) -> Result<(), StoreError> {
+        let source_of = |r: &JsRecord| r.derived_from.clone().filter(|_| r.stale_cause.is_none());
+        let mut pending: Vec<(usize, String)> = (0..records.len())
+            .filter_map(|i| Some((i, source_of(records[i].as_ref()?)?)))
+            .collect();
+        let mut links = 0;
+        while !pending.is_empty() {
+            links += 1;
+            let keys: Vec<&str> = pending.iter().map(|(_, key)| key.as_str()).collect();
+            let sources = match links > MAX_DERIVATION_DEPTH {
+                true => Vec::new(),
+                false => self.store.read_many(&keys, self.now()).await?,
+            };
+            let mut sources = sources.into_iter();
+            let mut next = Vec::new();
+            for (i, _) in pending {
+                let source = sources.next().flatten();
+                let Some(record) = records[i].as_mut() else {
+                    continue;
+                };
+                match source {
+                    Some(source) if source.conv_id == record.conv_id => {
+                        if source.stale_cause.is_some() {
+                            record.stale_cause = source.stale_cause;
+                            record.source_tool_name = source.source_tool_name;
+                        } else if let Some(up) = source.derived_from {
+                            next.push((i, up));
+                        }
+                    }
+                    _ => records[i] = None,
+                }
+            }
+            pending = next;
+        }
+        Ok(())
     }
 
     /// Fills misses from chatbox-core's database, when one exists. Its records are scoped like

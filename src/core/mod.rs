@@ -18,3 +18,4 @@ pub mod source;
 pub mod substitute;
 pub mod text;
 pub mod uri;
+pub mod view;

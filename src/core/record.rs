@@ -20,7 +20,13 @@ pub mod fields {
     pub const LAST_USED_AT: &str = "lastUsedAt";
     /// Why the entry is stale, when a mutation invalidated it.
     pub const STALE_CAUSE: &str = "staleCause";
+    /// For a part of another entry (a read-back selection): that entry's key. The part is only
+    /// handed out while its source is.
+    pub const DERIVED_FROM: &str = "derivedFrom";
 }
+
+/// Most links followed from a derived entry to its first source; a longer chain reads as absent.
+pub const MAX_DERIVATION_DEPTH: usize = 8;
 
 /// Name used when the caller does not say which tool produced a result.
 pub const UNKNOWN_SOURCE_TOOL: &str = "<unknown>";
@@ -44,6 +50,8 @@ pub struct CacheRecord<P> {
     pub last_used_at: f64,
     /// Set when a mutation invalidated the data behind this entry: the causing tool.
     pub stale_cause: Option<String>,
+    /// The key of the entry this one was derived from ([`fields::DERIVED_FROM`]).
+    pub derived_from: Option<String>,
 }
 
 impl<P> CacheRecord<P> {
@@ -104,6 +112,7 @@ mod tests {
             size_bytes: 10.0,
             last_used_at: 1.0,
             stale_cause: stale.map(Into::into),
+            derived_from: None,
         }
     }
 

@@ -65,6 +65,7 @@ async fn shown(
         &options.conv_id,
         result,
         options.max_chars,
+        &options.view,
         store,
     )
     .await

@@ -119,5 +119,15 @@ async fn reused_result(
         tool_name: tool_name.to_owned(),
         uri: uri.clone(),
     });
-    Some(visible_payload(&payload, &uri, &json, utf8_len(&json), max_chars).0)
+    Some(
+        visible_payload(
+            &payload,
+            &uri,
+            &json,
+            utf8_len(&json),
+            max_chars,
+            cache.view(),
+        )
+        .0,
+    )
 }

@@ -568,6 +568,7 @@ pub async fn shown_call_tool_result(
             source_tool_name: tool_name,
             threshold: None,
             known_size: Some(data_bytes),
+            derived_from: None,
         }));
     }
     let blocks_at = requests.len();
@@ -579,6 +580,7 @@ pub async fn shown_call_tool_result(
             // Too big to show: stored whatever its size.
             threshold: Some(0),
             known_size: None,
+            derived_from: None,
         }));
     }
     let server = options.server.as_deref();
@@ -619,8 +621,14 @@ pub async fn shown_call_tool_result(
             } => out.blob(&block, &holder, &what, chars, bytes),
             Step::DataCopy(block) => match (&data, &data_json) {
                 (Some(data), Some(json)) => {
-                    let visible =
-                        visible_json(data, data_uri.as_deref(), json, data_bytes, out.budget);
+                    let visible = visible_json(
+                        data,
+                        data_uri.as_deref(),
+                        json,
+                        data_bytes,
+                        out.budget,
+                        &options.view,
+                    );
                     out.data_copy(&block, visible, &mut changed, &mut data_shown);
                 }
                 _ => {

@@ -4,6 +4,7 @@ use crate::core::cap;
 use crate::core::content::DEFAULT_MEDIA_MAX_BYTES;
 use crate::core::size::{DEFAULT_MAX_TOOL_RESULT_CHARS, INLINE_LIST_MAX_RECORDS};
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
+use crate::core::view::View;
 
 /// Inline-cap settings.
 #[derive(Debug, Clone)]
@@ -60,6 +61,8 @@ pub struct AfterOptions {
     /// them: pairs the result with its own call for `reuseImmutable`, even when calls to the
     /// same tool complete out of order.
     pub args_key: Option<String>,
+    /// How a stored result is shown (the cache's `view`/`readTools`, or this call's).
+    pub view: View,
 }
 
 impl Default for AfterOptions {
@@ -71,6 +74,7 @@ impl Default for AfterOptions {
             media_max_bytes: u64::from(DEFAULT_MEDIA_MAX_BYTES),
             server: None,
             args_key: None,
+            view: View::default(),
         }
     }
 }

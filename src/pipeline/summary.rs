@@ -6,6 +6,7 @@ use js_sys::{Array, Object};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::core::pointer::member_reference;
+use crate::core::view::{push_read_hint, View, PREVIEW_CHARS};
 
 use super::js_args::{
     array_items, array_length, copy_without, define, get_own, is_args_object, is_array, own_keys,
@@ -82,18 +83,37 @@ const SHAPE_NAMES_LIMIT: u32 = 64;
 /// shape, and a hint — to pass `uri` on when the payload was stored, otherwise that it was not
 /// kept and how to get a smaller result. The summary itself stays within `max_chars` whenever
 /// its bare form (no headline fields, no shape) fits.
+///
+/// With `view.preview` (and a stored payload) it is the preview: the same summary plus
+/// `_preview_rows`, the first rows within [`PREVIEW_CHARS`] of JSON.
 pub fn truncated(
     payload: &JsValue,
     uri: Option<&str>,
     original_chars: u32,
     bytes: u64,
     max_chars: u32,
+    view: &View,
 ) -> Object {
-    let full = summary_object(payload, uri, original_chars, bytes, true);
+    let full = summary_object(payload, uri, original_chars, bytes, Some(view));
     if json_chars(&full) <= max_chars {
         return full;
     }
-    summary_object(payload, uri, original_chars, bytes, false)
+    summary_object(payload, uri, original_chars, bytes, None)
+}
+
+/// The first rows of `rows` whose JSON (as an array) fits in [`PREVIEW_CHARS`].
+fn first_rows(rows: &JsValue) -> Array {
+    let shown = Array::new();
+    let mut chars = 2;
+    for row in array_items(rows) {
+        let row_chars = js_sys::JSON::stringify(&row).map_or(u32::MAX, |s| s.length());
+        chars = row_chars.saturating_add(chars + 1);
+        if chars > PREVIEW_CHARS {
+            break;
+        }
+        shown.push(&row);
+    }
+    shown
 }
 
 fn json_chars(value: &Object) -> u32 {
@@ -120,8 +140,10 @@ fn summary_object(
     uri: Option<&str>,
     original_chars: u32,
     bytes: u64,
-    detailed: bool,
+    // `None`: the bare summary (no headline fields, no column names, no preview).
+    view: Option<&View>,
 ) -> Object {
+    let detailed = view.is_some();
     let summary = Object::new();
     if detailed && is_args_object(payload) {
         for field in KEPT_FIELDS {
@@ -165,6 +187,8 @@ fn summary_object(
             define(&shape, "keys", &names(keys));
         }
     }
+    let previewed = uri.is_some() && view.is_some_and(|v| v.preview);
+    let preview = rows.as_ref().filter(|_| previewed).map(first_rows);
     define(&summary, "_truncated", &JsValue::TRUE);
     define(&summary, "_originalChars", &JsValue::from(original_chars));
     if let Some(uri) = uri {
@@ -172,27 +196,47 @@ fn summary_object(
         define_cache_refs(&summary, payload, uri);
     }
     define(&summary, "_cache_shape", &shape);
+    let shown_rows = previewed.then(|| preview.as_ref().map(Array::length));
+    if let Some(rows) = preview {
+        define(&summary, "_preview_rows", &rows);
+    }
+    let read_tools = view.and_then(|v| v.read_tools.as_deref());
     define(
         &summary,
         "_truncation_hint",
-        &hint(uri, original_chars).into(),
+        &hint(uri, original_chars, shown_rows, read_tools).into(),
     );
     summary
 }
 
-fn hint(uri: Option<&str>, original_chars: u32) -> String {
+fn hint(
+    uri: Option<&str>,
+    original_chars: u32,
+    // A preview: `Some(first rows shown)`, `Some(None)` for a payload without rows.
+    preview_rows: Option<Option<u32>>,
+    read_tools: Option<&str>,
+) -> String {
     let mut hint = String::from("This result (");
     crate::core::text::push_uint(&mut hint, u64::from(original_chars));
     match uri {
         Some(uri) => {
-            hint.push_str(
-                " chars) is too large to show, but it is stored in full. To use it in another \
-                 tool call, pass \"",
-            );
+            match preview_rows {
+                Some(Some(n)) => {
+                    hint.push_str(" chars) is stored in full; shown here are its shape and first ");
+                    crate::core::text::push_uint(&mut hint, u64::from(n));
+                    hint.push_str(" rows.");
+                }
+                Some(None) => hint.push_str(" chars) is stored in full; shown here is its shape."),
+                None => hint.push_str(" chars) is too large to show, but it is stored in full."),
+            }
+            hint.push_str(" To use it in another tool call, pass \"");
             hint.push_str(uri);
             hint.push_str("\" as that tool's `<arg>_uri` argument (for example data_uri=\"");
             hint.push_str(uri);
             hint.push_str("\"). Do not re-query the data and do not copy rows into arguments.");
+            if let Some(prefix) = read_tools {
+                push_read_hint(&mut hint, prefix);
+            }
         }
         None => {
             hint.push_str(" chars) is too large to show. ");

@@ -8,6 +8,7 @@ use super::summary;
 use crate::cache::payload::utf8_len;
 use crate::cache::{CacheRequest, ResultCache};
 use crate::core::cap;
+use crate::core::view::View;
 
 /// The JSON text of `value` as a JS string handle (`None` for values JSON cannot express).
 pub fn json_text(value: &JsValue) -> Option<JsString> {
@@ -18,21 +19,22 @@ pub fn json_text(value: &JsValue) -> Option<JsString> {
 }
 
 /// `{...payload, _cache_uri}` (`true`: the whole payload is shown), or the truncation summary
-/// when that would exceed `max_chars` (`false`).
+/// when that would exceed `max_chars` or the view is a preview (`false`).
 pub fn visible_payload(
     payload: &JsValue,
     uri: &str,
     json: &JsString,
     bytes: u64,
     max_chars: u32,
+    view: &View,
 ) -> (JsValue, bool) {
     let summary = || {
-        let s = summary::truncated(payload, Some(uri), json.length(), bytes, max_chars);
+        let s = summary::truncated(payload, Some(uri), json.length(), bytes, max_chars, view);
         (s.into(), false)
     };
     // `{...payload, "_cache_uri":"…"}` adds the key, quotes, colon and a comma.
     let least = u64::from(json.length()) + uri.len() as u64 + 16;
-    if least > u64::from(max_chars) {
+    if view.preview || least > u64::from(max_chars) {
         return summary();
     }
     let visible = summary::with_cache_uri(payload, uri);
@@ -57,6 +59,7 @@ pub async fn show_payload(
     conv_id: &str,
     payload: &JsValue,
     max_chars: u32,
+    view: &View,
     store: bool,
 ) -> Option<(JsValue, Option<String>)> {
     // One JSON.stringify gives both the UTF-8 size (cache rule) and the char count (display rule).
@@ -70,6 +73,7 @@ pub async fn show_payload(
                 source_tool_name: tool_name,
                 threshold: None,
                 known_size: Some(bytes),
+                derived_from: None,
             })
             .await
             .ok()
@@ -77,7 +81,7 @@ pub async fn show_payload(
     } else {
         None
     };
-    let (value, _) = visible_json(payload, uri.as_deref(), &json, bytes, max_chars)?;
+    let (value, _) = visible_json(payload, uri.as_deref(), &json, bytes, max_chars, view)?;
     Some((value, uri))
 }
 
@@ -90,11 +94,12 @@ pub fn visible_json(
     json: &JsString,
     bytes: u64,
     max_chars: u32,
+    view: &View,
 ) -> Option<(JsValue, bool)> {
     match uri {
-        Some(uri) => Some(visible_payload(payload, uri, json, bytes, max_chars)),
+        Some(uri) => Some(visible_payload(payload, uri, json, bytes, max_chars, view)),
         None if json.length() > max_chars => {
-            let summary = summary::truncated(payload, None, json.length(), bytes, max_chars);
+            let summary = summary::truncated(payload, None, json.length(), bytes, max_chars, view);
             Some((summary.into(), false))
         }
         None => None,

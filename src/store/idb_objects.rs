@@ -50,7 +50,7 @@ extern "C" {
 }
 
 /// The stored object of `record`: `{uri, payload, convId, sourceToolName, addedAt, sizeBytes,
-/// lastUsedAt, staleCause?}`, with `uri` the record's URI already made a JS string (the write
+/// lastUsedAt, staleCause?, derivedFrom?}`, with `uri` the record's URI already made a JS string (the write
 /// uses the same value as the key it reports).
 pub(super) fn record(record: &JsRecord, uri: &JsValue) -> Object {
     let obj = record_object(
@@ -65,6 +65,13 @@ pub(super) fn record(record: &JsRecord, uri: &JsValue) -> Object {
     if let Some(cause) = &record.stale_cause {
         // Setting a data property on a fresh plain object cannot fail.
         let _ = Reflect::set(&obj, &fields::STALE_CAUSE.into(), &JsValue::from_str(cause));
+    }
+    if let Some(source) = &record.derived_from {
+        let _ = Reflect::set(
+            &obj,
+            &fields::DERIVED_FROM.into(),
+            &JsValue::from_str(source),
+        );
     }
     obj
 }

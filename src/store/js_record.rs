@@ -42,5 +42,6 @@ pub(crate) fn from_js(value: &JsValue) -> Option<JsRecord> {
             .as_f64()
             .unwrap_or(added_at),
         stale_cause: field(value, fields::STALE_CAUSE).as_string(),
+        derived_from: field(value, fields::DERIVED_FROM).as_string(),
     })
 }

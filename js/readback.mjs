@@ -1,0 +1,513 @@
+// The read-back tools: what lets the model look inside a stored result and pass on just the part
+// it needs. `cacheTools(cache, options)` is shaped like one more MCP server's client — `listTools()`
+// and `callTool({ name, arguments })` answer what the SDK's `Client` answers — so a host lists these
+// tools next to its servers' and routes calls by name. Pure JS over the cache's public methods
+// (`substituteCacheUris`, `lookup`, `cacheToolResult`): payloads stay JS values, read by structured
+// clone. The main entries load this module on first use (docs/READ-BACK.md).
+
+const DEFAULT_PREFIX = 'cache_';
+const DEFAULT_MAX_CHARS = 4000;
+const MIN_MAX_CHARS = 1000;
+const MAX_MAX_CHARS = 100000;
+// Longest reference accepted: scheme, a 64-character conversation, a 16-character token and a
+// 2 048-byte pointer fit.
+const MAX_URI_CHARS = 2200;
+const MAX_POINTER_BYTES = 2048;
+const DEFAULT_READ_LIMIT = 100;
+const MAX_READ_LIMIT = 1000;
+const DEFAULT_SEARCH_LIMIT = 20;
+const MAX_SEARCH_LIMIT = 100;
+const MAX_QUERY_CHARS = 200;
+const SNIPPET_CONTEXT = 40;
+const MAX_CONDITIONS = 32;
+const MAX_FIELDS = 64;
+const MAX_NAME_CHARS = 256;
+const MAX_VALUE_CHARS = 1000;
+const MAX_WHERE_TEXT = 20000;
+const MAX_SELECT_LIMIT = 10_000_000;
+const SELECT_MEMO_LIMIT = 256;
+const OPS = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
+
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+const typeOf = (value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+
+/** A model-facing error: `{ error: "invalid_args: …", fix_hint }`, as the cache's envelopes. */
+class ArgumentProblem extends Error {
+  constructor(error, fixHint) {
+    super(error);
+    this.envelope = { error: `invalid_args: ${error}`, fix_hint: fixHint };
+  }
+}
+const problem = (error, fixHint) => {
+  throw new ArgumentProblem(error, fixHint);
+};
+
+/** RFC 6901 escaping of one reference token. */
+const escapeToken = (token) => String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * `uri` extended by one member, as a reference the cache resolves (`…#/rows/3`); `null` when the
+ * cache would refuse it (a control character in the key, or a pointer over 2 048 bytes).
+ */
+function childUri(uri, token) {
+  const escaped = escapeToken(token);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(escaped)) return null;
+  const hash = uri.indexOf('#');
+  const pointer = `${hash < 0 ? '' : uri.slice(hash + 1)}/${escaped}`;
+  if (new TextEncoder().encode(pointer).length > MAX_POINTER_BYTES) return null;
+  return `${hash < 0 ? uri : uri.slice(0, hash)}#${pointer}`;
+}
+
+const jsonChars = (value) => (JSON.stringify(value) ?? 'null').length;
+
+// ---------------------------------------------------------------------------------------------
+// Argument readers: strict-mode models send `null` for every optional argument, so null is absent.
+
+function argsObject(args) {
+  if (args === undefined || args === null) return {};
+  if (!isObject(args)) problem('the arguments must be an object', 'Call the tool with a JSON object of its parameters.');
+  return args;
+}
+
+function readUri(args) {
+  const uri = args.uri;
+  if (typeof uri !== 'string' || !uri.startsWith('mcp+cache://') || uri.length > MAX_URI_CHARS) {
+    problem('uri must be an mcp+cache:// reference', 'Pass the _cache_uri of a stored result (optionally with a #/pointer) as uri.');
+  }
+  return uri;
+}
+
+function readCount(args, key, fallback, max) {
+  const value = args[key];
+  if (value === undefined || value === null) return fallback;
+  if (!Number.isInteger(value) || value < 0) problem(`${key} must be a non-negative integer`, `Pass ${key} as a whole number, or leave it out.`);
+  return Math.min(value, max);
+}
+
+function readPositive(args, key, fallback, max) {
+  const count = readCount(args, key, fallback, max);
+  if (count === 0) problem(`${key} must be at least 1`, `Pass ${key} as a whole number of at least 1, or leave it out.`);
+  return count;
+}
+
+function readName(value, what) {
+  if (typeof value !== 'string' || value === '' || value.length > MAX_NAME_CHARS) {
+    problem(`${what} must be a non-empty string of at most ${MAX_NAME_CHARS} characters`, 'Use a key of the rows, as cache_read shows them.');
+  }
+  return value;
+}
+
+const CONDITION_HINT = 'Pass where as a list of {"field": <row key>, "op": one of = != < <= > >= contains, "value": <string, number, boolean or null>}; every condition must hold.';
+
+function readWhere(args) {
+  let where = args.where;
+  if (where === undefined || where === null) return [];
+  // Small models often send the list as JSON text.
+  if (typeof where === 'string' && where.length <= MAX_WHERE_TEXT) {
+    try {
+      where = JSON.parse(where);
+    } catch {
+      problem('where is not valid JSON', CONDITION_HINT);
+    }
+  }
+  if (!Array.isArray(where)) problem('where must be a list of conditions', CONDITION_HINT);
+  if (where.length > MAX_CONDITIONS) problem(`where has more than ${MAX_CONDITIONS} conditions`, CONDITION_HINT);
+  return where.map((condition) => {
+    if (!isObject(condition)) problem('every condition must be an object', CONDITION_HINT);
+    const field = readName(condition.field, 'field');
+    const { op, value } = condition;
+    if (!OPS.includes(op)) problem('op must be one of = != < <= > >= contains', CONDITION_HINT);
+    const primitive = value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ||
+      (typeof value === 'string' && value.length <= MAX_VALUE_CHARS);
+    if (!primitive) problem(`value must be a string (at most ${MAX_VALUE_CHARS} characters), a finite number, a boolean or null`, CONDITION_HINT);
+    if (op === 'contains' && (value === null || typeof value === 'boolean')) problem('contains needs a string or number value', CONDITION_HINT);
+    return { field, op, value };
+  });
+}
+
+function readFields(args) {
+  const fields = args.fields;
+  if (fields === undefined || fields === null) return null;
+  if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_FIELDS) {
+    problem(`fields must be a list of 1 to ${MAX_FIELDS} row keys`, 'Pass fields as the row keys to keep, or leave it out to keep whole rows.');
+  }
+  return fields.map((f) => readName(f, 'every field'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// cache_read
+
+/** Whole items from `offset`, as many as fit in `maxChars` (and `limit`). */
+function readArray(uri, items, offset, limit, maxChars) {
+  const total = items.length;
+  const room = maxChars - jsonChars({ uri, total, offset, items: [], next_offset: total });
+  const page = [];
+  let used = 0;
+  let end = offset;
+  while (end < total && page.length < limit) {
+    const chars = jsonChars(items[end]) + (page.length ? 1 : 0);
+    if (used + chars > room) break;
+    used += chars;
+    page.push(items[end] === undefined ? null : items[end]);
+    end += 1;
+  }
+  const answer = { uri, total, offset, items: page };
+  if (page.length === 0 && end < total && limit > 0) {
+    // One item alone is larger than an answer may be: name it, so it can be read by its pointer.
+    answer.too_large = { index: end, uri: childUri(uri, end), chars: jsonChars(items[end]) };
+    end += 1;
+  }
+  if (end < total) answer.next_offset = end;
+  return answer;
+}
+
+/** Characters from `offset`, as many as fit once JSON-escaped; never half a surrogate pair. */
+function readString(uri, text, offset, limit, maxChars) {
+  const total = text.length;
+  const room = maxChars - jsonChars({ uri, total_chars: total, offset, text: '', next_offset: total });
+  let end = Math.min(total, offset + limit, offset + room);
+  for (;;) {
+    if (end < total && end > offset + 1 && /[\uD800-\uDBFF]/.test(text[end - 1])) end -= 1;
+    const over = jsonChars(text.slice(offset, end)) - 2 - room;
+    if (over <= 0 || end <= offset) break;
+    end = Math.max(offset, end - Math.max(1, Math.ceil(over / 6)));
+  }
+  const answer = { uri, total_chars: total, offset, text: text.slice(offset, end) };
+  if (end < total) answer.next_offset = end;
+  return answer;
+}
+
+/** The members of an object: key, type, JSON size and a reference to each. */
+function readObject(uri, object, offset, limit, maxChars) {
+  const names = Object.keys(object);
+  const total = names.length;
+  const room = maxChars - jsonChars({ uri, total_keys: total, offset, keys: [], next_offset: total });
+  const keys = [];
+  let used = 0;
+  let end = offset;
+  while (end < total && keys.length < limit) {
+    const key = names[end];
+    const entry = { key, type: typeOf(object[key]), size: jsonChars(object[key]), pointer: childUri(uri, key) };
+    const chars = jsonChars(entry) + (keys.length ? 1 : 0);
+    if (used + chars > room) break;
+    used += chars;
+    keys.push(entry);
+    end += 1;
+  }
+  const answer = { uri, total_keys: total, offset, keys };
+  if (end < total) answer.next_offset = end;
+  return answer;
+}
+
+function readAnswer(uri, value, args, maxChars) {
+  const offset = readCount(args, 'offset', 0, Number.MAX_SAFE_INTEGER);
+  // A string page holds as many characters as fit, or `limit`; other pages `limit` items or keys.
+  const limit = typeof value === 'string'
+    ? readPositive(args, 'limit', Infinity, Number.MAX_SAFE_INTEGER)
+    : readPositive(args, 'limit', DEFAULT_READ_LIMIT, MAX_READ_LIMIT);
+  const size = Array.isArray(value) ? value.length : typeof value === 'string' ? value.length : isObject(value) ? Object.keys(value).length : 0;
+  if (offset > size) problem(`offset ${offset} is past the end (${size})`, 'Start again from offset 0, or use the next_offset of the previous answer.');
+  if (Array.isArray(value)) return readArray(uri, value, offset, limit, maxChars);
+  if (typeof value === 'string') return readString(uri, value, offset, limit, maxChars);
+  if (isObject(value)) return readObject(uri, value, offset, limit, maxChars);
+  const answer = { uri, type: typeOf(value), value };
+  return jsonChars(answer) <= maxChars ? answer : { uri, type: typeOf(value) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// cache_search
+
+function snippetOf(text, at, length) {
+  const start = Math.max(0, at - SNIPPET_CONTEXT);
+  const end = Math.min(text.length, at + length + SNIPPET_CONTEXT);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+
+/** Every string and number leaf containing `query` (case-insensitive), in document order. */
+function searchAnswer(uri, value, args, maxChars) {
+  const query = args.query;
+  if (typeof query !== 'string' || query === '' || query.length > MAX_QUERY_CHARS) {
+    problem(`query must be a non-empty string of at most ${MAX_QUERY_CHARS} characters`, 'Pass the text or number to look for as query.');
+  }
+  const limit = readPositive(args, 'limit', DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
+  const needle = query.toLowerCase();
+  const hash = uri.indexOf('#');
+  const base = hash < 0 ? '' : uri.slice(hash + 1);
+  const room = maxChars - jsonChars({ uri, query, total_matches: Number.MAX_SAFE_INTEGER, matches: [] });
+  const matches = [];
+  let total = 0;
+  let used = 0;
+  let full = false;
+  const path = [];
+  const visit = (node) => {
+    if (typeof node === 'string' || typeof node === 'number') {
+      const text = String(node);
+      const at = text.toLowerCase().indexOf(needle);
+      if (at < 0) return;
+      total += 1;
+      if (full) return;
+      const match = { pointer: base + path.map((t) => `/${escapeToken(t)}`).join(''), snippet: snippetOf(text, at, query.length) };
+      const chars = jsonChars(match) + (matches.length ? 1 : 0);
+      if (matches.length >= limit || used + chars > room) {
+        full = true;
+        return;
+      }
+      used += chars;
+      matches.push(match);
+    } else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i += 1) {
+        path.push(i);
+        visit(node[i]);
+        path.pop();
+      }
+    } else if (isObject(node)) {
+      for (const key of Object.keys(node)) {
+        path.push(key);
+        visit(node[key]);
+        path.pop();
+      }
+    }
+  };
+  visit(value);
+  return { uri, query, total_matches: total, matches };
+}
+
+// ---------------------------------------------------------------------------------------------
+// cache_select
+
+function holds(actual, op, expected) {
+  switch (op) {
+    case '=':
+      return actual === expected;
+    case '!=':
+      return actual !== expected;
+    case 'contains':
+      if (Array.isArray(actual)) return actual.includes(expected);
+      return (typeof actual === 'string' || typeof actual === 'number') &&
+        String(actual).toLowerCase().includes(String(expected).toLowerCase());
+    default: {
+      // Order compares numbers with numbers and strings with strings (ISO times sort as text).
+      const comparable = (typeof actual === 'number' && typeof expected === 'number') ||
+        (typeof actual === 'string' && typeof expected === 'string');
+      if (!comparable) return false;
+      if (op === '<') return actual < expected;
+      if (op === '<=') return actual <= expected;
+      if (op === '>') return actual > expected;
+      return actual >= expected;
+    }
+  }
+}
+
+const own = (row, key) => (Object.prototype.hasOwnProperty.call(row, key) ? row[key] : undefined);
+
+/** The rows of `value` meeting every condition, projected to `fields`, at most `limit`. */
+function selectRows(value, where, fields, limit) {
+  const rows = [];
+  for (const row of value) {
+    if (rows.length >= limit) break;
+    if (!isObject(row) || !where.every((c) => holds(own(row, c.field), c.op, c.value))) continue;
+    if (!fields) {
+      rows.push(row);
+      continue;
+    }
+    const projected = {};
+    for (const field of fields) if (Object.prototype.hasOwnProperty.call(row, field)) projected[field] = row[field];
+    rows.push(projected);
+  }
+  return rows;
+}
+
+function notRows(uri, value) {
+  const arrays = isObject(value) ? Object.keys(value).filter((k) => Array.isArray(value[k])).slice(0, 8) : [];
+  const hint = arrays.length
+    ? `Point uri at its rows, e.g. ${arrays.map((k) => childUri(uri, k)).filter(Boolean).join(' or ')}.`
+    : 'Use cache_read to see what it holds.';
+  problem(`cache_select needs an array of rows; ${uri} holds ${typeOf(value) === 'array' ? 'an array' : `a ${typeOf(value)}`}`, hint);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const TOOL_TEXT = {
+  read: {
+    description:
+      'Read part of a stored tool result by its mcp+cache:// reference (a _cache_uri), without ' +
+      'copying it into the conversation. The uri may end in a JSON Pointer (#/rows, #/rows/3/cpu) ' +
+      'to read one part. An array answers {uri, total, offset, items, next_offset?} (whole items; ' +
+      'call again with offset=next_offset for more); a string answers {uri, total_chars, offset, ' +
+      'text, next_offset?}; an object answers {uri, total_keys, keys: [{key, type, size, pointer}]} ' +
+      '(pass a pointer as uri to read that member).',
+    properties: {
+      uri: { type: 'string', description: 'The reference, e.g. "mcp+cache://conv/AbCd1234#/rows".' },
+      offset: { type: 'integer', minimum: 0, description: 'First item (array), character (string) or key (object). Default 0.' },
+      limit: { type: 'integer', minimum: 1, description: 'Most items, characters or keys to return. Default: as many as fit.' },
+    },
+  },
+  search: {
+    description:
+      'Find where a text or number occurs in a stored tool result (case-insensitive substring over ' +
+      'its string and number values). Answers {uri, query, total_matches, matches: [{pointer, ' +
+      'snippet}]} in document order; append a pointer to the reference (mcp+cache://conv/token#' +
+      '<pointer>) to read that value or its row with the read tool.',
+    properties: {
+      uri: { type: 'string', description: 'The reference to search, optionally with a #/pointer.' },
+      query: { type: 'string', description: 'The text or number to look for.' },
+      limit: { type: 'integer', minimum: 1, description: 'Most matches to list. Default 20.' },
+    },
+    required: ['query'],
+  },
+  select: {
+    description:
+      'Filter the rows of a stored tool result into a new stored result, without copying them: ' +
+      'answers {_cache_uri, count, sample}. Pass that _cache_uri on to another tool (e.g. as its ' +
+      'data_uri argument) exactly like the original reference. The uri must point at an array of ' +
+      'objects (e.g. "mcp+cache://conv/token#/rows"). The new reference stops resolving when its ' +
+      'source goes stale or is removed.',
+    properties: {
+      uri: { type: 'string', description: 'The reference of the rows, optionally with a #/pointer.' },
+      where: {
+        type: 'array',
+        description: 'Conditions that must all hold. Omit to keep every row.',
+        maxItems: MAX_CONDITIONS,
+        items: {
+          type: 'object',
+          properties: {
+            field: { type: 'string', description: 'A key of the rows.' },
+            op: { type: 'string', enum: OPS },
+            value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+          },
+          required: ['field', 'op', 'value'],
+          additionalProperties: false,
+        },
+      },
+      fields: { type: 'array', items: { type: 'string' }, description: 'Row keys to keep. Omit to keep whole rows.' },
+      limit: { type: 'integer', minimum: 1, description: 'Most rows to keep (the first ones, in order).' },
+    },
+  },
+};
+
+function toolList(prefix) {
+  return Object.entries(TOOL_TEXT).map(([kind, { description, properties, required = [] }]) => ({
+    name: `${prefix}${kind}`,
+    description,
+    inputSchema: { type: 'object', properties, required: ['uri', ...required], additionalProperties: false },
+    annotations: { readOnlyHint: kind !== 'select', openWorldHint: false },
+  }));
+}
+
+/** The `convId` option, as the cache takes it. */
+function readConvId(convId) {
+  if (convId === undefined || convId === null) return 'default';
+  if (typeof convId === 'string' || typeof convId === 'number' || typeof convId === 'bigint') return String(convId);
+  throw new TypeError('cacheTools: convId must be a string or number');
+}
+
+/**
+ * The read-back tools over `cache` for one conversation: `{ listTools(), callTool({ name,
+ * arguments }) }`, answering like an MCP client. Throws a TypeError for bad options.
+ */
+export function cacheTools(cache, options = {}) {
+  if (cache === null || typeof cache !== 'object' || typeof cache.substituteCacheUris !== 'function' || typeof cache.cacheToolResult !== 'function') {
+    throw new TypeError('cacheTools: the first argument must be a ResultCache');
+  }
+  if (!isObject(options)) throw new TypeError('cacheTools: options must be an object');
+  const convId = readConvId(options.convId);
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  if (typeof prefix !== 'string' || !/^[A-Za-z0-9_.-]{0,32}$/.test(prefix)) {
+    throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
+  }
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  if (!Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS || maxChars > MAX_MAX_CHARS) {
+    throw new TypeError(`cacheTools: maxChars must be an integer from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}`);
+  }
+  const names = new Map(Object.keys(TOOL_TEXT).map((kind) => [`${prefix}${kind}`, kind]));
+  // The same selection of the same source answers the same reference (and text), while it lasts.
+  const selections = new Map();
+
+  const answer = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  const refuse = (envelope) => {
+    let text = JSON.stringify(envelope);
+    if (text.length > maxChars) {
+      const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+      text = JSON.stringify({ error: cut(String(envelope.error), maxChars / 2), fix_hint: cut(String(envelope.fix_hint), maxChars / 4) });
+    }
+    return { isError: true, content: [{ type: 'text', text }] };
+  };
+
+  /** The value behind `uri` in this conversation, or the cache's envelope (missing, stale). */
+  async function resolve(uri) {
+    const outcome = await cache.substituteCacheUris({ data_uri: uri }, { convId });
+    if (!outcome.ok) return { envelope: outcome.envelope };
+    if (!Object.prototype.hasOwnProperty.call(outcome.args, 'data')) {
+      problem('uri must be an mcp+cache:// reference', 'Pass the _cache_uri of a stored result (optionally with a #/pointer) as uri.');
+    }
+    return { value: outcome.args.data };
+  }
+
+  async function select(uri, value, args) {
+    const where = readWhere(args);
+    const fields = readFields(args);
+    const limit = readPositive(args, 'limit', MAX_SELECT_LIMIT, MAX_SELECT_LIMIT);
+    if (!Array.isArray(value)) notRows(uri, value);
+    const key = JSON.stringify([uri, where, fields, limit]);
+    const known = selections.get(key);
+    if (known) {
+      const still = await cache.lookup(known._cache_uri, { convId });
+      if (still.status === 'hit') return known;
+      selections.delete(key);
+    }
+    const rows = selectRows(value, where, fields, limit);
+    const derived = await cache.cacheToolResult({ payload: rows, convId, sourceToolName: `${prefix}select`, threshold: 0, derivedFrom: uri });
+    if (typeof derived !== 'string') {
+      problem(`the ${rows.length} selected rows could not be stored (too large for the cache, or no storage left)`, 'Select fewer rows or fields (limit, fields).');
+    }
+    const room = Math.floor(maxChars / 2);
+    const sample = [];
+    let used = 0;
+    for (const row of rows) {
+      used += jsonChars(row) + 1;
+      if (used > room || sample.length >= 5) break;
+      sample.push(row);
+    }
+    const result = { _cache_uri: derived, count: rows.length, sample };
+    if (selections.size >= SELECT_MEMO_LIMIT) selections.clear();
+    selections.set(key, result);
+    return result;
+  }
+
+  return {
+    async listTools() {
+      return { tools: toolList(prefix) };
+    },
+    async callTool(params, _resultSchema, requestOptions) {
+      requestOptions?.signal?.throwIfAborted();
+      const kind = isObject(params) ? names.get(params.name) : undefined;
+      if (!kind) {
+        return refuse({ error: `invalid_args: unknown tool ${JSON.stringify(String(params?.name)).slice(0, 80)}`, fix_hint: `Use one of ${[...names.keys()].join(', ')}.` });
+      }
+      try {
+        const args = argsObject(params.arguments);
+        const uri = readUri(args);
+        // Check the arguments before reading: a bad call costs no read.
+        if (kind === 'read') {
+          readCount(args, 'offset', 0, Number.MAX_SAFE_INTEGER);
+          readPositive(args, 'limit', 1, Number.MAX_SAFE_INTEGER);
+        } else if (kind === 'search') {
+          searchAnswer(uri, null, args, maxChars);
+        } else {
+          readWhere(args);
+          readFields(args);
+          readPositive(args, 'limit', 1, MAX_SELECT_LIMIT);
+        }
+        const found = await resolve(uri);
+        if (found.envelope) return refuse(found.envelope);
+        if (kind === 'read') return answer(readAnswer(uri, found.value, args, maxChars));
+        if (kind === 'search') return answer(searchAnswer(uri, found.value, args, maxChars));
+        return answer(await select(uri, found.value, args));
+      } catch (error) {
+        if (error instanceof ArgumentProblem) return refuse(error.envelope);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,324 @@
+// The read-back tools (cacheTools) through the release package in Node: every tool on arrays,
+// strings, objects, pointers, empty and huge payloads; paging visits every item exactly once;
+// derived references through substituteCacheUris, with staleness, eviction and clearing of their
+// source propagated; conversation scope; byte-identical repeated answers; hostile arguments
+// answered with isError; the input schemas compile and validate with Ajv.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Ajv from 'ajv';
+
+import { ResultCache, cacheTools } from '../../js/node.mjs';
+
+let n = 0;
+const fresh = (options = {}) => new ResultCache({ storage: 'memory', ...options, dbName: `readback-${process.pid}-${n++}` });
+const rows = (count) => Array.from({ length: count }, (_, i) => ({ hour: `2026-12-01T${String(i % 24).padStart(2, '0')}:00Z`, i, cpu: (i * 37) % 101, host: i % 3 ? 'web-1' : 'db-1' }));
+
+async function stored(cache, payload, convId = 'c1', sourceToolName = 'metrics.query') {
+  const uri = await cache.cacheToolResult({ payload, convId, sourceToolName, threshold: 0 });
+  assert.equal(typeof uri, 'string');
+  return uri;
+}
+
+const answer = (result) => {
+  assert.notEqual(result.isError, true, result.content?.[0]?.text);
+  assert.equal(result.content[0].type, 'text');
+  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  return result.structuredContent;
+};
+const refusal = (result) => {
+  assert.equal(result.isError, true);
+  assert.equal(result.structuredContent, undefined);
+  return JSON.parse(result.content[0].text);
+};
+
+test('listTools answers three tools whose input schemas compile with Ajv (strict) and validate calls', async () => {
+  const tools = cacheTools(fresh(), { convId: 'c1' });
+  const { tools: list } = await tools.listTools();
+  assert.deepEqual(list.map((t) => t.name), ['cache_read', 'cache_search', 'cache_select']);
+  const ajv = new Ajv({ strict: true });
+  const [read, search, select] = list.map((t) => ajv.compile(t.inputSchema));
+  assert.ok(read({ uri: 'mcp+cache://c1/abcdefgh', offset: 0, limit: 10 }));
+  assert.ok(!read({ offset: 1 }), 'uri is required');
+  assert.ok(!read({ uri: 'x', extra: 1 }), 'no other properties');
+  assert.ok(search({ uri: 'mcp+cache://c1/abcdefgh', query: 'db' }));
+  assert.ok(!search({ uri: 'mcp+cache://c1/abcdefgh' }), 'query is required');
+  assert.ok(select({ uri: 'u', where: [{ field: 'cpu', op: '>=', value: 90 }], fields: ['hour'], limit: 5 }));
+  assert.ok(!select({ uri: 'u', where: [{ field: 'cpu', op: 'like', value: 90 }] }), 'op is an enum');
+  assert.ok(!select({ uri: 'u', where: [{ field: 'cpu', op: '=', value: { deep: 1 } }] }), 'value is a primitive');
+  const custom = await cacheTools(fresh(), { prefix: 'mem.' }).listTools();
+  assert.deepEqual(custom.tools.map((t) => t.name), ['mem.read', 'mem.search', 'mem.select']);
+});
+
+test('bad options reject the first call with a TypeError', async () => {
+  for (const [cache, options] of [[null, {}], [{}, {}], [fresh(), { prefix: 'has space' }], [fresh(), { maxChars: 10 }], [fresh(), { convId: {} }], [fresh(), 5]]) {
+    await assert.rejects(cacheTools(cache, options).listTools(), TypeError);
+  }
+});
+
+test('cache_read pages an array by whole items within maxChars, and paging 100 000 rows visits each exactly once', async () => {
+  const cache = fresh();
+  const data = rows(100_000);
+  const uri = await stored(cache, { ok: true, rows: data });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  let offset = 0;
+  let seen = 0;
+  let pages = 0;
+  for (;;) {
+    const result = await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/rows`, offset, limit: 1000 } });
+    assert.ok(result.content[0].text.length <= 4000);
+    const page = answer(result);
+    assert.equal(page.total, 100_000);
+    assert.equal(page.offset, offset);
+    page.items.forEach((item, k) => assert.equal(item.i, offset + k));
+    seen += page.items.length;
+    pages += 1;
+    if (page.next_offset === undefined) break;
+    assert.equal(page.next_offset, offset + page.items.length);
+    offset = page.next_offset;
+  }
+  assert.equal(seen, 100_000);
+  assert.ok(pages > 100, `${pages} pages`);
+  const limited = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/rows`, offset: 99_998, limit: 5 } }));
+  assert.deepEqual(limited.items.map((r) => r.i), [99_998, 99_999]);
+  assert.equal(limited.next_offset, undefined);
+});
+
+test('cache_read names an item too large for one answer instead of skipping it silently', async () => {
+  const cache = fresh();
+  const uri = await stored(cache, [{ a: 1 }, { big: 'x'.repeat(10_000) }, { a: 3 }]);
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const first = answer(await tools.callTool({ name: 'cache_read', arguments: { uri } }));
+  assert.deepEqual(first.items, [{ a: 1 }]);
+  assert.equal(first.next_offset, 1);
+  const second = answer(await tools.callTool({ name: 'cache_read', arguments: { uri, offset: 1 } }));
+  assert.deepEqual(second.items, []);
+  assert.deepEqual(second.too_large, { index: 1, uri: `${uri}#/1`, chars: 10_010 });
+  assert.equal(second.next_offset, 2);
+  const inside = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: second.too_large.uri } }));
+  assert.deepEqual(inside.keys, [{ key: 'big', type: 'string', size: 10_002, pointer: `${uri}#/1/big` }]);
+});
+
+test('cache_read pages a string by characters (JSON escapes counted, surrogate pairs kept whole)', async () => {
+  const cache = fresh();
+  const text = `${'line "one"\n'.repeat(500)}😀end`;
+  const uri = await stored(cache, { log: text });
+  const tools = cacheTools(cache, { convId: 'c1', maxChars: 1000 });
+  let offset = 0;
+  let joined = '';
+  for (;;) {
+    const result = await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/log`, offset } });
+    assert.ok(result.content[0].text.length <= 1000, `${result.content[0].text.length}`);
+    const page = answer(result);
+    assert.equal(page.total_chars, text.length);
+    assert.ok(!/[\uD800-\uDBFF]$/.test(page.text), 'no lone high surrogate at a page end');
+    joined += page.text;
+    if (page.next_offset === undefined) break;
+    offset = page.next_offset;
+  }
+  assert.equal(joined, text);
+  const some = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/log`, offset: 5, limit: 5 } }));
+  assert.equal(some.text, '"one"');
+});
+
+test('cache_read lists an object\'s members with pointers the cache resolves; primitives and empty values', async () => {
+  const cache = fresh();
+  const uri = await stored(cache, { ok: true, 'a/b~c': [1, 2], rows: [], note: 'hi', n: null });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const listing = answer(await tools.callTool({ name: 'cache_read', arguments: { uri } }));
+  assert.deepEqual(listing, {
+    uri,
+    total_keys: 5,
+    offset: 0,
+    keys: [
+      { key: 'ok', type: 'boolean', size: 4, pointer: `${uri}#/ok` },
+      { key: 'a/b~c', type: 'array', size: 5, pointer: `${uri}#/a~1b~0c` },
+      { key: 'rows', type: 'array', size: 2, pointer: `${uri}#/rows` },
+      { key: 'note', type: 'string', size: 4, pointer: `${uri}#/note` },
+      { key: 'n', type: 'null', size: 4, pointer: `${uri}#/n` },
+    ],
+  });
+  const escaped = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: listing.keys[1].pointer } }));
+  assert.deepEqual(escaped.items, [1, 2]);
+  assert.deepEqual(answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/rows` } })), { uri: `${uri}#/rows`, total: 0, offset: 0, items: [] });
+  assert.deepEqual(answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/ok` } })), { uri: `${uri}#/ok`, type: 'boolean', value: true });
+  const past = refusal(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/rows`, offset: 3 } }));
+  assert.match(past.error, /^invalid_args: offset 3 is past the end/);
+});
+
+test('cache_search finds string and number leaves case-insensitively, in document order, with usable pointers', async () => {
+  const cache = fresh();
+  const data = rows(5000);
+  const uri = await stored(cache, { ok: true, rows: data });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const found = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'DB-1', limit: 3 } }));
+  assert.equal(found.total_matches, data.filter((r) => r.host === 'db-1').length);
+  assert.deepEqual(found.matches.map((m) => m.pointer), ['/rows/0/host', '/rows/3/host', '/rows/6/host']);
+  assert.equal(found.matches[0].snippet, 'db-1');
+  const row = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#${found.matches[1].pointer.replace(/\/host$/, '')}` } }));
+  assert.equal(row.keys.find((k) => k.key === 'i').size, 1);
+  const numbers = answer(await tools.callTool({ name: 'cache_search', arguments: { uri: `${uri}#/rows`, query: '4999' } }));
+  assert.deepEqual(numbers.matches, [{ pointer: '/rows/4999/i', snippet: '4999' }]);
+  const none = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'no such thing' } }));
+  assert.deepEqual(none, { uri, query: 'no such thing', total_matches: 0, matches: [] });
+  const many = await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'web', limit: 100 } });
+  assert.ok(many.content[0].text.length <= 4000);
+  assert.ok(answer(many).matches.length < answer(many).total_matches);
+});
+
+test('cache_select stores the matching rows as a derived reference that substituteCacheUris resolves', async () => {
+  const cache = fresh();
+  const data = rows(240);
+  const uri = await stored(cache, { ok: true, rows: data });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const where = [{ field: 'cpu', op: '>=', value: 90 }, { field: 'host', op: 'contains', value: 'WEB' }];
+  const selected = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, where, fields: ['hour', 'cpu'] } }));
+  const expected = data.filter((r) => r.cpu >= 90 && r.host.includes('web')).map(({ hour, cpu }) => ({ hour, cpu }));
+  assert.equal(selected.count, expected.length);
+  assert.deepEqual(selected.sample, expected.slice(0, selected.sample.length));
+  assert.ok(selected.sample.length > 0);
+  const resolved = await cache.substituteCacheUris({ data_uri: selected._cache_uri }, { convId: 'c1' });
+  assert.deepEqual(resolved, { ok: true, args: { data: expected } });
+  const last48 = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: '[{"field":"i","op":">=","value":192}]' } }));
+  assert.equal(last48.count, 48);
+  const limited = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, limit: 2 } }));
+  assert.equal(limited.count, 2);
+  const ofDerived = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: last48._cache_uri, where: [{ field: 'i', op: '<', value: 200 }] } }));
+  assert.equal(ofDerived.count, 8);
+  const entries = await cache.entries({ convId: 'c1' });
+  assert.equal(entries.find((e) => e.uri === ofDerived._cache_uri).derivedFrom, last48._cache_uri);
+});
+
+test('repeated calls answer byte-identical text (cache_select reuses its reference while it lasts)', async () => {
+  const cache = fresh();
+  const uri = await stored(cache, { ok: true, rows: rows(500) });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  for (const call of [
+    { name: 'cache_read', arguments: { uri: `${uri}#/rows`, offset: 7 } },
+    { name: 'cache_read', arguments: { uri } },
+    { name: 'cache_search', arguments: { uri, query: '12' } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'cpu', op: '<', value: 5 }] } },
+  ]) {
+    const [a, b] = [await tools.callTool(call), await tools.callTool(call)];
+    assert.equal(a.content[0].text, b.content[0].text, call.name);
+  }
+});
+
+test('a derived reference is refused once its source is stale, evicted or cleared', async () => {
+  const now = { t: 1_000_000 };
+  const cache = fresh({ now: () => now.t });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const select = async (uri) => answer(await tools.callTool({ name: 'cache_select', arguments: { uri, where: [{ field: 'i', op: '<', value: 10 }] } }))._cache_uri;
+  // Stale: an invalidation of the source's tool.
+  const a = await stored(cache, rows(50), 'c1', 'metrics.query');
+  const derived = await select(a);
+  const twice = await select(derived);
+  await cache.invalidate(['metrics.*'], { cause: 'metrics.reset' });
+  for (const uri of [derived, twice]) {
+    const outcome = await cache.substituteCacheUris({ data_uri: uri }, { convId: 'c1' });
+    assert.equal(outcome.ok, false);
+    assert.deepEqual(outcome.envelope._stale_uris, [uri]);
+    assert.match(outcome.envelope.fix_hint, /metrics\.query/);
+    assert.deepEqual(await cache.lookup(uri, { convId: 'c1' }), { status: 'stale', cause: 'metrics.reset', sourceToolName: 'metrics.query' });
+  }
+  const staleRead = refusal(await tools.callTool({ name: 'cache_read', arguments: { uri: derived } }));
+  assert.deepEqual(staleRead._stale_uris, [derived]);
+  // Evicted by age: the source goes, the (newer) derived entry is refused as missing.
+  const b = await stored(cache, rows(50), 'c1', 'other.tool');
+  now.t += 10_000;
+  const derivedB = await select(b);
+  now.t += 1_000;
+  await cache.evictOlderThan({ maxAgeMs: 5_000 });
+  assert.equal((await cache.lookup(b, { convId: 'c1' })).status, 'miss');
+  assert.equal((await cache.lookup(derivedB, { convId: 'c1' })).status, 'miss');
+  assert.deepEqual((await cache.substituteCacheUris({ data_uri: derivedB }, { convId: 'c1' })).envelope._missing_uris, [derivedB]);
+  // Cleared: both go with their conversation.
+  const c = await stored(cache, rows(50), 'c1', 'other.tool');
+  const derivedC = await select(c);
+  await cache.clearConversation('c1');
+  assert.equal((await cache.lookup(derivedC, { convId: 'c1' })).status, 'miss');
+  assert.deepEqual(await cache.entries({ convId: 'c1' }), []);
+});
+
+test('a derivation chain longer than 8 links reads as missing', async () => {
+  const cache = fresh();
+  const tools = cacheTools(cache, { convId: 'c1' });
+  let uri = await stored(cache, rows(20));
+  const chain = [];
+  for (let k = 0; k < 9; k += 1) {
+    uri = answer(await tools.callTool({ name: 'cache_select', arguments: { uri, limit: 20 - k } }))._cache_uri;
+    chain.push(uri);
+  }
+  assert.equal((await cache.lookup(chain[7], { convId: 'c1' })).status, 'hit', '8 links');
+  assert.equal((await cache.lookup(chain[8], { convId: 'c1' })).status, 'miss', '9 links');
+});
+
+test('the tools are scoped to their conversation; IndexedDB keeps derived entries across a reopen', async () => {
+  const dbName = `readback-idb-${process.pid}`;
+  const cache = new ResultCache({ dbName });
+  const uri = await stored(cache, rows(30), 'c1');
+  const other = cacheTools(cache, { convId: 'c2' });
+  const miss = refusal(await other.callTool({ name: 'cache_read', arguments: { uri } }));
+  assert.deepEqual(miss._missing_uris, [uri]);
+  const derived = answer(await cacheTools(cache, { convId: 'c1' }).callTool({ name: 'cache_select', arguments: { uri, where: [{ field: 'host', op: '=', value: 'db-1' }] } }));
+  assert.equal(derived.count, 10);
+  assert.equal(refusal(await other.callTool({ name: 'cache_read', arguments: { uri: derived._cache_uri } }))._missing_uris[0], derived._cache_uri);
+  cache.close();
+  const reopened = new ResultCache({ dbName });
+  const again = await reopened.substituteCacheUris({ data_uri: derived._cache_uri }, { convId: 'c1' });
+  assert.equal(again.args.data.length, 10);
+  await reopened.invalidate(['*'], { cause: 'reset' });
+  assert.equal((await reopened.lookup(derived._cache_uri, { convId: 'c1' })).status, 'stale');
+  reopened.close();
+});
+
+test('hostile arguments are isError answers within maxChars, never throws or traps', async () => {
+  const cache = fresh();
+  const uri = await stored(cache, { rows: rows(100), meta: { a: 1 } });
+  const tools = cacheTools(cache, { convId: 'c1', maxChars: 1000 });
+  let deep = { field: 'cpu', op: '=', value: 1 };
+  for (let k = 0; k < 10_000; k += 1) deep = { value: deep };
+  const calls = [
+    { name: 'cache_nope', arguments: { uri } },
+    { name: 'cache_read' },
+    { name: 'cache_read', arguments: 'uri' },
+    { name: 'cache_read', arguments: { uri: 42 } },
+    { name: 'cache_read', arguments: { uri: `mcp+cache://c1/${'x'.repeat(100_000)}` } },
+    { name: 'cache_read', arguments: { uri: 'https://example.com/' } },
+    { name: 'cache_read', arguments: { uri, offset: -1 } },
+    { name: 'cache_read', arguments: { uri, offset: 1.5 } },
+    { name: 'cache_read', arguments: { uri, limit: 0 } },
+    { name: 'cache_read', arguments: { uri: `${uri}#/nope` } },
+    { name: 'cache_read', arguments: { uri: `${uri}#/\uD800` } },
+    { name: 'cache_read', arguments: { uri: 'mcp+cache://c1/AAAAAAAAAAAA' } },
+    { name: 'cache_search', arguments: { uri } },
+    { name: 'cache_search', arguments: { uri, query: 'q'.repeat(1000) } },
+    { name: 'cache_select', arguments: { uri } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: { field: 'cpu' } } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [deep] } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'cpu', op: '=', value: deep }] } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: Array.from({ length: 1000 }, () => ({ field: 'cpu', op: '=', value: 1 })) } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'cpu', op: 'LIKE', value: 1 }] } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'cpu', op: '=', value: 'v'.repeat(1_000_000) }] } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'cpu', op: 'contains', value: true }] } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: '[{"field":' } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: 'x'.repeat(1_000_000) } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, fields: [] } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, fields: [{}] } },
+    { name: 'cache_select', arguments: { uri: `${uri}#/rows`, limit: -3 } },
+  ];
+  for (const [k, call] of calls.entries()) {
+    const result = await tools.callTool(call);
+    const envelope = refusal(result);
+    assert.ok(result.content[0].text.length <= 1000, `call ${k}: ${result.content[0].text.length}`);
+    assert.match(envelope.error, /^invalid_args: /, `call ${k}`);
+    assert.equal(typeof envelope.fix_hint, 'string');
+  }
+  const notRows = refusal(await tools.callTool({ name: 'cache_select', arguments: { uri } }));
+  assert.match(notRows.fix_hint, /#\/rows/);
+  // Wrong types in rows never match, and never throw.
+  const mixed = await stored(cache, [1, 'a', null, [2], { cpu: '95' }, { cpu: 95 }, { cpu: { n: 1 } }]);
+  const only = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: mixed, where: [{ field: 'cpu', op: '>', value: 90 }] } }));
+  assert.equal(only.count, 1);
+  await assert.rejects(tools.callTool({ name: 'cache_read', arguments: { uri } }, undefined, { signal: AbortSignal.abort() }), { name: 'AbortError' });
+});
