@@ -17,6 +17,27 @@ use web_sys::{Event, EventTarget, IdbRequest, IdbTransaction};
 use super::StoreError;
 use crate::core::text::concat;
 
+/// A listener JS can call, from a boxed closure: every listener made through this shares one
+/// copy of wasm-bindgen's closure glue, instead of one per closure type.
+pub(crate) fn listener(on_event: Box<dyn FnMut(Event)>) -> Closure<dyn FnMut(Event)> {
+    Closure::wrap(on_event)
+}
+
+/// A listener that records `ty` as the event fired (the first one wins) and wakes the waiting
+/// future: one copy for requests and transactions alike.
+fn on_fired(shared: &Rc<RefCell<Shared>>, ty: &'static str) -> Closure<dyn FnMut(Event)> {
+    let shared = shared.clone();
+    listener(Box::new(move |_event: Event| {
+        let mut s = shared.borrow_mut();
+        if s.fired.is_none() {
+            s.fired = Some(ty);
+            if let Some(w) = s.waker.take() {
+                w.wake();
+            }
+        }
+    }))
+}
+
 /// A registered listener: the event type and the closure JS calls.
 type Listener = (&'static str, Closure<dyn FnMut(Event)>);
 
@@ -41,16 +62,7 @@ impl NextEvent {
         let listeners = types
             .iter()
             .map(|&ty| {
-                let shared = shared.clone();
-                let closure = Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
-                    let mut s = shared.borrow_mut();
-                    if s.fired.is_none() {
-                        s.fired = Some(ty);
-                        if let Some(w) = s.waker.take() {
-                            w.wake();
-                        }
-                    }
-                });
+                let closure = on_fired(&shared, ty);
                 // Adding a listener to a live EventTarget cannot fail.
                 let _ =
                     target.add_event_listener_with_callback(ty, closure.as_ref().unchecked_ref());
@@ -131,19 +143,7 @@ struct TransactionEnd {
 impl TransactionEnd {
     fn new(tx: &IdbTransaction) -> Self {
         let shared = Rc::new(RefCell::new(Shared::default()));
-        let handler = |ty: &'static str| {
-            let shared = shared.clone();
-            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
-                let mut s = shared.borrow_mut();
-                if s.fired.is_none() {
-                    s.fired = Some(ty);
-                    if let Some(w) = s.waker.take() {
-                        w.wake();
-                    }
-                }
-            })
-        };
-        let handlers = [handler("complete"), handler("abort")];
+        let handlers = [on_fired(&shared, "complete"), on_fired(&shared, "abort")];
         tx.set_oncomplete(Some(handlers[0].as_ref().unchecked_ref()));
         tx.set_onabort(Some(handlers[1].as_ref().unchecked_ref()));
         Self {

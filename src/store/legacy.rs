@@ -47,9 +47,12 @@ use web_sys::{
     IdbTransaction, IdbTransactionMode,
 };
 
-use super::idb_events::{request_error, transaction_done, NextEvent};
-use super::indexeddb::{factory, install_lost_handler, Connection, Slot, META_STORE, TOTALS_KEY};
-use super::{js_record, JsRecord, StoreError, STORE_NAME, USAGE_STORE};
+use super::idb_events::{listener, request_error, transaction_done, NextEvent};
+use super::indexeddb::{
+    factory, get_records, keep, start_transaction, Connection, Handlers, Slot, META_STORE,
+    TOTALS_KEY,
+};
+use super::{JsRecord, StoreError, STORE_NAME, USAGE_STORE};
 use crate::core::record::fields;
 
 /// The database chatbox-core 0.12 stores its results in.
@@ -126,16 +129,7 @@ impl LegacyChatboxStore {
         let Some((tx, results)) = self.transaction(IdbTransactionMode::Readonly).await? else {
             return Ok(uris.iter().map(|_| None).collect());
         };
-        let requests = uris
-            .iter()
-            .map(|uri| results.get(&JsValue::from_str(uri)))
-            .collect::<Result<Vec<_>, JsValue>>()
-            .map_err(|e| StoreError::from_js(context, &e))?;
-        transaction_done(&tx, context).await?;
-        Ok(requests
-            .iter()
-            .map(|r| r.result().ok().and_then(|v| js_record::from_js(&v)))
-            .collect())
+        get_records(&tx, &results, uris, context).await
     }
 
     /// Deletes every record whose `convId` is exactly `conv_id`, in one read-write transaction
@@ -168,31 +162,28 @@ impl LegacyChatboxStore {
                 StoreError::from_js(context, &e)
             })?;
         let deleted = Rc::new(Cell::new(0u32));
-        let on_keys = {
-            let (request, deleted) = (keys_request.clone(), deleted.clone());
-            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
-                let Ok(keys) = request.result() else { return };
-                let keys: Array = keys.unchecked_into();
-                for key in keys.iter() {
-                    // A synchronous failure means the transaction is already aborting;
-                    // `transaction_done` reports why.
-                    if results.delete(&key).is_ok() {
-                        deleted.set(deleted.get() + 1);
-                    }
-                    if let Some(usage) = &usage {
-                        let _ = usage.delete(&key);
-                    }
+        // Through the store's own success handlers: one copy of the listener glue.
+        let handlers = Handlers::default();
+        let _release = handlers.scope();
+        let count = deleted.clone();
+        handlers.on(&keys_request, move |request| {
+            let Ok(keys) = request.result() else { return };
+            let keys: Array = keys.unchecked_into();
+            for key in keys.iter() {
+                // A synchronous failure means the transaction is already aborting;
+                // `transaction_done` reports why.
+                if results.delete(&key).is_ok() {
+                    count.set(count.get() + 1);
                 }
-                if let (Some(meta), true) = (&meta, keys.length() > 0) {
-                    let _ = meta.delete(&TOTALS_KEY.into());
+                if let Some(usage) = &usage {
+                    let _ = usage.delete(&key);
                 }
-            })
-        };
-        keys_request
-            .add_event_listener_with_callback("success", on_keys.as_ref().unchecked_ref())
-            .map_err(|e| StoreError::from_js(context, &e))?;
+            }
+            if let (Some(meta), true) = (&meta, keys.length() > 0) {
+                let _ = meta.delete(&TOTALS_KEY.into());
+            }
+        });
         transaction_done(&tx, context).await?;
-        drop(on_keys);
         Ok(deleted.get())
     }
 
@@ -284,14 +275,14 @@ impl LegacyChatboxStore {
         let created = Rc::new(Cell::new(false));
         let on_upgrade = {
             let (request, created) = (request.clone(), created.clone());
-            Closure::<dyn FnMut(Event)>::new(move |_event: Event| {
+            listener(Box::new(move |_event: Event| {
                 created.set(true);
                 let req: &IdbRequest = &request;
                 if let Some(tx) = req.transaction() {
                     // [MDN: IDBTransaction.abort](https://developer.mozilla.org/docs/Web/API/IDBTransaction/abort)
                     let _ = tx.abort();
                 }
-            })
+            }))
         };
         request.set_onupgradeneeded(Some(on_upgrade.as_ref().unchecked_ref()));
         let settle = {
@@ -338,58 +329,37 @@ impl LegacyChatboxStore {
         &self,
         mode: IdbTransactionMode,
     ) -> Result<Option<(IdbTransaction, IdbObjectStore)>, StoreError> {
-        let mut retried = false;
-        loop {
-            let Some(conn) = self.connection().await? else {
-                return Ok(None);
-            };
-            let names = conn.db.object_store_names();
-            let tx = if mode == IdbTransactionMode::Readwrite && names.contains(USAGE_STORE) {
-                let scope = Array::of2(&STORE_NAME.into(), &USAGE_STORE.into());
-                if names.contains(META_STORE) {
-                    scope.push(&META_STORE.into());
-                }
-                conn.db.transaction_with_str_sequence_and_mode(&scope, mode)
-            } else {
-                conn.db.transaction_with_str_and_mode(STORE_NAME, mode)
-            };
-            match tx.and_then(|tx| Ok((tx.object_store(STORE_NAME)?, tx))) {
-                Ok((results, tx)) => return Ok(Some((tx, results))),
-                Err(e) => {
-                    let err = StoreError::from_js("starting a chatbox-core transaction", &e);
-                    if err.name == "InvalidStateError" && !retried {
-                        retried = true;
-                        let mut slot = self.slot.borrow_mut();
-                        if slot.as_ref().is_some_and(|c| Rc::ptr_eq(c, &conn)) {
-                            *slot = None;
-                        }
-                        drop(slot);
-                        conn.release();
-                        continue;
+        let context = "starting a chatbox-core transaction";
+        start_transaction(
+            &self.slot,
+            context,
+            move || self.connection(),
+            |db| {
+                let names = db.object_store_names();
+                let tx = if mode == IdbTransactionMode::Readwrite && names.contains(USAGE_STORE) {
+                    let scope = Array::of2(&STORE_NAME.into(), &USAGE_STORE.into());
+                    if names.contains(META_STORE) {
+                        scope.push(&META_STORE.into());
                     }
-                    return Err(err);
-                }
-            }
-        }
+                    db.transaction_with_str_sequence_and_mode(&scope, mode)?
+                } else {
+                    db.transaction_with_str_and_mode(STORE_NAME, mode)?
+                };
+                Ok((tx.object_store(STORE_NAME)?, tx))
+            },
+        )
+        .await
+        .map(|made| made.map(|(results, tx)| (tx, results)))
     }
 }
 
 /// Keeps `db` as the reader's connection, closing on `versionchange` and `close`; closes it
 /// instead when the reader is gone or already has one.
 fn adopt(db: IdbDatabase, slot: &Weak<RefCell<Option<Rc<Connection>>>>) {
-    let Some(strong) = slot.upgrade() else {
-        db.close();
-        return;
-    };
-    let mut current = strong.borrow_mut();
-    if current.is_some() {
-        db.close();
-        return;
+    match slot.upgrade() {
+        Some(slot) => drop(keep(&slot, db)),
+        None => db.close(),
     }
-    *current = Some(Rc::new(Connection {
-        on_lost: install_lost_handler(&db, slot.clone()),
-        db,
-    }));
 }
 
 /// Whether `indexedDB.databases()` lists `name`; `None` where the browser lacks the method or

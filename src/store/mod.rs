@@ -7,7 +7,6 @@
 //! deserialized into Rust.
 
 mod call_order;
-mod conversation_totals;
 mod error;
 mod idb_events;
 mod idb_objects;

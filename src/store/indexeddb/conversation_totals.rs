@@ -24,13 +24,13 @@ use js_sys::{Array, Object};
 use wasm_bindgen::JsValue;
 use web_sys::{IdbKeyRange, IdbRequest};
 
-use super::idb_objects;
-use super::indexeddb::{Handlers, Tx};
-use super::js_record::{field, number};
-use super::segment_key_bounds;
+use super::tx::{Handlers, Tx};
 use crate::core::policy::Totals;
 use crate::core::record::fields;
 use crate::core::uri::sanitize_conv_id;
+use crate::store::idb_objects;
+use crate::store::js_record::{field, number};
+use crate::store::segment_key_bounds;
 
 /// Set on the store-wide totals object when the per-conversation rows are maintained.
 pub(super) const PER_CONVERSATION: &str = "perConversation";

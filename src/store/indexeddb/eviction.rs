@@ -1,0 +1,113 @@
+//! Least-recently-used eviction: the walk over the usage rows' `lastUsedAt` index that a write
+//! runs inside its own transaction until the budget holds, and the eviction quota recovery asks
+//! for ([`crate::store::RecordStore::evict_oldest`]).
+
+use std::rc::Rc;
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::IdbCursorWithValue;
+
+use super::conversation_totals::ConversationDeltas;
+use super::schema::USAGE_BY_LAST_USED;
+use super::totals::{put_totals, usage_size, with_totals};
+use super::tx::{Handlers, Tx};
+use super::IndexedDbStore;
+use crate::core::policy::{Eviction, Room, Totals};
+use crate::store::StoreError;
+
+/// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
+/// record, never `keep`, until `walk` is done; then applies `deltas` (the caller's, plus the
+/// evictions) to the per-conversation rows and calls `finish(walk)`.
+///
+/// [MDN: IDBIndex.openCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openCursor)
+pub(super) fn evict_oldest_first(
+    tx: &Rc<Tx>,
+    handlers: &Handlers,
+    mut walk: Eviction,
+    keep: Option<JsValue>,
+    deltas: ConversationDeltas,
+    finish: Box<dyn FnOnce(Eviction)>,
+) {
+    if walk.done() {
+        deltas.apply(tx, handlers);
+        return finish(walk);
+    }
+    let Ok(cursor_request) = tx
+        .usage
+        .index(USAGE_BY_LAST_USED)
+        .and_then(|index| index.open_cursor())
+    else {
+        let _ = tx.tx.abort();
+        return;
+    };
+    let mut finish = Some((finish, deltas));
+    let (tx, handlers2) = (tx.clone(), handlers.clone());
+    handlers.on(&cursor_request, move |request| {
+        let cursor = request.result().ok().filter(JsValue::is_object);
+        let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) else {
+            if let Some((finish, deltas)) = finish.take() {
+                deltas.apply(&tx, &handlers2);
+                finish(walk); // the store is empty
+            }
+            return;
+        };
+        let row = cursor.value().unwrap_or(JsValue::UNDEFINED);
+        let (uri, size) = usage_size(&row);
+        if keep.as_ref() != Some(&uri) && tx.results.delete(&uri).is_ok() && cursor.delete().is_ok()
+        {
+            walk.evicted(size);
+            if let Some((_, deltas)) = finish.as_mut() {
+                deltas.remove_row(&row, size);
+            }
+        }
+        if walk.done() {
+            if let Some((finish, deltas)) = finish.take() {
+                deltas.apply(&tx, &handlers2);
+                finish(walk);
+            }
+        } else {
+            let _ = cursor.continue_();
+        }
+    });
+}
+
+impl IndexedDbStore {
+    /// [`crate::store::RecordStore::evict_oldest`]: one read-write transaction that walks the
+    /// oldest entries until `bytes_to_free` bytes are freed.
+    pub(super) async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
+        self.read_write(
+            "evicting least-recently-used entries",
+            None,
+            self.seq.ticket(),
+            move |tx, handlers, out| {
+                let (tx2, handlers2) = (tx.clone(), handlers.clone());
+                with_totals(tx, handlers, Vec::new(), move |totals, _| {
+                    let room = Room {
+                        bytes: bytes_to_free,
+                        entries: 0.0,
+                    };
+                    let tx = tx2.clone();
+                    let (walk, deltas) = (Eviction::new(room), ConversationDeltas::default());
+                    evict_oldest_first(
+                        &tx2,
+                        &handlers2,
+                        walk,
+                        None,
+                        deltas,
+                        Box::new(move |walk| {
+                            put_totals(
+                                &tx,
+                                Totals {
+                                    bytes: (totals.bytes - walk.freed_bytes()).max(0.0),
+                                    entries: (totals.entries - f64::from(walk.count)).max(0.0),
+                                },
+                            );
+                            out.set(walk.count);
+                        }),
+                    );
+                })
+            },
+        )
+        .await
+    }
+}

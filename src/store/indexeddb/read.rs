@@ -1,0 +1,167 @@
+//! The read-only operations: reading records by key (their last uses are remembered, see
+//! `last_use`), the statistics (totals and distinct conversations) and the listing.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use js_sys::Array;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{
+    IdbCursorDirection, IdbKeyRange, IdbObjectStore, IdbTransaction, IdbTransactionMode,
+};
+
+use super::totals::with_totals;
+use super::tx::Handlers;
+use super::IndexedDbStore;
+use crate::core::map::Map;
+use crate::core::record::fields;
+use crate::store::idb_events::transaction_done;
+use crate::store::js_record::{self, field, number};
+use crate::store::{JsRecord, StoreError, StoreStats, Totals};
+
+/// Issues a `get` of every key of `uris` in `store` at once, awaits the completion of `tx` and
+/// reads each result as a record (`None` where absent); order follows `uris`. The chatbox-core
+/// reader reads through this too.
+///
+/// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
+pub(in crate::store) async fn get_records(
+    tx: &IdbTransaction,
+    store: &IdbObjectStore,
+    uris: &[&str],
+    context: &str,
+) -> Result<Vec<Option<JsRecord>>, StoreError> {
+    let requests = uris
+        .iter()
+        .map(|uri| store.get(&JsValue::from_str(uri)))
+        .collect::<Result<Vec<_>, JsValue>>()
+        .map_err(|e| StoreError::from_js(context, &e))?;
+    transaction_done(tx, context).await?;
+    Ok(requests
+        .iter()
+        .map(|r| r.result().ok().and_then(|v| js_record::from_js(&v)))
+        .collect())
+}
+
+impl IndexedDbStore {
+    /// One read-only transaction, every get issued at once. Reads stay read-only: a hit's new
+    /// last use is remembered here and written by the next write transaction, before its
+    /// eviction walk — exactly when least-recently-used order matters.
+    ///
+    /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
+    pub(super) async fn get_many(
+        &self,
+        uris: &[&str],
+        now: f64,
+    ) -> Result<Vec<Option<JsRecord>>, StoreError> {
+        if uris.is_empty() {
+            return Ok(Vec::new());
+        }
+        let context = "reading cache entries";
+        let ticket = self.seq.ticket();
+        let tx = self
+            .transaction(IdbTransactionMode::Readonly, ticket, false)
+            .await?;
+        let records = get_records(&tx.tx, &tx.results, uris, context).await?;
+        self.remember_touched(&records, now);
+        Ok(records)
+    }
+
+    /// The totals, and the number of distinct conversation ids (a `nextunique` key cursor over
+    /// the `convId` index: one step per conversation, no payload read).
+    ///
+    /// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor)
+    pub(super) async fn read_stats(&self) -> Result<StoreStats, StoreError> {
+        let context = "reading cache statistics";
+        let ticket = self.seq.ticket();
+        let tx = Rc::new(
+            self.transaction(IdbTransactionMode::Readonly, ticket, false)
+                .await?,
+        );
+        let handlers = Handlers::default();
+        let _release = handlers.scope();
+        let totals = Rc::new(Cell::new(Totals::default()));
+        let conversations = Rc::new(Cell::new(0u32));
+        let issued = (|| -> Result<(), JsValue> {
+            let sink = totals.clone();
+            with_totals(&tx, &handlers, Vec::new(), move |t, _| sink.set(t))?;
+            let cursor = tx
+                .results
+                .index(fields::CONV_ID)?
+                .open_key_cursor_with_range_and_direction(
+                    &JsValue::NULL,
+                    IdbCursorDirection::Nextunique,
+                )?;
+            let count = conversations.clone();
+            handlers.on(&cursor, move |request| {
+                if let Some(cursor) = request.result().ok().filter(JsValue::is_object) {
+                    count.set(count.get() + 1);
+                    let _ = cursor.unchecked_into::<web_sys::IdbCursor>().continue_();
+                }
+            });
+            Ok(())
+        })();
+        issued.map_err(|e| StoreError::from_js(context, &e))?;
+        transaction_done(&tx.tx, context).await?;
+        Ok(StoreStats {
+            entries: totals.get().entries as u32,
+            bytes: totals.get().bytes,
+            conversations: conversations.get(),
+        })
+    }
+
+    /// [MDN: IDBObjectStore.getAll](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/getAll),
+    /// [MDN: IDBIndex.getAll](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAll)
+    pub(super) async fn list_records(
+        &self,
+        conv_id: Option<&str>,
+    ) -> Result<Vec<JsRecord>, StoreError> {
+        let context = "listing cache entries";
+        let ticket = self.seq.ticket();
+        let tx = self
+            .transaction(IdbTransactionMode::Readonly, ticket, false)
+            .await?;
+        let store = &tx.results;
+        let request = match conv_id {
+            None => store.get_all(),
+            Some(conv) => store.index(fields::CONV_ID).and_then(|index| {
+                index.get_all_with_key(&IdbKeyRange::only(&JsValue::from_str(conv))?.into())
+            }),
+        }
+        .map_err(|e| StoreError::from_js(context, &e))?;
+        let usage_request = tx
+            .usage
+            .get_all()
+            .map_err(|e| StoreError::from_js(context, &e))?;
+        transaction_done(&tx.tx, context).await?;
+        let all: Array = request
+            .result()
+            .map_err(|e| StoreError::from_js(context, &e))?
+            .unchecked_into();
+        // Last use lives in the usage store (and in reads not yet written).
+        let rows: Array = usage_request
+            .result()
+            .map(JsCast::unchecked_into)
+            .unwrap_or_default();
+        let mut last_used: Map<String, f64> = rows
+            .iter()
+            .filter_map(|row| {
+                let uri = field(&row, fields::URI).as_string()?;
+                Some((uri, number(&row, fields::LAST_USED_AT)?))
+            })
+            .collect();
+        for (uri, last) in self.touched.borrow().iter() {
+            let entry = last_used.get_or_insert_with(uri.clone(), |_| *last);
+            *entry = entry.max(*last);
+        }
+        Ok(all
+            .iter()
+            .filter_map(|v| js_record::from_js(&v))
+            .map(|mut r| {
+                if let Some(&last) = last_used.get(&r.uri) {
+                    r.last_used_at = r.last_used_at.max(last);
+                }
+                r
+            })
+            .collect())
+    }
+}

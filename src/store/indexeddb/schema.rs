@@ -1,0 +1,192 @@
+//! The schema of a database this store opens: its object stores and indexes, and the
+//! `upgradeneeded` handler that creates what is missing and never deletes anything (a
+//! chatbox-core database, version 1, is upgraded in place and keeps every entry).
+
+use js_sys::Reflect;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{
+    Event, IdbCursorWithValue, IdbDatabase, IdbObjectStore, IdbObjectStoreParameters,
+    IdbOpenDbRequest, IdbRequest, IdbTransaction,
+};
+
+use crate::core::record::{fields, UNKNOWN_SOURCE_TOOL};
+use crate::store::idb_events::listener;
+use crate::store::idb_objects;
+use crate::store::js_record::field;
+
+/// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
+/// Version 4 added [`META_STORE`]; version 5 moved the tool name from an index of the records
+/// to the usage rows (see [`upgrade_schema`]).
+pub const SCHEMA_VERSION: u32 = 5;
+/// Running totals (`{bytes, entries}` under the key `"totals"`).
+pub const META_STORE: &str = "meta";
+/// The object store holding the records.
+pub const STORE_NAME: &str = "results";
+/// Small per-entry metadata `{uri, convId, sizeBytes, lastUsedAt, sourceToolName}`, kept apart
+/// from the records so a hit can refresh `lastUsedAt`, budgets can be computed and a tool's
+/// entries found, without rewriting or reading payloads.
+pub const USAGE_STORE: &str = "usage";
+/// Index of [`USAGE_STORE`] by last use (LRU order).
+pub(super) const USAGE_BY_LAST_USED: &str = "lastUsedAt";
+/// Secondary indexes of the records (name = key path).
+const INDEXES: [&str; 2] = [fields::CONV_ID, fields::ADDED_AT];
+/// The records' index by tool name, versions 2 to 4. Every index of a store costs each write and
+/// each delete of a record (a clear of 1 000 entries: ~4 ms of ~21); the usage rows carry the
+/// name instead, read in one request by [`crate::store::RecordStore::mark_stale`].
+const RETIRED_TOOL_INDEX: &str = fields::SOURCE_TOOL_NAME;
+
+/// `upgradeneeded`: create what is missing — the `results` store and its indexes, the `meta`
+/// store, the `usage` store (filled from existing records: a chatbox-core v1 database keeps
+/// every entry) — and never delete anything. Any failure aborts the upgrade, which fails the open with the
+/// DOMException (the next call retries).
+///
+/// [MDN: IDBOpenDBRequest upgradeneeded](https://developer.mozilla.org/docs/Web/API/IDBOpenDBRequest/upgradeneeded_event)
+pub(super) fn upgrade_schema(request: &IdbOpenDbRequest) {
+    let req: &IdbRequest = request;
+    let (Ok(db), Some(tx)) = (req.result(), req.transaction()) else {
+        return;
+    };
+    let db: IdbDatabase = db.unchecked_into();
+    let names = db.object_store_names();
+    let key_path = || {
+        let params = IdbObjectStoreParameters::new();
+        params.set_key_path(&JsValue::from_str(fields::URI));
+        params
+    };
+    let results = if names.contains(STORE_NAME) {
+        tx.object_store(STORE_NAME)
+    } else {
+        db.create_object_store_with_optional_parameters(STORE_NAME, &key_path())
+    };
+    let Ok(results) = results else {
+        let _ = tx.abort();
+        return;
+    };
+    let existing = results.index_names();
+    let indexes_ok = INDEXES
+        .iter()
+        .filter(|index| !existing.contains(index))
+        .all(|index| results.create_index_with_str(index, index).is_ok());
+    if !indexes_ok {
+        let _ = tx.abort();
+        return;
+    }
+    // Totals start absent: the first write transaction counts the usage rows once.
+    if !names.contains(META_STORE) && db.create_object_store(META_STORE).is_err() {
+        let _ = tx.abort();
+        return;
+    }
+    if names.contains(USAGE_STORE) {
+        if existing.contains(RETIRED_TOOL_INDEX) {
+            name_usage_rows(&tx, results);
+        }
+        return;
+    }
+    let usage = db
+        .create_object_store_with_optional_parameters(USAGE_STORE, &key_path())
+        .and_then(|usage| {
+            usage.create_index_with_str(USAGE_BY_LAST_USED, fields::LAST_USED_AT)?;
+            Ok(usage)
+        });
+    let Ok(usage) = usage else {
+        let _ = tx.abort();
+        return;
+    };
+    // Any version that had the tool-name index but no usage store: the backfill below reads the
+    // names from the records themselves.
+    if existing.contains(RETIRED_TOOL_INDEX) && results.delete_index(RETIRED_TOOL_INDEX).is_err() {
+        let _ = tx.abort();
+        return;
+    }
+    // Backfill usage rows for records that predate the usage store (chatbox-core v1).
+    let Ok(cursor_request) = results.open_cursor() else {
+        let _ = tx.abort();
+        return;
+    };
+    let on_step = {
+        let request = cursor_request.clone();
+        listener(Box::new(move |_event: Event| {
+            let Some(cursor) = request.result().ok().filter(JsValue::is_object) else {
+                return;
+            };
+            let cursor: web_sys::IdbCursorWithValue = cursor.unchecked_into();
+            if let Ok(record) = cursor.value() {
+                let _ = usage.put(&idb_objects::usage_row(&record));
+            }
+            let _ = cursor.continue_();
+        }))
+    };
+    cursor_request.set_onsuccess(Some(on_step.as_ref().unchecked_ref()));
+    // The closure must live until the upgrade transaction ends; it is tiny and runs once per
+    // database lifetime, so it is handed to the JS GC.
+    on_step.forget();
+}
+
+/// Versions 2 to 4 → 5: copies each record's tool name from the retired index into its usage
+/// row, then deletes the index. Two walks inside the upgrade transaction, no payload read: a key
+/// cursor over the index (key = tool name, primary key = URI), then a cursor over the usage
+/// rows that rewrites each one with its name (`"<unknown>"` for a record the index did not
+/// hold: it had no name).
+///
+/// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor),
+/// [MDN: IDBCursor.update](https://developer.mozilla.org/docs/Web/API/IDBCursor/update),
+/// [MDN: IDBObjectStore.deleteIndex](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/deleteIndex)
+fn name_usage_rows(tx: &IdbTransaction, results: IdbObjectStore) {
+    let (Ok(usage), Ok(names)) = (
+        tx.object_store(USAGE_STORE),
+        results
+            .index(RETIRED_TOOL_INDEX)
+            .and_then(|index| index.open_key_cursor()),
+    ) else {
+        let _ = tx.abort();
+        return;
+    };
+    let tx = tx.clone();
+    // A JS `Map` (URI → name): the keys stay JS strings, nothing is copied into wasm memory.
+    let by_uri = js_sys::Map::new();
+    let mut rows_walk: Option<IdbRequest> = None;
+    let on_step = {
+        let names = names.clone();
+        listener(Box::new(move |event: Event| {
+            let Some(target) = event.target() else { return };
+            let request: IdbRequest = target.unchecked_into();
+            let cursor = request.result().ok().filter(JsValue::is_object);
+            if request == names {
+                let Some(cursor) = cursor.map(JsCast::unchecked_into::<web_sys::IdbCursor>) else {
+                    // Every name is known: walk the usage rows with this same listener.
+                    let _ = results.delete_index(RETIRED_TOOL_INDEX);
+                    match usage.open_cursor() {
+                        Ok(rows) => rows_walk = Some(rows),
+                        Err(_) => {
+                            let _ = tx.abort();
+                        }
+                    }
+                    if let Some(rows) = &rows_walk {
+                        rows.set_onsuccess(names.onsuccess().as_ref());
+                    }
+                    return;
+                };
+                if let (Ok(name), Ok(uri)) = (cursor.key(), cursor.primary_key()) {
+                    by_uri.set(&uri, &name);
+                }
+                let _ = cursor.continue_();
+                return;
+            }
+            let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) else {
+                return; // every row named
+            };
+            if let Ok(row) = cursor.value() {
+                let name = Some(by_uri.get(&field(&row, fields::URI)))
+                    .filter(JsValue::is_string)
+                    .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.into());
+                if Reflect::set(&row, &fields::SOURCE_TOOL_NAME.into(), &name).is_ok() {
+                    let _ = cursor.update(&row);
+                }
+            }
+            let _ = cursor.continue_();
+        }))
+    };
+    names.set_onsuccess(Some(on_step.as_ref().unchecked_ref()));
+    // Lives until the upgrade transaction ends; runs once per database lifetime.
+    on_step.forget();
+}

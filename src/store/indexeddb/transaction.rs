@@ -1,0 +1,100 @@
+//! Creating transactions in call order: an operation waits for its ticket's turn (see
+//! [`crate::store::call_order`]), creates its transaction over the three object stores and
+//! passes the turn on at once; and the read-write transaction every changing operation runs
+//! in, with the last uses that reads remembered written first.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use wasm_bindgen::JsValue;
+use web_sys::IdbTransactionMode;
+
+use super::connection::start_transaction;
+use super::schema::{META_STORE, STORE_NAME, USAGE_STORE};
+use super::tx::{store_names, Handlers, Tx};
+use super::IndexedDbStore;
+use crate::store::idb_events::transaction_done;
+use crate::store::idb_objects;
+use crate::store::StoreError;
+
+impl IndexedDbStore {
+    /// Starts one transaction on the three stores once `ticket`'s turn has come (every
+    /// operation called before it has created its own: see [`crate::store::call_order`]), and passes
+    /// the turn on — unless `hold` and the transaction was made: the caller passes it then.
+    pub(super) async fn transaction(
+        &self,
+        mode: IdbTransactionMode,
+        ticket: u64,
+        hold: bool,
+    ) -> Result<Tx, StoreError> {
+        self.seq.turn(ticket).await;
+        let made = self.create_transaction(mode).await;
+        if !hold || made.is_err() {
+            self.seq.pass(ticket);
+        }
+        made
+    }
+
+    /// One transaction on the three stores. A connection the browser already closed
+    /// (`InvalidStateError`) is reopened once, transparently.
+    ///
+    /// [MDN: IDBDatabase.transaction](https://developer.mozilla.org/docs/Web/API/IDBDatabase/transaction)
+    async fn create_transaction(&self, mode: IdbTransactionMode) -> Result<Tx, StoreError> {
+        let connect = move || self.connection();
+        let made = start_transaction(&self.slot, "starting a transaction", connect, |db| {
+            if mode == IdbTransactionMode::Readwrite {
+                idb_objects::relaxed_write_transaction(db, &store_names())
+            } else {
+                db.transaction_with_str_sequence_and_mode(&store_names(), mode)
+            }
+        })
+        .await?;
+        let Some(tx) = made else {
+            unreachable!("`IndexedDbStore::connection` always gives a connection")
+        };
+        let open = |name| {
+            tx.object_store(name)
+                .map_err(|e| StoreError::from_js("opening object store", &e))
+        };
+        let (results, usage, meta) = (open(STORE_NAME)?, open(USAGE_STORE)?, open(META_STORE)?);
+        Ok(Tx {
+            tx,
+            results,
+            usage,
+            meta,
+        })
+    }
+
+    /// Runs a read-write transaction at `ticket`'s turn: `issue` issues its requests (all
+    /// before anything is awaited), then the transaction's completion is awaited and `outcome`
+    /// read. The turn is passed on when the transaction is made, except for a clear's first
+    /// transaction (`cleared` given), whose caller passes it.
+    ///
+    /// `cleared`: the URI prefix of a conversation whose key range this transaction deletes
+    /// with requests issued at once. Its remembered last uses are dropped instead of flushed:
+    /// a flush's `put` is issued from its `get`'s success event, after those deletes, and would
+    /// bring back the usage rows of deleted entries.
+    pub(super) async fn read_write<T: Copy + Default + 'static>(
+        &self,
+        context: &str,
+        cleared: Option<&str>,
+        ticket: u64,
+        issue: impl FnOnce(&Rc<Tx>, &Handlers, Rc<Cell<T>>) -> Result<(), JsValue>,
+    ) -> Result<T, StoreError> {
+        let mode = IdbTransactionMode::Readwrite;
+        let tx = Rc::new(self.transaction(mode, ticket, cleared.is_some()).await?);
+        let handlers = Handlers::default();
+        let _release = handlers.scope();
+        let out = Rc::new(Cell::new(T::default()));
+        if let Some(prefix) = cleared {
+            self.forget_touched(prefix);
+        }
+        self.flush_touched(&tx, &handlers);
+        if let Err(e) = issue(&tx, &handlers, out.clone()) {
+            let _ = tx.tx.abort();
+            return Err(StoreError::from_js(context, &e));
+        }
+        transaction_done(&tx.tx, context).await?;
+        Ok(out.get())
+    }
+}
