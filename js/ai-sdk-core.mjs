@@ -244,5 +244,12 @@ export function createAiSdk(api) {
     return wrapAiSdkTools(tools, { ...options, server });
   }
 
-  return { wrapAiSdkTools, clientToolSet };
+  /**
+   * The read-back tools (`cacheTools`) as an AI SDK `ToolSet`; see js/ai-sdk.d.ts.
+   */
+  function cacheToolSet(cache, options) {
+    return clientToolSet(api.cacheTools(cache, options));
+  }
+
+  return { wrapAiSdkTools, clientToolSet, cacheToolSet };
 }

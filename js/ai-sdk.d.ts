@@ -1,6 +1,6 @@
 // Types of `mcp-result-cache/ai-sdk`.
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import type { ResultCache } from './index.js';
+import type { CacheToolsOptions, ResultCache } from './index.js';
 
 /** The output a tool gives the model (the AI SDK's `ToolResultOutput`: `text`, `json`, `content`, …). */
 export type ToolModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
@@ -99,6 +99,14 @@ export function wrapAiSdkTools<TOOLS extends ToolSet>(tools: TOOLS, options: Wra
  *   does not resolve `{ tools: [...] }`, a tool has no name, or an option is invalid.
  */
 export function clientToolSet(client: ToolClient, options?: ClientToolSetOptions): Promise<ToolSet>;
+
+/**
+ * The cache's read-back tools (`cache_read`, `cache_search`, `cache_select`; see `cacheTools`)
+ * as an AI SDK `ToolSet` for one conversation: spread it next to your other tools
+ * (`{ ...mcpTools, ...await cacheToolSet(cache, { convId: chat.id }) }`). Bad options reject
+ * with a TypeError.
+ */
+export function cacheToolSet(cache: ResultCache, options?: CacheToolsOptions): Promise<ToolSet>;
 
 /**
  * What the model is given for a tool's output (the `toModelOutput` of wrapped tools; attach it

@@ -117,8 +117,11 @@ export interface CacheReadToolResult {
 
 /** Options of `cacheTools`. */
 export interface CacheToolsOptions {
-  /** The conversation whose references the tools read (exact id). Default `"default"`. */
-  convId?: string | number | bigint | null;
+  /**
+   * The conversation whose references the tools read (exact id), or a function answering it at
+   * every call (one tool set for a host that switches conversations). Default `"default"`.
+   */
+  convId?: string | number | bigint | null | (() => string | number | bigint | null);
   /** Prefix of the tool names: `<prefix>read`, `<prefix>search`, `<prefix>select`. Default `"cache_"`. */
   prefix?: string;
   /** Most characters of an answer's text (1 000 to 100 000). Default 4000. */

@@ -19,6 +19,7 @@ const DEFAULT_SEARCH_LIMIT = 20;
 const MAX_SEARCH_LIMIT = 100;
 const MAX_QUERY_CHARS = 200;
 const SNIPPET_CONTEXT = 40;
+const MAX_INLINE_VALUE_CHARS = 200;
 const MAX_CONDITIONS = 32;
 const MAX_FIELDS = 64;
 const MAX_NAME_CHARS = 256;
@@ -188,7 +189,12 @@ function readObject(uri, object, offset, limit, maxChars) {
   let end = offset;
   while (end < total && keys.length < limit) {
     const key = names[end];
-    const entry = { key, type: typeOf(object[key]), size: jsonChars(object[key]), pointer: childUri(uri, key) };
+    const member = object[key];
+    const entry = { key, type: typeOf(member), size: jsonChars(member), pointer: childUri(uri, key) };
+    // Small values are shown in place: reading a row answers its values, not just their names.
+    if (member === null || typeof member !== 'object') {
+      if (entry.size <= MAX_INLINE_VALUE_CHARS) entry.value = member;
+    }
     const chars = jsonChars(entry) + (keys.length ? 1 : 0);
     if (used + chars > room) break;
     used += chars;
@@ -335,8 +341,8 @@ const TOOL_TEXT = {
       'copying it into the conversation. The uri may end in a JSON Pointer (#/rows, #/rows/3/cpu) ' +
       'to read one part. An array answers {uri, total, offset, items, next_offset?} (whole items; ' +
       'call again with offset=next_offset for more); a string answers {uri, total_chars, offset, ' +
-      'text, next_offset?}; an object answers {uri, total_keys, keys: [{key, type, size, pointer}]} ' +
-      '(pass a pointer as uri to read that member).',
+      'text, next_offset?}; an object answers {uri, total_keys, keys: [{key, type, size, pointer, value?}]} ' +
+      '(small values shown in place; pass a pointer as uri to read a member).',
     properties: {
       uri: { type: 'string', description: 'The reference, e.g. "mcp+cache://conv/AbCd1234#/rows".' },
       offset: { type: 'integer', minimum: 0, description: 'First item (array), character (string) or key (object). Default 0.' },
@@ -399,7 +405,7 @@ function toolList(prefix) {
 function readConvId(convId) {
   if (convId === undefined || convId === null) return 'default';
   if (typeof convId === 'string' || typeof convId === 'number' || typeof convId === 'bigint') return String(convId);
-  throw new TypeError('cacheTools: convId must be a string or number');
+  throw new TypeError('cacheTools: convId must be a string or number, or a function returning one');
 }
 
 /**
@@ -411,7 +417,8 @@ export function cacheTools(cache, options = {}) {
     throw new TypeError('cacheTools: the first argument must be a ResultCache');
   }
   if (!isObject(options)) throw new TypeError('cacheTools: options must be an object');
-  const convId = readConvId(options.convId);
+  // A function is asked at every call (a host switching conversations keeps one tool set).
+  const conversation = typeof options.convId === 'function' ? () => readConvId(options.convId()) : ((id) => () => id)(readConvId(options.convId));
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   if (typeof prefix !== 'string' || !/^[A-Za-z0-9_.-]{0,32}$/.test(prefix)) {
     throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
@@ -435,7 +442,7 @@ export function cacheTools(cache, options = {}) {
   };
 
   /** The value behind `uri` in this conversation, or the cache's envelope (missing, stale). */
-  async function resolve(uri) {
+  async function resolve(uri, convId) {
     const outcome = await cache.substituteCacheUris({ data_uri: uri }, { convId });
     if (!outcome.ok) return { envelope: outcome.envelope };
     if (!Object.prototype.hasOwnProperty.call(outcome.args, 'data')) {
@@ -444,12 +451,12 @@ export function cacheTools(cache, options = {}) {
     return { value: outcome.args.data };
   }
 
-  async function select(uri, value, args) {
+  async function select(uri, value, args, convId) {
     const where = readWhere(args);
     const fields = readFields(args);
     const limit = readPositive(args, 'limit', MAX_SELECT_LIMIT, MAX_SELECT_LIMIT);
     if (!Array.isArray(value)) notRows(uri, value);
-    const key = JSON.stringify([uri, where, fields, limit]);
+    const key = JSON.stringify([convId, uri, where, fields, limit]);
     const known = selections.get(key);
     if (known) {
       const still = await cache.lookup(known._cache_uri, { convId });
@@ -499,11 +506,12 @@ export function cacheTools(cache, options = {}) {
           readFields(args);
           readPositive(args, 'limit', 1, MAX_SELECT_LIMIT);
         }
-        const found = await resolve(uri);
+        const convId = conversation();
+        const found = await resolve(uri, convId);
         if (found.envelope) return refuse(found.envelope);
         if (kind === 'read') return answer(readAnswer(uri, found.value, args, maxChars));
         if (kind === 'search') return answer(searchAnswer(uri, found.value, args, maxChars));
-        return answer(await select(uri, found.value, args));
+        return answer(await select(uri, found.value, args, convId));
       } catch (error) {
         if (error instanceof ArgumentProblem) return refuse(error.envelope);
         throw error;

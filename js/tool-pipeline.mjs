@@ -128,12 +128,12 @@ export function declaredProperties(schema) {
 
 /**
  * The pipeline options every integration takes, checked once: `{ cache, convId, cap, cappedArgs,
- * maxChars, mediaMaxBytes }`. `who` names the caller in `TypeError`s. `convId` is a string or
+ * maxChars, mediaMaxBytes, view, readTools }` (the last two override the cache's for afterToolCall). `who` names the caller in `TypeError`s. `convId` is a string or
  * number, or a function returning one (called with what the integration passes to it).
  */
 export function createToolPipeline(options, who) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${who} needs { cache: ResultCache }`);
-  const { cache, convId, cap, cappedArgs, maxChars, mediaMaxBytes } = options;
+  const { cache, convId, cap, cappedArgs, maxChars, mediaMaxBytes, view, readTools } = options;
   if (cache === null || typeof cache !== 'object' || typeof cache.beforeToolCall !== 'function' || typeof cache.afterToolCall !== 'function') {
     throw new TypeError(`${who} needs { cache: ResultCache }`);
   }
@@ -146,7 +146,7 @@ export function createToolPipeline(options, who) {
   };
   const given = (extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
   const beforeOptions = given({ cap, cappedArgs, maxChars });
-  const afterOptions = given({ maxChars, mediaMaxBytes });
+  const afterOptions = given({ maxChars, mediaMaxBytes, view, readTools });
 
   /**
    * Runs one call. `hooks`:

@@ -2,7 +2,7 @@
 // Streamable HTTP under /mcp/…), reached with the official MCP SDK `Client` and wrapped with
 // this package's `wrapMcpClient`, exactly as a chat host would. Only the model is scripted: it
 // reads the text each tool result gives it and writes the next call, with no network.
-import { ResultCache } from '../js/browser.mjs';
+import { ResultCache, cacheTools } from '../js/browser.mjs';
 import { Client, ResourceUpdatedNotificationSchema, StreamableHTTPClientTransport, wrapMcpClient }
   from './vendor/mcp-sdk.js';
 
@@ -85,7 +85,9 @@ function age(ms) {
 // ---------------------------------------------------------------- the host
 /** Cache events of the call in flight, shown as the host's steps. */
 let events = [];
-const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true, onEvent: (e) => events.push(e) });
+// `view: "preview"`: the model sees a stored result's shape, first rows and reference, and reads
+// more with the read-back tools (`readTools`: the hints name them).
+const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true, view: 'preview', readTools: true, onEvent: (e) => events.push(e) });
 let convId = '';
 
 async function renderEntries() {
@@ -155,6 +157,12 @@ const connected = (async () => {
     }
     clients.push({ name, client, transport });
   }
+  // The read-back tools, listed and routed like one more server's.
+  const readBack = cacheTools(cache, { convId: () => convId });
+  for (const tool of (await readBack.listTools()).tools) {
+    route.set(tool.name, readBack);
+    tools.push({ server: 'host, read-back', tool, declared: Object.keys(tool.inputSchema.properties) });
+  }
   addEventListener('pagehide', () => clients.forEach(({ client }) => client.close()));
   $('servers').textContent = clients.map(({ name, client, transport }) =>
     `${name}: ${client.getServerVersion()?.name} on /mcp/${name} (session ${transport.sessionId?.slice(0, 8)}…)`).join('\n');
@@ -209,7 +217,7 @@ export async function callTool(name, args, what = `${name}, as the model emits i
   await connected;
   const client = route.get(name);
   if (!client) throw new Error(`no server lists ${name}`);
-  step('assistant', 'assistant (scripted) → tool call', what, { name, arguments: args });
+  step('assistant', 'assistant (scripted) → tool call', what, { name, arguments: args }).dataset.call = name;
   events = [];
   const result = await client.callTool({ name, arguments: args });
   showEvents();
@@ -241,7 +249,8 @@ async function playTurn() {
   convId = `demo-${Date.now().toString(36)}`;
   notifications.length = 0;
 
-  step('user', 'user', 'Chart CPU for the 240 hours from Nov 1, then refund $10 on invoice INV-7 and render its report.');
+  step('user', 'user', 'Chart CPU for the 240 hours from Nov 1. Which hour peaked? Chart just the last 48 hours too. '
+    + 'Then refund $10 on invoice INV-7 and render a report of its lines of 3 units or more.');
   await pause(300);
   const query = { metric: 'cpu', start: '2026-11-01T00:00:00Z', hours: 240 };
   const series = await callTool('timeseries.query', query);
@@ -272,8 +281,34 @@ async function playTurn() {
     `chart.create arguments: ${inline.toLocaleString()} chars as the server received them vs ${byRef} chars the model typed (tokens ≈ chars / 4).`;
   await pause(400);
 
+  // The preview showed the shape and first rows: the model reads the rest back, page by page,
+  // instead of having the data re-sent or re-queried.
+  const rowsUri = series.value._cache_refs.rows;
+  const seen = [];
+  for (let offset = 0; offset !== undefined;) {
+    const page = await callTool('cache_read', { uri: rowsUri, offset }, `cache_read of the stored rows from offset ${offset}`);
+    seen.push(...page.value.items);
+    offset = page.value.next_offset;
+  }
+  const peak = seen.reduce((best, row) => (row.value > best.value ? row : best));
+  const found = await callTool('cache_search', { uri: rowsUri, query: String(peak.value) }, `cache_search for the peak value ${peak.value}`);
+  const peakHours = found.value.matches.filter((m) => m.pointer.endsWith('/value')).map((m) => seen[Number(m.pointer.split('/')[2])].t);
+  const lastDay = await callTool('cache_select', { uri: rowsUri, where: [{ field: 't', op: '>=', value: seen[seen.length - 48].t }] },
+    'cache_select of the last 48 hours, stored as a derived reference');
+  await callTool('chart.create', { title: 'CPU, last 48 h', data_uri: lastDay.value._cache_uri }, 'chart.create with the derived reference');
+  const received48 = await chartServerReceived();
+  const info48 = step('server', 'chart server', 'what chart.create received for the last 48 hours:', {
+    keys: Object.keys(received48?.arguments ?? {}),
+    data: `${received48?.arguments?.data?.length} rows`,
+  });
+  info48.dataset.rows48 = String(received48?.arguments?.data?.length ?? 0);
+  await pause(400);
+
   const invoice = await callTool('billing.get_invoice', { id: 'INV-7' });
-  const linesUri = invoice.value._cache_refs.lines;
+  // The report wants the lines of 3 units or more: selected inside the cache, by reference.
+  const bigLines = (uri) => callTool('cache_select', { uri, where: [{ field: 'qty', op: '>=', value: 3 }] },
+    'cache_select of the lines of 3 units or more');
+  const linesUri = (await bigLines(invoice.value._cache_refs.lines)).value._cache_uri;
   await pause(300);
   const notice = new Promise((resolve) => {
     notified = resolve;
@@ -283,24 +318,29 @@ async function playTurn() {
   await notice;
   await pause(300);
   const refused = await callTool('billing.render_report', { invoice: 'INV-7', lines_uri: linesUri },
-    'billing.render_report with the lines_uri it got before the refund');
+    'billing.render_report with the lines selected before the refund (derived from the invoice, now stale)');
   const stale = refused.isError && Array.isArray(refused.value?._stale_uris);
   $('steps').lastElementChild.dataset.stale = String(stale);
   await pause(300);
   // The envelope's fix_hint says to re-call billing.get_invoice: the scripted model does.
   const fresh = await callTool('billing.get_invoice', { id: 'INV-7' }, 'billing.get_invoice again, as the fix_hint says');
-  const report = await callTool('billing.render_report', { invoice: 'INV-7', lines_uri: fresh.value._cache_refs.lines },
-    'billing.render_report with the fresh reference');
+  const freshLines = (await bigLines(fresh.value._cache_refs.lines)).value._cache_uri;
+  const report = await callTool('billing.render_report', { invoice: 'INV-7', lines_uri: freshLines },
+    'billing.render_report with the lines selected from the fresh invoice');
   await pause(200);
   const again = await callTool('timeseries.query', query, 'the same query again');
   $('steps').lastElementChild.dataset.reused = String(again.value?._cache_uri === seriesUri);
-  step('assistant', 'assistant (scripted)', 'answers:', `Here is CPU over 240 hours (${spec?.points} points). `
-    + `I refunded $10 on INV-7; its report now totals ${report.value?.total_cents} cents.`);
+  step('assistant', 'assistant (scripted)', 'answers:', `Here is CPU over 240 hours (${spec?.points} points); it peaked at `
+    + `${peak.value} % (${peakHours.join(', ')}), and the last 48 hours are charted too. `
+    + `I refunded $10 on INV-7; the report of its ${report.value?.lines} lines of 3+ units totals ${report.value?.total_cents} cents.`);
 
   const entries = await renderEntries();
   const outcome = {
-    'chart drawn with 240 points': document.querySelector('#chart svg')?.dataset.points === '240',
     'chart server received 240 rows': received?.arguments?.data?.length === 240,
+    'read back every row once': seen.length === 240 && new Set(seen.map((row) => row.t)).size === 240,
+    'peak found by cache_search': peakHours.length > 0,
+    'last 48 hours charted from the derived reference': received48?.arguments?.data?.length === 48
+      && document.querySelector('#chart svg')?.dataset.points === '48',
     'chart server received no _uri key': received !== null && !receivedKeys.some((k) => k.endsWith('_uri')),
     'stale reference refused': stale,
     'stale notification received': notifications.some((n) => n.params?.uri === 'mcpfusion://stale/billing.get_*'),

@@ -88,11 +88,23 @@ try {
     assert.match(await page.textContent('#tools li[data-tool="timeseries.query"]'), /\[Cache-Control: immutable\]/);
     assert.match(await page.textContent('#tools li[data-tool="billing.get_invoice"]'), /\[Cache-Control: no-store\]/);
   });
-  await check('the model sees the 240 rows with _cache_uri and a ready reference in _cache_refs', async () => {
-    const visible = JSON.parse(await serverSteps.first().textContent());
-    assert.equal(visible.rows.length, 240);
+  await check('the model sees a preview: shape, first rows, _cache_uri, _cache_refs and a hint naming the read-back tools', async () => {
+    const text = await serverSteps.first().textContent();
+    const visible = JSON.parse(text);
+    assert.equal(visible._cache_shape.rows, 240);
+    assert.deepEqual(visible._cache_shape.columns, ['t', 'value']);
+    assert.deepEqual(visible._preview_rows, timeseries('cpu', '2026-11-01T00:00:00Z', visible._preview_rows.length));
+    assert.ok(visible._preview_rows.length >= 10 && visible._preview_rows.length < 240, `${visible._preview_rows.length} rows`);
     assert.match(visible._cache_uri, URI);
     assert.equal(visible._cache_refs.rows, `${visible._cache_uri}#/rows`);
+    assert.match(visible._truncation_hint, /cache_read .*cache_search .*cache_select/);
+    assert.ok(text.length < 3_000, `${text.length} chars`);
+    console.log(`#   chars the model sees of the 240-row result in the preview view: ${text.length}`);
+  });
+  await check('the read-back tools are listed next to the servers\' tools', async () => {
+    for (const name of ['cache_read', 'cache_search', 'cache_select']) {
+      assert.match(await page.textContent(`#tools li[data-tool="${name}"]`), /host, read-back/);
+    }
   });
   await check('the model copies _cache_refs.rows into data_uri and the host resolves it', async () => {
     const visible = JSON.parse(await serverSteps.first().textContent());
@@ -102,21 +114,50 @@ try {
     assert.match(await page.textContent('#steps'), /beforeToolCall resolved the reference from IndexedDB/);
   });
   await check('the chart server received the 240 rows as `data` and no _uri key', async () => {
+    assert.equal(await page.getAttribute('.step[data-keys]', 'data-keys'), 'title,data');
+    assert.equal(await page.getAttribute('.step[data-keys]', 'data-rows'), '240');
+    const answer = JSON.parse(await page.locator('.step.server[data-tool="chart.create"] pre').first().textContent());
+    assert.equal(answer.chart.points, 240);
+  });
+  await check('the model reads the rows back with cache_read, each exactly once, and finds the peak with cache_search', async () => {
+    const reads = page.locator('.step.server[data-tool="cache_read"] pre');
+    const pages = await Promise.all((await reads.all()).map(async (pre) => JSON.parse(await pre.textContent())));
+    assert.ok(pages.length >= 2, `${pages.length} pages`);
+    for (const [k, p] of pages.entries()) {
+      assert.equal(p.total, 240);
+      assert.equal(p.offset, k === 0 ? 0 : pages[k - 1].next_offset);
+      assert.ok(JSON.stringify(p).length <= 4000);
+    }
+    assert.deepEqual(pages.flatMap((p) => p.items), timeseries('cpu', '2026-11-01T00:00:00Z', 240));
+    const rows = timeseries('cpu', '2026-11-01T00:00:00Z', 240);
+    const peak = Math.max(...rows.map((r) => r.value));
+    const search = JSON.parse(await page.locator('.step.server[data-tool="cache_search"] pre').textContent());
+    assert.equal(search.query, String(peak));
+    const hits = search.matches.filter((m) => m.pointer.endsWith('/value')).map((m) => Number(m.pointer.split('/')[2]));
+    assert.deepEqual(hits, rows.flatMap((r, i) => (r.value === peak ? [i] : [])));
+    assert.match(await page.locator('.step.assistant pre').last().textContent(), new RegExp(`peaked at ${peak} %`));
+  });
+  await check('cache_select stores the last 48 hours as a derived reference; the chart server receives those 48 rows', async () => {
+    const select = JSON.parse(await page.locator('.step.server[data-tool="cache_select"] pre').first().textContent());
+    assert.equal(select.count, 48);
+    assert.match(select._cache_uri, URI);
+    const chartCalls = (await page.locator('.step.assistant[data-call] pre').allTextContents()).map((t) => JSON.parse(t))
+      .filter((c) => c.name === 'chart.create');
+    assert.deepEqual(chartCalls.at(-1).arguments, { title: 'CPU, last 48 h', data_uri: select._cache_uri });
     const received = await lastCall();
     const [, chart] = await sessionsOf(page);
     assert.equal(received.sessionId, chart, 'the call came from the page\'s chart session');
     assert.deepEqual(Object.keys(received.arguments), ['title', 'data']);
-    assert.deepEqual(received.arguments.data, timeseries('cpu', '2026-11-01T00:00:00Z', 240));
-    assert.equal(await page.getAttribute('.step[data-keys]', 'data-keys'), 'title,data');
-    assert.equal(await page.getAttribute('.step[data-keys]', 'data-rows'), '240');
+    assert.deepEqual(received.arguments.data, timeseries('cpu', '2026-11-01T00:00:00Z', 240).slice(192));
+    assert.equal(await page.getAttribute('.step[data-rows48]', 'data-rows48'), '48');
   });
   await check('the chart is drawn from the chart server\'s answer', async () => {
-    const answer = JSON.parse(await page.locator('.step.server[data-tool="chart.create"] pre').textContent());
-    assert.equal(answer.chart.points, 240);
+    const answer = JSON.parse(await page.locator('.step.server[data-tool="chart.create"] pre').last().textContent());
+    assert.equal(answer.chart.points, 48);
     assert.equal(await page.getAttribute('#chart svg', 'data-chart-id'), answer.chart.id);
-    assert.equal(await page.getAttribute('#chart svg', 'data-points'), '240');
+    assert.equal(await page.getAttribute('#chart svg', 'data-points'), '48');
     const points = (await page.getAttribute('#chart polyline', 'points')).trim().split(/\s+/);
-    assert.equal(points.length, 240);
+    assert.equal(points.length, 48);
     // y = 172 - scaled * 144 / 1000 (the page's 200-px-high chart with 28 px of padding)
     assert.deepEqual(points.map((p) => Number(p.split(',')[1])),
       answer.chart.scaled.map((v) => Number((172 - (v * 144) / 1000).toFixed(1))));
@@ -137,14 +178,16 @@ try {
     assert.match(await page.textContent('.step.server[data-tool="billing.refund"] pre'),
       /^<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
   });
-  await check('the invoice reference from before the refund is refused as stale, the server not called', async () => {
+  await check('the lines selected before the refund (derived from the now stale invoice) are refused as stale, the server not called', async () => {
     const refused = page.locator('.step[data-refused]');
     assert.equal(await refused.count(), 1);
     assert.equal(await refused.getAttribute('data-tool'), 'billing.render_report');
     assert.equal(await refused.getAttribute('data-stale'), 'true');
     const envelope = JSON.parse(await refused.locator('pre').textContent());
+    const selected = JSON.parse(await page.locator('.step.server[data-tool="cache_select"] pre').nth(1).textContent());
+    assert.deepEqual(envelope._stale_uris, [selected._cache_uri]);
     assert.match(envelope.error,
-      /^invalid_args: cache URI mcp\+cache:\/\/\S+#\/lines is stale \(invalidated by (the server's stale notification for billing\.get_\*|billing\.refund)\)$/);
+      /^invalid_args: cache URI mcp\+cache:\/\/\S+ is stale \(invalidated by (the server's stale notification for billing\.get_\*|billing\.refund)\)$/);
     assert.match(envelope.fix_hint, /billing\.get_invoice/);
     const [, , billing] = await sessionsOf(page);
     assert.deepEqual(await callsIn('billing', billing),
@@ -155,13 +198,13 @@ try {
     assert.equal(await reports.count(), 1);
     const report = JSON.parse(await reports.textContent());
     assert.equal(report.ok, true);
-    assert.equal(report.lines, 120);
+    assert.equal(report.lines, 60, 'the 60 lines of 3 or 4 units');
   });
   await check('an identical immutable call is answered from the cache, the data server called once', async () => {
     assert.equal(await page.getAttribute('.step[data-reused]', 'data-reused'), 'true');
     const [data, chart] = await sessionsOf(page);
     assert.deepEqual(await callsIn('data', data), { 'timeseries.query': 1 });
-    assert.deepEqual(await callsIn('chart', chart), { 'chart.create': 1 });
+    assert.deepEqual(await callsIn('chart', chart), { 'chart.create': 2 });
   });
   await check('the entries table lists the IndexedDB entries with the stale one', async () => {
     assert.ok(Number(await page.getAttribute('#entries', 'data-count')) >= 3);
@@ -220,12 +263,14 @@ try {
       const { callTool } = await import('/www/demo.mjs');
       const series = await callTool('timeseries.query', { metric: text, start: '2026-11-01T00:00:00Z', hours: 240 });
       await callTool('chart.create', { title: text, data_uri: series.value._cache_refs.rows });
+      // The preview keeps headline fields only: the metric is read back with cache_read.
+      const read = await callTool('cache_read', { uri: series.value._cache_uri });
       await new Promise((resolve) => setTimeout(resolve, 200)); // time for an injected <img> to fail
       const svg = document.querySelector('#chart svg');
       return {
         xss: window.__xss,
         injected: document.querySelectorAll('img, script:not([src]), #chart foreignObject').length,
-        echoed: series.value.metric,
+        echoed: read.value.keys.find((k) => k.key === 'metric')?.value,
         // as the model reads it: inside JSON text
         transcript: document.querySelector('#steps').textContent.includes(JSON.stringify(text).slice(1, -1)),
         texts: svg.querySelectorAll('text').length,

@@ -16,7 +16,7 @@ import { asSchema, generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
 import { ResultCache } from '../../js/node.mjs';
-import { clientToolSet, toModelOutput, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { cacheToolSet, clientToolSet, toModelOutput, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 
 const CONV = 'ai-chat-1';
 const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}(#.*)?$/;
@@ -328,6 +328,40 @@ test('clientToolSet over an SDK Client: the same pipeline, the server named; wit
   } finally {
     await client.close();
   }
+});
+
+test('cacheToolSet: the model selects the last 48 rows inside the cache and charts that derived reference', async () => {
+  const received = {};
+  const client = await connectSdkClient(received);
+  try {
+    const cache = newCache({ readTools: true });
+    const tools = { ...(await clientToolSet(client, { cache, convId: CONV, view: 'preview' })), ...(await cacheToolSet(cache, { convId: CONV })) };
+    assert.deepEqual(Object.keys(tools).filter((k) => k.startsWith('cache_')), ['cache_read', 'cache_search', 'cache_select']);
+    const { model, seen } = scriptedModel((outputs) => {
+      if (outputs.length === 0) return toolCall('c1', 'timeseries.query', { metric: 'cpu' });
+      const last = JSON.parse(textOf(outputs.at(-1)));
+      if (outputs.length === 1) {
+        assert.equal(last._cache_shape.rows, 240);
+        assert.ok(last._preview_rows.length > 0 && last._preview_rows.length < 240, 'a preview');
+        assert.match(last._truncation_hint, /cache_read .*cache_search .*cache_select/);
+        return toolCall('c2', 'cache_select', { uri: last._cache_refs.rows, where: [{ field: 'value', op: '>=', value: 96 }] });
+      }
+      if (outputs.length === 2) {
+        assert.equal(last.count, 48);
+        return toolCall('c3', 'chart.create', { title: 'last 48', data_uri: last._cache_uri });
+      }
+      return answer(textOf(outputs.at(-1)));
+    });
+    const result = await generateText({ model, tools, prompt: 'chart the last 48 samples', stopWhen: stepCountIs(6) });
+    const select = seen[0].tools.find((t) => t.name === 'cache_select');
+    assert.deepEqual(select.inputSchema.required, ['uri']);
+    assert.equal(result.text, '{"ok":true,"points":48}');
+    assert.deepEqual(received['chart.create'][0].data, ROWS.slice(192));
+    assert.deepEqual(Object.keys(received['chart.create'][0]), ['title', 'data']);
+  } finally {
+    await client.close();
+  }
+  await assert.rejects(cacheToolSet(newCache(), { prefix: 'bad prefix' }), TypeError);
 });
 
 test('declaration-only tools (executed elsewhere, e.g. in the browser) get the schema and toModelOutput', async () => {

@@ -131,11 +131,11 @@ test('cache_read lists an object\'s members with pointers the cache resolves; pr
     total_keys: 5,
     offset: 0,
     keys: [
-      { key: 'ok', type: 'boolean', size: 4, pointer: `${uri}#/ok` },
+      { key: 'ok', type: 'boolean', size: 4, pointer: `${uri}#/ok`, value: true },
       { key: 'a/b~c', type: 'array', size: 5, pointer: `${uri}#/a~1b~0c` },
       { key: 'rows', type: 'array', size: 2, pointer: `${uri}#/rows` },
-      { key: 'note', type: 'string', size: 4, pointer: `${uri}#/note` },
-      { key: 'n', type: 'null', size: 4, pointer: `${uri}#/n` },
+      { key: 'note', type: 'string', size: 4, pointer: `${uri}#/note`, value: 'hi' },
+      { key: 'n', type: 'null', size: 4, pointer: `${uri}#/n`, value: null },
     ],
   });
   const escaped = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: listing.keys[1].pointer } }));
@@ -156,7 +156,7 @@ test('cache_search finds string and number leaves case-insensitively, in documen
   assert.deepEqual(found.matches.map((m) => m.pointer), ['/rows/0/host', '/rows/3/host', '/rows/6/host']);
   assert.equal(found.matches[0].snippet, 'db-1');
   const row = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#${found.matches[1].pointer.replace(/\/host$/, '')}` } }));
-  assert.equal(row.keys.find((k) => k.key === 'i').size, 1);
+  assert.equal(row.keys.find((k) => k.key === 'i').value, 3);
   const numbers = answer(await tools.callTool({ name: 'cache_search', arguments: { uri: `${uri}#/rows`, query: '4999' } }));
   assert.deepEqual(numbers.matches, [{ pointer: '/rows/4999/i', snippet: '4999' }]);
   const none = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'no such thing' } }));
