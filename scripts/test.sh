@@ -34,6 +34,7 @@ step bash scripts/build.sh
 step node scripts/size-budget.mjs
 step node --test tests/js/
 step node tests/e2e/demo.mjs
+step node tests/e2e/readback.mjs
 step node tests/e2e/reliability.mjs
 step node tests/e2e/legacy.mjs
 step node tests/e2e/reference-servers.mjs

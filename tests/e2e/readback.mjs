@@ -1,0 +1,131 @@
+// The read-back tools in real Chromium over IndexedDB (Playwright, Debian's /usr/bin/chromium):
+// paging 100 000 stored rows visits each exactly once; a derived reference resolves through
+// substituteCacheUris, survives a reload, and is refused once its source is invalidated from
+// another tab, evicted or cleared; conversation scope; byte-identical repeated answers.
+import assert from 'node:assert/strict';
+import { checks } from './checks.mjs';
+import { openProfile } from './profile.mjs';
+
+const { problems, newPage, close } = await openProfile('readback');
+const { check, finish } = checks('readback');
+const setup = () => {
+  window.rows = (n) => Array.from({ length: n }, (_, i) => ({ i, hour: `h${String(i).padStart(6, '0')}`, cpu: (i * 37) % 101 }));
+  window.text = (result) => {
+    if (result.isError) throw new Error(result.content[0].text);
+    return result.content[0].text;
+  };
+};
+
+try {
+  await check('cache_read pages 100 000 rows stored in IndexedDB, each exactly once, every answer within maxChars', async () => {
+    const page = await newPage(setup);
+    const out = await page.evaluate(async () => {
+      const cache = new window.mrc.ResultCache({ dbName: 'readback-paging' });
+      const uri = await cache.cacheToolResult({ payload: { rows: window.rows(100_000) }, convId: 'p' });
+      const tools = window.mrc.cacheTools(cache, { convId: 'p', maxChars: 20_000 });
+      const seen = new Uint8Array(100_000);
+      let offset = 0;
+      let pages = 0;
+      let longest = 0;
+      while (offset !== undefined) {
+        const text = window.text(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/rows`, offset, limit: 1000 } }));
+        longest = Math.max(longest, text.length);
+        const page = JSON.parse(text);
+        for (const item of page.items) seen[item.i] += 1;
+        offset = page.next_offset;
+        pages += 1;
+      }
+      return { pages, longest, once: seen.every((n) => n === 1), storage: cache.storage };
+    });
+    assert.equal(out.storage, 'indexeddb');
+    assert.equal(out.once, true);
+    assert.ok(out.longest <= 20_000, `${out.longest}`);
+    assert.ok(out.pages >= 100, `${out.pages} pages`);
+    await page.close();
+  });
+
+  await check('a derived reference resolves, survives a reload, and is refused once another tab invalidates its source', async () => {
+    const page = await newPage(setup);
+    const made = await page.evaluate(async () => {
+      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
+      const uri = await cache.cacheToolResult({ payload: { ok: true, rows: window.rows(240) }, convId: 'd', sourceToolName: 'metrics.query' });
+      const tools = window.mrc.cacheTools(cache, { convId: 'd' });
+      const call = { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'i', op: '>=', value: 192 }], fields: ['hour', 'cpu'] } };
+      const first = window.text(await tools.callTool(call));
+      const again = window.text(await tools.callTool(call));
+      const derived = JSON.parse(first)._cache_uri;
+      const resolved = await cache.substituteCacheUris({ data_uri: derived }, { convId: 'd' });
+      const search = [await tools.callTool({ name: 'cache_search', arguments: { uri: derived, query: 'h000200' } }),
+        await tools.callTool({ name: 'cache_search', arguments: { uri: derived, query: 'h000200' } })].map(window.text);
+      const otherConv = await window.mrc.cacheTools(cache, { convId: 'e' }).callTool({ name: 'cache_read', arguments: { uri: derived } });
+      return { derived, same: first === again && search[0] === search[1], rows: resolved.args?.data, search: JSON.parse(search[0]), otherConv: otherConv.isError };
+    });
+    assert.equal(made.same, true, 'byte-identical repeated answers');
+    assert.equal(made.rows.length, 48);
+    assert.deepEqual(made.rows[0], { hour: 'h000192', cpu: (192 * 37) % 101 });
+    assert.deepEqual(made.search.matches, [{ pointer: '/8/hour', snippet: 'h000200' }]);
+    assert.equal(made.otherConv, true, 'another conversation cannot read it');
+    await page.reload();
+    await page.evaluate(async () => {
+      window.mrc = await import('/js/browser.mjs');
+      await window.mrc.ready();
+    });
+    const reloaded = await page.evaluate(async (derived) => {
+      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
+      return (await cache.lookup(derived, { convId: 'd' })).status;
+    }, made.derived);
+    assert.equal(reloaded, 'hit');
+    const other = await newPage(setup);
+    await other.evaluate(async () => {
+      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
+      await cache.invalidate(['metrics.*'], { cause: 'metrics.reingest' });
+    });
+    const refused = await page.evaluate(async (derived) => {
+      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
+      const outcome = await cache.substituteCacheUris({ data_uri: derived }, { convId: 'd' });
+      const read = await window.mrc.cacheTools(cache, { convId: 'd' }).callTool({ name: 'cache_read', arguments: { uri: derived } });
+      return { outcome, read: JSON.parse(read.content[0].text), isError: read.isError };
+    }, made.derived);
+    assert.equal(refused.outcome.ok, false);
+    assert.deepEqual(refused.outcome.envelope._stale_uris, [made.derived]);
+    assert.match(refused.outcome.envelope.error, /invalidated by metrics\.reingest/);
+    assert.equal(refused.isError, true);
+    assert.deepEqual(refused.read._stale_uris, [made.derived]);
+    await other.close();
+    await page.close();
+  });
+
+  await check('a derived reference is refused once its source is evicted by age, and cleared with its conversation', async () => {
+    const page = await newPage(setup);
+    const out = await page.evaluate(async () => {
+      let now = 1_000_000;
+      const cache = new window.mrc.ResultCache({ dbName: 'readback-evict', now: () => now });
+      const tools = window.mrc.cacheTools(cache, { convId: 'v' });
+      const source = await cache.cacheToolResult({ payload: window.rows(100), convId: 'v', threshold: 0 });
+      now += 10_000;
+      const derived = JSON.parse(window.text(await tools.callTool({ name: 'cache_select', arguments: { uri: source, limit: 10 } })))._cache_uri;
+      const before = (await cache.lookup(derived, { convId: 'v' })).status;
+      await cache.evictOlderThan({ maxAgeMs: 5_000 });
+      const evicted = await cache.substituteCacheUris({ data_uri: derived }, { convId: 'v' });
+      const kept = (await cache.entries({ convId: 'v' })).map((e) => e.derivedFrom);
+      const source2 = await cache.cacheToolResult({ payload: window.rows(100), convId: 'v', threshold: 0 });
+      const derived2 = JSON.parse(window.text(await tools.callTool({ name: 'cache_select', arguments: { uri: source2, limit: 10 } })))._cache_uri;
+      await cache.clearConversation('v');
+      return { before, evicted, kept, source: source.split('#')[0], cleared: (await cache.lookup(derived2, { convId: 'v' })).status, left: (await cache.stats()).entries };
+    });
+    assert.equal(out.before, 'hit');
+    assert.equal(out.evicted.ok, false);
+    assert.equal(out.evicted.envelope._missing_uris.length, 1);
+    assert.deepEqual(out.kept, [out.source], 'the derived entry itself is still stored, refused through its source');
+    assert.equal(out.cleared, 'miss');
+    assert.equal(out.left, 0);
+    await page.close();
+  });
+
+  await check('no page error or console error', async () => {
+    assert.deepEqual(problems, []);
+  });
+} finally {
+  await close();
+}
+finish();
