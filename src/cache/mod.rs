@@ -9,6 +9,8 @@ pub mod quota;
 pub use events::CacheEvent;
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
@@ -488,13 +490,8 @@ impl ResultCache {
     ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
         let parsed: Vec<_> = uris.iter().map(|u| parse_cache_uri(u)).collect();
         let keys: Vec<&str> = parsed.iter().flatten().map(|p| p.key).collect();
-        let mut records = self
-            .store
-            .read_many(&keys, self.now())
-            .await
-            .map_err(|e| self.failed("lookup", e))?;
-        self.read_through(&keys, &mut records).await;
-        self.check_sources(&mut records)
+        let records = self
+            .read_records(&keys, 0)
             .await
             .map_err(|e| self.failed("lookup", e))?;
         let mut records = records.into_iter();
@@ -536,45 +533,52 @@ impl ResultCache {
         Ok(outcomes)
     }
 
-    /// A derived entry is only as good as its source: it reads as absent once the source is gone
-    /// (evicted, cleared, or of another conversation) or more than [`MAX_DERIVATION_DEPTH`]
-    /// links away, and as stale, with the source's cause and tool, once the source is stale.
-    /// One read a link of the chain, every chain's link in it.
-    async fn check_sources(&self, records: &mut [Option<JsRecord>]) -> Result<(), StoreError> {
-        let source_of = |r: &JsRecord| r.derived_from.clone().filter(|_| r.stale_cause.is_none());
-        let mut pending: Vec<(usize, String)> = (0..records.len())
-            .filter_map(|i| Some((i, source_of(records[i].as_ref()?)?)))
-            .collect();
-        let mut links = 0;
-        while !pending.is_empty() {
-            links += 1;
-            let keys: Vec<&str> = pending.iter().map(|(_, key)| key.as_str()).collect();
-            let sources = match links > MAX_DERIVATION_DEPTH {
-                true => Vec::new(),
-                false => self.store.read_many(&keys, self.now()).await?,
-            };
-            let mut sources = sources.into_iter();
-            let mut next = Vec::new();
-            for (i, _) in pending {
+    /// The records of `keys` in one read-only transaction (misses filled from chatbox-core's
+    /// database), each derived entry checked against its source: a derived entry is only as
+    /// good as its source, so it reads as absent once the source is gone (evicted, cleared, of
+    /// another conversation) or more than [`MAX_DERIVATION_DEPTH`] links away, and as stale,
+    /// with the source's cause and tool, once the source is stale. The sources are read the
+    /// same way, one more read a link of the chain (boxed: the future recurses).
+    fn read_records<'a>(
+        &'a self,
+        keys: &'a [&'a str],
+        depth: usize,
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Option<JsRecord>>, StoreError>> + 'a>> {
+        Box::pin(async move {
+            let mut records = self.store.read_many(keys, self.now()).await?;
+            if depth == 0 {
+                self.read_through(keys, &mut records).await;
+            }
+            let derived: Vec<(usize, String)> = (0..records.len())
+                .filter_map(|i| {
+                    let r = records[i].as_ref()?;
+                    Some((i, r.derived_from.clone().filter(|_| r.stale_cause.is_none())?))
+                })
+                .collect();
+            if derived.is_empty() {
+                return Ok(records);
+            }
+            let source_keys: Vec<&str> = derived.iter().map(|(_, key)| key.as_str()).collect();
+            let mut sources = match depth < MAX_DERIVATION_DEPTH {
+                true => self.read_records(&source_keys, depth + 1).await?,
+                false => Vec::new(),
+            }
+            .into_iter();
+            for (i, _) in &derived {
                 let source = sources.next().flatten();
-                let Some(record) = records[i].as_mut() else {
-                    continue;
-                };
-                match source {
-                    Some(source) if source.conv_id == record.conv_id => {
+                let record = &mut records[*i];
+                match (source, record.as_mut()) {
+                    (Some(source), Some(r)) if source.conv_id == r.conv_id => {
                         if source.stale_cause.is_some() {
-                            record.stale_cause = source.stale_cause;
-                            record.source_tool_name = source.source_tool_name;
-                        } else if let Some(up) = source.derived_from {
-                            next.push((i, up));
+                            r.stale_cause = source.stale_cause;
+                            r.source_tool_name = source.source_tool_name;
                         }
                     }
-                    _ => records[i] = None,
+                    _ => *record = None,
                 }
             }
-            pending = next;
-        }
-        Ok(())
+            Ok(records)
+        })
     }
 
     /// Fills misses from chatbox-core's database, when one exists. Its records are scoped like
