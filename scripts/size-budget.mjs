@@ -5,6 +5,10 @@
 // Bytes, never time: the same build gives the same answer on any machine. Sizes are GNU
 // `gzip -9 -n` output (what the README and docs/SIZE.md quote); Node's zlib where gzip is missing.
 //
+// The budget is for the release build (the pinned nightly of scripts/release-toolchain.sh). When
+// scripts/build.sh fell back to stable Rust (pkg/.toolchain says `stable`), its `.wasm` files are
+// larger by design: an entry over budget is then printed as a warning and the check passes.
+//
 //   node scripts/size-budget.mjs     (after `npm run build`)
 import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
@@ -37,8 +41,12 @@ if (process.argv[1] && realpathSync(fileURLToPath(import.meta.url)) === realpath
 async function check() {
   const root = new URL('..', import.meta.url);
   const { sizeBudget } = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
+  // Which toolchain built pkg/ (scripts/build.sh); a build without the file is held to the budget.
+  const toolchain = (await readFile(new URL('pkg/.toolchain', root), 'utf8').catch(() => '')).trim();
+  const stable = toolchain === 'stable';
 
   let failed = 0;
+  let warned = 0;
   for (const [entry, files] of Object.entries(ENTRY_FILES)) {
     const budget = sizeBudget?.[entry];
     if (!Number.isInteger(budget)) {
@@ -53,10 +61,23 @@ async function check() {
       total += gzip;
       parts.push(`${file} ${gzip}`);
     }
-    const verdict = total <= budget ? 'ok' : 'not ok';
-    if (total > budget) failed += 1;
+    let verdict = 'ok';
+    if (total > budget && stable) {
+      verdict = 'warning';
+      warned += 1;
+    } else if (total > budget) {
+      verdict = 'not ok';
+      failed += 1;
+    }
     console.log(`${verdict} - ${entry} entry: ${total} bytes gzip -9 (budget ${budget}; ${parts.join(', ')})`);
   }
-  console.log(`size budget: ${Object.keys(ENTRY_FILES).length - failed} passed, ${failed} failed`);
+  const count = Object.keys(ENTRY_FILES).length;
+  console.log(`size budget: ${count - failed - warned} passed, ${failed} failed${stable ? `, ${warned} over budget as warnings` : ''}`);
+  if (stable) {
+    console.log(
+      'warning - pkg/ was built with stable Rust (pkg/.toolchain), not the pinned nightly the budget assumes: ' +
+        "run 'npm run setup' and rebuild to check the real sizes",
+    );
+  }
   process.exitCode = failed ? 1 : 0;
 }

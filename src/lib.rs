@@ -35,6 +35,15 @@
 //! Storage failures keep their DOMException name (`QuotaExceededError`, `VersionError`, …) in
 //! [`store::StoreError::name`], and reach JS as `Error` objects with that `name`.
 #![deny(missing_docs)]
+// clippy.toml's size rules are for the shipped `.wasm`; `#[cfg(test)]` modules may use them.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_macros,
+        clippy::disallowed_methods,
+        clippy::disallowed_types
+    )
+)]
 
 /// The allocator of the WebAssembly builds: talc instead of the standard library's dlmalloc
 /// (smaller code; memory grows with `memory.grow` on demand, freed blocks are reused).

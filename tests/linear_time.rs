@@ -16,6 +16,12 @@
 //!
 //! `cargo test --release --test linear_time -- --ignored --nocapture` prints the time of each
 //! parser on 1 MiB inputs instead (informational, not a pass/fail check).
+// Test code: clippy.toml's size rules are for the shipped `.wasm`.
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 use std::hint::black_box;
 use std::sync::{Mutex, MutexGuard};

@@ -2,6 +2,12 @@
 //! consumers' unit tests: `NODE_OPTIONS=--import=<abs>/node_modules/fake-indexeddb/auto/index.mjs
 //! wasm-pack test --node --test node` (see `scripts/test.sh`).
 #![cfg(target_arch = "wasm32")]
+// Test code: clippy.toml's size rules are for the shipped `.wasm`.
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    clippy::disallowed_types
+)]
 
 #[path = "suite/call_order.rs"]
 mod call_order;

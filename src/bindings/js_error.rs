@@ -5,18 +5,53 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::store::StoreError;
+use crate::store::{ErrorKind, StoreError};
 
-/// `new Error(message)` with `name` set (e.g. `QuotaExceededError`, `NotSupportedError`).
+/// Which JS error [`js_error`] builds.
+pub(crate) enum JsErrorClass<'a> {
+    /// `new Error(message)`.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    Error,
+    /// `new TypeError(message)`: a bad argument (`instanceof TypeError` holds).
+    TypeError,
+    /// `new Error(message)` with `name` set (`QuotaExceededError`, `NotSupportedError`, …).
+    Named(&'a str),
+}
+
+/// The bindings' one constructor of JS errors; every error an export throws or rejects with is
+/// built here.
+#[inline(always)]
+pub(crate) fn js_error(class: JsErrorClass<'_>, message: &str) -> js_sys::Error {
+    match class {
+        JsErrorClass::Error => js_sys::Error::new(message),
+        JsErrorClass::TypeError => js_sys::TypeError::new(message).into(),
+        JsErrorClass::Named(name) => {
+            let error = js_sys::Error::new(message);
+            error.set_name(name);
+            error
+        }
+    }
+}
+
+/// A storage error as `new Error(message)` with its kind's `name`.
 pub(crate) fn store_error(err: StoreError) -> JsValue {
-    let error = js_sys::Error::new(&err.message);
-    error.set_name(&err.name);
-    error.into()
+    js_error(JsErrorClass::Named(err.name()), &err.message).into()
+}
+
+/// A `NotSupportedError` (something the environment lacks) with `message`.
+pub(crate) fn not_supported(message: &str) -> JsValue {
+    js_error(JsErrorClass::Named(ErrorKind::NotSupported.name()), message).into()
 }
 
 /// A JS `TypeError` for a bad argument.
 pub(crate) fn type_error(message: &str) -> JsValue {
-    js_sys::TypeError::new(message).into()
+    js_error(JsErrorClass::TypeError, message).into()
+}
+
+/// A plain JS `Error` (an invalid pattern or policy).
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+pub(crate) fn plain_error(message: &str) -> JsValue {
+    js_error(JsErrorClass::Error, message).into()
 }
 
 /// `future_to_promise` through one boxed, non-generic instantiation: every async export shares

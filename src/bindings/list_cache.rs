@@ -11,10 +11,9 @@ use std::cell::RefCell;
 
 use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::convert::{call_clock, set, system_now};
-use super::js_error::type_error;
+use super::js_error::{js_error, type_error, JsErrorClass};
 use crate::pipeline::js_args::{define, optional_function, options_object, read, well_formed};
 use crate::state_sync::list_cache::{ListCache, ListEntry, ListHit, ListParams, ListScope};
 use crate::state_sync::template;
@@ -102,8 +101,8 @@ fn hints_of(result: &JsValue) -> Result<(Option<f64>, ListScope), JsValue> {
 
 /// The `TypeError` for a clock that threw, keeping what it threw as `cause`.
 fn clock_threw(thrown: JsValue) -> JsValue {
-    let error = js_sys::TypeError::new("the ListCache clock `now()` threw");
-    error.unchecked_ref::<js_sys::Error>().set_cause(&thrown);
+    let error = js_error(JsErrorClass::TypeError, "the ListCache clock `now()` threw");
+    error.set_cause(&thrown);
     error.into()
 }
 

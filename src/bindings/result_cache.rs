@@ -10,7 +10,7 @@ use super::convert::{
     optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
     uri_string,
 };
-use super::js_error::{promise, store_error, type_error};
+use super::js_error::{not_supported, promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
@@ -58,12 +58,10 @@ impl JsResultCache {
                 SelectedStore::IndexedDb(IndexedDbStore::new(&db_name))
             }
             Some("indexeddb") => {
-                let err = js_sys::Error::new(
+                return Err(not_supported(
                     "storage: \"indexeddb\" was requested but globalThis.indexedDB is absent \
                      (in Node tests, import \"fake-indexeddb/auto\" first)",
-                );
-                err.set_name("NotSupportedError");
-                return Err(err.into());
+                ));
             }
             Some("memory") => SelectedStore::Memory(MemoryStore::new()),
             _ => {

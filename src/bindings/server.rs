@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::convert::{set, string_array};
-use super::js_error::type_error;
+use super::js_error::{plain_error, type_error};
 use crate::pipeline::js_args::{
     array_check, copy_own, define, for_each_item, optional_function, options_object, own, read,
     separator_option, text, well_formed, Text,
@@ -28,10 +28,6 @@ use crate::state_sync::server::{
     valid_stale_prefix, ResultInvalidation, StateSync, INVALIDATION_BLOCK_TYPE,
     MAX_STALE_PREFIX_LEN, STALE_PREFIX_MESSAGE,
 };
-
-fn plain_error(message: &str) -> JsValue {
-    js_sys::Error::new(message).into()
-}
 
 /// How a non-string option value appears in an error message: `(a number)`, `(a object)`, …
 /// (its `typeof`; no user code runs, unlike `String(value)`).

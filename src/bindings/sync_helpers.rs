@@ -7,7 +7,7 @@ use super::convert::{conv_id_string, set};
 use super::js_error::store_error;
 use crate::cache::payload;
 use crate::core::uri;
-use crate::store::{self, StoreError};
+use crate::store::{self, ErrorKind, StoreError};
 
 /// True when this realm (page, worker, or Node with `fake-indexeddb/auto`) has IndexedDB.
 #[wasm_bindgen(js_name = hasIndexedDB)]
@@ -33,7 +33,7 @@ pub fn mint_cache_uri(
     #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,
 ) -> Result<String, JsValue> {
     uri::mint_cache_uri(&conv_id_string(&conv_id)?)
-        .map_err(|e| store_error(StoreError::new("NotSupportedError", e.message())))
+        .map_err(|e| store_error(StoreError::new(ErrorKind::RandomSource, e.message())))
 }
 
 /// Parses a reference into `{ convId, token, pointer }` (`pointer` is the `#` JSON Pointer or

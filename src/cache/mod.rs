@@ -29,8 +29,8 @@ use crate::state_sync::glob::{match_glob, validate_pattern, DEFAULT_SEPARATOR};
 use crate::state_sync::invalidation::stale_pattern;
 use crate::state_sync::policy::CacheDirective;
 use crate::store::{
-    Budget, JsRecord, LegacyChatboxStore, RecordStore, SelectedStore, StoreError, StoreStats,
-    WriteOutcome,
+    Budget, ErrorKind, JsRecord, LegacyChatboxStore, RecordStore, SelectedStore, StoreError,
+    StoreStats, WriteOutcome,
 };
 
 /// Milliseconds since the epoch; injectable for tests.
@@ -80,7 +80,7 @@ impl Limits {
 /// A write refused for lack of space. (A bare `AbortError` is not taken as one: a connection
 /// closed by "clear site data" aborts the same way, and must not shrink the budget.)
 fn is_quota_error(err: &StoreError) -> bool {
-    err.name == "QuotaExceededError"
+    matches!(err.kind, ErrorKind::Quota)
 }
 
 /// The result cache.
@@ -355,7 +355,7 @@ impl ResultCache {
     pub fn failed(&self, operation: &'static str, err: StoreError) -> StoreError {
         self.emit(CacheEvent::Error {
             operation,
-            name: err.name.clone(),
+            name: err.name().to_owned(),
             message: err.message.clone(),
         });
         err
@@ -402,7 +402,7 @@ impl ResultCache {
         let token = mint_token().map_err(|e| {
             self.failed(
                 "cacheToolResult",
-                StoreError::new("NotSupportedError", e.message()),
+                StoreError::new(ErrorKind::RandomSource, e.message()),
             )
         })?;
         let now = self.now();

@@ -14,7 +14,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{Event, EventTarget, IdbRequest, IdbTransaction};
 
-use super::StoreError;
+use super::{ErrorKind, StoreError};
 use crate::core::text::concat;
 
 /// A listener JS can call, from a boxed closure: every listener made through this shares one
@@ -110,7 +110,10 @@ impl Drop for NextEvent {
 pub(crate) fn request_error(request: &IdbRequest, context: &str) -> StoreError {
     match request.error() {
         Ok(Some(dom)) => StoreError::from_js(context, &dom),
-        Ok(None) => StoreError::new("UnknownError", concat(&[context, ": request failed"])),
+        Ok(None) => StoreError::new(
+            ErrorKind::Other("UnknownError".to_owned()),
+            concat(&[context, ": request failed"]),
+        ),
         Err(e) => StoreError::from_js(context, &e),
     }
 }
@@ -127,7 +130,10 @@ pub(crate) async fn transaction_done(tx: &IdbTransaction, context: &str) -> Resu
         "complete" => Ok(()),
         _ => Err(match tx.error() {
             Some(dom) => StoreError::from_js(context, &dom),
-            None => StoreError::new("AbortError", concat(&[context, ": transaction aborted"])),
+            None => StoreError::new(
+                ErrorKind::Abort,
+                concat(&[context, ": transaction aborted"]),
+            ),
         }),
     }
 }

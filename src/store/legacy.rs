@@ -52,7 +52,7 @@ use super::indexeddb::{
     factory, get_records, keep, start_transaction, Connection, Handlers, Slot, META_STORE,
     TOTALS_KEY,
 };
-use super::{JsRecord, StoreError, STORE_NAME, USAGE_STORE};
+use super::{ErrorKind, JsRecord, StoreError, STORE_NAME, USAGE_STORE};
 use crate::core::record::fields;
 
 /// The database chatbox-core 0.12 stores its results in.
@@ -248,13 +248,13 @@ impl LegacyChatboxStore {
         }
         Err(match outcome {
             None => StoreError::new(
-                "TimeoutError",
+                ErrorKind::Other("TimeoutError".to_owned()),
                 "opening the chatbox-core database: still waiting behind another context's \
                  version change",
             ),
             Some("error") => request_error(&request, OPEN_CONTEXT),
             Some(_) => StoreError::new(
-                "InvalidStateError",
+                ErrorKind::InvalidState,
                 "opening the chatbox-core database: the connection closed as it opened",
             ),
         })

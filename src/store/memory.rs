@@ -10,7 +10,9 @@ use std::rc::Rc;
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::{Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome};
+use super::{
+    Budget, ErrorKind, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome,
+};
 use crate::core::policy::{room_needed, Eviction, Room};
 use crate::core::sort::sort_by;
 use crate::core::text::concat;
@@ -47,7 +49,7 @@ fn structured_clone(value: &JsValue) -> Result<JsValue, StoreError> {
         .and_then(|f| f.dyn_into::<Function>().ok())
         .ok_or_else(|| {
             StoreError::new(
-                "NotSupportedError",
+                ErrorKind::NotSupported,
                 concat(&[context, ": globalThis.structuredClone is not available"]),
             )
         })?;

@@ -16,7 +16,7 @@ pub mod legacy;
 mod memory;
 mod write_batch;
 
-pub use error::StoreError;
+pub use error::{ErrorKind, StoreError};
 pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
 pub use legacy::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
 pub use memory::MemoryStore;

@@ -345,7 +345,7 @@ async fn an_open_queued_behind_a_blocked_upgrade_times_out_then_recovers() {
     let store = LegacyChatboxStore::with_name(&name);
     let uri = "mcp+cache://chat-1/OLDTOKEN001";
     let err = store.get_many(&[uri]).await.unwrap_err();
-    assert_eq!(err.name, "TimeoutError");
+    assert_eq!(err.name(), "TimeoutError");
     // chatbox-core's tab goes away: the upgrade runs, and the queued open is kept.
     holder.unchecked_ref::<web_sys::IdbDatabase>().close();
     js("", "return globalThis.legacyUpgrade;", &[]).await;

@@ -19,7 +19,7 @@ use super::IndexedDbStore;
 use crate::core::envelope::json_string;
 use crate::core::text::concat;
 use crate::store::idb_events::{listener, request_error, NextEvent};
-use crate::store::StoreError;
+use crate::store::{ErrorKind, StoreError};
 
 /// The global `IDBFactory` (`indexedDB`) of this realm: window, worker, or Node with
 /// `fake-indexeddb/auto`. Never `window.indexedDB`, which does not exist in workers.
@@ -32,7 +32,7 @@ pub(in crate::store) fn factory() -> Result<IdbFactory, StoreError> {
         Ok(value.unchecked_into())
     } else {
         Err(StoreError::new(
-            "NotSupportedError",
+            ErrorKind::NotSupported,
             "IndexedDB is not available in this environment (no globalThis.indexedDB); \
              use storage: \"memory\", or import \"fake-indexeddb/auto\" in Node tests",
         ))
@@ -110,7 +110,7 @@ where
             Ok(made) => return Ok(Some(made)),
             Err(e) => {
                 let err = StoreError::from_js(context, &e);
-                if err.name == "InvalidStateError" && !retried {
+                if matches!(err.kind, ErrorKind::InvalidState) && !retried {
                     retried = true;
                     forget(slot, &conn);
                     continue;
@@ -145,7 +145,9 @@ async fn open_database(
 ) -> Result<IdbDatabase, StoreError> {
     let factory = factory()?;
     match open_request(&factory, name, Some(SCHEMA_VERSION), on_blocked.clone()).await {
-        Err(e) if e.name == "VersionError" => open_request(&factory, name, None, on_blocked).await,
+        Err(e) if matches!(e.kind, ErrorKind::Version) => {
+            open_request(&factory, name, None, on_blocked).await
+        }
         other => other,
     }
 }
@@ -194,7 +196,7 @@ async fn open_request(
     {
         db.close();
         return Err(StoreError::new(
-            "NotFoundError",
+            ErrorKind::Other("NotFoundError".to_owned()),
             concat(&[
                 &context,
                 ": it lacks the \"results\"/\"usage\"/\"meta\" object stores",

@@ -16,7 +16,7 @@ use super::IndexedDbStore;
 use crate::core::policy::{room_needed_for, Eviction};
 use crate::store::idb_objects;
 use crate::store::write_batch::{next_microtask, Received, Reply};
-use crate::store::{Budget, JsRecord, StoreError, Totals, WriteOutcome};
+use crate::store::{Budget, ErrorKind, JsRecord, StoreError, Totals, WriteOutcome};
 
 /// A write waiting in the batch, and where its writer waits for the outcome.
 pub(super) struct BatchedWrite {
@@ -98,7 +98,7 @@ impl IndexedDbStore {
                 Err(e) => Err(e.clone()),
                 Ok((_, refused)) if refused[i].is_some() => {
                     Err(refused[i].clone().unwrap_or_else(|| {
-                        StoreError::new("DataCloneError", "the payload cannot be stored")
+                        StoreError::new(ErrorKind::DataClone, "the payload cannot be stored")
                     }))
                 }
                 // The whole batch's evictions are reported once, by its first write.
