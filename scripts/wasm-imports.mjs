@@ -1,0 +1,128 @@
+// Short import names for a browser build's `.wasm` and its glue (step 1b of scripts/web-glue.mjs).
+//
+// wasm-bindgen names every function the `.wasm` imports from its glue after the JS it calls plus
+// a 16-hex-digit hash (`__wbg_createObjectStore_f7cf854ebb8a2b7f`). The name is written twice,
+// in the `.wasm`'s import section and as a key of the glue's import object, and the hashes do
+// not compress: about 150 imports cost ~2.7 KB of gzip in the `.wasm` alone. This renames each
+// import of the glue's module to a short name (`a`, `b`, … `aa`, …) in both places. Nothing else
+// changes: exports, other modules' imports (none once snippets are inlined), code.
+//
+// The rename is checked: every import of the glue's module must be defined exactly once, as an
+// object key, in the glue; anything else fails the build.
+
+/** Reads an unsigned LEB128 at `at`: `[value, next offset]`. */
+function uleb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const byte = bytes[at++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (byte < 0x80) return [value, at];
+  }
+}
+
+function encodeUleb(value) {
+  const out = [];
+  do {
+    let byte = value % 128;
+    value = Math.floor(value / 128);
+    if (value > 0) byte |= 0x80;
+    out.push(byte);
+  } while (value > 0);
+  return out;
+}
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function readName(bytes, at) {
+  const [length, start] = uleb(bytes, at);
+  return [fromUtf8.decode(bytes.subarray(start, start + length)), start + length];
+}
+
+const encodeName = (name) => {
+  const encoded = utf8.encode(name);
+  return [...encodeUleb(encoded.length), ...encoded];
+};
+
+/** The end of an import's description starting at `at` (kind byte included). */
+function skipImportDesc(bytes, at) {
+  const kind = bytes[at++];
+  const limits = (p) => {
+    const flags = bytes[p++];
+    [, p] = uleb(bytes, p);
+    if (flags & 1) [, p] = uleb(bytes, p);
+    return p;
+  };
+  if (kind === 0) return uleb(bytes, at)[1]; // function: type index
+  if (kind === 1) return limits(at + 1); // table: reftype, limits
+  if (kind === 2) return limits(at); // memory: limits
+  if (kind === 3) return at + 2; // global: valtype, mutability
+  if (kind === 4) return uleb(bytes, at + 1)[1]; // tag: attribute, type index
+  throw new Error(`unknown import kind ${kind}`);
+}
+
+/** `a`, `b`, … `z`, `A` … `Z`, `aa`, `ab`, …: the `n`-th short identifier. */
+function shortName(n) {
+  const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  let name = '';
+  do {
+    name = letters[n % letters.length] + name;
+    n = Math.floor(n / letters.length) - 1;
+  } while (n >= 0);
+  return name;
+}
+
+const escapeRegExp = (s) => s.replace(/[$]/g, '\\$&');
+
+/**
+ * Renames the imports `wasm` takes from `module` and the matching keys of `glue`. Returns the
+ * new `.wasm` bytes, the new glue and how many imports were renamed.
+ */
+export function shortenImports(wasm, glue, module) {
+  const bytes = new Uint8Array(wasm);
+  if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw new Error('not a WebAssembly module');
+  let at = 8;
+  while (at < bytes.length) {
+    const id = bytes[at];
+    const [size, start] = uleb(bytes, at + 1);
+    const end = start + size;
+    if (id !== 2) {
+      at = end;
+      continue;
+    }
+    const [count, first] = uleb(bytes, start);
+    const body = [...encodeUleb(count)];
+    let p = first;
+    let renamed = 0;
+    let next = 0;
+    for (let i = 0; i < count; i += 1) {
+      const [from, afterModule] = readName(bytes, p);
+      const [field, afterField] = readName(bytes, afterModule);
+      const descEnd = skipImportDesc(bytes, afterField);
+      let name = field;
+      if (from === module) {
+        const key = new RegExp(`(?<=[{,\\s])${escapeRegExp(field)}(?=\\s*:)`, 'g');
+        const found = glue.match(key)?.length ?? 0;
+        if (found !== 1) throw new Error(`the glue defines import ${field} ${found} times, expected once`);
+        // A short name the glue already uses as a key anywhere (closure state has `a`, `b`) is
+        // skipped: the import object's keys stay unique.
+        do name = shortName(next++);
+        while (new RegExp(`(?<=[{,\\s])${name}(?=\\s*:)`).test(glue));
+        glue = glue.replace(key, name);
+        renamed += 1;
+      }
+      body.push(...encodeName(from), ...encodeName(name), ...bytes.subarray(afterField, descEnd));
+      p = descEnd;
+    }
+    if (p !== end) throw new Error('malformed import section');
+    const section = [2, ...encodeUleb(body.length), ...body];
+    const out = new Uint8Array(at + section.length + (bytes.length - end));
+    out.set(bytes.subarray(0, at), 0);
+    out.set(section, at);
+    out.set(bytes.subarray(end), at + section.length);
+    return { wasm: out, glue, renamed };
+  }
+  throw new Error('no import section');
+}
