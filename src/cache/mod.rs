@@ -109,6 +109,10 @@ pub struct ResultCache {
     view: View,
 }
 
+/// The records of a read, looked up by [`ResultCache::read_records`] (boxed: it recurses).
+type RecordsFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<Option<JsRecord>>, StoreError>> + 'a>>;
+
 /// What to store: the arguments of `cacheToolResult`.
 pub struct CacheRequest<'a> {
     /// The tool result (a JS value; it is structured-cloned by the store, never copied into Rust).
@@ -539,11 +543,7 @@ impl ResultCache {
     /// another conversation) or more than [`MAX_DERIVATION_DEPTH`] links away, and as stale,
     /// with the source's cause and tool, once the source is stale. The sources are read the
     /// same way, one more read a link of the chain (boxed: the future recurses).
-    fn read_records<'a>(
-        &'a self,
-        keys: &'a [&'a str],
-        depth: usize,
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Option<JsRecord>>, StoreError>> + 'a>> {
+    fn read_records<'a>(&'a self, keys: &'a [&'a str], depth: usize) -> RecordsFuture<'a> {
         Box::pin(async move {
             let mut records = self.store.read_many(keys, self.now()).await?;
             if depth == 0 {
@@ -552,7 +552,10 @@ impl ResultCache {
             let derived: Vec<(usize, String)> = (0..records.len())
                 .filter_map(|i| {
                     let r = records[i].as_ref()?;
-                    Some((i, r.derived_from.clone().filter(|_| r.stale_cause.is_none())?))
+                    Some((
+                        i,
+                        r.derived_from.clone().filter(|_| r.stale_cause.is_none())?,
+                    ))
                 })
                 .collect();
             if derived.is_empty() {
