@@ -362,6 +362,73 @@ const CLEAR_M = SMOKE ? 50 : 1000;
   });
 }
 
+// 4. The read-back tools: a 100-row window of an 8 MB entry against the raw IndexedDB `get` of
+// the same record (the floor: reading it is all a window can cost), and `cache_select` over
+// 10 000 and 100 000 rows against the raw `get` of those rows (linear: ~10× apart).
+{
+  const floorGet = async (key) => {
+    const tx = floor.db.transaction('results', 'readonly');
+    const req = tx.objectStore('results').get(key);
+    await txDone(tx);
+    return req.result.payload;
+  };
+  const floorPut = async (key, payload) => {
+    const tx = floor.db.transaction('results', 'readwrite', { durability: 'relaxed' });
+    tx.objectStore('results').put({ uri: key, payload });
+    await txDone(tx);
+  };
+  const tools = ours.cacheTools(oursCache, { convId: 'readback', maxChars: 100_000 });
+  const uris = {};
+  workloads.push({
+    name: 'cache_read 100 rows of an 8 MB entry',
+    group: 'read-back',
+    impls: ['floor', 'ours'],
+    setup: async (impl) => {
+      if (impl === 'floor') await floorPut('readback-8mb', payloads['8 MB']);
+      else uris.big = await oursCache.cacheToolResult({ payload: payloads['8 MB'], convId: 'readback' });
+    },
+    run: async (impl) => {
+      if (impl === 'floor') {
+        const rows = (await floorGet('readback-8mb')).rows.slice(5000, 5100);
+        if (rows.length !== 100) throw new Error('floor: bad window');
+        return;
+      }
+      const result = await tools.callTool({ name: 'cache_read', arguments: { uri: `${uris.big}#/rows`, offset: 5000, limit: 100 } });
+      if (result.isError || result.structuredContent.items.length !== 100) throw new Error(`ours: bad window ${result.content[0].text.slice(0, 200)}`);
+    },
+    teardown: (impl) => (impl === 'ours' ? oursCache.clearConversation('readback') : floor.clear()),
+  });
+  const SELECT_SIZES = SMOKE ? [1000, 10_000] : [10_000, 100_000];
+  for (const n of SELECT_SIZES) {
+    const rows = Array.from({ length: n }, (_, i) => ({ i, cpu: (i * 37) % 101, host: `web-${i % 7}` }));
+    const where = [{ field: 'cpu', op: '>=', value: 90 }, { field: 'host', op: 'contains', value: 'web-3' }];
+    const expected = rows.filter((r) => r.cpu >= 90 && r.host.includes('web-3')).length;
+    workloads.push({
+      name: `cache_select over ${n.toLocaleString('en-US')} rows`,
+      group: 'read-back',
+      interleaved: true,
+      n,
+      impls: ['floor', 'ours'],
+      iterations: atLeast(30),
+      setup: async (impl) => {
+        if (impl === 'floor') await floorPut(`readback-rows-${n}`, rows);
+        else uris[n] = await oursCache.cacheToolResult({ payload: rows, convId: 'readback-select', threshold: 0 });
+      },
+      run: async (impl) => {
+        if (impl === 'floor') {
+          if ((await floorGet(`readback-rows-${n}`)).length !== n) throw new Error('floor: bad rows');
+          return;
+        }
+        // A fresh tool set each round: the answer is computed, not the memo of the last one.
+        const fresh = ours.cacheTools(oursCache, { convId: 'readback-select' });
+        const result = await fresh.callTool({ name: 'cache_select', arguments: { uri: uris[n], where } });
+        if (result.isError || result.structuredContent.count !== expected) throw new Error(`ours: bad selection ${result.content[0].text.slice(0, 200)}`);
+      },
+      teardown: (impl) => (impl === 'ours' ? oursCache.clearConversation('readback-select') : floor.clear()),
+    });
+  }
+}
+
 // ------------------------------------------------------------------ runner
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -122,6 +122,19 @@ function render(data) {
     `- 16-URI substitution ≥ 2× faster than js-baseline: ${x(s16)} — ${verdict(s16 >= 2)}.`,
   );
 
+  // Read-back workloads.
+  const window100 = get('cache_read 100 rows of an 8 MB entry', 'ours');
+  const windowFloor = get('cache_read 100 rows of an 8 MB entry', 'floor');
+  if (window100 && windowFloor) {
+    targets.push(`- cache_read of a 100-row window of an 8 MB entry ≤ 1.2× the raw IndexedDB get of the record: ${ms(window100)} vs ${ms(windowFloor)} = ${x(window100.median / windowFloor.median)} — ${verdict(window100.median / windowFloor.median <= 1.2)}.`);
+  }
+  const selects = data.results.filter((r) => r.impl === 'ours' && r.workload.startsWith('cache_select over ')).sort((a, b) => a.storeSize - b.storeSize);
+  if (selects.length === 2) {
+    const [a, b] = selects;
+    const growth = (b.median / a.median) / (b.storeSize / a.storeSize);
+    targets.push(`- cache_select linear in the rows: ${a.storeSize} → ${b.storeSize} rows took ${ms(a)} → ${ms(b)}, ${x(b.median / a.median)} for ${x(b.storeSize / a.storeSize)} the rows (growth per row ${x(growth)}) — ${verdict(growth <= 1.5)}.`);
+  }
+
   // Store-size workloads.
   const wac = data.results.filter((r) => r.group === 'write-after-clear' && r.impl === 'ours').sort((a, b) => a.storeSize - b.storeSize);
   if (wac.length) {
