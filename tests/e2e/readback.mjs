@@ -122,6 +122,47 @@ try {
     await page.close();
   });
 
+  await check('strings, objects, empty values and hostile arguments in the page: bounded answers, isError envelopes, never a throw', async () => {
+    const page = await newPage(setup);
+    const out = await page.evaluate(async () => {
+      const cache = new window.mrc.ResultCache({ dbName: 'readback-shapes' });
+      const tools = window.mrc.cacheTools(cache, { convId: 's', maxChars: 1000 });
+      const uri = await cache.cacheToolResult({ payload: { log: 'line\n'.repeat(2000), meta: { a: 1 }, empty: [] }, convId: 's' });
+      const call = async (name, args) => {
+        const result = await tools.callTool({ name, arguments: args });
+        return { isError: result.isError === true, length: result.content[0].text.length, value: JSON.parse(result.content[0].text) };
+      };
+      let text = '';
+      for (let offset = 0; offset !== undefined;) {
+        const page = await call('cache_read', { uri: `${uri}#/log`, offset });
+        text += page.value.text;
+        offset = page.value.next_offset;
+      }
+      const keys = await call('cache_read', { uri });
+      const empty = await call('cache_read', { uri: `${uri}#/empty` });
+      let deep = 1;
+      for (let k = 0; k < 5000; k += 1) deep = [deep];
+      const hostile = await Promise.all([
+        call('cache_select', { uri: `${uri}#/empty`, where: [{ field: 'x', op: '=', value: deep }] }),
+        call('cache_select', { uri: `${uri}#/empty`, where: 'not json' }),
+        call('cache_select', { uri: `${uri}#/meta` }),
+        call('cache_search', { uri, query: '' }),
+        call('cache_read', { uri: `${uri}#/nope` }),
+        call('cache_read', { uri: 'mcp+cache://s/AAAAAAAAAAAA' }),
+      ]);
+      return { whole: text === 'line\n'.repeat(2000), keys: keys.value.keys.map((k) => `${k.key}:${k.type}`), empty: empty.value, hostile };
+    });
+    assert.equal(out.whole, true, 'the string paged back whole');
+    assert.deepEqual(out.keys, ['log:string', 'meta:object', 'empty:array']);
+    assert.equal(out.empty.total, 0);
+    for (const answer of out.hostile) {
+      assert.equal(answer.isError, true);
+      assert.ok(answer.length <= 1000);
+      assert.match(answer.value.error, /^invalid_args: /);
+    }
+    await page.close();
+  });
+
   await check('no page error or console error', async () => {
     assert.deepEqual(problems, []);
   });
