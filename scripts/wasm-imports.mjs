@@ -1,4 +1,5 @@
-// Short import names for a browser build's `.wasm` and its glue (step 1b of scripts/web-glue.mjs).
+// Short import and export names for a browser build's `.wasm` and its glue (step 1b of
+// scripts/web-glue.mjs).
 //
 // wasm-bindgen names every function the `.wasm` imports from its glue after the JS it calls plus
 // a 16-hex-digit hash (`__wbg_createObjectStore_f7cf854ebb8a2b7f`). The name is written twice,
@@ -8,7 +9,9 @@
 // changes: exports, other modules' imports (none once snippets are inlined), code.
 //
 // The rename is checked: every import of the glue's module must be defined exactly once, as an
-// object key, in the glue; anything else fails the build.
+// object key, in the glue; anything else fails the build. Exports get the same treatment where
+// the glue uses them as `wasm.<name>` (the export `memory`, and any export the glue
+// never names as `wasm.<name>`, keep their names).
 
 /** Reads an unsigned LEB128 at `at`: `[value, next offset]`. */
 function uleb(bytes, at) {
@@ -125,4 +128,52 @@ export function shortenImports(wasm, glue, module) {
     return { wasm: out, glue, renamed };
   }
   throw new Error('no import section');
+}
+
+/**
+ * Renames the exports of `wasm` that `glue` uses as `wasm.<name>` (never `memory`) to short
+ * names (`$a`, `$b`, …: no clash with the glue's own identifiers or the import names) in both.
+ * Returns the new bytes, the new glue and how many were renamed.
+ */
+export function shortenExports(wasm, glue) {
+  const bytes = new Uint8Array(wasm);
+  let at = 8;
+  while (at < bytes.length) {
+    const id = bytes[at];
+    const [size, start] = uleb(bytes, at + 1);
+    const end = start + size;
+    if (id !== 7) {
+      at = end;
+      continue;
+    }
+    const [count, first] = uleb(bytes, start);
+    const body = [...encodeUleb(count)];
+    let p = first;
+    let renamed = 0;
+    for (let i = 0; i < count; i += 1) {
+      const [name, afterName] = readName(bytes, p);
+      const kind = bytes[afterName];
+      const [, descEnd] = uleb(bytes, afterName + 1);
+      let next = name;
+      // The glue reaches the module's exports as `wasm.<name>` only (its own functions of the
+      // same names, like `matchGlob`, are other identifiers); an export it never names so is
+      // left as it is.
+      const asMember = glue.match(new RegExp(`\\bwasm\\.${escapeRegExp(name)}\\b`, 'g'))?.length ?? 0;
+      if (name !== 'memory' && asMember > 0) {
+        next = `$${shortName(renamed++)}`;
+        if (glue.includes(`wasm.${next}`)) throw new Error(`the glue already uses wasm.${next}`);
+        glue = glue.replace(new RegExp(`\\bwasm\\.${escapeRegExp(name)}\\b`, 'g'), `wasm.${next}`);
+      }
+      body.push(...encodeName(next), kind, ...bytes.subarray(afterName + 1, descEnd));
+      p = descEnd;
+    }
+    if (p !== end) throw new Error('malformed export section');
+    const section = [7, ...encodeUleb(body.length), ...body];
+    const out = new Uint8Array(at + section.length + (bytes.length - end));
+    out.set(bytes.subarray(0, at), 0);
+    out.set(section, at);
+    out.set(bytes.subarray(end), at + section.length);
+    return { wasm: out, glue, renamed };
+  }
+  throw new Error('no export section');
 }

@@ -9,9 +9,8 @@
 //    when its only `export`s are `export function` / `export const` declarations and the glue
 //    imports exactly those names without renaming; any other shape fails the build (never a
 //    silent half-inline).
-// 1b. Shorten the import names (scripts/wasm-imports.mjs): wasm-bindgen's hashed names, written
-//    in both the `.wasm` and the glue, become `a`, `b`, …; measured −2.7 KB gzip on the host
-//    `.wasm`.
+// 1b. Shorten the import and export names (scripts/wasm-imports.mjs): wasm-bindgen's hashed
+//    names, written in both the `.wasm` and the glue, become `a`, `b`, … (exports `$a`, …).
 // 2. Minify (rolldown's oxc minifier, already a dev dependency through Vite; top-level names
 //    kept). The exports are checked to be exactly the unminified glue's, by importing both: the
 //    web glue has no side effects at import.
@@ -31,7 +30,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 import { minifySync } from 'rolldown/experimental';
-import { shortenImports } from './wasm-imports.mjs';
+import { shortenExports, shortenImports } from './wasm-imports.mjs';
 
 /** The browser entries: the bundle written, its source, and the directory of its glue. */
 const ENTRIES = [
@@ -139,8 +138,9 @@ try {
       const { inlined } = inlinedGlue;
       const wasmPath = join(dir, 'mcp_result_cache_bg.wasm');
       const short = shortenImports(await readFile(wasmPath), inlinedGlue.glue, './mcp_result_cache_bg.js');
-      await writeFile(wasmPath, short.wasm);
-      const { glue } = short;
+      const shortExports = shortenExports(short.wasm, short.glue);
+      await writeFile(wasmPath, shortExports.wasm);
+      const { glue } = shortExports;
       const header = glue.match(TYPES_HEADER)?.[0] ?? '';
       const result = minifySync('mcp_result_cache.js', glue, { compress: true, mangle: { toplevel: false }, module: true });
       if (result.errors?.length) throw new Error(`${gluePath}: ${result.errors.map((e) => e.message).join('; ')}`);
@@ -148,7 +148,7 @@ try {
       const [before, after] = [await exportNames(glue, scratch, `${n}-a.mjs`), await exportNames(minified, scratch, `${n}-b.mjs`)];
       if (before !== after) throw new Error(`${gluePath}: minifying changed the exports (${before} -> ${after})`);
       await writeFile(gluePath, minified);
-      console.log(`web-glue: ${gluePath}: ${inlined} snippet(s) inlined, ${short.renamed} import names shortened, ${glue.length} -> ${minified.length} bytes`);
+      console.log(`web-glue: ${gluePath}: ${inlined} snippet(s) inlined, ${short.renamed} import and ${shortExports.renamed} export names shortened, ${glue.length} -> ${minified.length} bytes`);
     }
   }
 } finally {
