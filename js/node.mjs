@@ -1,4 +1,5 @@
 // Node entry (ES module): the CommonJS entry's exports, by name.
+// Written by scripts/node-entries.mjs from that module's keys (npm run build): do not edit.
 import api from './node.cjs';
 
 export const {
@@ -7,12 +8,21 @@ export const {
   DEFAULT_MAX_TOOL_RESULT_CHARS,
   INLINE_LIST_MAX_RECORDS,
   ready,
+  ListCache,
   ResultCache,
-  hasIndexedDB,
-  sanitizeConvId,
-  mintCacheUri,
-  parseCacheUri,
+  augmentTools,
+  checkInlineListCap,
   estimateSize,
+  hasIndexedDB,
+  matchGlob,
+  matchUriTemplate,
+  mintCacheUri,
+  parseCacheControl,
+  parseCacheUri,
+  parseInvalidations,
+  sanitizeConvId,
+  wasmMemoryBytes,
+  cacheTools,
   configureDefaultCache,
   cacheToolResult,
   readCachedPayload,
@@ -20,15 +30,6 @@ export const {
   clearConversation,
   evictOlderThan,
   substituteCacheUris,
-  checkInlineListCap,
   beforeToolCall,
   afterToolCall,
-  matchGlob,
-  parseCacheControl,
-  parseInvalidations,
-  ListCache,
-  matchUriTemplate,
-  wasmMemoryBytes,
-  augmentTools,
-  cacheTools,
 } = api;

@@ -77,6 +77,9 @@ done
 for dir in pkg/web pkg/server-web; do
   sed -i -E '/^export interface InitOutput \{/,/^\}/ s/\bany\b/unknown/g' "$dir/mcp_result_cache.d.ts"
 done
+# The Node ES module entries name the CommonJS entries' exports one by one (Node cannot see
+# through `module.exports = { ...wasm }`): written from those modules' keys.
+node scripts/node-entries.mjs
 # Declarations for Node's own resolution (moduleResolution node16/nodenext): the same API as
 # js/index.d.ts and js/server.d.ts, re-exported from the nodejs builds, as CommonJS (.d.cts) and
 # ESM (.d.mts).
