@@ -80,54 +80,65 @@ function shortName(n) {
 const escapeRegExp = (s) => s.replace(/[$]/g, '\\$&');
 
 /**
- * Renames the imports `wasm` takes from `module` and the matching keys of `glue`. Returns the
- * new `.wasm` bytes, the new glue and how many imports were renamed.
+ * `wasm` with section `id` rebuilt: `rewrite(bytes, p)` is called once per entry of that
+ * section's vector, at the entry's offset, and answers `[the new entry's bytes, the next entry's
+ * offset]`.
  */
-export function shortenImports(wasm, glue, module) {
+function rewriteVectorSection(wasm, id, what, rewrite) {
   const bytes = new Uint8Array(wasm);
   if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw new Error('not a WebAssembly module');
-  let at = 8;
-  while (at < bytes.length) {
-    const id = bytes[at];
+  for (let at = 8; at < bytes.length;) {
     const [size, start] = uleb(bytes, at + 1);
     const end = start + size;
-    if (id !== 2) {
+    if (bytes[at] !== id) {
       at = end;
       continue;
     }
     const [count, first] = uleb(bytes, start);
     const body = [...encodeUleb(count)];
     let p = first;
-    let renamed = 0;
-    let next = 0;
     for (let i = 0; i < count; i += 1) {
-      const [from, afterModule] = readName(bytes, p);
-      const [field, afterField] = readName(bytes, afterModule);
-      const descEnd = skipImportDesc(bytes, afterField);
-      let name = field;
-      if (from === module) {
-        const key = new RegExp(`(?<=[{,\\s])${escapeRegExp(field)}(?=\\s*:)`, 'g');
-        const found = glue.match(key)?.length ?? 0;
-        if (found !== 1) throw new Error(`the glue defines import ${field} ${found} times, expected once`);
-        // A short name the glue already uses as a key anywhere (closure state has `a`, `b`) is
-        // skipped: the import object's keys stay unique.
-        do name = shortName(next++);
-        while (new RegExp(`(?<=[{,\\s])${name}(?=\\s*:)`).test(glue));
-        glue = glue.replace(key, name);
-        renamed += 1;
-      }
-      body.push(...encodeName(from), ...encodeName(name), ...bytes.subarray(afterField, descEnd));
-      p = descEnd;
+      const [entry, next] = rewrite(bytes, p);
+      body.push(...entry);
+      p = next;
     }
-    if (p !== end) throw new Error('malformed import section');
-    const section = [2, ...encodeUleb(body.length), ...body];
+    if (p !== end) throw new Error(`malformed ${what} section`);
+    const section = [id, ...encodeUleb(body.length), ...body];
     const out = new Uint8Array(at + section.length + (bytes.length - end));
     out.set(bytes.subarray(0, at), 0);
     out.set(section, at);
     out.set(bytes.subarray(end), at + section.length);
-    return { wasm: out, glue, renamed };
+    return out;
   }
-  throw new Error('no import section');
+  throw new Error(`no ${what} section`);
+}
+
+/**
+ * Renames the imports `wasm` takes from `module` and the matching keys of `glue`. Returns the
+ * new `.wasm` bytes, the new glue and how many imports were renamed.
+ */
+export function shortenImports(wasm, glue, module) {
+  let renamed = 0;
+  let next = 0;
+  const out = rewriteVectorSection(wasm, 2, 'import', (bytes, p) => {
+    const [from, afterModule] = readName(bytes, p);
+    const [field, afterField] = readName(bytes, afterModule);
+    const descEnd = skipImportDesc(bytes, afterField);
+    let name = field;
+    if (from === module) {
+      const key = new RegExp(`(?<=[{,\\s])${escapeRegExp(field)}(?=\\s*:)`, 'g');
+      const found = glue.match(key)?.length ?? 0;
+      if (found !== 1) throw new Error(`the glue defines import ${field} ${found} times, expected once`);
+      // A short name the glue already uses as a key anywhere (closure state has `a`, `b`) is
+      // skipped: the import object's keys stay unique.
+      do name = shortName(next++);
+      while (new RegExp(`(?<=[{,\\s])${name}(?=\\s*:)`).test(glue));
+      glue = glue.replace(key, name);
+      renamed += 1;
+    }
+    return [[...encodeName(from), ...encodeName(name), ...bytes.subarray(afterField, descEnd)], descEnd];
+  });
+  return { wasm: out, glue, renamed };
 }
 
 /**
@@ -136,44 +147,21 @@ export function shortenImports(wasm, glue, module) {
  * Returns the new bytes, the new glue and how many were renamed.
  */
 export function shortenExports(wasm, glue) {
-  const bytes = new Uint8Array(wasm);
-  let at = 8;
-  while (at < bytes.length) {
-    const id = bytes[at];
-    const [size, start] = uleb(bytes, at + 1);
-    const end = start + size;
-    if (id !== 7) {
-      at = end;
-      continue;
+  let renamed = 0;
+  const out = rewriteVectorSection(wasm, 7, 'export', (bytes, p) => {
+    const [name, afterName] = readName(bytes, p);
+    const [, descEnd] = uleb(bytes, afterName + 1); // kind byte, then the index
+    let next = name;
+    // The glue reaches the module's exports as `wasm.<name>` only (its own functions of the
+    // same names, like `matchGlob`, are other identifiers); an export it never names so is
+    // left as it is.
+    const member = new RegExp(`\\bwasm\\.${escapeRegExp(name)}\\b`, 'g');
+    if (name !== 'memory' && member.test(glue)) {
+      next = `$${shortName(renamed++)}`;
+      if (glue.includes(`wasm.${next}`)) throw new Error(`the glue already uses wasm.${next}`);
+      glue = glue.replace(member, `wasm.${next}`);
     }
-    const [count, first] = uleb(bytes, start);
-    const body = [...encodeUleb(count)];
-    let p = first;
-    let renamed = 0;
-    for (let i = 0; i < count; i += 1) {
-      const [name, afterName] = readName(bytes, p);
-      const kind = bytes[afterName];
-      const [, descEnd] = uleb(bytes, afterName + 1);
-      let next = name;
-      // The glue reaches the module's exports as `wasm.<name>` only (its own functions of the
-      // same names, like `matchGlob`, are other identifiers); an export it never names so is
-      // left as it is.
-      const asMember = glue.match(new RegExp(`\\bwasm\\.${escapeRegExp(name)}\\b`, 'g'))?.length ?? 0;
-      if (name !== 'memory' && asMember > 0) {
-        next = `$${shortName(renamed++)}`;
-        if (glue.includes(`wasm.${next}`)) throw new Error(`the glue already uses wasm.${next}`);
-        glue = glue.replace(new RegExp(`\\bwasm\\.${escapeRegExp(name)}\\b`, 'g'), `wasm.${next}`);
-      }
-      body.push(...encodeName(next), kind, ...bytes.subarray(afterName + 1, descEnd));
-      p = descEnd;
-    }
-    if (p !== end) throw new Error('malformed export section');
-    const section = [7, ...encodeUleb(body.length), ...body];
-    const out = new Uint8Array(at + section.length + (bytes.length - end));
-    out.set(bytes.subarray(0, at), 0);
-    out.set(section, at);
-    out.set(bytes.subarray(end), at + section.length);
-    return { wasm: out, glue, renamed };
-  }
-  throw new Error('no export section');
+    return [[...encodeName(next), ...bytes.subarray(afterName, descEnd)], descEnd];
+  });
+  return { wasm: out, glue, renamed };
 }
