@@ -29,6 +29,7 @@ const MAX_SELECT_LIMIT = 10_000_000;
 const SELECT_MEMO_LIMIT = 256;
 const OPS = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
 
+const utf8 = new TextEncoder();
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 const typeOf = (value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
@@ -56,7 +57,7 @@ function childUri(uri, token) {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(escaped)) return null;
   const hash = uri.indexOf('#');
   const pointer = `${hash < 0 ? '' : uri.slice(hash + 1)}/${escaped}`;
-  if (new TextEncoder().encode(pointer).length > MAX_POINTER_BYTES) return null;
+  if (utf8.encode(pointer).length > MAX_POINTER_BYTES) return null;
   return `${hash < 0 ? uri : uri.slice(0, hash)}#${pointer}`;
 }
 
