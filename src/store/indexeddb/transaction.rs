@@ -4,6 +4,8 @@
 //! in, with the last uses that reads remembered written first.
 
 use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
@@ -81,20 +83,44 @@ impl IndexedDbStore {
         ticket: u64,
         issue: impl FnOnce(&Rc<Tx>, &Handlers, Rc<Cell<T>>) -> Result<(), JsValue>,
     ) -> Result<T, StoreError> {
-        let mode = IdbTransactionMode::Readwrite;
-        let tx = Rc::new(self.transaction(mode, ticket, cleared.is_some()).await?);
-        let handlers = Handlers::default();
-        let _release = handlers.scope();
         let out = Rc::new(Cell::new(T::default()));
-        if let Some(prefix) = cleared {
-            self.forget_touched(prefix);
-        }
-        self.flush_touched(&tx, &handlers);
-        if let Err(e) = issue(&tx, &handlers, out.clone()) {
-            let _ = tx.tx.abort();
-            return Err(StoreError::from_js(context, &e));
-        }
-        transaction_done(&tx.tx, context).await?;
+        let sink = out.clone();
+        let mode = IdbTransactionMode::Readwrite;
+        let issue: Issue<'_> = Box::new(move |tx, handlers| issue(tx, handlers, sink));
+        self.drive(mode, context, cleared, ticket, issue).await?;
         Ok(out.get())
     }
+
+    /// The one driver of every transaction's life: waits for the turn, creates the transaction,
+    /// writes the remembered last uses (read-write), lets `issue` issue the operation's
+    /// requests and awaits the completion. Not generic and boxed, so each operation adds only
+    /// its own requests, not another copy of this state machine.
+    pub(super) fn drive<'a>(
+        &'a self,
+        mode: IdbTransactionMode,
+        context: &'a str,
+        cleared: Option<&'a str>,
+        ticket: u64,
+        issue: Issue<'a>,
+    ) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + 'a>> {
+        Box::pin(async move {
+            let tx = Rc::new(self.transaction(mode, ticket, cleared.is_some()).await?);
+            let handlers = Handlers::default();
+            let _release = handlers.scope();
+            if mode == IdbTransactionMode::Readwrite {
+                if let Some(prefix) = cleared {
+                    self.forget_touched(prefix);
+                }
+                self.flush_touched(&tx, &handlers);
+            }
+            if let Err(e) = issue(&tx, &handlers) {
+                let _ = tx.tx.abort();
+                return Err(StoreError::from_js(context, &e));
+            }
+            transaction_done(&tx.tx, context).await
+        })
+    }
 }
+
+/// An operation's requests, issued inside its transaction by [`IndexedDbStore::drive`].
+pub(super) type Issue<'a> = Box<dyn FnOnce(&Rc<Tx>, &Handlers) -> Result<(), JsValue> + 'a>;
