@@ -1,21 +1,8 @@
-// Types of the package entry (all conditions). The generated declarations carry the TSDoc
-// written in the Rust doc comments.
-export {
-  ResultCache,
-  hasIndexedDB,
-  sanitizeConvId,
-  mintCacheUri,
-  parseCacheUri,
-  estimateSize,
-  checkInlineListCap,
-  matchGlob,
-  parseCacheControl,
-  parseInvalidations,
-  ListCache,
-  matchUriTemplate,
-  wasmMemoryBytes,
-  augmentTools,
-} from '../pkg/web/mcp_result_cache.js';
+// Types of the package entry (all conditions). The generated declarations carry the TSDoc written in
+// the Rust doc comments.
+// Everything the host build of the crate exports, with the declarations of its option and
+// result types (src/bindings/types.rs), as wasm-bindgen generated them.
+export * from '../pkg/web/mcp_result_cache.js';
 import type {
   ResultCache,
   ResultCacheOptions,
@@ -28,44 +15,9 @@ import type {
   BeforeToolCallResult,
   AfterToolCallOptions,
 } from '../pkg/web/mcp_result_cache.js';
-export type {
-  CacheStorageKind,
-  ResultCacheOptions,
-  CacheToolResultInput,
-  ConversationScope,
-  EvictOptions,
-  LookupResult,
-  CacheEntryInfo,
-  CacheStats,
-  ParsedCacheUri,
-  CacheEventKind,
-  CacheEvent,
-  ToolEnvelope,
-  SubstitutionResult,
-  BeforeToolCallOptions,
-  BeforeToolCallResult,
-  AfterToolCallOptions,
-  McpTool,
-  ContentBlock,
-  CallToolResult,
-  McpNotification,
-  CacheDirective,
-  GlobOptions,
-  Invalidation,
-  ListCacheOptions,
-  ListRequestParams,
-  ListCacheHit,
-  AugmentToolsOptions,
-} from '../pkg/web/mcp_result_cache.js';
+// The constants, written from the Rust ones by the build (scripts/constants.mjs).
+export * from './constants.js';
 
-/** Scheme of every reference this package mints. */
-export declare const CACHE_URI_SCHEME: 'mcp+cache://';
-/** Results whose JSON is at least this many UTF-8 bytes are cached by default. */
-export declare const DEFAULT_CACHE_THRESHOLD_BYTES: 4096;
-/** `afterToolCall` summarizes results whose JSON exceeds this many characters by default. */
-export declare const DEFAULT_MAX_TOOL_RESULT_CHARS: 20000;
-/** Default cap on the length of an inline array argument. */
-export declare const INLINE_LIST_MAX_RECORDS: 20;
 /**
  * Resolves once the WebAssembly module is instantiated (idempotent). Async exports await it
  * themselves; call it once before using the synchronous helpers in a browser or worker.

@@ -4,11 +4,8 @@
 // Nothing here touches IndexedDB: storage is chosen when a cache is first used.
 const wasm = require('../pkg/node/mcp_result_cache.js');
 
-/** @type {"mcp+cache://"} */
-const CACHE_URI_SCHEME = 'mcp+cache://';
-const DEFAULT_CACHE_THRESHOLD_BYTES = 4096;
-const DEFAULT_MAX_TOOL_RESULT_CHARS = 20000;
-const INLINE_LIST_MAX_RECORDS = 20;
+// The constants, written from the Rust ones by the build (scripts/constants.mjs).
+const constants = require('./constants.cjs');
 
 // The free functions: one ResultCache with default options (or configureDefaultCache's),
 // created on first use.
@@ -35,12 +32,10 @@ function cacheTools(cache, options) {
   return { listTools: async (...a) => (await tools).listTools(...a), callTool: async (...a) => (await tools).callTool(...a) };
 }
 
-// The nodejs build's #[wasm_bindgen] API, re-exported whole, the free functions and cacheTools.
+// The constants, the nodejs build's #[wasm_bindgen] API re-exported whole, the free functions
+// and cacheTools.
 module.exports = {
-  CACHE_URI_SCHEME,
-  DEFAULT_CACHE_THRESHOLD_BYTES,
-  DEFAULT_MAX_TOOL_RESULT_CHARS,
-  INLINE_LIST_MAX_RECORDS,
+  ...constants,
   ready: () => Promise.resolve(),
   ...wasm,
   cacheTools,

@@ -1,27 +1,8 @@
-// Types of `mcp-result-cache/server` (all conditions). The generated declarations carry the
-// TSDoc written in the Rust doc comments.
-export {
-  StateSync,
-  matchGlob,
-  validatePattern,
-  detectOverlaps,
-  listCacheMeta,
-  wasmMemoryBytes,
-} from '../pkg/server-web/mcp_result_cache.js';
-export type {
-  McpTool,
-  ContentBlock,
-  CallToolResult,
-  McpNotification,
-  CacheDirective,
-  GlobOptions,
-  SyncPolicy,
-  StateSyncConfig,
-  ResolvedPolicy,
-  PolicyOverlap,
-  ListCacheMetaOptions,
-  ListCacheMeta,
-} from '../pkg/server-web/mcp_result_cache.js';
+// Types of `mcp-result-cache/server` (all conditions). The generated declarations carry the TSDoc written in
+// the Rust doc comments.
+// Everything the server build of the crate exports, with the declarations of its types
+// (src/bindings/types.rs), as wasm-bindgen generated them.
+export * from '../pkg/server-web/mcp_result_cache.js';
 
 /**
  * Resolves once the WebAssembly module is instantiated (idempotent). Call it once before using

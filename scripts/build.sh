@@ -64,6 +64,8 @@ done
 # Browsers: the glue gets its JS snippets inlined and is minified, then each browser entry
 # (js/src/*.mjs) is bundled with its glue into one module, js/browser.mjs and js/server.mjs
 # (scripts/web-glue.mjs).
+# The exported constants, from the Rust ones (scripts/constants.mjs): the entries import them.
+node scripts/constants.mjs
 node scripts/web-glue.mjs pkg/web pkg/server-web
 node scripts/web-glue.mjs --entries
 # The browser builds' glue now lives inside js/browser.mjs and js/server.mjs (web-glue.mjs
@@ -72,10 +74,11 @@ node scripts/web-glue.mjs --entries
 for dir in pkg/web pkg/server-web; do
   printf '{\n  "type": "module",\n  "types": "mcp_result_cache.d.ts"\n}\n' > "$dir/package.json"
 done
-# wasm-bindgen types the raw wasm exports of the web build's InitOutput with `any`; consumers
-# never touch them, and our declarations promise no `any`.
+# The browser builds' declarations describe the API only: their glue (and with it `init`,
+# `initSync` and the raw wasm exports of `InitOutput`) lives inside the bundled entry, which
+# exports none of them; js/index.d.ts and js/server.d.ts re-export these files whole.
 for dir in pkg/web pkg/server-web; do
-  sed -i -E '/^export interface InitOutput \{/,/^\}/ s/\bany\b/unknown/g' "$dir/mcp_result_cache.d.ts"
+  sed -i '/^export type InitInput\b/,$d' "$dir/mcp_result_cache.d.ts"
 done
 # The Node ES module entries name the CommonJS entries' exports one by one (Node cannot see
 # through `module.exports = { ...wasm }`): written from those modules' keys.
@@ -84,7 +87,8 @@ node scripts/node-entries.mjs
 # js/index.d.ts and js/server.d.ts, re-exported from the nodejs builds, as CommonJS (.d.cts) and
 # ESM (.d.mts).
 for ext in d.cts d.mts; do
-  sed "s#'../pkg/web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/index.d.ts > "pkg/node/index.$ext"
+  sed -e "s#'../pkg/web/mcp_result_cache.js'#'./mcp_result_cache.js'#" \
+    -e "s#'./constants.js'#'../../js/constants.js'#" js/index.d.ts > "pkg/node/index.$ext"
   sed "s#'../pkg/server-web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/server.d.ts > "pkg/server-node/index.$ext"
 done
 for f in pkg/*/mcp_result_cache_bg.wasm; do

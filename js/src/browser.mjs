@@ -9,10 +9,8 @@
 import init, * as wasm from '../../pkg/web/mcp_result_cache.js';
 import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
 
-export const CACHE_URI_SCHEME = 'mcp+cache://';
-export const DEFAULT_CACHE_THRESHOLD_BYTES = 4096;
-export const DEFAULT_MAX_TOOL_RESULT_CHARS = 20000;
-export const INLINE_LIST_MAX_RECORDS = 20;
+// The constants, written from the Rust ones by the build (scripts/constants.mjs).
+export * from './constants.mjs';
 
 const lazy = lazyModule(init);
 
@@ -135,6 +133,9 @@ export const substituteCacheUris = (args, options) => theDefault().substituteCac
 export const beforeToolCall = (toolName, args, options) => theDefault().beforeToolCall(toolName, args, options);
 export const afterToolCall = (toolName, result, options) => theDefault().afterToolCall(toolName, result, options);
 
+/** The methods of `ResultCache` that answer at once (they need `await ready()` first). */
+const SYNC_METHODS = new Set(['observeTools']);
+
 /**
  * A result cache. Constructing one never waits: the WebAssembly instance behind it is created
  * on first use (options are validated then, or at once when `ready()` has resolved).
@@ -174,51 +175,6 @@ export class ResultCache {
     return this.#inner;
   }
 
-  async cacheToolResult(input) {
-    return (await this.#cache()).cacheToolResult(input);
-  }
-  async readCachedPayload(uri, options) {
-    return (await this.#cache()).readCachedPayload(uri, options);
-  }
-  async lookup(uri, options) {
-    return (await this.#cache()).lookup(uri, options);
-  }
-  async clearConversation(convId) {
-    return (await this.#cache()).clearConversation(convId);
-  }
-  async evictOlderThan(options) {
-    return (await this.#cache()).evictOlderThan(options);
-  }
-  async substituteCacheUris(args, options) {
-    return (await this.#cache()).substituteCacheUris(args, options);
-  }
-  async beforeToolCall(toolName, args, options) {
-    return (await this.#cache()).beforeToolCall(toolName, args, options);
-  }
-  async afterToolCall(toolName, result, options) {
-    return (await this.#cache()).afterToolCall(toolName, result, options);
-  }
-  async invalidate(patterns, options) {
-    return (await this.#cache()).invalidate(patterns, options);
-  }
-  async handleNotification(message, options) {
-    return (await this.#cache()).handleNotification(message, options);
-  }
-  async stats() {
-    return (await this.#cache()).stats();
-  }
-  async entries(options) {
-    return (await this.#cache()).entries(options);
-  }
-  observeTools(tools, options) {
-    return this.#sync('observeTools').observeTools(tools, options);
-  }
-  get threshold() {
-    return this.#sync('threshold').threshold;
-  }
-  get storage() {
-    return this.#sync('storage').storage;
-  }
   close() {
     this.#inner?.close();
   }
@@ -227,6 +183,23 @@ export class ResultCache {
     this.#inner?.free();
     this.#inner = null;
     this.#pending = null;
+  }
+
+  // Every method and getter of the WebAssembly class is offered here, so a method added in Rust
+  // needs no line in this file: the synchronous ones (getters and SYNC_METHODS) need the module
+  // ready; every other method returns a promise and awaits the shared instance first.
+  static {
+    const own = wasm.ResultCache.prototype;
+    for (const name of Object.getOwnPropertyNames(own)) {
+      if (name === 'constructor' || name.startsWith('__') || Object.hasOwn(ResultCache.prototype, name)) continue;
+      const { get, value } = Object.getOwnPropertyDescriptor(own, name);
+      const property = get
+        ? { get() { return this.#sync(name)[name]; } }
+        : SYNC_METHODS.has(name)
+          ? { value(...args) { return this.#sync(name)[name](...args); }, writable: true }
+          : { async value(...args) { return (await this.#cache())[name](...args); }, writable: true };
+      if (get || typeof value === 'function') Object.defineProperty(ResultCache.prototype, name, { ...property, configurable: true });
+    }
   }
 }
 

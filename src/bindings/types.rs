@@ -1,9 +1,13 @@
-//! TypeScript declarations for the option and result objects (emitted into the `.d.ts`).
+//! TypeScript declarations for the option and result objects, emitted into the `.d.ts` of the
+//! entries that use them: each entry's declarations re-export its `.d.ts` whole (`export *`),
+//! so a type lives in the section of the feature whose exports name it.
 
 use wasm_bindgen::prelude::*;
 
+/// The chat host's types: cache options, results, events, the list cache.
+#[cfg(feature = "host")]
 #[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
+const HOST_TYPES: &'static str = r#"
 /** Where a cache keeps its entries. `"auto"` = IndexedDB when present, else memory. */
 export type CacheStorageKind = "auto" | "indexeddb" | "memory";
 
@@ -234,6 +238,48 @@ export type CacheEvent =
   | { kind: "blocked"; database: string }
   | { kind: "error"; operation: string; name: string; message: string };
 
+/** One invalidation signal found in a tool result. */
+export interface Invalidation {
+  cause: string;
+  domains: string[];
+}
+
+/** Options of `new ListCache`. */
+export interface ListCacheOptions {
+  /** Clock in ms; must return a finite number (else `put`/`get` throw). Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * The request parameters that select a cached list result, compared exactly: `cursor`
+ * (paginated lists) and `uri` (`resources/read`). MCP defines both as strings; present with any
+ * other value (`null`, a number, a `URL` object: pass `url.href`) is a `TypeError`, never read
+ * as absent. Other keys (such as `_meta`) do not select a result.
+ */
+export interface ListRequestParams {
+  cursor?: string;
+  uri?: string;
+  [key: string]: unknown;
+}
+
+/** A cached list result. */
+export interface ListCacheHit {
+  result: unknown;
+  /** True only when served past its TTL (`allowStale`). */
+  stale: boolean;
+  ageMs: number;
+}
+
+/** Options of `augmentTools`. */
+export interface AugmentToolsOptions {
+  /** Also give parameters that take an object a `<name>_uri` sibling. Default `false` (arrays only). */
+  objects?: boolean;
+}
+"#;
+
+/// MCP shapes and glob options, used by both entries.
+#[wasm_bindgen(typescript_custom_section)]
+const SHARED_TYPES: &'static str = r#"
 /** An MCP tool definition (as in `tools/list`). */
 export interface McpTool {
   name: string;
@@ -270,7 +316,12 @@ export interface GlobOptions {
   /** Segment separator (a non-empty string without lone surrogates). Default `"."`. */
   separator?: string;
 }
+"#;
 
+/// The MCP server's types: State-Sync policies and SEP-2549 list metadata.
+#[cfg(feature = "server")]
+#[wasm_bindgen(typescript_custom_section)]
+const SERVER_TYPES: &'static str = r#"
 /**
  * A State-Sync policy: first match wins. Patterns are at most 1024 characters; tool names over
  * 4096 bytes (MCP tool names are far shorter) are matched by no policy.
@@ -328,12 +379,6 @@ export interface PolicyOverlap {
   laterMatch: string;
 }
 
-/** One invalidation signal found in a tool result. */
-export interface Invalidation {
-  cause: string;
-  domains: string[];
-}
-
 /** Input of `listCacheMeta`. */
 export interface ListCacheMetaOptions {
   ttlMs: number;
@@ -344,37 +389,5 @@ export interface ListCacheMetaOptions {
 export interface ListCacheMeta {
   ttlMs: number;
   cacheScope?: "public" | "private";
-}
-
-/** Options of `new ListCache`. */
-export interface ListCacheOptions {
-  /** Clock in ms; must return a finite number (else `put`/`get` throw). Default `Date.now`. */
-  now?: () => number;
-}
-
-/**
- * The request parameters that select a cached list result, compared exactly: `cursor`
- * (paginated lists) and `uri` (`resources/read`). MCP defines both as strings; present with any
- * other value (`null`, a number, a `URL` object: pass `url.href`) is a `TypeError`, never read
- * as absent. Other keys (such as `_meta`) do not select a result.
- */
-export interface ListRequestParams {
-  cursor?: string;
-  uri?: string;
-  [key: string]: unknown;
-}
-
-/** A cached list result. */
-export interface ListCacheHit {
-  result: unknown;
-  /** True only when served past its TTL (`allowStale`). */
-  stale: boolean;
-  ageMs: number;
-}
-
-/** Options of `augmentTools`. */
-export interface AugmentToolsOptions {
-  /** Also give parameters that take an object a `<name>_uri` sibling. Default `false` (arrays only). */
-  objects?: boolean;
 }
 "#;

@@ -2,11 +2,11 @@
 //! that cannot be serialized has size 0 and is never cached; a result is cached when
 //! `size >= threshold`.
 
-/// Default threshold: results of at least this many bytes are stored by reference.
+/// Results whose JSON is at least this many UTF-8 bytes are cached by default.
 pub const DEFAULT_CACHE_THRESHOLD_BYTES: u32 = 4096;
-/// Default size (characters of JSON) above which `afterToolCall` summarizes a result.
+/// `afterToolCall` summarizes results whose JSON exceeds this many characters by default.
 pub const DEFAULT_MAX_TOOL_RESULT_CHARS: u32 = 20_000;
-/// Default longest inline array accepted in a capped argument.
+/// Default cap on the length of an inline array argument.
 pub const INLINE_LIST_MAX_RECORDS: u32 = 20;
 
 /// UTF-8 byte length of a string given as UTF-16 code units (the form JS strings have), without

@@ -4,7 +4,7 @@
 
 use super::pointer::JsonPointer;
 
-/// The scheme prefix of every reference: `mcp+cache://`.
+/// Scheme of every reference this package mints: `mcp+cache://`.
 pub const CACHE_URI_SCHEME: &str = "mcp+cache://";
 /// Longest conversation segment a reference may carry (characters).
 pub const MAX_CONV_SEGMENT_CHARS: usize = 64;

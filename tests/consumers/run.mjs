@@ -286,23 +286,21 @@ function exportTargets(exportsField) {
 const TSC = join(ROOT_MODULES, 'typescript/bin/tsc');
 
 /** Names exported by a .d.ts: [values, types]. */
-function declaredExports(source) {
-  const file = ts.createSourceFile('index.d.ts', source, ts.ScriptTarget.Latest, true);
+function declaredExports(dtsPath) {
+  // The module's exports as the compiler resolves them, `export *` of the generated declarations
+  // included: what a consumer's `import { … }` can name.
+  const program = ts.createProgram([dtsPath], {
+    noEmit: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    skipLibCheck: true,
+  });
+  const checker = program.getTypeChecker();
   const values = new Set();
   const types = new Set();
-  for (const statement of file.statements) {
-    const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-    if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
-      for (const element of statement.exportClause.elements) {
-        (statement.isTypeOnly || element.isTypeOnly ? types : values).add(element.name.text);
-      }
-    } else if (exported && ts.isVariableStatement(statement)) {
-      for (const d of statement.declarationList.declarations) values.add(d.name.getText(file));
-    } else if (exported && (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name) {
-      values.add(statement.name.text);
-    } else if (exported && (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement))) {
-      types.add(statement.name.text);
-    }
+  for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(dtsPath)))) {
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    (target.flags & ts.SymbolFlags.Value ? values : types).add(symbol.name);
   }
   return { values, types };
 }
@@ -349,7 +347,7 @@ const C = {
   esm: 'node ESM (fake-indexeddb/auto first) round trip: cacheToolResult -> substituteCacheUris, afterToolCall -> beforeToolCall',
   cjs: 'node CommonJS (require) round trip; import() from CommonJS gives the same instance',
   vitest: 'vitest (node environment, fake-indexeddb setup file) round-trip tests pass',
-  tsExports: 'the TypeScript consumer imports every export of js/index.d.ts, and those match the runtime exports',
+  tsExports: 'the TypeScript consumer imports every export of each entry\'s declarations (as the compiler resolves them), and those match the Node and browser modules\' exports',
   tsc: 'tsc --noEmit --strict accepts the TypeScript consumer (moduleResolution bundler, skipLibCheck false)',
   tsRun: 'the TypeScript consumer, compiled, runs its round trip in Node',
   tsDocumented: 'tsc accepts the calls README.md documents with their optional arguments omitted',
@@ -480,22 +478,26 @@ async function main() {
   const installedRoot = () => join(projects.typescript, 'node_modules', PACKAGE);
 
   await check(C.tsExports, [C.install], async () => {
-    // Each entry: its declarations, the consumer that must import all of them, its Node module.
+    // Each entry: its declarations, the consumer that must import all of them, its modules (the
+    // Node one and the browser one: importing the browser module has no side effects).
     const entries = [
-      { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, runtime: 'js/node.mjs' },
-      { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, runtime: 'js/server.node.mjs' },
-      { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, runtime: 'js/ai-sdk.node.mjs' },
+      { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, modules: ['js/node.mjs', 'js/browser.mjs'] },
+      { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, modules: ['js/server.node.mjs', 'js/server.mjs'] },
+      { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, modules: ['js/ai-sdk.node.mjs', 'js/ai-sdk.mjs'] },
     ];
-    for (const { dts, consumer, specifier, runtime: entry } of entries) {
-      const declared = declaredExports(await readFile(join(installedRoot(), dts), 'utf8'));
+    for (const { dts, consumer, specifier, modules } of entries) {
+      const declared = declaredExports(join(installedRoot(), dts));
+      assert(declared.values.size > 0, `${dts} declares no value (did its \`export *\` resolve?)`);
       const imported = importedNames(await readFile(join(projects.typescript, consumer), 'utf8'), specifier);
       const notUsed = [...declared.values, ...declared.types].filter((n) => !imported.has(n));
       assert(notUsed.length === 0, `${consumer} does not import: ${notUsed.join(', ')} (add them to tests/consumers/fixtures/typescript/${consumer})`);
-      const runtime = Object.keys(await import(pathToFileURL(join(installedRoot(), entry)).href));
-      const undeclared = runtime.filter((n) => !declared.values.has(n));
-      const missing = [...declared.values].filter((n) => !runtime.includes(n));
-      assert(undeclared.length === 0, `exported at runtime but not declared in ${dts}: ${undeclared.join(', ')}`);
-      assert(missing.length === 0, `declared in ${dts} but not exported by ${entry}: ${missing.join(', ')}`);
+      for (const entry of modules) {
+        const runtime = Object.keys(await import(pathToFileURL(join(installedRoot(), entry)).href));
+        const undeclared = runtime.filter((n) => !declared.values.has(n));
+        const missing = [...declared.values].filter((n) => !runtime.includes(n));
+        assert(undeclared.length === 0, `exported by ${entry} but not declared in ${dts}: ${undeclared.join(', ')}`);
+        assert(missing.length === 0, `declared in ${dts} but not exported by ${entry}: ${missing.join(', ')}`);
+      }
     }
   });
 
