@@ -2,6 +2,7 @@
 # Release build of the npm package's two WebAssembly modules, each for browsers and for Node:
 #   host   (cargo feature `host`, the main entry):  pkg/web (ES module), pkg/node (CommonJS)
 #   server (cargo feature `server`, `./server`):     pkg/server-web,     pkg/server-node
+#   lists  (cargo feature `lists`,  `./lists`):      pkg/lists-web,      pkg/lists-node
 # One crate, two feature sets: each `.wasm` links only what its entry exports. Idempotent: every
 # output directory is rebuilt from scratch. wasm-opt comes from npm's binaryen@132
 # (node_modules/.bin first on PATH); Debian's wasm-opt 108 silently corrupts wasm-bindgen 0.2.130
@@ -47,9 +48,9 @@ else
 fi
 echo "build: toolchain $toolchain ($(rustc --version))"
 
-for entry in host server; do
+for entry in host server lists; do
   prefix=""
-  [ "$entry" = server ] && prefix="server-"
+  [ "$entry" = host ] || prefix="$entry-"
   for target in web nodejs; do
     out="pkg/${prefix}${target/nodejs/node}"
     echo "build: wasm-pack build --release --target $target --features $entry -> $out"
@@ -66,18 +67,18 @@ done
 # (scripts/web-glue.mjs).
 # The exported constants, from the Rust ones (scripts/constants.mjs): the entries import them.
 node scripts/constants.mjs
-node scripts/web-glue.mjs pkg/web pkg/server-web
+node scripts/web-glue.mjs pkg/web pkg/server-web pkg/lists-web
 node scripts/web-glue.mjs --entries
 # The browser builds' glue now lives inside js/browser.mjs and js/server.mjs (web-glue.mjs
 # removes it from pkg/); their directories keep the .wasm and the declarations, and a package.json that only
 # says how to read those (wasm-pack's names a `main` and `snippets/` that are gone).
-for dir in pkg/web pkg/server-web; do
+for dir in pkg/web pkg/server-web pkg/lists-web; do
   printf '{\n  "type": "module",\n  "types": "mcp_result_cache.d.ts"\n}\n' > "$dir/package.json"
 done
 # The browser builds' declarations describe the API only: their glue (and with it `init`,
 # `initSync` and the raw wasm exports of `InitOutput`) lives inside the bundled entry, which
 # exports none of them; js/index.d.ts and js/server.d.ts re-export these files whole.
-for dir in pkg/web pkg/server-web; do
+for dir in pkg/web pkg/server-web pkg/lists-web; do
   sed -i '/^export type InitInput\b/,$d' "$dir/mcp_result_cache.d.ts"
 done
 # The Node ES module entries name the CommonJS entries' exports one by one (Node cannot see
@@ -90,6 +91,7 @@ for ext in d.cts d.mts; do
   sed -e "s#'../pkg/web/mcp_result_cache.js'#'./mcp_result_cache.js'#" \
     -e "s#'./constants.js'#'../../js/constants.js'#" js/index.d.ts > "pkg/node/index.$ext"
   sed "s#'../pkg/server-web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/server.d.ts > "pkg/server-node/index.$ext"
+  sed "s#'../pkg/lists-web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/lists.d.ts > "pkg/lists-node/index.$ext"
 done
 for f in pkg/*/mcp_result_cache_bg.wasm; do
   printf 'build: %s %s bytes raw, %s bytes gzip -9\n' "$f" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"

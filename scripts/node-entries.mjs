@@ -9,6 +9,7 @@ const require = createRequire(import.meta.url);
 const ENTRIES = [
   { out: 'js/node.mjs', from: './node.cjs', what: 'Node entry (ES module)' },
   { out: 'js/server.node.mjs', from: './server.node.cjs', what: '`mcp-result-cache/server` for Node (ES module)' },
+  { out: 'js/lists.node.mjs', from: './lists.node.cjs', what: '`mcp-result-cache/lists` for Node (ES module)' },
 ];
 for (const { out, from, what } of ENTRIES) {
   const names = Object.keys(require(`../js/${from.slice(2)}`));

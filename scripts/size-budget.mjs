@@ -33,6 +33,7 @@ async function gzipSize(file) {
 export const ENTRY_FILES = {
   host: ['js/browser.mjs', 'pkg/web/mcp_result_cache_bg.wasm'],
   server: ['js/server.mjs', 'pkg/server-web/mcp_result_cache_bg.wasm'],
+  lists: ['js/lists.mjs', 'pkg/lists-web/mcp_result_cache_bg.wasm'],
 };
 
 // Run as a script (`node scripts/size-budget.mjs`, through a symlinked path too), not when imported.

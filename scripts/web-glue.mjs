@@ -36,6 +36,7 @@ import { shortenExports, shortenImports } from './wasm-imports.mjs';
 const ENTRIES = [
   { out: 'js/browser.mjs', source: 'js/src/browser.mjs', pkg: 'pkg/web' },
   { out: 'js/server.mjs', source: 'js/src/server.mjs', pkg: 'pkg/server-web' },
+  { out: 'js/lists.mjs', source: 'js/src/lists.mjs', pkg: 'pkg/lists-web' },
 ];
 const WASM_URL = 'new URL(`mcp_result_cache_bg.wasm`,import.meta.url)';
 

@@ -1,6 +1,7 @@
 // Browser / worker / bundler entry (ES module) for chat hosts. The server-side State-Sync
 // decoration (`StateSync`, `detectOverlaps`, …) is `mcp-result-cache/server` (js/server.mjs),
-// a separate and much smaller module: hosts never download it.
+// and the SEP-2549 list-result cache (`ListCache`, `matchUriTemplate`) is
+// `mcp-result-cache/lists` (js/lists.mjs): separate modules a host downloads only if it uses them.
 //
 // The WebAssembly module is fetched and instantiated once, on first need: every async export
 // awaits that shared initialization, so hosts never call an init function. Synchronous helpers
@@ -74,7 +75,6 @@ export const estimateSize = syncExport('estimateSize');
 export const checkInlineListCap = syncExport('checkInlineListCap');
 export const parseCacheControl = syncExport('parseCacheControl');
 export const parseInvalidations = syncExport('parseInvalidations');
-export const matchUriTemplate = syncExport('matchUriTemplate');
 export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
 export const augmentTools = syncExport('augmentTools');
 
@@ -91,14 +91,6 @@ export function cacheTools(cache, options) {
   const tools = import('./readback.mjs').then((m) => m.cacheTools(cache, options));
   tools.catch(() => {}); // reported by the first call
   return { listTools: async (...a) => (await tools).listTools(...a), callTool: async (...a) => (await tools).callTool(...a) };
-}
-
-/** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
-export class ListCache {
-  constructor(options) {
-    requireReady('new ListCache');
-    return new wasm.ListCache(options);
-  }
 }
 
 // The free functions: one ResultCache with default options (or configureDefaultCache's),

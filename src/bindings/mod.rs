@@ -5,7 +5,7 @@
 mod augment;
 mod convert;
 mod js_error;
-#[cfg(feature = "host")]
+#[cfg(feature = "lists")]
 mod list_cache;
 mod memory;
 #[cfg(feature = "host")]
@@ -14,6 +14,7 @@ mod pipeline;
 mod result_cache;
 #[cfg(feature = "server")]
 mod server;
+#[cfg(any(feature = "host", feature = "server"))]
 mod state_sync;
 #[cfg(feature = "host")]
 mod sync_helpers;
@@ -21,7 +22,7 @@ mod types;
 
 #[cfg(feature = "host")]
 pub use augment::*;
-#[cfg(feature = "host")]
+#[cfg(feature = "lists")]
 pub use list_cache::*;
 pub use memory::*;
 #[cfg(feature = "host")]
@@ -30,6 +31,7 @@ pub use pipeline::*;
 pub use result_cache::JsResultCache;
 #[cfg(feature = "server")]
 pub use server::*;
+#[cfg(any(feature = "host", feature = "server"))]
 pub use state_sync::*;
 #[cfg(feature = "host")]
 pub use sync_helpers::*;

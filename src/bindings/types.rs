@@ -4,7 +4,7 @@
 
 use wasm_bindgen::prelude::*;
 
-/// The chat host's types: cache options, results, events, the list cache.
+/// The chat host's types: cache options, results, events.
 #[cfg(feature = "host")]
 #[wasm_bindgen(typescript_custom_section)]
 const HOST_TYPES: &'static str = r#"
@@ -244,6 +244,17 @@ export interface Invalidation {
   domains: string[];
 }
 
+/** Options of `augmentTools`. */
+export interface AugmentToolsOptions {
+  /** Also give parameters that take an object a `<name>_uri` sibling. Default `false` (arrays only). */
+  objects?: boolean;
+}
+"#;
+
+/// The list-result cache's types (`mcp-result-cache/lists`).
+#[cfg(feature = "lists")]
+#[wasm_bindgen(typescript_custom_section)]
+const LISTS_TYPES: &'static str = r#"
 /** Options of `new ListCache`. */
 export interface ListCacheOptions {
   /** Clock in ms; must return a finite number (else `put`/`get` throw). Default `Date.now`. */
@@ -269,15 +280,9 @@ export interface ListCacheHit {
   stale: boolean;
   ageMs: number;
 }
-
-/** Options of `augmentTools`. */
-export interface AugmentToolsOptions {
-  /** Also give parameters that take an object a `<name>_uri` sibling. Default `false` (arrays only). */
-  objects?: boolean;
-}
 "#;
 
-/// MCP shapes and glob options, used by both entries.
+/// MCP shapes and glob options, used by every entry.
 #[wasm_bindgen(typescript_custom_section)]
 const SHARED_TYPES: &'static str = r#"
 /** An MCP tool definition (as in `tools/list`). */

@@ -5,10 +5,11 @@
 import 'fake-indexeddb/auto';
 import * as host from '../../js/node.mjs';
 import * as server from '../../js/server.node.mjs';
+import * as lists from '../../js/lists.node.mjs';
 import { HOSTILE, HOSTILE_NAMES, targets, classify, stillWorks } from './hostile.mjs';
 
 // Both entries' exports (the host's where names are shared: matchGlob, ready, wasmMemoryBytes).
-const api = { ...server, ...host };
+const api = { ...lists, ...server, ...host };
 
 const cases = Number(process.env.BOUNDARY_CASES ?? 200_000);
 let seed = Number(process.env.BOUNDARY_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 
 import * as host from '../../js/node.mjs';
 import * as server from '../../js/server.node.mjs';
+import * as lists from '../../js/lists.node.mjs';
 import { HOSTILE, HOSTILE_NAMES, targets, classify, stillWorks } from '../boundary/hostile.mjs';
 
 // Both entries' exports (the host's where names are shared: matchGlob, ready, wasmMemoryBytes).
-const api = { ...server, ...host };
+const api = { ...lists, ...server, ...host };
 
 let uncaught = [];
 process.on('uncaughtException', (e) => uncaught.push(e));

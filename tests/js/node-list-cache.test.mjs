@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ListCache, matchUriTemplate, wasmMemoryBytes } from '../../js/node.mjs';
+import { ListCache, matchUriTemplate, wasmMemoryBytes } from '../../js/lists.node.mjs';
 import { listCacheMeta } from '../../js/server.node.mjs';
 
 const FRESH = { ttlMs: 60_000, cacheScope: 'public' };

@@ -4,8 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  ListCache, ResultCache, matchGlob, parseCacheControl, parseInvalidations, matchUriTemplate, wasmMemoryBytes,
+  ResultCache, matchGlob, parseCacheControl, parseInvalidations, wasmMemoryBytes,
 } from '../../js/node.mjs';
+// The SEP-2549 list-result cache and URI templates: their own entry and WebAssembly module.
+import { ListCache, matchUriTemplate } from '../../js/lists.node.mjs';
 // The server's half of State Sync: its own entry and WebAssembly module.
 import {
   StateSync, validatePattern, detectOverlaps, listCacheMeta, matchGlob as serverMatchGlob,

@@ -1,0 +1,25 @@
+// `mcp-result-cache/lists` for browsers, workers and bundlers: a client-side cache of MCP list
+// results that honours their SEP-2549 TTLs (`ListCache`), and RFC 6570 URI-template matching
+// (`matchUriTemplate`). Its own WebAssembly module (pkg/lists-web): a chat host that does not
+// cache list results never downloads it.
+//
+// Every export is synchronous: `await ready()` once at startup (they throw a clear error
+// before that). Importing this module has no side effects (no fetch; SSR-safe).
+import init, * as wasm from '../../pkg/lists-web/mcp_result_cache.js';
+import { lazyModule } from './wasm-entry.mjs';
+
+const lazy = lazyModule(init);
+
+/** Resolves once the WebAssembly module is ready; idempotent. */
+export const ready = lazy.ready;
+
+export const matchUriTemplate = lazy.syncExport(wasm, 'matchUriTemplate');
+export const wasmMemoryBytes = lazy.syncExport(wasm, 'wasmMemoryBytes');
+
+/** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
+export class ListCache {
+  constructor(options) {
+    lazy.requireReady('new ListCache');
+    return new wasm.ListCache(options);
+  }
+}
