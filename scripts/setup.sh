@@ -28,7 +28,10 @@ fi
 
 # 1b. The pinned nightly that builds the shipped .wasm files (scripts/release-toolchain.sh):
 #     its standard-library sources (rebuilt without panic formatting) and the wasm32 target.
+# `RELEASE_TOOLCHAIN=<toolchain>` in the environment overrides the pin, as in scripts/build.sh.
+override="${RELEASE_TOOLCHAIN:-}"
 . scripts/release-toolchain.sh
+[ -n "$override" ] && RELEASE_TOOLCHAIN="$override"
 if ! release_toolchain_ready; then
   log "installing the release toolchain $RELEASE_TOOLCHAIN (rust-src, wasm32; about 15 s)"
   rustup toolchain install "$RELEASE_TOOLCHAIN" --profile minimal --component rust-src \

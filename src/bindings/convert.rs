@@ -73,13 +73,10 @@ pub(crate) fn call_clock(now: &Function) -> Result<f64, Option<JsValue>> {
 }
 
 /// A `ResultCache`'s clock from its `now` option: the caller's clock, reading [`system_now`]
-/// whenever it throws or answers something other than a finite number; [`system_now`] without
-/// one.
-pub(crate) fn cache_clock(now: Option<Function>) -> Clock {
-    match now {
-        Some(f) => Box::new(move || call_clock(&f).unwrap_or_else(|_| system_now())),
-        None => Box::new(system_now),
-    }
+/// whenever it throws or answers something other than a finite number (without the option the
+/// builder's default clock, `Date.now()`, is used).
+pub(crate) fn cache_clock(now: Function) -> Clock {
+    Box::new(move || call_clock(&now).unwrap_or_else(|_| system_now()))
 }
 
 /// The `{ convId }` scope of a read: present (and not `undefined`) → the id string. An options

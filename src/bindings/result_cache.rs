@@ -11,18 +11,11 @@ use super::convert::{
     uri_string,
 };
 use super::js_error::{not_supported, promise, store_error, type_error};
-use crate::cache::{CacheRequest, Limits, ResultCache};
+use crate::cache::{CacheRequest, Limits, ResultCache, Storage, DEFAULT_DB_NAME};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
 use crate::core::view::View;
 use crate::pipeline::js_args::{array_items, check_readable, is_array};
-use crate::store::{
-    has_indexed_db, IndexedDbStore, LegacyChatboxStore, MemoryStore, SelectedStore,
-    CHATBOX_CORE_DB_NAME,
-};
-
-/// Default IndexedDB database name.
-pub const DEFAULT_DB_NAME: &str = "mcp-result-cache";
 
 /// A cache of large tool results, addressed by `mcp+cache://` references.
 ///
@@ -51,19 +44,11 @@ impl JsResultCache {
         let now = optional_function(&read(&options, "now")?, "now")?;
         let on_event = optional_function(&read(&options, "onEvent")?, "onEvent")?;
         let storage = read(&options, "storage")?;
-        let store = match storage.as_string().as_deref() {
-            None if storage.is_undefined() => auto_store(&db_name),
-            Some("auto") => auto_store(&db_name),
-            Some("indexeddb") if has_indexed_db() => {
-                SelectedStore::IndexedDb(IndexedDbStore::new(&db_name))
-            }
-            Some("indexeddb") => {
-                return Err(not_supported(
-                    "storage: \"indexeddb\" was requested but globalThis.indexedDB is absent \
-                     (in Node tests, import \"fake-indexeddb/auto\" first)",
-                ));
-            }
-            Some("memory") => SelectedStore::Memory(MemoryStore::new()),
+        let storage = match storage.as_string().as_deref() {
+            None if storage.is_undefined() => Storage::Auto,
+            Some("auto") => Storage::Auto,
+            Some("indexeddb") => Storage::IndexedDb,
+            Some("memory") => Storage::Memory,
             _ => {
                 return Err(type_error(
                     "storage must be \"auto\", \"indexeddb\" or \"memory\"",
@@ -92,25 +77,27 @@ impl JsResultCache {
                 .as_bool()
                 .ok_or_else(|| type_error("legacyChatboxCore must be a boolean"))?,
         };
-        // Read through only from an IndexedDB cache that is not that very database.
-        let legacy = (legacy
-            && matches!(store, SelectedStore::IndexedDb(_))
-            && db_name != CHATBOX_CORE_DB_NAME)
-            .then(LegacyChatboxStore::new);
-        let mut cache = ResultCache::new(store, threshold.map(|t| t as u64), cache_clock(now))
-            .with_limits(limits)
-            .with_separator(&separator)
-            .with_reuse_immutable(reuse_immutable)
-            .with_view(super::pipeline::view_options(&options, &View::default())?);
-        if let Some(legacy) = legacy {
-            cache = cache.with_legacy(legacy);
+        let view = super::pipeline::view_options(&options, &View::default())?;
+        let mut builder = ResultCache::builder()
+            .db_name(&db_name)
+            .storage(storage)
+            .legacy_chatbox_core(legacy)
+            .threshold(threshold.map(|t| t as u64))
+            .limits(limits)
+            .separator(&separator)
+            .reuse_immutable(reuse_immutable)
+            .view(view);
+        if let Some(now) = now {
+            builder = builder.clock(cache_clock(now));
         }
         if let Some(f) = on_event {
-            cache = cache.with_observer(Box::new(move |event| {
+            builder = builder.observer(Box::new(move |event| {
                 // An observer that throws never changes the outcome.
                 let _ = f.call1(&JsValue::NULL, &event_object(event));
             }));
         }
+        // A build fails only for `storage: "indexeddb"` where `indexedDB` is absent.
+        let cache = builder.build().map_err(|e| not_supported(&e.message))?;
         Ok(Self {
             inner: Rc::new(cache),
         })
@@ -139,14 +126,6 @@ fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
                 " must be an array of strings",
             ]))
         })
-}
-
-fn auto_store(db_name: &str) -> SelectedStore {
-    if has_indexed_db() {
-        SelectedStore::IndexedDb(IndexedDbStore::new(db_name))
-    } else {
-        SelectedStore::Memory(MemoryStore::new())
-    }
 }
 
 pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promise {

@@ -282,7 +282,18 @@ export interface ListCacheHit {
 }
 "#;
 
-/// MCP shapes and glob options, used by every entry.
+/// The JSON-RPC notification shape, used by every entry.
+#[wasm_bindgen(typescript_custom_section)]
+const NOTIFICATION_TYPES: &'static str = r#"
+/** A JSON-RPC notification. */
+export interface McpNotification {
+  method: string;
+  params?: { uri?: string; [key: string]: unknown };
+}
+"#;
+
+/// MCP shapes and glob options, used by the host and server entries.
+#[cfg(any(feature = "host", feature = "server"))]
 #[wasm_bindgen(typescript_custom_section)]
 const SHARED_TYPES: &'static str = r#"
 /** An MCP tool definition (as in `tools/list`). */
@@ -305,12 +316,6 @@ export interface CallToolResult {
   structuredContent?: unknown;
   isError?: boolean;
   [key: string]: unknown;
-}
-
-/** A JSON-RPC notification. */
-export interface McpNotification {
-  method: string;
-  params?: { uri?: string; [key: string]: unknown };
 }
 
 /** The MCP Fusion Cache-Control vocabulary. */

@@ -1,11 +1,14 @@
 //! [`ResultCache`]: the threshold decision, reference minting, conversation scoping, events, and
-//! one [`SelectedStore`] underneath. JS-facing conversions live in [`crate::bindings`].
+//! one [`SelectedStore`] underneath, chosen by [`ResultCacheBuilder`]. JS-facing conversions live
+//! in `crate::bindings`.
 
+mod builder;
 mod events;
 pub(crate) mod join;
 pub mod payload;
 pub mod quota;
 
+pub use builder::{ResultCacheBuilder, Storage, DEFAULT_DB_NAME};
 pub use events::CacheEvent;
 
 use std::cell::{Cell, RefCell};
@@ -19,13 +22,12 @@ use crate::core::map::Map;
 use crate::core::policy::{self, StoreDecision};
 use crate::core::record::{CacheRecord, LookupOutcome, MAX_DERIVATION_DEPTH};
 use crate::core::reuse::ReuseBook;
-use crate::core::size::DEFAULT_CACHE_THRESHOLD_BYTES;
 use crate::core::source::{in_scope, split_source};
 use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{format_cache_uri, mint_token, parse_cache_uri, sanitize_conv_id};
 use crate::core::view::View;
 use crate::state_sync::decorate::RESOURCE_UPDATED_METHOD;
-use crate::state_sync::glob::{match_glob, validate_pattern, DEFAULT_SEPARATOR};
+use crate::state_sync::glob::{match_glob, validate_pattern};
 use crate::state_sync::invalidation::stale_pattern;
 use crate::state_sync::policy::CacheDirective;
 use crate::store::{
@@ -131,59 +133,14 @@ pub struct CacheRequest<'a> {
 }
 
 impl ResultCache {
-    /// A cache over `store`, caching results of at least `threshold` bytes.
-    pub fn new(store: SelectedStore, threshold: Option<u64>, clock: Clock) -> Self {
-        Self {
-            store,
-            threshold: threshold.unwrap_or(u64::from(DEFAULT_CACHE_THRESHOLD_BYTES)),
-            clock,
-            limits: Limits::default(),
-            quota_cap: Cell::new(None),
-            removals: Cell::new(0),
-            observer: None,
-            separator: DEFAULT_SEPARATOR.to_owned(),
-            reuse_immutable: false,
-            directives: RefCell::default(),
-            reuse: RefCell::default(),
-            legacy: None,
-            view: View::default(),
-        }
-    }
-
-    /// Sets how stored results are shown by default (`view`, `readTools`).
-    pub fn with_view(mut self, view: View) -> Self {
-        self.view = view;
-        self
+    /// A [`ResultCacheBuilder`] with the defaults: the way to make a cache.
+    pub fn builder() -> ResultCacheBuilder {
+        ResultCacheBuilder::new()
     }
 
     /// How stored results are shown by default.
     pub fn view(&self) -> &View {
         &self.view
-    }
-
-    /// Sets the storage limits (`max_entry_bytes` is capped at `max_bytes`).
-    pub fn with_limits(mut self, mut limits: Limits) -> Self {
-        limits.max_entry_bytes = limits.max_entry_bytes.min(limits.max_bytes);
-        self.limits = limits;
-        self
-    }
-
-    /// Sets the separator of tool-name globs (default `.`).
-    pub fn with_separator(mut self, separator: &str) -> Self {
-        self.separator = separator.to_owned();
-        self
-    }
-
-    /// Reads through to a chatbox-core database on misses, and clears conversations there too.
-    pub fn with_legacy(mut self, legacy: LegacyChatboxStore) -> Self {
-        self.legacy = Some(legacy);
-        self
-    }
-
-    /// Answers identical calls to `immutable` tools from the cache (`reuseImmutable`).
-    pub fn with_reuse_immutable(mut self, enabled: bool) -> Self {
-        self.reuse_immutable = enabled;
-        self
     }
 
     /// Whether identical calls to `immutable` tools are answered from the cache.
@@ -318,8 +275,8 @@ impl ResultCache {
         }
     }
 
-    /// Sets the event observer.
-    pub fn with_observer(mut self, observer: Observer) -> Self {
+    /// Sets the event observer (and the store's `blocked` reports to it).
+    fn set_observer(&mut self, observer: Observer) {
         let observer: SharedObserver = Rc::from(observer);
         if let SelectedStore::IndexedDb(store) = &self.store {
             let observer = observer.clone();
@@ -331,7 +288,6 @@ impl ResultCache {
             }));
         }
         self.observer = Some(observer);
-        self
     }
 
     /// The configured threshold in bytes.

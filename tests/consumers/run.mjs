@@ -9,8 +9,10 @@
 // TypeScript (tsc --strict, moduleResolution "bundler"), the React chat example built by Vite
 // and driven in headless Chromium (page + module worker), and a bundler-free
 // <script type="module"> page. Each one asserts a real by-reference round trip. The server
-// entry (`mcp-result-cache/server`, its own .wasm) gets Node ESM, CommonJS, TypeScript and
-// plain-page consumers, and the Vite build of the host-only example must not contain it.
+// entry (`mcp-result-cache/server`, its own .wasm) and the lists entry (`mcp-result-cache/lists`,
+// its own .wasm) each get Node ESM, CommonJS, TypeScript and plain-page consumers, the Vite build
+// of the host-only example must contain neither, and the host entry must not export the lists
+// entry's names.
 //
 // Output: `ok - <check>` / `not ok - <check>: <reason>` per check (details on stderr), then
 // `consumers: N passed, M failed`; exit code 1 when anything failed. Every wait is bounded;
@@ -20,6 +22,7 @@ import { createReadStream } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -354,15 +357,19 @@ const C = {
   tsNode16: 'tsc with moduleResolution node16 types both an ESM (.mts) and a CommonJS (.cts) consumer',
   serverEsm: 'node ESM imports mcp-result-cache/server (its own module) and decorates tools and results',
   serverCjs: 'node CommonJS requires mcp-result-cache/server; import() gives the same instance',
+  listsEsm: 'node ESM imports mcp-result-cache/lists (its own module) and caches a list result for its SEP-2549 TTL',
+  listsCjs: 'node CommonJS requires mcp-result-cache/lists; import() gives the same instance',
+  listsNotInHost: 'the host entry (Node ESM, CommonJS, browser module and their declarations) does not export ListCache, matchUriTemplate or the list types',
   aiSdk: 'ai 7 + @ai-sdk/mcp: generateText (mock model, stopWhen) passes the 240 rows by reference to a real McpServer, blocks a missing reference before the server, shows an image as a media part',
   aiSdkCjs: 'node CommonJS requires mcp-result-cache/ai-sdk (require(esm)) and runs a clientToolSet tool',
   tsAiSdk: 'tsc --strict accepts a consumer of mcp-result-cache/ai-sdk with the AI SDK\'s own types (no error outside the AI SDK\'s declarations)',
-  noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*)',
-  viteBuild: 'the react-chat example builds with vite build (production, no React plugin)',
+  noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*, pkg/lists-*)',
+  viteBuild: 'the react-chat example builds with vite build (production, no React plugin), without the server or lists module',
   chat: 'react-chat (useChat, client-side tools via onToolCall/addToolOutput, mock model) in Chromium: the chart server receives the 240 rows while the model typed only the reference',
   worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
   plain: 'a plain <script type="module"> page imports js/browser.mjs unbundled and round-trips',
   plainServer: 'a plain <script type="module"> page imports js/server.mjs unbundled and fetches only the server .wasm',
+  plainLists: 'a plain <script type="module"> page imports js/lists.mjs unbundled, round-trips a list result and fetches only the lists .wasm',
 };
 
 async function main() {
@@ -406,7 +413,8 @@ async function main() {
     const forbidden = files.filter((f) => /^(src|target|tests|node_modules|www|scripts|examples|\.tmp)\//.test(f) || /\.(rs|tgz)$/.test(f));
     assert(forbidden.length === 0, `unexpected files: ${forbidden.slice(0, 5).join(', ')}`, forbidden.join('\n'));
     for (const f of ['pkg/web/mcp_result_cache_bg.wasm', 'pkg/node/mcp_result_cache_bg.wasm', 'pkg/web/mcp_result_cache.d.ts', 'js/index.d.ts',
-      'pkg/server-web/mcp_result_cache_bg.wasm', 'pkg/server-node/mcp_result_cache_bg.wasm', 'pkg/server-web/mcp_result_cache.d.ts', 'js/server.d.ts']) {
+      'pkg/server-web/mcp_result_cache_bg.wasm', 'pkg/server-node/mcp_result_cache_bg.wasm', 'pkg/server-web/mcp_result_cache.d.ts', 'js/server.d.ts',
+      'pkg/lists-web/mcp_result_cache_bg.wasm', 'pkg/lists-node/mcp_result_cache_bg.wasm', 'pkg/lists-web/mcp_result_cache.d.ts', 'js/lists.d.ts']) {
       assert(files.includes(f), `missing ${f}`);
     }
     for (const f of files.filter((f) => f.endsWith('.wasm'))) {
@@ -438,6 +446,16 @@ async function main() {
 
   await check(C.serverCjs, [C.install], async () => {
     const out = lastJsonLine((await node(['server.cjs'], { cwd: projects['node-cjs'] })).stdout);
+    assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
+  });
+
+  await check(C.listsEsm, [C.install], async () => {
+    const out = lastJsonLine((await node(['lists.mjs'], { cwd: projects['node-esm'] })).stdout);
+    assert(out.ok && out.ageMs === 0 && out.vars?.id === '7', `unexpected output ${JSON.stringify(out)}`);
+  });
+
+  await check(C.listsCjs, [C.install], async () => {
+    const out = lastJsonLine((await node(['lists.cjs'], { cwd: projects['node-cjs'] })).stdout);
     assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
   });
 
@@ -483,6 +501,7 @@ async function main() {
     const entries = [
       { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, modules: ['js/node.mjs', 'js/browser.mjs'] },
       { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, modules: ['js/server.node.mjs', 'js/server.mjs'] },
+      { dts: 'js/lists.d.ts', consumer: 'lists-consumer.ts', specifier: `${PACKAGE}/lists`, modules: ['js/lists.node.mjs', 'js/lists.mjs'] },
       { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, modules: ['js/ai-sdk.node.mjs', 'js/ai-sdk.mjs'] },
     ];
     for (const { dts, consumer, specifier, modules } of entries) {
@@ -501,6 +520,33 @@ async function main() {
     }
   });
 
+  await check(C.listsNotInHost, [C.install], async () => {
+    // A regression that compiles the list cache back into the host build (node.cjs spreads the
+    // whole nodejs build) or re-exports it from an entry file fails here.
+    const listNames = ['ListCache', 'matchUriTemplate', 'ListCacheOptions', 'ListRequestParams', 'ListCacheHit'];
+    const root = installedRoot();
+    const modules = {
+      'js/node.mjs': await import(pathToFileURL(join(root, 'js/node.mjs')).href),
+      'js/node.cjs': createRequire(join(root, 'package.json'))(join(root, 'js/node.cjs')),
+      'js/browser.mjs': await import(pathToFileURL(join(root, 'js/browser.mjs')).href),
+    };
+    for (const [entry, exports] of Object.entries(modules)) {
+      assert(Object.keys(exports).length > 10, `${entry} exports only ${Object.keys(exports).join(', ')}`);
+      const found = listNames.filter((n) => n in exports);
+      assert(found.length === 0, `${entry} exports ${found.join(', ')} (they belong to ${PACKAGE}/lists only)`);
+    }
+    for (const dts of ['js/index.d.ts', 'pkg/node/index.d.mts', 'pkg/node/index.d.cts']) {
+      const declared = declaredExports(join(root, dts));
+      assert(declared.values.has('ResultCache'), `${dts} does not declare ResultCache (did its \`export *\` resolve?)`);
+      const found = listNames.filter((n) => declared.values.has(n) || declared.types.has(n));
+      assert(found.length === 0, `${dts} declares ${found.join(', ')} (they belong to ${PACKAGE}/lists only)`);
+    }
+    // And the lists entry's declarations do declare them (the names above are not misspelt).
+    const lists = declaredExports(join(root, 'js/lists.d.ts'));
+    const absent = listNames.filter((n) => !lists.values.has(n) && !lists.types.has(n));
+    assert(absent.length === 0, `js/lists.d.ts does not declare ${absent.join(', ')}`);
+  });
+
   await check(C.tsc, [C.install], async () => {
     await node([TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
       const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
@@ -509,14 +555,14 @@ async function main() {
     });
     // The declarations really come from the installed package through the `types` condition.
     const { stdout } = await node([TSC, '-p', 'tsconfig.json', '--listFiles'], { cwd: projects.typescript });
-    for (const dts of ['js/index.d.ts', 'js/server.d.ts']) {
+    for (const dts of ['js/index.d.ts', 'js/server.d.ts', 'js/lists.d.ts']) {
       const expected = join(installedRoot(), dts);
       assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
     }
   });
 
   await check(C.tsRun, [C.tsc], async () => {
-    for (const name of ['consumer', 'server-consumer']) {
+    for (const name of ['consumer', 'server-consumer', 'lists-consumer']) {
       const source = await readFile(join(projects.typescript, `${name}.ts`), 'utf8');
       const { outputText } = ts.transpileModule(source, {
         compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
@@ -527,6 +573,8 @@ async function main() {
     assert(out.ok && URI_RE.test(out.uri) && URI_RE.test(out.modelUri), `unexpected output ${JSON.stringify(out)}`);
     const server = lastJsonLine((await node(['server-consumer.mjs'], { cwd: projects.typescript })).stdout);
     assert(server.ok && server.overlaps === 1, `unexpected server output ${JSON.stringify(server)}`);
+    const lists = lastJsonLine((await node(['lists-consumer.mjs'], { cwd: projects.typescript })).stdout);
+    assert(lists.ok && lists.vars?.id === '7', `unexpected lists output ${JSON.stringify(lists)}`);
   });
 
   await check(C.tsDocumented, [C.install], async () => {
@@ -584,15 +632,23 @@ async function main() {
     assert(files.includes('index.html'), 'dist/index.html missing');
     assert(files.some((f) => /^assets\/.*\.wasm$/.test(f)), `no .wasm asset emitted: ${files.join(', ')}`);
     assert(files.some((f) => /^assets\/worker-.*\.js$/.test(f)), `no worker chunk emitted: ${files.join(', ')}`);
-    // The example imports only the host entry: the server's module must not be in the build.
+    // The example imports only the host entry: the server's and the lists' modules must not be
+    // in the build. Each glue is recognised by a string its minified browser module keeps (the
+    // name in its "await ready()" error), checked to be there so the test cannot go vacuous.
     const installed = join(dir, 'node_modules', PACKAGE);
     const hostWasm = await readFile(join(installed, 'pkg/web/mcp_result_cache_bg.wasm'));
-    const serverWasm = await readFile(join(installed, 'pkg/server-web/mcp_result_cache_bg.wasm'));
     const wasmAssets = await Promise.all(files.filter((f) => f.endsWith('.wasm')).map((f) => readFile(join(dist, f))));
     assert(wasmAssets.some((w) => w.equals(hostWasm)), 'the host .wasm is not among the emitted assets');
-    assert(!wasmAssets.some((w) => w.equals(serverWasm)), 'the server .wasm was bundled into a host-only build');
     const scripts = await Promise.all(files.filter((f) => f.endsWith('.js')).map((f) => readFile(join(dist, f), 'utf8')));
-    assert(!scripts.some((js) => js.includes('statesync_decorateResult')), 'the server glue was bundled into a host-only build');
+    for (const { name, wasm, glue, marker } of [
+      { name: 'server', wasm: 'pkg/server-web/mcp_result_cache_bg.wasm', glue: 'js/server.mjs', marker: 'new StateSync' },
+      { name: 'lists', wasm: 'pkg/lists-web/mcp_result_cache_bg.wasm', glue: 'js/lists.mjs', marker: 'new ListCache' },
+    ]) {
+      const entryWasm = await readFile(join(installed, wasm));
+      assert(!wasmAssets.some((w) => w.equals(entryWasm)), `the ${name} .wasm was bundled into a host-only build`);
+      assert((await readFile(join(installed, glue), 'utf8')).includes(marker), `${glue} no longer contains "${marker}": update this check`);
+      assert(!scripts.some((js) => js.includes(marker)), `the ${name} glue ("${marker}") was bundled into a host-only build`);
+    }
     chatUrl = await serveStatic(dist);
   });
 
@@ -666,6 +722,23 @@ async function main() {
     assert(status.text0 === '<cache_invalidation cause="billing.refund" domains="billing.get_*" />', `decorated ${status.text0}`);
     const fetched = page.wasmResponses.map((r) => r.url);
     assert(fetched.length === 1 && fetched[0].endsWith('/node_modules/mcp-result-cache/pkg/server-web/mcp_result_cache_bg.wasm'),
+      `wasm fetched: ${fetched.join(', ')}`);
+    assertNoProblems(page);
+  });
+
+  await check(C.plainLists, [C.install], async () => {
+    const url = await serveStatic(projects['plain-esm']);
+    const page = await openPage(`${url}/lists.html`);
+    await page.page.waitForSelector('#status:not([data-state="running"])');
+    const status = await dataset(page.page, '#status');
+    assert(status.state === 'done', `page failed: ${status.error || status.text}`);
+    assert(status.hit === 'true' && status.expired === 'true' && status.dropped === '1',
+      `round trip: hit=${status.hit}, expired=${status.expired}, dropped=${status.dropped}`);
+    assert(status.vars === '{"id":"7"}', `matchUriTemplate gave ${status.vars}`);
+    assert(Number(status.hostExports) > 10 && status.hostListExports === '',
+      `js/browser.mjs (${status.hostExports} exports) exports ${status.hostListExports}`);
+    const fetched = page.wasmResponses.map((r) => r.url);
+    assert(fetched.length === 1 && fetched[0].endsWith('/node_modules/mcp-result-cache/pkg/lists-web/mcp_result_cache_bg.wasm'),
       `wasm fetched: ${fetched.join(', ')}`);
     assertNoProblems(page);
   });

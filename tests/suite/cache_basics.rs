@@ -388,6 +388,121 @@ fn bad_options_are_type_errors() {
     }
 }
 
+/// Hides `globalThis.indexedDB`; the returned function puts it back.
+fn hide_indexed_db() -> Function {
+    Function::new_no_args(
+        "const saved = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
+         Object.defineProperty(globalThis, 'indexedDB', { value: undefined, configurable: true, writable: true });
+         return () => {
+           if (saved) Object.defineProperty(globalThis, 'indexedDB', saved);
+           else delete globalThis.indexedDB;
+         };",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap()
+    .unchecked_into()
+}
+
+const NO_INDEXED_DB: &str = "storage: \"indexeddb\" was requested but globalThis.indexedDB is \
+                             absent (in Node tests, import \"fake-indexeddb/auto\" first)";
+
+#[wasm_bindgen_test]
+fn the_builder_chooses_the_storage_and_the_constructor_follows_it() {
+    use mcp_result_cache::cache::{ResultCache as Cache, Storage};
+    use mcp_result_cache::store::ErrorKind;
+    let db = fresh_db();
+    let kind = |storage| {
+        Cache::builder()
+            .db_name(&db)
+            .storage(storage)
+            .build()
+            .map(|cache| cache.storage_kind())
+    };
+    let constructed = |storage: &str| {
+        ResultCache::new(Some(obj(&[("storage", storage.into())]))).map(|cache| cache.storage())
+    };
+    assert_eq!(kind(Storage::Auto), Ok("indexeddb"));
+    assert_eq!(kind(Storage::IndexedDb), Ok("indexeddb"));
+    assert_eq!(kind(Storage::Memory), Ok("memory"));
+
+    // Nothing asserted while `indexedDB` is hidden: a failed assertion must not leave it so.
+    let restore = hide_indexed_db();
+    let hidden = (
+        kind(Storage::Auto),
+        kind(Storage::IndexedDb),
+        constructed("auto"),
+        constructed("indexeddb"),
+    );
+    restore.call0(&JsValue::NULL).unwrap();
+    let (auto, indexed_db, js_auto, js_indexed_db) = hidden;
+    assert_eq!(auto, Ok("memory"));
+    let err = indexed_db.expect_err("refused without indexedDB");
+    assert_eq!(err.kind, ErrorKind::NotSupported);
+    assert_eq!(err.message, NO_INDEXED_DB);
+    assert_eq!(js_auto.ok().as_deref(), Some("memory"));
+    let Err(err) = js_indexed_db else {
+        panic!("refused without indexedDB");
+    };
+    assert!(!err.is_instance_of::<js_sys::TypeError>());
+    assert_eq!(
+        Reflect::get(&err, &"name".into()).unwrap(),
+        "NotSupportedError"
+    );
+    assert_eq!(
+        Reflect::get(&err, &"message".into()).unwrap(),
+        NO_INDEXED_DB
+    );
+
+    assert_eq!(kind(Storage::Auto), Ok("indexeddb"), "indexedDB is back");
+}
+
+#[wasm_bindgen_test]
+async fn a_cache_from_the_builder_stores_reads_and_reports() {
+    use mcp_result_cache::cache::{CacheRequest, ResultCache as Cache, Storage};
+    use mcp_result_cache::core::record::LookupOutcome;
+    let events = Rc::new(RefCell::new(Vec::new()));
+    let seen = events.clone();
+    let cache = Cache::builder()
+        .db_name(&fresh_db())
+        .storage(Storage::IndexedDb)
+        .threshold(Some(0))
+        .clock(Box::new(|| 42.0))
+        .observer(Box::new(move |event| seen.borrow_mut().push(event.clone())))
+        .build()
+        .expect("IndexedDB is there");
+    let payload = rows(3);
+    let uri = cache
+        .cache_tool_result(CacheRequest {
+            payload: &payload,
+            conv_id: "c",
+            source_tool_name: "timeseries.query",
+            threshold: None,
+            known_size: None,
+            derived_from: None,
+        })
+        .await
+        .unwrap()
+        .expect("stored at threshold 0");
+    let LookupOutcome::Hit(back) = cache.lookup(&uri, Some("c")).await.unwrap() else {
+        panic!("a hit");
+    };
+    assert_eq!(to_json(&back), to_json(&payload));
+    let entries = cache.entries(None).await.unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].added_at, 42.0);
+    let kinds: Vec<&str> = events
+        .borrow()
+        .iter()
+        .map(|e| match e {
+            mcp_result_cache::cache::CacheEvent::Write { .. } => "write",
+            mcp_result_cache::cache::CacheEvent::Hit { .. } => "hit",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["write", "hit"]);
+    cache.close();
+}
+
 #[wasm_bindgen_test]
 async fn least_recently_used_entries_are_evicted_first_and_hits_count_as_use() {
     let (now, clock) = manual_clock(1.0);
