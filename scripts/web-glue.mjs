@@ -1,4 +1,4 @@
-// Finishes the wasm-bindgen glue of the browser builds (pkg/web, pkg/server-web): what a page
+// Finishes the wasm-bindgen glue of the browser builds (pkg/web, pkg/server-web, pkg/lists-web): what a page
 // downloads before the `.wasm` can even be requested, so both steps are about cold start and
 // bytes.
 //
@@ -11,25 +11,24 @@
 //    silent half-inline).
 // 1b. Shorten the import and export names (scripts/wasm-imports.mjs): wasm-bindgen's hashed
 //    names, written in both the `.wasm` and the glue, become `a`, `b`, … (exports `$a`, …).
-// 2. Minify (rolldown's oxc minifier, already a dev dependency through Vite; top-level names
-//    kept). The exports are checked to be exactly the unminified glue's, by importing both: the
-//    web glue has no side effects at import.
-// 3. Bundle each browser entry into one module: js/src/browser.mjs (with js/src/wasm-entry.mjs
-//    and pkg/web's glue) becomes js/browser.mjs, js/src/server.mjs becomes js/server.mjs. A page
+// 2. Bundle each browser entry into one module, minified (rolldown, already a dev dependency
+//    through Vite; the glue is not minified on its own first: the bundle came out byte for byte
+//    the same with and without that pass): js/src/browser.mjs (with js/src/wasm-entry.mjs
+//    and pkg/web's glue) becomes js/browser.mjs, js/src/server.mjs js/server.mjs, js/src/lists.mjs
+//    js/lists.mjs. A page
 //    then imports one module instead of three on two levels (each level is a network round trip
 //    before the `.wasm` can be requested). The glue's `new URL('mcp_result_cache_bg.wasm',
 //    import.meta.url)` is rewritten to the `.wasm`'s path from js/ (bundlers and browsers both
 //    resolve it); the bundle must export exactly what its source does. The glue file is then
 //    removed from pkg/: the entry's sources in js/src/ are build inputs only.
 //
-//   node scripts/web-glue.mjs pkg/web [pkg/server-web …]   (steps 1 and 2)
-//   node scripts/web-glue.mjs --entries                      (step 3, after 1 and 2)
+//   node scripts/web-glue.mjs pkg/web [pkg/server-web …]   (steps 1 and 1b)
+//   node scripts/web-glue.mjs --entries                      (step 2, after them)
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
-import { minifySync } from 'rolldown/experimental';
 import { shortenExports, shortenImports } from './wasm-imports.mjs';
 
 /** The browser entries: the bundle written, its source, and the directory of its glue. */
@@ -38,13 +37,13 @@ const ENTRIES = [
   { out: 'js/server.mjs', source: 'js/src/server.mjs', pkg: 'pkg/server-web' },
   { out: 'js/lists.mjs', source: 'js/src/lists.mjs', pkg: 'pkg/lists-web' },
 ];
-const WASM_URL = 'new URL(`mcp_result_cache_bg.wasm`,import.meta.url)';
+// wasm-bindgen's default `.wasm` location in the glue, `new URL('mcp_result_cache_bg.wasm', import.meta.url)`.
+const WASM_URL = /new URL\((['"`])mcp_result_cache_bg\.wasm\1,\s*import\.meta\.url\)/g;
 
 const IMPORT = /^import \{ ([\w$, ]+) \} from '(\.\/snippets\/[^']+\.js)';?\n/gm;
 // wasm-bindgen imports a snippet function whose arguments need no conversion directly from the
 // `.wasm`, through a namespace object handed to `WebAssembly.instantiate`.
 const NAMESPACE_IMPORT = /^import \* as ([\w$]+) from ["'](\.\/snippets\/[^'"]+\.js)["'];?\n/gm;
-const TYPES_HEADER = /^\/\* @ts-self-types="[^"]+" \*\/\n/;
 
 async function inlineSnippets(dir, glue) {
   const named = [...glue.matchAll(IMPORT)];
@@ -108,7 +107,7 @@ async function bundleEntry({ out, source, pkg }, scratch) {
       name: 'wasm-url-from-js',
       transform(code, id) {
         if (resolve(id) !== glue) return null;
-        rewritten = code.split(WASM_URL).length - 1;
+        rewritten = code.match(WASM_URL)?.length ?? 0;
         return code.replace(WASM_URL, `new URL(\`../${pkg}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
       },
     }],
@@ -132,7 +131,7 @@ try {
     // download it no longer is, and importing it would make a second WebAssembly instance.
     for (const { pkg } of ENTRIES) await rm(join(pkg, 'mcp_result_cache.js'));
   } else {
-    for (const [n, dir] of process.argv.slice(2).entries()) {
+    for (const dir of process.argv.slice(2)) {
       const gluePath = join(dir, 'mcp_result_cache.js');
       const original = await readFile(gluePath, 'utf8');
       const inlinedGlue = await inlineSnippets(dir, original);
@@ -141,15 +140,8 @@ try {
       const short = shortenImports(await readFile(wasmPath), inlinedGlue.glue, './mcp_result_cache_bg.js');
       const shortExports = shortenExports(short.wasm, short.glue);
       await writeFile(wasmPath, shortExports.wasm);
-      const { glue } = shortExports;
-      const header = glue.match(TYPES_HEADER)?.[0] ?? '';
-      const result = minifySync('mcp_result_cache.js', glue, { compress: true, mangle: { toplevel: false }, module: true });
-      if (result.errors?.length) throw new Error(`${gluePath}: ${result.errors.map((e) => e.message).join('; ')}`);
-      const minified = `${header}${result.code}`;
-      const [before, after] = [await exportNames(glue, scratch, `${n}-a.mjs`), await exportNames(minified, scratch, `${n}-b.mjs`)];
-      if (before !== after) throw new Error(`${gluePath}: minifying changed the exports (${before} -> ${after})`);
-      await writeFile(gluePath, minified);
-      console.log(`web-glue: ${gluePath}: ${inlined} snippet(s) inlined, ${short.renamed} import and ${shortExports.renamed} export names shortened, ${glue.length} -> ${minified.length} bytes`);
+      await writeFile(gluePath, shortExports.glue);
+      console.log(`web-glue: ${gluePath}: ${inlined} snippet(s) inlined, ${short.renamed} import and ${shortExports.renamed} export names shortened`);
     }
   }
 } finally {

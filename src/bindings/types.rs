@@ -117,7 +117,10 @@ export interface CacheEntryInfo {
   sizeBytes: number;
   /** The invalidating tool, or `null` while fresh. */
   staleCause: string | null;
-  /** For a derived entry: the key of the entry it was selected from. */
+  /**
+   * For a derived entry: the key of the entry it was selected from. `staleCause` is the entry's
+   * own; a lookup also refuses it while its source is stale (with the source's cause) or gone.
+   */
   derivedFrom?: string;
 }
 
