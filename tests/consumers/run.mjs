@@ -698,12 +698,18 @@ async function main() {
     assertNoProblems(chat);
   });
 
-  await check(C.plain, [C.install], async () => {
+  /** Opens one page of the plain-esm project (no bundler) and waits until its script is done. */
+  const plainPage = async (file) => {
     const url = await serveStatic(projects['plain-esm']);
-    const plain = await openPage(`${url}/index.html`);
-    await plain.page.waitForSelector('#status:not([data-state="running"])');
-    const status = await dataset(plain.page, '#status');
-    assert(status.state === 'done', `page failed: ${status.error || status.text}`);
+    const page = await openPage(`${url}/${file}`);
+    await page.page.waitForSelector('#status:not([data-state="running"])');
+    const status = await dataset(page.page, '#status');
+    assert(status.state === 'done', `${file} failed: ${status.error || status.text}`);
+    return { page, status };
+  };
+
+  await check(C.plain, [C.install], async () => {
+    const { page: plain, status } = await plainPage('index.html');
     assert(URI_RE.test(status.uri) && URI_RE.test(status.visibleUri), `minted ${status.uri} / ${status.visibleUri}`);
     assert(status.equal === 'true' && status.rows === '240' && status.rowsEqual === 'true',
       `round trip: equal=${status.equal}, rows=${status.rows}, rowsEqual=${status.rowsEqual}`);
@@ -714,11 +720,7 @@ async function main() {
   });
 
   await check(C.plainServer, [C.install], async () => {
-    const url = await serveStatic(projects['plain-esm']);
-    const page = await openPage(`${url}/server.html`);
-    await page.page.waitForSelector('#status:not([data-state="running"])');
-    const status = await dataset(page.page, '#status');
-    assert(status.state === 'done', `page failed: ${status.error || status.text}`);
+    const { page, status } = await plainPage('server.html');
     assert(status.text0 === '<cache_invalidation cause="billing.refund" domains="billing.get_*" />', `decorated ${status.text0}`);
     const fetched = page.wasmResponses.map((r) => r.url);
     assert(fetched.length === 1 && fetched[0].endsWith('/node_modules/mcp-result-cache/pkg/server-web/mcp_result_cache_bg.wasm'),
@@ -727,11 +729,7 @@ async function main() {
   });
 
   await check(C.plainLists, [C.install], async () => {
-    const url = await serveStatic(projects['plain-esm']);
-    const page = await openPage(`${url}/lists.html`);
-    await page.page.waitForSelector('#status:not([data-state="running"])');
-    const status = await dataset(page.page, '#status');
-    assert(status.state === 'done', `page failed: ${status.error || status.text}`);
+    const { page, status } = await plainPage('lists.html');
     assert(status.hit === 'true' && status.expired === 'true' && status.dropped === '1',
       `round trip: hit=${status.hit}, expired=${status.expired}, dropped=${status.dropped}`);
     assert(status.vars === '{"id":"7"}', `matchUriTemplate gave ${status.vars}`);
