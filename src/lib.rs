@@ -11,7 +11,8 @@
 //!
 //! ## Layers
 //!
-//! Each layer may import only the layers above it in this table (docs/ARCHITECTURE.md says why).
+//! Each layer may import only the layers above it in this table (docs/ARCHITECTURE.md says why;
+//! `tests/layers.rs` checks it).
 //!
 //! | module | what | may import |
 //! |---|---|---|
@@ -32,8 +33,9 @@
 //!
 //! ## Errors
 //!
-//! Storage failures keep their DOMException name (`QuotaExceededError`, `VersionError`, …) in
-//! [`store::StoreError::name`], and reach JS as `Error` objects with that `name`.
+//! Storage failures are typed ([`store::ErrorKind`] in [`store::StoreError::kind`]), keep their
+//! DOMException name (`QuotaExceededError`, `VersionError`, …; [`store::ErrorKind::name`]), and
+//! reach JS as `Error` objects with that `name`.
 #![deny(missing_docs)]
 // clippy.toml's size rules are for the shipped `.wasm`; `#[cfg(test)]` modules may use them.
 #![cfg_attr(

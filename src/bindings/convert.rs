@@ -11,6 +11,7 @@ use crate::cache::{CacheEvent, Clock};
 use crate::core::record::LookupOutcome;
 use crate::core::source::{split_source, SERVER_MARK};
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
+use crate::core::view::{is_tool_prefix, parse_view, View, DEFAULT_READ_TOOLS_PREFIX};
 // The catching readers live with the pipeline, which reads caller values too; the host's
 // exports import them from here or from there alike.
 #[cfg(feature = "host")]
@@ -230,4 +231,28 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
         }
     }
     obj.into()
+}
+
+/// The `view` and `readTools` options over `base` (what they default to).
+pub(crate) fn view_options(options: &JsValue, base: &View) -> Result<View, JsValue> {
+    let mut view = base.clone();
+    match read(options, "view")? {
+        v if v.is_undefined() => {}
+        v => {
+            view.preview = v
+                .as_string()
+                .and_then(|s| parse_view(&s))
+                .ok_or_else(|| type_error("view must be \"full\" or \"preview\""))?
+        }
+    }
+    let read_tools = read(options, "readTools")?;
+    match (read_tools.as_bool(), read_tools.as_string()) {
+        _ if read_tools.is_undefined() => {}
+        (Some(on), _) => view.read_tools = on.then(|| DEFAULT_READ_TOOLS_PREFIX.to_owned()),
+        (_, Some(prefix)) if is_tool_prefix(&prefix) => view.read_tools = Some(prefix),
+        _ => return Err(type_error(
+            "readTools must be a boolean or a tool-name prefix (at most 32 of A-Z a-z 0-9 _ - .)",
+        )),
+    }
+    Ok(view)
 }

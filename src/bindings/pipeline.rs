@@ -9,12 +9,12 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{
     conv_id_string, conv_scope, optional_non_negative, options_object, read, server_option, set,
+    view_options,
 };
 use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
 use crate::cache::ResultCache;
 use crate::core::envelope::Envelope;
-use crate::core::view::{is_tool_prefix, parse_view, View, DEFAULT_READ_TOOLS_PREFIX};
 use crate::pipeline::js_args::{array_items, check_readable, is_array};
 use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutcome, CapOptions};
 
@@ -50,30 +50,6 @@ fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {
             .as_bool()
             .ok_or_else(|| type_error("enabled must be a boolean")),
     }
-}
-
-/// The `view` and `readTools` options over `base` (what they default to).
-pub(crate) fn view_options(options: &JsValue, base: &View) -> Result<View, JsValue> {
-    let mut view = base.clone();
-    match read(options, "view")? {
-        v if v.is_undefined() => {}
-        v => {
-            view.preview = v
-                .as_string()
-                .and_then(|s| parse_view(&s))
-                .ok_or_else(|| type_error("view must be \"full\" or \"preview\""))?
-        }
-    }
-    let read_tools = read(options, "readTools")?;
-    match (read_tools.as_bool(), read_tools.as_string()) {
-        _ if read_tools.is_undefined() => {}
-        (Some(on), _) => view.read_tools = on.then(|| DEFAULT_READ_TOOLS_PREFIX.to_owned()),
-        (_, Some(prefix)) if is_tool_prefix(&prefix) => view.read_tools = Some(prefix),
-        _ => return Err(type_error(
-            "readTools must be a boolean or a tool-name prefix (at most 32 of A-Z a-z 0-9 _ - .)",
-        )),
-    }
-    Ok(view)
 }
 
 /// `maxChars`: a non-negative number, or `Infinity` to show results uncut.

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{
     cache_clock, conv_id_string, conv_scope, event_object, lookup_result, optional_function,
     optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
-    uri_string,
+    uri_string, view_options,
 };
 use super::js_error::{not_supported, promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache, Storage, DEFAULT_DB_NAME};
@@ -77,7 +77,7 @@ impl JsResultCache {
                 .as_bool()
                 .ok_or_else(|| type_error("legacyChatboxCore must be a boolean"))?,
         };
-        let view = super::pipeline::view_options(&options, &View::default())?;
+        let view = view_options(&options, &View::default())?;
         let mut builder = ResultCache::builder()
             .db_name(&db_name)
             .storage(storage)
