@@ -37,7 +37,7 @@ pub fn check_inline_list_cap<'a>(
 }
 
 /// The marker appended to text cut at `maxChars`: it says that the text was cut, how long it
-/// was, and how to get something smaller. Its length is what [`cut_marker_len`] reports.
+/// was, and how to get something smaller.
 pub fn cut_marker(original_chars: u32) -> String {
     let mut marker = String::from(CUT_MARKER_HEAD);
     crate::core::text::push_uint(&mut marker, u64::from(original_chars));

@@ -1,7 +1,7 @@
 //! The pure core: protocol rules with no JavaScript, no IndexedDB and no wasm-bindgen.
 //!
 //! Everything here compiles and is tested natively (`cargo test`). The wasm-facing layers
-//! ([`crate::store`], [`crate::cache`], [`crate::bindings`]) call into it.
+//! ([`crate::store`], [`crate::cache`], the `bindings`) call into it.
 
 pub mod augment;
 pub mod cap;

@@ -1,6 +1,6 @@
 //! Text building without `core::fmt`. `format!`, `to_string()` on numbers and `{:?}` pull the
 //! formatting machinery into the WebAssembly module and cost more per call site than the text
-//! they build; messages here are static strings joined with [`concat`], and the few numbers in
+//! they build; messages here are static strings joined with [`concat()`], and the few numbers in
 //! them are written by [`push_uint`].
 
 /// The parts, joined (one allocation of the exact length).

@@ -17,7 +17,7 @@ use crate::core::source::source_name;
 /// not stored (too big for `maxEntryBytes`, quota, `enabled: false`, an error result, …) becomes
 /// a summary without `_cache_uri` whose hint says so; other text is cut with a visible marker.
 ///
-/// An MCP `CallToolResult` is handled block by block ([`super::content`], docs/CONTENT.md):
+/// An MCP `CallToolResult` is handled block by block (`pipeline/content.rs`, docs/CONTENT.md):
 /// invalidation signals applied and kept in front, the data stored once and shown in place of
 /// its JSON text, big text previewed, big media and blobs stored and linked.
 pub async fn after_tool_call(

@@ -15,8 +15,8 @@ use crate::store::idb_objects;
 use crate::store::js_record::field;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
-/// Version 4 added [`META_STORE`]; version 5 moved the tool name from an index of the records
-/// to the usage rows (see [`upgrade_schema`]).
+/// Version 4 added the `meta` store; version 5 moved the tool name from an index of the records
+/// to the usage rows (see `upgrade_schema`).
 pub const SCHEMA_VERSION: u32 = 5;
 /// Running totals (`{bytes, entries}` under the key `"totals"`).
 pub const META_STORE: &str = "meta";
