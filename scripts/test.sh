@@ -21,6 +21,8 @@ step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --
 # clippy.toml's size rules really fail a shipped module that breaks them.
 step bash scripts/check-size-rules.sh
 step cargo test
+# The rustdoc of the crate builds without a warning (broken or private intra-doc links).
+step env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 # The same IndexedDB suite in real headless Chromium: on a page, then in a dedicated worker.
 # The runner's default of 20 s for the whole suite is a deadline, not a measurement: the
 # conformance suite's concurrency checks alone take several seconds on a 2-core machine.
