@@ -15,7 +15,7 @@
 // `bindings::pipeline`, …), by crate for the rest (`core::ptr`, `wasm_bindgen`, …), and the
 // wasm-bindgen export shims (`resultcache_*`, `augmentTools`, …) as `exports`.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -126,7 +126,8 @@ const functions = bodies.map((size, i) => ({ size, name: names.get(imported + i)
 const demangled = (name) => name.replace(/::h[0-9a-f]{16}$/, '');
 function group(name) {
   const own = name.replace(/^</, '').match(/^mcp_result_cache::(\w+)::(\w+)/);
-  if (own) return `${own[1]}::${own[2]}`;
+  // A layer that is one file (`src/js_args.rs`) is one group; a directory, one per file.
+  if (own) return existsSync(join(root, 'src', `${own[1]}.rs`)) ? own[1] : `${own[1]}::${own[2]}`;
   if (/^[a-z]+_[A-Za-z]+$|^[a-z][A-Za-z]*$/.test(name)) return 'exports (wasm-bindgen shims)';
   const krate = name.replace(/^</, '').match(/^(\w+)(?:::(\w+))?/);
   if (!krate) return 'other';

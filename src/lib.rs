@@ -20,7 +20,8 @@
 //! | [`state_sync`] | pure MCP Fusion vocabulary: globs, policies, directives, invalidation tags, what a server's `StateSync` decorates, SEP-2549 list TTLs, URI templates | `core` |
 //! | [`store`] | [`store::RecordStore`]: thin record stores over IndexedDB and memory, and the chatbox-core reader | `core`, `web-sys` |
 //! | [`cache`] | [`cache::ResultCache`]: minting, exact-id scoping, quota recovery, events, one store underneath | `core`, `state_sync`, `store` |
-//! | [`pipeline`] | the host pipeline on JS values: the catching readers of caller values (used by the exports too), substitution, inline cap, `beforeToolCall` / `afterToolCall`, what the model sees of each content block | `core`, `state_sync`, `cache` |
+//! | [`js_args`] | reading caller values: the catching readers every export and the pipeline use (strict and lenient reads, arrays, own properties, well-formed strings, option objects) | `core`, `state_sync` |
+//! | [`pipeline`] | the host pipeline on JS values: substitution, inline cap, `beforeToolCall` / `afterToolCall`, what the model sees of each content block | `core`, `state_sync`, `cache`, `js_args` |
 //! | `bindings` | `#[wasm_bindgen]` exports and JS conversions only (the npm package's API) | all of the above |
 //!
 //! The wire protocol these layers implement is written down in docs/PROTOCOL.md.
@@ -55,6 +56,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 pub mod cache;
 pub mod core;
+pub mod js_args;
 pub mod pipeline;
 pub mod state_sync;
 pub mod store;

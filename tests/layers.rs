@@ -21,10 +21,18 @@ const RULES: &[(&str, &[&str])] = &[
     ("state_sync", &["core"]),
     ("store", &["core"]),
     ("cache", &["core", "state_sync", "store"]),
-    ("pipeline", &["core", "state_sync", "cache"]),
+    ("js_args", &["core", "state_sync"]),
+    ("pipeline", &["core", "state_sync", "cache", "js_args"]),
     (
         "bindings",
-        &["core", "state_sync", "store", "cache", "pipeline"],
+        &[
+            "core",
+            "state_sync",
+            "store",
+            "cache",
+            "js_args",
+            "pipeline",
+        ],
     ),
 ];
 

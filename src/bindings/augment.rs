@@ -17,7 +17,7 @@ use crate::core::augment::{
     described_value, plan_siblings, AugmentOptions, Property, SchemaFacts, Sibling,
     URI_SIBLING_DESCRIPTION,
 };
-use crate::pipeline::js_args::{
+use crate::js_args::{
     array_items, check_readable, define, define_key, get_own, is_array, keys as object_keys,
     options_object, read, well_formed, ARRAY_LIMIT,
 };

@@ -1,5 +1,5 @@
 //! JS value <-> Rust conversions shared by the exports: conversation ids, result and event
-//! objects, clocks. Reading caller values is [`crate::pipeline::js_args`]'s.
+//! objects, clocks. Reading caller values is [`crate::js_args`]'s.
 // Most of these serve the host entry only; the server build links what it uses.
 #![cfg_attr(not(feature = "host"), allow(dead_code))]
 
@@ -15,8 +15,8 @@ use crate::core::view::{is_tool_prefix, parse_view, View, DEFAULT_READ_TOOLS_PRE
 // The catching readers live with the pipeline, which reads caller values too; the host's
 // exports import them from here or from there alike.
 #[cfg(feature = "host")]
-pub(crate) use crate::pipeline::js_args::{optional_function, optional_non_negative};
-pub(crate) use crate::pipeline::js_args::{options_object, read};
+pub(crate) use crate::js_args::{optional_function, optional_non_negative};
+pub(crate) use crate::js_args::{options_object, read};
 
 #[wasm_bindgen]
 extern "C" {
@@ -127,7 +127,7 @@ pub(crate) fn uri_string(value: &JsValue) -> Result<Option<String>, JsValue> {
     if !value.is_string() {
         return Ok(None);
     }
-    crate::pipeline::js_args::well_formed(value)
+    crate::js_args::well_formed(value)
         .map(Some)
         .ok_or_else(|| type_error("uri must be a well-formed string (it has a lone surrogate)"))
 }
@@ -138,7 +138,7 @@ pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    crate::pipeline::js_args::well_formed(&value)
+    crate::js_args::well_formed(&value)
         .filter(|s| !s.is_empty() && !s.contains(SERVER_MARK))
         .map(Some)
         .ok_or_else(|| type_error("server must be a non-empty string (the MCP server's name)"))

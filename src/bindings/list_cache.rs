@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{call_clock, set, system_now};
 use super::js_error::{js_error, type_error, JsErrorClass};
-use crate::pipeline::js_args::{define, optional_function, options_object, read, well_formed};
+use crate::js_args::{define, optional_function, options_object, read, well_formed};
 use crate::state_sync::list_cache::{ListCache, ListEntry, ListHit, ListParams, ListScope};
 use crate::state_sync::template;
 

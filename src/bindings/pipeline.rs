@@ -15,7 +15,7 @@ use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
 use crate::cache::ResultCache;
 use crate::core::envelope::Envelope;
-use crate::pipeline::js_args::{array_items, check_readable, is_array};
+use crate::js_args::{array_items, check_readable, is_array};
 use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutcome, CapOptions};
 
 /// An envelope as the model sees it: `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
@@ -181,7 +181,7 @@ pub(crate) fn after_tool_call(
             .map_or(AfterOptions::default().media_max_bytes, |n| n as u64),
             server: server_option(&opts)?,
             args_key: (!args.is_undefined())
-                .then(|| crate::pipeline::js_args::canonical_json(&args))
+                .then(|| crate::js_args::canonical_json(&args))
                 .flatten(),
             view: view_options(&opts, cache.view())?,
         };

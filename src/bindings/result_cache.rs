@@ -15,7 +15,7 @@ use crate::cache::{CacheRequest, Limits, ResultCache, Storage, DEFAULT_DB_NAME};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
 use crate::core::view::View;
-use crate::pipeline::js_args::{array_items, check_readable, is_array};
+use crate::js_args::{array_items, check_readable, is_array};
 
 /// A cache of large tool results, addressed by `mcp+cache://` references.
 ///
@@ -55,7 +55,7 @@ impl JsResultCache {
                 ))
             }
         };
-        let separator = crate::pipeline::js_args::separator_option(&options)?;
+        let separator = crate::js_args::separator_option(&options)?;
         let reuse_immutable = match read(&options, "reuseImmutable")? {
             v if v.is_undefined() => false,
             v => v

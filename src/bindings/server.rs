@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::{set, string_array};
 use super::js_error::{plain_error, type_error};
-use crate::pipeline::js_args::{
+use crate::js_args::{
     array_check, copy_own, define, for_each_item, optional_function, options_object, own, read,
     separator_option, text, well_formed, Text,
 };

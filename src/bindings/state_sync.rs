@@ -5,7 +5,7 @@
 //! Every argument arrives as a `JsValue` and is checked here: a `&str` parameter would make
 //! wasm-bindgen's glue copy whatever it is given (a `{length: 3e9}` object traps the module).
 //! Every read of a caller's object goes through the catching readers of
-//! [`crate::pipeline::js_args`], so a throwing getter or a revoked `Proxy` becomes an exception
+//! [`crate::js_args`], so a throwing getter or a revoked `Proxy` becomes an exception
 //! of the call, never one that unwinds through WebAssembly frames and leaves the module
 //! inconsistent.
 //!
@@ -18,8 +18,8 @@ use wasm_bindgen::prelude::*;
 
 use super::js_error::type_error;
 #[cfg(feature = "host")]
-use crate::pipeline::js_args::{array_check, for_each_item, read};
-use crate::pipeline::js_args::{separator_option, text, Text};
+use crate::js_args::{array_check, for_each_item, read};
+use crate::js_args::{separator_option, text, Text};
 use crate::state_sync::glob::{self, MAX_NAME_LEN, MAX_PATTERN_LEN};
 #[cfg(feature = "host")]
 use crate::state_sync::{decorate::parse_cache_control as parse_directive, invalidation};

@@ -43,7 +43,7 @@ pub fn parse_cache_uri(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
 ) -> JsValue {
     // A lone surrogate is no reference (as a Rust string it would read U+FFFD).
-    let Some(text) = crate::pipeline::js_args::well_formed(&value) else {
+    let Some(text) = crate::js_args::well_formed(&value) else {
         return JsValue::NULL;
     };
     let Some(parsed) = uri::parse_cache_uri(&text) else {

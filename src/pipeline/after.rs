@@ -4,11 +4,11 @@ use js_sys::JsString;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::content::{is_call_tool_result, shown_call_tool_result};
-use super::js_args::get_own;
 use super::options::AfterOptions;
 use super::visible::{cut_text, show_payload};
 use crate::cache::ResultCache;
 use crate::core::source::source_name;
+use crate::js_args::get_own;
 
 /// Caches the original payload and returns what the model should see. Never throws: a storage
 /// failure is an `error` event and the result is shown without a reference.

@@ -2,7 +2,6 @@
 
 use wasm_bindgen::JsValue;
 
-use super::js_args::{array_length, canonical_json, get_own, has_own, is_args_object, is_array};
 use super::options::{BeforeOptions, CapOptions};
 use super::substitution::{substitute_args, ArgsOutcome};
 use super::visible::{json_text, visible_payload};
@@ -13,6 +12,7 @@ use crate::core::envelope::{cache_miss_signature, inline_cap_signature, Envelope
 use crate::core::record::LookupOutcome;
 use crate::core::source::source_name;
 use crate::core::substitute::URI_ARG_SUFFIX;
+use crate::js_args::{array_length, canonical_json, get_own, has_own, is_args_object, is_array};
 
 /// What `beforeToolCall` decided.
 pub enum BeforeOutcome {

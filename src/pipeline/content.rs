@@ -9,9 +9,6 @@ use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::js_args::{
-    array_items, copy_without, define, get_own, has_own, is_args_object, own_keys,
-};
 use super::options::AfterOptions;
 use super::visible::{cut_text, head, json_text, visible_json};
 use crate::cache::join::join_all;
@@ -24,6 +21,9 @@ use crate::core::content::{
 use crate::core::pointer::member_reference;
 use crate::core::source::split_source;
 use crate::core::text::concat;
+use crate::js_args::{
+    array_items, copy_without, define, get_own, has_own, is_args_object, own_keys,
+};
 use crate::state_sync::invalidation::{is_invalidation_text, parse_invalidations, Invalidation};
 
 /// The text of a `{type: "text"}` block, as a JS string handle: tool output is never copied
@@ -63,7 +63,7 @@ pub fn is_call_tool_result(value: &JsValue) -> bool {
         return false;
     }
     let content = get_own(value, "content");
-    super::js_args::is_array(&content)
+    crate::js_args::is_array(&content)
         && array_items(&content)
             .iter()
             .all(|block| is_args_object(block) && get_own(block, "type").is_string())
@@ -152,7 +152,7 @@ fn find_data(
 /// The top-level keys of an object's members a text block may copy (an array's elements are
 /// not): the first [`MEMBERS_LIMIT`], so matching stays linear in the blocks.
 fn members_of(structured: &JsValue) -> Vec<String> {
-    if super::js_args::is_array(structured) {
+    if crate::js_args::is_array(structured) {
         return Vec::new();
     }
     let mut keys = own_keys(structured);
@@ -500,7 +500,7 @@ pub async fn shown_call_tool_result(
     // the content again, not data: the blocks decide, and it goes when they change.
     let mirror = structured.as_ref().is_some_and(|s| {
         let own = get_own(s, "content");
-        super::js_args::is_array(&own) && json_text(&own) == json_text(&get_own(result, "content"))
+        crate::js_args::is_array(&own) && json_text(&own) == json_text(&get_own(result, "content"))
     });
     let found = (!mirror)
         .then(|| find_data(structured.as_ref(), &split.rest))

@@ -7,7 +7,6 @@
 mod after;
 mod before;
 mod content;
-pub mod js_args;
 mod options;
 mod substitution;
 mod summary;

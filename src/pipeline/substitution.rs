@@ -3,13 +3,13 @@
 use js_sys::{Array, Object};
 use wasm_bindgen::JsValue;
 
-use super::js_args::{
-    array_items, copy_without, define, get_own, has_own, is_args_object, is_array, own_keys,
-    well_formed,
-};
 use crate::cache::{CacheEvent, ResultCache};
 use crate::core::envelope::{resolution_envelope, Envelope, ReferenceFailure};
 use crate::core::substitute::{substitute, ArgValue, Plan, Resolved, Substitution, URI_ARG_SUFFIX};
+use crate::js_args::{
+    array_items, copy_without, define, get_own, has_own, is_args_object, is_array, own_keys,
+    well_formed,
+};
 
 /// What substitution did to a call's arguments.
 pub enum ArgsOutcome {

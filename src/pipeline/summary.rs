@@ -8,7 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::core::pointer::member_reference;
 use crate::core::view::{push_read_hint, View, PREVIEW_CHARS};
 
-use super::js_args::{
+use crate::js_args::{
     array_items, array_length, copy_without, define, get_own, is_args_object, is_array, own_keys,
 };
 

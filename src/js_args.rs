@@ -1,5 +1,6 @@
 //! Reading caller values: the one place where the crate reads a JS value it did not make. The
-//! host pipeline and every export of `src/bindings/` go through these helpers.
+//! host pipeline and every export of `src/bindings/` (host, server and lists alike) go through
+//! these helpers; they know nothing of the cache or the pipeline.
 //!
 //! Every read goes through a catching binding: a throwing getter, a revoked `Proxy` or a hostile
 //! array never unwinds through WebAssembly (which would leak the module's stack and, repeated,
