@@ -127,6 +127,7 @@ export async function bytes() {
   const entries = {
     'host (`mcp-result-cache`)': ENTRY_FILES.host,
     'server (`mcp-result-cache/server`)': ENTRY_FILES.server,
+    'lists (`mcp-result-cache/lists`)': ENTRY_FILES.lists,
     'js-baseline (plain JS)': ['bench/js-baseline.mjs'],
   };
   const out = [];

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Release build of the npm package's two WebAssembly modules, each for browsers and for Node:
+# Release build of the npm package's three WebAssembly modules, each for browsers and for Node:
 #   host   (cargo feature `host`, the main entry):  pkg/web (ES module), pkg/node (CommonJS)
 #   server (cargo feature `server`, `./server`):     pkg/server-web,     pkg/server-node
 #   lists  (cargo feature `lists`,  `./lists`):      pkg/lists-web,      pkg/lists-node
-# One crate, two feature sets: each `.wasm` links only what its entry exports. Idempotent: every
+# One crate, three feature sets: each `.wasm` links only what its entry exports. Idempotent: every
 # output directory is rebuilt from scratch. wasm-opt comes from npm's binaryen@132
 # (node_modules/.bin first on PATH); Debian's wasm-opt 108 silently corrupts wasm-bindgen 0.2.130
 # output.
@@ -62,14 +62,14 @@ for entry in host server lists; do
     rm -f "$out/.gitignore" "$out/README.md" "$out/LICENSE-MIT" "$out/LICENSE-APACHE"
   done
 done
-# Browsers: the glue gets its JS snippets inlined and is minified, then each browser entry
-# (js/src/*.mjs) is bundled with its glue into one module, js/browser.mjs and js/server.mjs
-# (scripts/web-glue.mjs).
+# Browsers: the glue gets its JS snippets inlined and short import/export names, then each
+# browser entry (js/src/*.mjs) is bundled with its glue into one minified module, js/browser.mjs,
+# js/server.mjs and js/lists.mjs (scripts/web-glue.mjs).
 # The exported constants, from the Rust ones (scripts/constants.mjs): the entries import them.
 node scripts/constants.mjs
 node scripts/web-glue.mjs pkg/web pkg/server-web pkg/lists-web
 node scripts/web-glue.mjs --entries
-# The browser builds' glue now lives inside js/browser.mjs and js/server.mjs (web-glue.mjs
+# The browser builds' glue now lives inside js/browser.mjs, js/server.mjs and js/lists.mjs (web-glue.mjs
 # removes it from pkg/); their directories keep the .wasm and the declarations, and a package.json that only
 # says how to read those (wasm-pack's names a `main` and `snippets/` that are gone).
 for dir in pkg/web pkg/server-web pkg/lists-web; do
@@ -77,7 +77,7 @@ for dir in pkg/web pkg/server-web pkg/lists-web; do
 done
 # The browser builds' declarations describe the API only: their glue (and with it `init`,
 # `initSync` and the raw wasm exports of `InitOutput`) lives inside the bundled entry, which
-# exports none of them; js/index.d.ts and js/server.d.ts re-export these files whole.
+# exports none of them; js/index.d.ts, js/server.d.ts and js/lists.d.ts re-export these files whole.
 for dir in pkg/web pkg/server-web pkg/lists-web; do
   sed -i '/^export type InitInput\b/,$d' "$dir/mcp_result_cache.d.ts"
 done
@@ -85,7 +85,7 @@ done
 # through `module.exports = { ...wasm }`): written from those modules' keys.
 node scripts/node-entries.mjs
 # Declarations for Node's own resolution (moduleResolution node16/nodenext): the same API as
-# js/index.d.ts and js/server.d.ts, re-exported from the nodejs builds, as CommonJS (.d.cts) and
+# js/index.d.ts, js/server.d.ts and js/lists.d.ts, re-exported from the nodejs builds, as CommonJS (.d.cts) and
 # ESM (.d.mts).
 for ext in d.cts d.mts; do
   sed -e "s#'../pkg/web/mcp_result_cache.js'#'./mcp_result_cache.js'#" \

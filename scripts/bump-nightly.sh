@@ -57,7 +57,7 @@ if ! rustup toolchain install "$new" --profile minimal --component rust-src \
   exit 1
 fi
 
-# gzip -9 sizes of the host and server browser `.wasm` files, after a build by toolchain $1.
+# gzip -9 sizes of the host, server and lists browser `.wasm` files, after a build by toolchain $1.
 sizes() {
   local built
   built="$(cat pkg/.toolchain 2>/dev/null || true)"
@@ -67,6 +67,7 @@ sizes() {
   fi
   host=$(gzip -9 -n -c pkg/web/mcp_result_cache_bg.wasm | wc -c)
   server=$(gzip -9 -n -c pkg/server-web/mcp_result_cache_bg.wasm | wc -c)
+  lists=$(gzip -9 -n -c pkg/lists-web/mcp_result_cache_bg.wasm | wc -c)
 }
 
 echo "bump-nightly: building with the current pin, $old"
@@ -74,7 +75,7 @@ if ! bash scripts/build.sh || ! sizes "$old"; then
   echo "bump-nightly: the build with the current pin $old failed (is it installed? 'npm run setup'); $pin_file is unchanged" >&2
   exit 1
 fi
-old_host=$host old_server=$server
+old_host=$host old_server=$server old_lists=$lists
 
 backup="$(mktemp)"
 cp "$pin_file" "$backup"
@@ -97,6 +98,7 @@ printf '\nbump-nightly: .wasm bytes gzip -9\n'
 printf '  %-8s %10s %10s %8s\n' entry "$old" "$new" change
 printf '  %-8s %10s %10s %+8d\n' host "$old_host" "$host" "$((host - old_host))"
 printf '  %-8s %10s %10s %+8d\n' server "$old_server" "$server" "$((server - old_server))"
+printf '  %-8s %10s %10s %+8d\n' lists "$old_lists" "$lists" "$((lists - old_lists))"
 echo
 node scripts/size-budget.mjs || true
 echo "bump-nightly: $pin_file now pins $new (uncommitted)"

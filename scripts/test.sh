@@ -18,6 +18,7 @@ step cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 # Each npm entry's module alone (the release builds use these feature sets).
 step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features host -- -D warnings
 step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features server -- -D warnings
+step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features lists -- -D warnings
 # clippy.toml's size rules really fail a shipped module that breaks them.
 step bash scripts/check-size-rules.sh
 step cargo test

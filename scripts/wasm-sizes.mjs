@@ -17,19 +17,28 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const feature = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'host';
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
 if (!['host', 'server', 'lists'].includes(feature)) throw new Error(`unknown entry ${feature}: host, server or lists`);
 
-// The release toolchain and flags, from the one file that defines them.
+// The release toolchain and flags, from the one file that defines them (`RELEASE_TOOLCHAIN` in
+// the environment overrides the pin, as in scripts/build.sh).
 const shell = (script) => execFileSync('bash', ['-c', script], { cwd: root, encoding: 'utf8' }).trim();
 const release = Object.fromEntries(['RELEASE_TOOLCHAIN', 'RELEASE_RUSTFLAGS', 'RELEASE_BUILD_STD']
   .map((k) => [k, shell(`. scripts/release-toolchain.sh && printf %s "$${k}"`)]));
+if (process.env.RELEASE_TOOLCHAIN) release.RELEASE_TOOLCHAIN = process.env.RELEASE_TOOLCHAIN;
+try {
+  shell(`. scripts/release-toolchain.sh && RELEASE_TOOLCHAIN='${release.RELEASE_TOOLCHAIN}' && release_toolchain_ready`);
+} catch {
+  console.error(`wasm-sizes: the release toolchain ${release.RELEASE_TOOLCHAIN} (with rust-src and the wasm32 target) is not installed: run 'npm run setup' first`);
+  process.exit(1);
+}
 const wasmOptFlags = JSON.parse(readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^wasm-opt = (\[.*\])$/m)[1])
   .filter((f) => !f.startsWith('--strip'));
 
@@ -37,13 +46,21 @@ const target = join(root, 'target/wasm-sizes');
 const out = join(target, `out-${feature}`);
 const env = {
   ...process.env,
-  PATH: `${join(root, 'node_modules/.bin')}:${process.env.HOME}/.cargo/bin:${process.env.PATH}`,
+  PATH: `${join(root, 'node_modules/.bin')}:${process.env.CARGO_HOME ?? join(process.env.HOME, '.cargo')}/bin:${process.env.PATH}`,
   RUSTUP_TOOLCHAIN: release.RELEASE_TOOLCHAIN,
   RUSTFLAGS: release.RELEASE_RUSTFLAGS,
   CARGO_TARGET_DIR: target,
 };
 delete env.CARGO_ENCODED_RUSTFLAGS;
-const run = (cmd, argv) => execFileSync(cmd, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+const run = (cmd, argv) => {
+  try {
+    execFileSync(cmd, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch (error) {
+    const hint = error.code === 'ENOENT' ? ` (${cmd} not found: run 'npm run setup' first)` : '';
+    console.error(`wasm-sizes: ${cmd} failed${hint}`);
+    process.exit(1);
+  }
+};
 run('cargo', ['build', '--quiet', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features',
   '--features', feature, `-Zbuild-std=${release.RELEASE_BUILD_STD}`]);
 rmSync(out, { recursive: true, force: true });

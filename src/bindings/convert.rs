@@ -12,8 +12,8 @@ use crate::core::record::LookupOutcome;
 use crate::core::source::{split_source, SERVER_MARK};
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
 use crate::core::view::{is_tool_prefix, parse_view, View, DEFAULT_READ_TOOLS_PREFIX};
-// The catching readers live with the pipeline, which reads caller values too; the host's
-// exports import them from here or from there alike.
+// The catching readers live in `crate::js_args`; the host's exports import them from here or
+// from there alike.
 #[cfg(feature = "host")]
 pub(crate) use crate::js_args::{optional_function, optional_non_negative};
 pub(crate) use crate::js_args::{options_object, read};

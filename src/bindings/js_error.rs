@@ -5,7 +5,7 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::store::{ErrorKind, StoreError};
+use crate::store::StoreError;
 
 /// Which JS error [`js_error`] builds.
 pub(crate) enum JsErrorClass<'a> {
@@ -36,11 +36,6 @@ pub(crate) fn js_error(class: JsErrorClass<'_>, message: &str) -> js_sys::Error 
 /// A storage error as `new Error(message)` with its kind's `name`.
 pub(crate) fn store_error(err: StoreError) -> JsValue {
     js_error(JsErrorClass::Named(err.name()), &err.message).into()
-}
-
-/// A `NotSupportedError` (something the environment lacks) with `message`.
-pub(crate) fn not_supported(message: &str) -> JsValue {
-    js_error(JsErrorClass::Named(ErrorKind::NotSupported.name()), message).into()
 }
 
 /// A JS `TypeError` for a bad argument.

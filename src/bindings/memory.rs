@@ -1,4 +1,4 @@
-//! `wasmMemoryBytes`, the diagnostic both entries export (each about its own module).
+//! `wasmMemoryBytes`, the diagnostic every entry exports (each about its own module).
 
 use wasm_bindgen::prelude::*;
 

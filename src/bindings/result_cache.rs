@@ -10,7 +10,7 @@ use super::convert::{
     optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
     uri_string, view_options,
 };
-use super::js_error::{not_supported, promise, store_error, type_error};
+use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache, Storage, DEFAULT_DB_NAME};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
@@ -97,7 +97,7 @@ impl JsResultCache {
             }));
         }
         // A build fails only for `storage: "indexeddb"` where `indexedDB` is absent.
-        let cache = builder.build().map_err(|e| not_supported(&e.message))?;
+        let cache = builder.build().map_err(store_error)?;
         Ok(Self {
             inner: Rc::new(cache),
         })

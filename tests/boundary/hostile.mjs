@@ -156,6 +156,14 @@ export async function stillWorks(api) {
   const cache = new api.ResultCache({ storage: 'memory', threshold: 10 });
   const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3, 4] }, convId: 'ok' });
   const back = await cache.readCachedPayload(uri, { convId: 'ok' });
+  // The server and lists modules too (each its own WebAssembly instance).
+  const sync = new api.StateSync({ policies: [{ match: 'a.*', cacheControl: 'immutable' }] });
+  const lists = new api.ListCache({ now: () => 0 });
+  const listed = { tools: [], ttlMs: 1000, cacheScope: 'public' };
+  lists.put('tools/list', {}, listed, 'u');
   return api.matchGlob('a.*', 'a.b') === true && api.sanitizeConvId('ok') === 'ok' &&
-    JSON.stringify(back) === '{"rows":[1,2,3,4]}';
+    JSON.stringify(back) === '{"rows":[1,2,3,4]}' &&
+    sync.resolve('a.b')?.cacheControl === 'immutable' &&
+    lists.get('tools/list', {}, 'u')?.result === listed &&
+    api.matchUriTemplate('users/{id}', 'users/7')?.id === '7';
 }

@@ -10,7 +10,7 @@ import * as server from '../../js/server.node.mjs';
 import * as lists from '../../js/lists.node.mjs';
 import { HOSTILE, HOSTILE_NAMES, targets, classify, stillWorks } from '../boundary/hostile.mjs';
 
-// Both entries' exports (the host's where names are shared: matchGlob, ready, wasmMemoryBytes).
+// Every entry's exports (the host's where names are shared: matchGlob, ready, wasmMemoryBytes).
 const api = { ...lists, ...server, ...host };
 
 let uncaught = [];
