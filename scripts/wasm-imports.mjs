@@ -14,7 +14,7 @@
 // never names as `wasm.<name>`, keep their names).
 
 /** Reads an unsigned LEB128 at `at`: `[value, next offset]`. */
-function uleb(bytes, at) {
+export function uleb(bytes, at) {
   let value = 0;
   let shift = 0;
   for (;;) {

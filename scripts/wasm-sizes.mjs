@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { uleb } from './wasm-imports.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -73,16 +74,6 @@ run('wasm-opt', [...wasmOptFlags, '-g', join(out, 'mcp_result_cache_bg.wasm'), '
 run('wasm-opt', ['--strip-debug', '--strip-producers', '--strip-target-features', named, '-o', stripped]);
 
 // ---- reading the module: code section sizes, name section function names ----
-function uleb(bytes, at) {
-  let value = 0;
-  let shift = 0;
-  for (;;) {
-    const byte = bytes[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-    if (byte < 0x80) return [value, at];
-  }
-}
 const utf8 = new TextDecoder();
 const bytes = readFileSync(named);
 let imported = 0;
