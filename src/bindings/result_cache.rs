@@ -11,7 +11,7 @@ use super::convert::{
     uri_string, view_options,
 };
 use super::js_error::{promise, store_error, type_error};
-use crate::cache::{CacheRequest, Limits, ResultCache, Storage, DEFAULT_DB_NAME};
+use crate::cache::{CacheRequest, Limits, ResultCache, Storage};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
 use crate::core::view::View;
@@ -33,12 +33,14 @@ impl JsResultCache {
     /// Builds a cache from the JS options object (see `ResultCacheOptions`).
     pub(crate) fn from_options(options: &JsValue) -> Result<Self, JsValue> {
         let options = options_object(options, "ResultCache options")?.unwrap_or(JsValue::UNDEFINED);
+        // Only the options given reach the builder: the defaults are the builder's.
         let db_name = match read(&options, "dbName")? {
-            v if v.is_undefined() => DEFAULT_DB_NAME.to_owned(),
-            v => v
-                .as_string()
-                .filter(|s| !s.is_empty())
-                .ok_or_else(|| type_error("dbName must be a non-empty string"))?,
+            v if v.is_undefined() => None,
+            v => Some(
+                v.as_string()
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(|| type_error("dbName must be a non-empty string"))?,
+            ),
         };
         let threshold = optional_non_negative(&read(&options, "threshold")?, "threshold")?;
         let now = optional_function(&read(&options, "now")?, "now")?;
@@ -79,14 +81,16 @@ impl JsResultCache {
         };
         let view = view_options(&options, &View::default())?;
         let mut builder = ResultCache::builder()
-            .db_name(&db_name)
             .storage(storage)
             .legacy_chatbox_core(legacy)
             .threshold(threshold.map(|t| t as u64))
             .limits(limits)
-            .separator(&separator)
+            .separator(separator)
             .reuse_immutable(reuse_immutable)
             .view(view);
+        if let Some(name) = db_name {
+            builder = builder.db_name(name);
+        }
         if let Some(now) = now {
             builder = builder.clock(cache_clock(now));
         }

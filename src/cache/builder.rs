@@ -88,8 +88,8 @@ impl ResultCacheBuilder {
 
     /// The IndexedDB database name (used when the storage resolves to IndexedDB).
     #[inline]
-    pub fn db_name(mut self, name: &str) -> Self {
-        self.db_name = name.to_owned();
+    pub fn db_name(mut self, name: impl Into<String>) -> Self {
+        self.db_name = name.into();
         self
     }
 
@@ -125,8 +125,8 @@ impl ResultCacheBuilder {
 
     /// The separator of tool-name globs (default `.`).
     #[inline]
-    pub fn separator(mut self, separator: &str) -> Self {
-        self.separator = separator.to_owned();
+    pub fn separator(mut self, separator: impl Into<String>) -> Self {
+        self.separator = separator.into();
         self
     }
 
