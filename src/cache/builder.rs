@@ -51,12 +51,14 @@ pub enum Storage {
 /// threshold, [`Limits`], glob separator and [`View`], no reuse of immutable results, the system
 /// clock (`Date.now()`), no observer.
 pub struct ResultCacheBuilder {
-    db_name: String,
+    /// `None`: [`DEFAULT_DB_NAME`].
+    db_name: Option<String>,
     storage: Storage,
     legacy_chatbox_core: bool,
     threshold: Option<u64>,
     limits: Limits,
-    separator: String,
+    /// `None`: [`DEFAULT_SEPARATOR`].
+    separator: Option<String>,
     reuse_immutable: bool,
     view: View,
     clock: Option<Clock>,
@@ -73,12 +75,12 @@ impl ResultCacheBuilder {
     /// A builder with the defaults (see [`ResultCacheBuilder`]).
     pub fn new() -> Self {
         Self {
-            db_name: DEFAULT_DB_NAME.to_owned(),
+            db_name: None,
             storage: Storage::Auto,
             legacy_chatbox_core: true,
             threshold: None,
             limits: Limits::default(),
-            separator: DEFAULT_SEPARATOR.to_owned(),
+            separator: None,
             reuse_immutable: false,
             view: View::default(),
             clock: None,
@@ -89,7 +91,7 @@ impl ResultCacheBuilder {
     /// The IndexedDB database name (used when the storage resolves to IndexedDB).
     #[inline]
     pub fn db_name(mut self, name: impl Into<String>) -> Self {
-        self.db_name = name.into();
+        self.db_name = Some(name.into());
         self
     }
 
@@ -126,7 +128,7 @@ impl ResultCacheBuilder {
     /// The separator of tool-name globs (default `.`).
     #[inline]
     pub fn separator(mut self, separator: impl Into<String>) -> Self {
-        self.separator = separator.into();
+        self.separator = Some(separator.into());
         self
     }
 
@@ -174,9 +176,10 @@ impl ResultCacheBuilder {
             }
             Storage::Memory => false,
         };
-        let legacy = reads_through(self.legacy_chatbox_core, indexed_db, &self.db_name);
+        let db_name = self.db_name.as_deref().unwrap_or(DEFAULT_DB_NAME);
+        let legacy = reads_through(self.legacy_chatbox_core, indexed_db, db_name);
         let store = match indexed_db {
-            true => SelectedStore::IndexedDb(IndexedDbStore::new(&self.db_name)),
+            true => SelectedStore::IndexedDb(IndexedDbStore::new(db_name)),
             false => SelectedStore::Memory(MemoryStore::new()),
         };
         let mut limits = self.limits;
@@ -191,7 +194,9 @@ impl ResultCacheBuilder {
             quota_cap: Cell::new(None),
             removals: Cell::new(0),
             observer: None,
-            separator: self.separator,
+            separator: self
+                .separator
+                .unwrap_or_else(|| DEFAULT_SEPARATOR.to_owned()),
             reuse_immutable: self.reuse_immutable,
             directives: RefCell::default(),
             reuse: RefCell::default(),
