@@ -463,7 +463,7 @@ async fn a_cache_from_the_builder_stores_reads_and_reports() {
     let events = Rc::new(RefCell::new(Vec::new()));
     let seen = events.clone();
     let cache = Cache::builder()
-        .db_name(&fresh_db())
+        .db_name(fresh_db())
         .storage(Storage::IndexedDb)
         .threshold(Some(0))
         .clock(Box::new(|| 42.0))
