@@ -244,7 +244,7 @@ fn legacy_signals(text: &str, tag_spans: &[Span]) -> Vec<(Span, Invalidation)> {
         };
         let end = body_start + close + 1;
         let body = &text[body_start..body_start + close];
-        if let Some((domains, cause)) = body.rsplit_once(LEGACY_CAUSE) {
+        if let Some((domains, cause)) = split_at_last(body, LEGACY_CAUSE) {
             let cause = cause.trim().to_owned();
             let domains = split_domains(domains);
             found.push((begin..end, Invalidation { cause, domains }));
@@ -335,10 +335,43 @@ impl InvalidationsJson {
     }
 }
 
+/// `text.rsplit_once(separator)`, by forward searches (each resumes one byte after the last
+/// match, so overlapping occurrences are found too): the module then carries one string
+/// searcher, the forward one `match_indices` and `find` use, not the reverse one as well. Linear:
+/// every search stops at the next occurrence. `separator` must start with an ASCII byte.
+fn split_at_last<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a str)> {
+    let mut last = None;
+    let mut from = 0;
+    while let Some(at) = text[from..].find(separator) {
+        last = Some(from + at);
+        from += at + 1;
+    }
+    last.map(|at| (&text[..at], &text[at + separator.len()..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::state_sync::decorate::invalidation_tag;
+
+    #[test]
+    fn split_at_last_is_rsplit_once() {
+        for text in [
+            "",
+            "a",
+            "a — caused by b",
+            "a — caused by — caused by b",
+            " — caused by ",
+            " — caused by  — caused by x — caused by",
+            "é — caused by ü — caused by ß",
+        ] {
+            assert_eq!(
+                split_at_last(text, LEGACY_CAUSE),
+                text.rsplit_once(LEGACY_CAUSE),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn round_trips_the_tag_with_entities() {
