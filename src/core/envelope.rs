@@ -2,7 +2,7 @@
 //! unresolvable references, stale references, and over-long inline lists. Wording is part of the
 //! contract: models are prompted by it.
 
-use crate::core::text::{concat, push_hex4, uint};
+use crate::core::text::{concat, join, push_hex4, uint};
 
 /// A blocked call's explanation, shaped for the model. Serialized as
 /// `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
@@ -105,7 +105,7 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
         if !pointers.is_empty() {
             hints.push(concat(&[
                 "The JSON Pointer ",
-                &pointers.join(", "),
+                &join(&pointers, ", "),
                 " selects nothing in the cached result: use a path that exists in it, or drop \
                  the #fragment to pass the whole result.",
             ]));
@@ -119,7 +119,7 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
         );
         line
     } else {
-        let causes = causes.join(", ");
+        let causes = join(&causes, ", ");
         match stale.as_slice() {
             [one] => concat(&[
                 "invalid_args: cache URI ",
@@ -140,9 +140,9 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
     if !stale.is_empty() {
         hints.push(concat(&[
             "The data behind the stale reference has changed (invalidated by ",
-            &causes.join(", "),
+            &join(&causes, ", "),
             "). Re-call ",
-            &sources.join(", "),
+            &join(&sources, ", "),
             " to get fresh data and pass the new `_cache_uri` from its result.",
         ]));
     }
@@ -150,7 +150,7 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
         error,
         missing_uris: missing,
         stale_uris: stale,
-        fix_hint: hints.join(" "),
+        fix_hint: join(&hints, " "),
         capped_arg: None,
     }
 }
@@ -191,7 +191,7 @@ pub fn inline_cap_envelope(tool_name: &str, arg: &str, count: usize, cap: usize)
 /// notice the model repeating the same failing call.
 pub fn cache_miss_signature(tool_name: &str, uris: &[String]) -> String {
     let list: Vec<String> = uris.iter().map(|u| json_string(u)).collect();
-    concat(&[tool_name, "|cache-miss|[", &list.join(","), "]"])
+    concat(&[tool_name, "|cache-miss|[", &join(&list, ","), "]"])
 }
 
 /// `"<tool>|inline-cap|<arg>"`.

@@ -2,7 +2,7 @@
 //! `[Cache-Control: …]` description tag and the `<cache_invalidation … />` content item.
 
 use super::policy::CacheDirective;
-use crate::core::text::concat;
+use crate::core::text::{concat, join};
 
 /// `[Cache-Control: immutable]` / `[Cache-Control: no-store]`.
 pub fn cache_control_tag(directive: CacheDirective) -> String {
@@ -67,7 +67,7 @@ pub fn invalidation_tag(cause: &str, patterns: &[String]) -> String {
         "<cache_invalidation cause=\"",
         &escape_xml_attr(cause),
         "\" domains=\"",
-        &escape_xml_attr(&patterns.join(", ")),
+        &escape_xml_attr(&join(patterns, ", ")),
         "\" />",
     ])
 }
