@@ -14,7 +14,7 @@ pub fn cache_control_tag(directive: CacheDirective) -> String {
 /// whitespace, the directive text).
 fn trailing_tag(description: &str) -> Option<(usize, &str)> {
     let body = description.strip_suffix(']')?;
-    let open = body.rfind('[')?;
+    let open = body.bytes().rposition(|b| b == b'[')?; // `[` is ASCII: a char boundary
     let inner = body[open + 1..].strip_prefix("Cache-Control:")?;
     let value = inner.trim_start();
     let first = value.chars().next()?;

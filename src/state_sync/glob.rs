@@ -128,13 +128,15 @@ pub fn validate_pattern(pattern: &str, separator: &str) -> Result<(), PatternErr
 /// to its leftmost occurrence and still match. `str::find` is a Two-Way search, so the whole
 /// comparison is O(len(pattern) + len(segment)).
 pub fn segment_matches(pattern: &str, segment: &str) -> bool {
-    let mut runs = pattern.split('*');
+    // The last `*` by a byte scan (`*` is ASCII): no reverse char searcher in the module.
+    let Some(last_star) = pattern.bytes().rposition(|b| b == b'*') else {
+        return pattern == segment; // no `*`: the segment is the literal
+    };
+    let last = &pattern[last_star + 1..];
+    let mut runs = pattern[..last_star].split('*');
     let first = runs.next().unwrap_or_default();
     let Some(rest) = segment.strip_prefix(first) else {
         return false;
-    };
-    let Some(last) = runs.next_back() else {
-        return rest.is_empty(); // no `*`: the segment is the literal
     };
     let Some(mut middle) = rest.strip_suffix(last) else {
         return false;
