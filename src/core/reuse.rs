@@ -5,8 +5,6 @@
 //! book remembers calls dispatched and not yet completed, and, once a call's result was stored,
 //! the reference it got. Both maps are bounded: a long chat cannot grow them without limit.
 
-use std::collections::VecDeque;
-
 use super::map::Map;
 
 /// Most entries either map holds; beyond it the map starts over (reuse is an optimization).
@@ -21,8 +19,10 @@ type CallKey = (String, String, String);
 pub struct ReuseBook {
     /// (conversation, tool, canonical args) → reference of the stored result.
     reusable: Map<CallKey, String>,
-    /// (conversation, tool) → canonical args of calls dispatched and not yet completed.
-    in_flight: Map<(String, String), VecDeque<String>>,
+    /// (conversation, tool) → canonical args of calls dispatched and not yet completed, oldest
+    /// first (a short vector: at most [`IN_FLIGHT_PER_TOOL`], so removing at the front is cheap
+    /// and the module carries no ring buffer).
+    in_flight: Map<(String, String), Vec<String>>,
 }
 
 impl ReuseBook {
@@ -43,13 +43,11 @@ impl ReuseBook {
         }
         let queue = self
             .in_flight
-            .get_or_insert_with((conv_id.to_owned(), tool_name.to_owned()), |_| {
-                VecDeque::new()
-            });
+            .get_or_insert_with((conv_id.to_owned(), tool_name.to_owned()), |_| Vec::new());
         if queue.len() >= IN_FLIGHT_PER_TOOL {
-            queue.pop_front();
+            queue.remove(0);
         }
-        queue.push_back(args_key);
+        queue.push(args_key);
     }
 
     /// Completes a dispatched call: the one with `args_key` when the host passed the call's
@@ -67,8 +65,8 @@ impl ReuseBook {
             (Some(queue), Some(key)) => queue
                 .iter()
                 .position(|k| k == key)
-                .and_then(|i| queue.remove(i)),
-            (Some(queue), None) => queue.pop_front(),
+                .map(|i| queue.remove(i)),
+            (Some(queue), None) => (!queue.is_empty()).then(|| queue.remove(0)),
             (None, _) => None,
         };
         if let (Some(args_key), Some(uri)) = (noted, uri) {
@@ -135,7 +133,7 @@ mod tests {
         assert!(
             book.in_flight
                 .get(&("c".to_owned(), "t".to_owned()))
-                .map_or(0, VecDeque::len)
+                .map_or(0, Vec::len)
                 <= IN_FLIGHT_PER_TOOL
         );
     }
