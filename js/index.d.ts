@@ -14,6 +14,8 @@ import type {
   BeforeToolCallOptions,
   BeforeToolCallResult,
   AfterToolCallOptions,
+  AugmentToolsOptions,
+  McpTool,
 } from '../pkg/web/mcp_result_cache.js';
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
 export * from './constants.js';
@@ -50,6 +52,53 @@ export declare function substituteCacheUris(args: unknown, options?: Conversatio
 export declare function beforeToolCall(toolName: string, args: unknown, options?: BeforeToolCallOptions): Promise<BeforeToolCallResult>;
 /** `ResultCache#afterToolCall` on the default cache. */
 export declare function afterToolCall(toolName: string, result: unknown, options?: AfterToolCallOptions): Promise<unknown>;
+
+/**
+ * Declares `<name>_uri` reference parameters for servers that
+ * never heard of references, so that models see them and strict tool-calling modes accept them.
+ *
+ * `tools` is the `tools` array of an MCP `tools/list` result, or the whole result
+ * (`{ tools: [...] }`, returned in the same shape with its other keys kept). For each tool
+ * whose `inputSchema` is an object schema with `properties`, every top-level property that
+ * takes an array (`type: "array"` or a `type` list with it, `items`/`prefixItems`, or an
+ * `anyOf`/`oneOf` branch typed `"array"`) gains a sibling
+ * `<name>_uri: { type: "string", description }` placed right after it, whose description
+ * tells the model to copy an `mcp+cache://` value verbatim from an earlier result (its
+ * `_cache_uri`, or a value of its `_cache_refs`), to prefer it over re-typing the data, and
+ * that `#/json/pointer` may be appended. With `{ objects: true }`, properties that take an
+ * object (`type: "object"`, `properties`) get one too.
+ *
+ * `<name>` is then no longer `required` (the host's `beforeToolCall` fills it from the
+ * reference before the server sees the call), and its description ends with "Or pass
+ * `<name>_uri` instead (…)." No `anyOf` is added; with `additionalProperties: false`, both
+ * `{ data: [...] }` and `{ data_uri: "mcp+cache://…" }` validate.
+ *
+ * Left alone: a property whose `<name>_uri` is already declared (servers built for
+ * references; augmenting twice changes nothing), a property whose name ends in `_uri`, a
+ * property given only by `$ref` (not followed), and tools without a usable schema (no
+ * `inputSchema`, a non-object schema, no `properties`). Tools that gain nothing come back as
+ * the very same objects; augmented tools are copies (the tool, `inputSchema`, `properties`,
+ * `required` and the touched property schemas; everything else is shared). The input is never
+ * mutated.
+ *
+ * Throws a `TypeError` when `tools` is neither an array nor `{ tools: [...] }`, when
+ * `options` is not an object or `options.objects` is not a boolean, or when a value on the way
+ * cannot be read (a revoked `Proxy`, a throwing getter).
+ *
+ * ```js
+ * const { tools } = await client.listTools();
+ * const augmented = augmentTools(tools);
+ * // chart.create's inputSchema.properties now has data_uri next to data.
+ * ```
+ *
+ * Plain JavaScript over the caller's objects: it works before `ready()`.
+ */
+export declare function augmentTools(tools: readonly McpTool[], options?: AugmentToolsOptions | null): McpTool[];
+/**
+ * `augmentTools` on a whole `tools/list` result: the same shape back (other keys such as
+ * `nextCursor` kept), with `tools` augmented as for the array form.
+ */
+export declare function augmentTools<T extends { tools: readonly McpTool[] }>(result: T, options?: AugmentToolsOptions | null): Omit<T, 'tools'> & { tools: McpTool[] };
 
 /** One read-back tool, as an MCP `tools/list` entry. */
 export interface CacheReadTool {

@@ -6,6 +6,8 @@ const wasm = require('../pkg/node/mcp_result_cache.js');
 
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
 const constants = require('./constants.cjs');
+// `augmentTools`, plain JS: written from js/src/augment.mjs by the build (scripts/node-entries.mjs).
+const { augmentTools } = require('./augment.cjs');
 
 // The free functions: one ResultCache with default options (or configureDefaultCache's),
 // created on first use.
@@ -38,6 +40,7 @@ module.exports = {
   ...constants,
   ready: () => Promise.resolve(),
   ...wasm,
+  augmentTools,
   cacheTools,
   async configureDefaultCache(options) {
     if (defaultInUse) throw inUseError();

@@ -1,11 +1,26 @@
-// Writes the Node ES module entries (js/node.mjs, js/server.node.mjs) from their CommonJS
-// entries' exports, so the list of names is never written by hand: Node's ES-module view of a
-// CommonJS module cannot see names behind `module.exports = { ...wasm, … }`. Run by
-// scripts/build.sh after the nodejs builds exist.
+// Writes the Node entries' generated parts, after the nodejs builds exist (run by
+// scripts/build.sh):
+// - js/augment.cjs, the CommonJS copy of js/src/augment.mjs (plain JS, no imports) that
+//   js/node.cjs requires: one source for both module systems, converted by rolldown (already the
+//   bundler of the browser entries), unminified;
+// - the ES module entries (js/node.mjs, js/server.node.mjs, js/lists.node.mjs) from their
+//   CommonJS entries' exports, so the list of names is never written by hand: Node's ES-module
+//   view of a CommonJS module cannot see names behind `module.exports = { ...wasm, … }`.
 import { createRequire } from 'node:module';
 import { writeFile } from 'node:fs/promises';
+import { rolldown } from 'rolldown';
 
 const require = createRequire(import.meta.url);
+
+const augment = await rolldown({ input: 'js/src/augment.mjs', logLevel: 'silent' });
+const { output } = await augment.generate({ format: 'cjs' });
+await augment.close();
+if (output.length !== 1) throw new Error(`js/src/augment.mjs: converted into ${output.length} files, expected one`);
+await writeFile(new URL('../js/augment.cjs', import.meta.url),
+  `// Written by scripts/node-entries.mjs from js/src/augment.mjs (npm run build): edit that file.\n${output[0].code}`);
+const converted = Object.keys(require('../js/augment.cjs')).join();
+if (converted !== 'augmentTools') throw new Error(`js/augment.cjs exports ${converted}, expected augmentTools`);
+console.log('node-entries: js/augment.cjs: from js/src/augment.mjs');
 const ENTRIES = [
   { out: 'js/node.mjs', from: './node.cjs', what: 'Node entry (ES module)' },
   { out: 'js/server.node.mjs', from: './server.node.cjs', what: '`mcp-result-cache/server` for Node (ES module)' },

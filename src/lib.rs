@@ -16,7 +16,7 @@
 //!
 //! | module | what | may import |
 //! |---|---|---|
-//! | [`core`] | pure protocol rules and cache policy: URIs, sizes, records, JSON Pointers, envelopes, caps, substitution, the budget/eviction/quota policy, reuse bookkeeping, schema augmentation, content rules, entry sources, the map type | nothing JS |
+//! | [`core`] | pure protocol rules and cache policy: URIs, sizes, records, JSON Pointers, envelopes, caps, substitution, the budget/eviction/quota policy, reuse bookkeeping, content rules, entry sources, the map type | nothing JS |
 //! | [`state_sync`] | pure MCP Fusion vocabulary: globs, policies, directives, invalidation tags, what a server's `StateSync` decorates, SEP-2549 list TTLs, URI templates | `core` |
 //! | [`store`] | [`store::RecordStore`]: thin record stores over IndexedDB and memory, and the chatbox-core reader | `core`, `web-sys` |
 //! | [`cache`] | [`cache::ResultCache`]: minting, exact-id scoping, quota recovery, events, one store underneath | `core`, `state_sync`, `store` |

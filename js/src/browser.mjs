@@ -12,6 +12,8 @@ import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
 
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
 export * from './constants.mjs';
+// Plain JS over the caller's tool objects: works before `ready()`.
+export { augmentTools } from './augment.mjs';
 
 const lazy = lazyModule(init);
 
@@ -76,7 +78,6 @@ export const checkInlineListCap = syncExport('checkInlineListCap');
 export const parseCacheControl = syncExport('parseCacheControl');
 export const parseInvalidations = syncExport('parseInvalidations');
 export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
-export const augmentTools = syncExport('augmentTools');
 
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
 export const matchGlob = memoizedMatchGlob(lazy, wasm);

@@ -1,8 +1,6 @@
 //! The JavaScript API: `#[wasm_bindgen]` exports and the conversions between JS values and the
 //! Rust types of [`crate::core`], [`crate::cache`] and [`crate::store`]. No logic lives here.
 
-#[cfg(feature = "host")]
-mod augment;
 mod convert;
 mod js_error;
 #[cfg(feature = "lists")]
@@ -20,8 +18,6 @@ mod state_sync;
 mod sync_helpers;
 mod types;
 
-#[cfg(feature = "host")]
-pub use augment::*;
 #[cfg(feature = "lists")]
 pub use list_cache::*;
 pub use memory::*;

@@ -3,7 +3,6 @@
 //! Everything here compiles and is tested natively (`cargo test`). The wasm-facing layers
 //! ([`crate::store`], [`crate::cache`], the `bindings`) call into it.
 
-pub mod augment;
 pub mod cap;
 pub mod content;
 pub mod envelope;
