@@ -28,32 +28,52 @@
 //! (or after [`LegacyChatboxStore::close`]) the next operation checks again, which picks up a
 //! database a chatbox-core tab created in the meantime.
 //!
+//! The opening is `legacy_open.js`: the `databases()` check, the version-less open and its
+//! aborted upgrade, the timeout and the remembered absence are event handlers and timers on JS
+//! objects, and cost a fraction there of what they cost as futures in WebAssembly. The
+//! connection it resolves is kept here like the cache's own ([`keep`]: closed on
+//! `versionchange` and `close`), and the reads and deletes are this module's transactions.
+//!
 //! Reads are read-only transactions: nothing is written to a chatbox-core record, not even a
 //! last-use time. Conversation scoping is the caller's: a record carries its `convId`
 //! ([`JsRecord::conv_id`]) and should be handed out only for that exact conversation.
 
 use std::cell::{Cell, RefCell};
-use std::future::{poll_fn, Future};
-use std::pin::Pin;
-use std::rc::{Rc, Weak};
-use std::task::Poll;
+use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise, Reflect};
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    Event, IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStore, IdbOpenDbRequest, IdbRequest,
-    IdbTransaction, IdbTransactionMode,
-};
+use web_sys::{IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStore, IdbTransaction, IdbTransactionMode};
 
-use super::idb_events::{listener, request_error, transaction_done, NextEvent};
 use super::indexeddb::{
     factory, get_records, keep, start_transaction, Connection, Handlers, Slot, META_STORE,
     TOTALS_KEY,
 };
-use super::{ErrorKind, JsRecord, StoreError, STORE_NAME, USAGE_STORE};
+use super::idb_events::transaction_done;
+use super::{JsRecord, StoreError, STORE_NAME, USAGE_STORE};
 use crate::core::record::fields;
+
+#[wasm_bindgen(module = "/src/store/legacy_open.js")]
+extern "C" {
+    /// A reader's opening state (a plain JS object).
+    #[wasm_bindgen(js_name = mcpLegacyState)]
+    fn open_state() -> JsValue;
+    /// Resolves the connection (`IDBDatabase`, or `null` when the database is missing); rejects
+    /// with the open's error or a `TimeoutError`.
+    #[wasm_bindgen(js_name = mcpLegacyOpen)]
+    fn open(
+        state: &JsValue,
+        factory: &IdbFactory,
+        name: &str,
+        store_name: &str,
+        timeout_ms: i32,
+        recheck_ms: f64,
+    ) -> Promise;
+    /// Forgets the absence and closes a connection no operation took (`gone`: for good).
+    #[wasm_bindgen(js_name = mcpLegacyClose)]
+    fn close_state(state: &JsValue, gone: bool);
+}
 
 /// The database chatbox-core 0.12 stores its results in.
 pub const CHATBOX_CORE_DB_NAME: &str = "chatbox-core-result-cache";
@@ -75,10 +95,10 @@ pub struct LegacyChatboxStore {
     /// The open connection, if any; emptied when another context upgrades or deletes the
     /// database, or the browser closes it.
     slot: Slot,
-    /// When the database was last found missing (ms since the epoch).
-    absent_at: Rc<Cell<Option<f64>>>,
-    /// An open still in flight: every operation waits on this one request, never a second.
-    pending: Rc<RefCell<Option<IdbOpenDbRequest>>>,
+    /// The opening state `legacy_open.js` keeps: the open in flight (every operation waits on
+    /// that one request, never a second), a connection that arrived after its operations gave
+    /// up, when the database was last found missing.
+    state: JsValue,
 }
 
 impl Default for LegacyChatboxStore {
@@ -88,9 +108,11 @@ impl Default for LegacyChatboxStore {
 }
 
 impl Drop for LegacyChatboxStore {
-    /// Closes the connection, so a dropped reader never holds chatbox-core's database open.
+    /// Closes the connection, so a dropped reader never holds chatbox-core's database open (nor
+    /// one still to arrive).
     fn drop(&mut self) {
-        self.close();
+        self.release();
+        close_state(&self.state, true);
     }
 }
 
@@ -106,8 +128,7 @@ impl LegacyChatboxStore {
         Self {
             name: name.to_owned(),
             slot: Rc::new(RefCell::new(None)),
-            absent_at: Rc::new(Cell::new(None)),
-            pending: Rc::new(RefCell::new(None)),
+            state: open_state(),
         }
     }
 
@@ -192,132 +213,39 @@ impl LegacyChatboxStore {
     ///
     /// [MDN: IDBDatabase.close](https://developer.mozilla.org/docs/Web/API/IDBDatabase/close)
     pub fn close(&self) {
+        self.release();
+        close_state(&self.state, false);
+    }
+
+    fn release(&self) {
         if let Some(conn) = self.slot.borrow_mut().take() {
             conn.release();
         }
-        self.absent_at.set(None);
-    }
-
-    /// True while a recent check found the database missing.
-    fn known_absent(&self) -> bool {
-        self.absent_at.get().is_some_and(|at| {
-            let elapsed = js_sys::Date::now() - at;
-            (0.0..ABSENT_RECHECK_MS).contains(&elapsed)
-        })
     }
 
     /// The connection, or `None` when the database does not exist (or lacks a `results` store).
+    /// `legacy_open.js` opens it (the module docs' rules); an operation that finds the one it
+    /// waited on already kept by another keeps using that one.
     async fn connection(&self) -> Result<Option<Rc<Connection>>, StoreError> {
         if let Some(conn) = self.slot.borrow().clone() {
             return Ok(Some(conn));
         }
-        let in_flight = self.pending.borrow().clone();
-        let request = match in_flight {
-            Some(request) => request,
-            None => {
-                if self.known_absent() {
-                    return Ok(None);
-                }
-                let factory = factory()?;
-                if listed(&factory, &self.name).await == Some(false) {
-                    self.absent_at.set(Some(js_sys::Date::now()));
-                    return Ok(None);
-                }
-                // Another operation may have opened, or started opening, during that await.
-                if let Some(conn) = self.slot.borrow().clone() {
-                    return Ok(Some(conn));
-                }
-                let in_flight = self.pending.borrow().clone();
-                match in_flight {
-                    Some(request) => request,
-                    None => self.start_open(&factory)?,
-                }
-            }
-        };
-        let outcome = within(
-            NextEvent::new(&request, &["success", "error"]),
+        let factory = factory()?;
+        let opened = open(
+            &self.state,
+            &factory,
+            &self.name,
+            STORE_NAME,
             OPEN_TIMEOUT_MS,
-        )
-        .await;
-        // The settling handler ran before our listener (it was added first).
-        if let Some(conn) = self.slot.borrow().clone() {
-            return Ok(Some(conn));
-        }
-        if self.absent_at.get().is_some() {
+            ABSENT_RECHECK_MS,
+        );
+        let db = JsFuture::from(opened)
+            .await
+            .map_err(|e| StoreError::from_js(OPEN_CONTEXT, &e))?;
+        if db.is_null() {
             return Ok(None);
         }
-        Err(match outcome {
-            None => StoreError::new(
-                ErrorKind::Other("TimeoutError".to_owned()),
-                "opening the chatbox-core database: still waiting behind another context's \
-                 version change",
-            ),
-            Some("error") => request_error(&request, OPEN_CONTEXT),
-            Some(_) => StoreError::new(
-                ErrorKind::InvalidState,
-                "opening the chatbox-core database: the connection closed as it opened",
-            ),
-        })
-    }
-
-    /// Opens the database without a version and installs the handler that settles the open:
-    /// it keeps the connection, or records the database as missing. The handler outlives the
-    /// calling operation, so an open that arrives after [`OPEN_TIMEOUT_MS`] is still kept.
-    ///
-    /// [MDN: IDBFactory.open](https://developer.mozilla.org/docs/Web/API/IDBFactory/open),
-    /// [MDN: upgradeneeded](https://developer.mozilla.org/docs/Web/API/IDBOpenDBRequest/upgradeneeded_event)
-    fn start_open(&self, factory: &IdbFactory) -> Result<IdbOpenDbRequest, StoreError> {
-        let request = factory
-            .open(&self.name)
-            .map_err(|e| StoreError::from_js(OPEN_CONTEXT, &e))?;
-        // Without a version, `upgradeneeded` means the database did not exist: abort, so the
-        // open fails with AbortError and nothing is created.
-        let created = Rc::new(Cell::new(false));
-        let on_upgrade = {
-            let (request, created) = (request.clone(), created.clone());
-            listener(Box::new(move |_event: Event| {
-                created.set(true);
-                let req: &IdbRequest = &request;
-                if let Some(tx) = req.transaction() {
-                    // [MDN: IDBTransaction.abort](https://developer.mozilla.org/docs/Web/API/IDBTransaction/abort)
-                    let _ = tx.abort();
-                }
-            }))
-        };
-        request.set_onupgradeneeded(Some(on_upgrade.as_ref().unchecked_ref()));
-        let settle = {
-            let request = request.clone();
-            let slot = Rc::downgrade(&self.slot);
-            let (absent_at, pending) = (self.absent_at.clone(), self.pending.clone());
-            Closure::once_into_js(move |event: Event| {
-                request.set_onupgradeneeded(None);
-                drop(on_upgrade);
-                *pending.borrow_mut() = None;
-                let opened = (event.type_() == "success" && !created.get())
-                    .then(|| request.result().ok())
-                    .flatten()
-                    .map(JsCast::unchecked_into::<IdbDatabase>);
-                match opened {
-                    Some(db) if db.object_store_names().contains(STORE_NAME) => {
-                        absent_at.set(None);
-                        adopt(db, &slot);
-                    }
-                    Some(db) => {
-                        db.close();
-                        absent_at.set(Some(js_sys::Date::now()));
-                    }
-                    None if created.get() => absent_at.set(Some(js_sys::Date::now())),
-                    None => {}
-                }
-            })
-        };
-        for ty in ["success", "error"] {
-            request
-                .add_event_listener_with_callback(ty, settle.unchecked_ref())
-                .map_err(|e| StoreError::from_js(OPEN_CONTEXT, &e))?;
-        }
-        *self.pending.borrow_mut() = Some(request.clone());
-        Ok(request)
+        Ok(Some(keep(&self.slot, db.unchecked_into::<IdbDatabase>())))
     }
 
     /// Starts one transaction on `results` (with `usage` and `meta` too for read-write, when an
@@ -351,70 +279,4 @@ impl LegacyChatboxStore {
         .await
         .map(|made| made.map(|(results, tx)| (tx, results)))
     }
-}
-
-/// Keeps `db` as the reader's connection, closing on `versionchange` and `close`; closes it
-/// instead when the reader is gone or already has one.
-fn adopt(db: IdbDatabase, slot: &Weak<RefCell<Option<Rc<Connection>>>>) {
-    match slot.upgrade() {
-        Some(slot) => drop(keep(&slot, db)),
-        None => db.close(),
-    }
-}
-
-/// Whether `indexedDB.databases()` lists `name`; `None` where the browser lacks the method or
-/// it fails (then the open itself decides).
-///
-/// [MDN: IDBFactory.databases](https://developer.mozilla.org/docs/Web/API/IDBFactory/databases)
-async fn listed(factory: &IdbFactory, name: &str) -> Option<bool> {
-    let databases: Function = Reflect::get(factory, &"databases".into())
-        .ok()?
-        .dyn_into()
-        .ok()?;
-    let promise: Promise = databases.call0(factory).ok()?.dyn_into().ok()?;
-    let list: Array = JsFuture::from(promise).await.ok()?.dyn_into().ok()?;
-    Some(list.iter().any(|info| {
-        Reflect::get(&info, &"name".into())
-            .ok()
-            .and_then(|n| n.as_string())
-            .is_some_and(|n| n == name)
-    }))
-}
-
-/// Waits for `event`, or `ms` milliseconds, whichever comes first; `None` on timeout. Without a
-/// global `setTimeout` it simply waits for the event.
-///
-/// [MDN: setTimeout](https://developer.mozilla.org/docs/Web/API/Window/setTimeout)
-async fn within(mut event: NextEvent, ms: i32) -> Option<&'static str> {
-    let global = js_sys::global();
-    let timer_fn = |name: &str| {
-        Reflect::get(&global, &name.into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok())
-    };
-    let mut timer_id = JsValue::UNDEFINED;
-    let timer = timer_fn("setTimeout").map(|set_timeout| {
-        JsFuture::from(Promise::new(&mut |resolve, _reject| {
-            if let Ok(id) = set_timeout.call2(&global, &resolve, &ms.into()) {
-                timer_id = id;
-            }
-        }))
-    });
-    let mut timer = timer;
-    let outcome = poll_fn(|cx| {
-        if let Poll::Ready(ty) = Pin::new(&mut event).poll(cx) {
-            return Poll::Ready(Some(ty));
-        }
-        match timer.as_mut().map(|t| Pin::new(t).poll(cx)) {
-            Some(Poll::Ready(_)) => Poll::Ready(None),
-            _ => Poll::Pending,
-        }
-    })
-    .await;
-    if outcome.is_some() {
-        if let Some(clear_timeout) = timer_fn("clearTimeout") {
-            let _ = clear_timeout.call1(&global, &timer_id);
-        }
-    }
-    outcome
 }

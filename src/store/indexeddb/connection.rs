@@ -61,11 +61,14 @@ impl Connection {
 pub(in crate::store) type Slot = Rc<RefCell<Option<Rc<Connection>>>>;
 
 /// Keeps `db` as `slot`'s connection, with the listener that empties the slot when the
-/// connection is lost. When the slot already holds one (two first calls raced to open), `db`
-/// is closed and the one kept is returned.
+/// connection is lost. When the slot already holds one, that one is returned: `db` is closed
+/// when it is another connection (two first calls raced to open), and left alone when it is the
+/// same (operations that waited on one open).
 pub(in crate::store) fn keep(slot: &Slot, db: IdbDatabase) -> Rc<Connection> {
     if let Some(existing) = slot.borrow().clone() {
-        db.close();
+        if existing.db != db {
+            db.close();
+        }
         return existing;
     }
     let conn = Rc::new(Connection {
