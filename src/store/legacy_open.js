@@ -91,18 +91,17 @@ function start(state, factory, name, storeName) {
         return settle({ error: request.error ?? Object.assign(new Error('request failed'), { name: 'UnknownError' }) });
       }
       state.absentAt = undefined;
-      if (state.waiting > 0) return settle({ db });
-      // Every operation gave up waiting: keep it for the next one, closed if another context
-      // needs it gone, or at once when the reader is gone.
-      if (state.gone || state.db) {
+      // Closed when another context needs it gone, until Rust keeps it (its own handler then
+      // replaces this one) or if it never does (every waiting operation was dropped).
+      db.onversionchange = db.onclose = () => {
         db.close();
-      } else {
-        state.db = db;
-        db.onversionchange = db.onclose = () => {
-          db.close();
-          if (state.db === db) state.db = null;
-        };
-      }
+        if (state.db === db) state.db = null;
+      };
+      if (state.waiting > 0) return settle({ db });
+      // Every operation gave up waiting: keep it for the next one, or close it at once when the
+      // reader is gone.
+      if (state.gone || state.db) db.close();
+      else state.db = db;
       settle({ absent: false });
     };
   });
