@@ -6,7 +6,8 @@
 //    own module under `snippets/`: one more network round trip after the glue. Each snippet is
 //    pasted into the glue once (comment lines dropped) and `snippets/` removed; a namespace
 //    import (functions the `.wasm` imports directly) becomes an object of the same functions. A snippet qualifies
-//    when its only `export`s are `export function` / `export const` declarations and the glue
+//    when its only `export`s are `export [async] function` / `export const` declarations (its
+//    other top-level names carry a prefix of their own: they join the glue's scope) and the glue
 //    imports exactly those names without renaming; any other shape fails the build (never a
 //    silent half-inline).
 // 1b. Shorten the import and export names (scripts/wasm-imports.mjs): wasm-bindgen's hashed
@@ -55,12 +56,12 @@ async function inlineSnippets(dir, glue) {
       return inlined.get(from);
     }
     const source = await readFile(resolve(dir, from), 'utf8');
-    if (/^\s*import\b/m.test(source) || /\bexport\s+(default|\{|\*|class|let|var|async)/.test(source)) {
-      throw new Error(`${from}: only 'export function' / 'export const' snippets can be inlined`);
+    if (/^\s*import\b/m.test(source) || /\bexport\s+(default|\{|\*|class|let|var|async\s+(?!function\b))/.test(source)) {
+      throw new Error(`${from}: only 'export function' / 'export async function' / 'export const' snippets can be inlined`);
     }
-    const exported = [...source.matchAll(/^export (?:function|const) ([\w$]+)/gm)].map((m) => m[1]).sort();
+    const exported = [...source.matchAll(/^export (?:async function|function|const) ([\w$]+)/gm)].map((m) => m[1]).sort();
     // The snippet's comments stay in its source; the glue carries code only.
-    const body = source.replace(/^\s*\/\/.*\n/gm, '').replace(/^export (function|const) /gm, '$1 ');
+    const body = source.replace(/^\s*\/\/.*\n/gm, '').replace(/^export (async function|function|const) /gm, '$1 ');
     glue = glue.replace(line, `${body.trimEnd()}\n`);
     inlined.set(from, exported);
     return exported;

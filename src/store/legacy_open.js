@@ -26,15 +26,15 @@ export function mcpLegacyClose(state, gone) {
 // missing is taken as missing for `recheckMs`.
 export async function mcpLegacyOpen(state, factory, name, storeName, timeoutMs, recheckMs) {
   if (!state.open) {
-    if (state.db) return take(state);
+    if (state.db) return legacyTake(state);
     const since = Date.now() - state.absentAt;
     if (since >= 0 && since < recheckMs) return null;
-    if ((await listed(factory, name)) === false) {
+    if ((await legacyListed(factory, name)) === false) {
       state.absentAt = Date.now();
       return null;
     }
-    if (state.db) return take(state); // arrived during that wait
-    state.open ??= start(state, factory, name, storeName);
+    if (state.db) return legacyTake(state); // arrived during that wait
+    state.open ??= legacyStart(state, factory, name, storeName);
   }
   state.waiting += 1;
   let timer;
@@ -51,7 +51,7 @@ export async function mcpLegacyOpen(state, factory, name, storeName, timeoutMs, 
   return outcome.db ?? null;
 }
 
-function take(state) {
+function legacyTake(state) {
   const db = state.db;
   state.db = null;
   return db;
@@ -59,7 +59,7 @@ function take(state) {
 
 // Whether `indexedDB.databases()` lists `name`; `undefined` where the method is missing or fails
 // (the open itself then decides).
-async function listed(factory, name) {
+async function legacyListed(factory, name) {
   try {
     return (await factory.databases()).some((info) => info.name === name);
   } catch {
@@ -70,7 +70,7 @@ async function listed(factory, name) {
 // Opens `name` without a version: an existing database opens at its version and never waits for
 // other connections. `upgradeneeded` then means it did not exist: the upgrade is aborted, so the
 // open fails with `AbortError` and nothing is created.
-function start(state, factory, name, storeName) {
+function legacyStart(state, factory, name, storeName) {
   const request = factory.open(name);
   let created = false;
   request.onupgradeneeded = () => {
