@@ -270,69 +270,20 @@ pub fn copy_without(object: &JsValue, skip: &[&str]) -> Object {
 }
 
 /// Deepest nesting [`canonical_json`] follows; deeper (or cyclic) values have no canonical form.
-const CANONICAL_DEPTH_LIMIT: usize = 64;
+const CANONICAL_DEPTH_LIMIT: u32 = 64;
 
-/// JSON with object keys sorted at every level: two argument objects are "the same call" when
-/// their canonical forms are equal. `None` for values JSON cannot express (cycles, BigInt,
-/// nesting deeper than 64).
-pub fn canonical_json(value: &JsValue) -> Option<String> {
-    let mut out = String::new();
-    write_canonical(value, 0, &mut out).then_some(out)
+#[wasm_bindgen(module = "/src/canonical_json.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = mcpCanonicalJson)]
+    fn canonical_json_of(value: &JsValue, depth_limit: u32, item_limit: u32) -> Option<String>;
 }
 
-fn write_canonical(value: &JsValue, depth: usize, out: &mut String) -> bool {
-    if depth > CANONICAL_DEPTH_LIMIT {
-        return false;
-    }
-    if is_array(value) {
-        out.push('[');
-        for (i, item) in array_items(value).into_iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            let item = if item.is_undefined() || item.is_function() {
-                JsValue::NULL
-            } else {
-                item
-            };
-            if !write_canonical(&item, depth + 1, out) {
-                return false;
-            }
-        }
-        out.push(']');
-        return true;
-    }
-    let has_to_json = || Reflect::get(value, &"toJSON".into()).is_ok_and(|f| f.is_function());
-    if value.is_object() && !has_to_json() {
-        let mut keys = own_keys(value);
-        crate::core::sort::sort_by(&mut keys, |a, b| a < b);
-        out.push('{');
-        let mut first = true;
-        for key in keys {
-            let item = get_own(value, &key);
-            if item.is_undefined() || item.is_function() {
-                continue;
-            }
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            out.push_str(&crate::core::envelope::json_string(&key));
-            out.push(':');
-            if !write_canonical(&item, depth + 1, out) {
-                return false;
-            }
-        }
-        out.push('}');
-        return true;
-    }
-    match js_sys::JSON::stringify(value) {
-        Ok(s) if s.is_string() => {
-            out.push_str(&String::from(s));
-            true
-        }
-        _ => false,
-    }
+/// JSON with object keys sorted at every level (`canonical_json.js`): two argument objects are
+/// "the same call" when their canonical forms are equal. `None` for values JSON cannot express
+/// (cycles, BigInt, nesting deeper than 64, arrays longer than [`ARRAY_LIMIT`]) and for values
+/// that throw on the way.
+pub fn canonical_json(value: &JsValue) -> Option<String> {
+    canonical_json_of(value, CANONICAL_DEPTH_LIMIT, ARRAY_LIMIT)
 }
 
 /// An optional option object: `undefined`/`null` → none; an object → it; anything else → TypeError.
