@@ -272,13 +272,13 @@ pub fn copy_without(object: &JsValue, skip: &[&str]) -> Object {
 /// Deepest nesting [`canonical_json`] follows; deeper (or cyclic) values have no canonical form.
 const CANONICAL_DEPTH_LIMIT: u32 = 64;
 
-#[wasm_bindgen(module = "/src/canonical_json.js")]
+#[wasm_bindgen(module = "/src/js_values.js")]
 extern "C" {
     #[wasm_bindgen(js_name = mcpCanonicalJson)]
     fn canonical_json_of(value: &JsValue, depth_limit: u32, item_limit: u32) -> Option<String>;
 }
 
-/// JSON with object keys sorted at every level (`canonical_json.js`): two argument objects are
+/// JSON with object keys sorted at every level (`js_values.js`): two argument objects are
 /// "the same call" when their canonical forms are equal. `None` for values JSON cannot express
 /// (cycles, BigInt, nesting deeper than 64, arrays longer than [`ARRAY_LIMIT`]) and for values
 /// that throw on the way.

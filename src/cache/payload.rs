@@ -55,7 +55,7 @@ pub fn estimate_size(payload: &JsValue) -> u64 {
     }
 }
 
-#[wasm_bindgen(module = "/src/cache/payload_shape.js")]
+#[wasm_bindgen(module = "/src/js_values.js")]
 extern "C" {
     /// 0 = plain JSON data, 1 = stored form differs from the JSON, 2 = nested too deep.
     #[wasm_bindgen(js_name = payloadShape, catch)]

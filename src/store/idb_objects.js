@@ -1,6 +1,8 @@
-// The plain objects the IndexedDB store writes, each built by one call from WebAssembly instead
-// of one boundary crossing per property (field names: docs/PROTOCOL.md, *Storage*), and the
-// one transaction overload web-sys does not expose. The builders cannot throw: they make fresh
+// The plain objects the stores keep (field names: docs/PROTOCOL.md, *Storage*): the rows the
+// IndexedDB store writes, each built by one call from WebAssembly instead of one boundary
+// crossing per property, the one transaction overload web-sys does not expose, and the memory
+// store's contents (below). One file: the test runner and the browser fetch each snippet file
+// as a module of its own. The builders cannot throw: they make fresh
 // objects, or read rows that are structured clones (data properties only) or this package's own
 // objects.
 
@@ -38,4 +40,130 @@ export function mcpCacheConversationRow(bytes, entries, irregular) {
 // the import catches).
 export function mcpCacheRelaxedWrite(db, storeNames) {
   return db.transaction(storeNames, 'readwrite', { durability: 'relaxed' });
+}
+
+// ---- The memory store (src/store/memory.rs) ----
+// A Map from URI to the very row the IndexedDB store would write, and running totals. Payloads
+// are structured-cloned on the way in and out, as IndexedDB does: a caller mutating its object
+// afterwards changes nothing stored, and a value IndexedDB refuses is refused here with the same
+// `DataCloneError`. How much a write must free is the cache policy's, in Rust; these functions
+// apply it.
+
+function memClone(value) {
+  if (typeof structuredClone !== 'function') {
+    throw Object.assign(new Error('globalThis.structuredClone is not available'), { name: 'NotSupportedError' });
+  }
+  return structuredClone(value);
+}
+
+// An empty store.
+export function mcpMemoryStore() {
+  return { rows: new Map(), bytes: 0, entries: 0 };
+}
+
+function memRemove(store, uri) {
+  const row = store.rows.get(uri);
+  if (row) {
+    store.rows.delete(uri);
+    store.bytes -= row.sizeBytes;
+    store.entries -= 1;
+  }
+}
+
+// Least recently used first; ties by URI (code-unit order, as IndexedDB orders keys).
+const memByUri = (a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+const memOlder = (a, b) => a.lastUsedAt - b.lastUsedAt || memByUri(a, b);
+
+// Evicts least-recently-used rows, never the one of `keep`, until `bytes` bytes and `entries`
+// entries are freed or nothing else is left; returns how many.
+function memEvict(store, bytes, entries, keep) {
+  let count = 0;
+  if (bytes <= 0 && entries <= 0) return count;
+  for (const row of [...store.rows.values()].sort(memOlder)) {
+    if (bytes <= 0 && entries <= 0) break;
+    if (row.uri === keep) continue;
+    memRemove(store, row.uri);
+    bytes -= row.sizeBytes;
+    entries -= 1;
+    count += 1;
+  }
+  return count;
+}
+
+// `[bytes, entries]` of the store without the row of `uri`: what a write of `uri` must fit next to.
+export function mcpMemoryTotalsWithout(store, uri) {
+  const row = store.rows.get(uri);
+  return row ? [store.bytes - row.sizeBytes, store.entries - 1] : [store.bytes, store.entries];
+}
+
+// Stores `row` (its payload cloned first, so a refused value changes nothing), replacing the row
+// of its URI, after evicting others until `roomBytes` / `roomEntries` are freed. Returns
+// `[evicted, bytes, entries]`.
+export function mcpMemoryPut(store, row, roomBytes, roomEntries) {
+  const stored = { ...row, payload: memClone(row.payload) };
+  memRemove(store, row.uri);
+  const evicted = memEvict(store, roomBytes, roomEntries, row.uri);
+  store.rows.set(row.uri, stored);
+  store.bytes += stored.sizeBytes;
+  store.entries += 1;
+  return [evicted, store.bytes, store.entries];
+}
+
+// The rows of `uris` (`undefined` where absent), payloads cloned; each hit's last use becomes
+// `now` unless it is later.
+export function mcpMemoryRead(store, uris, now) {
+  return uris.map((uri) => {
+    const row = store.rows.get(uri);
+    if (!row) return undefined;
+    if (!(row.lastUsedAt >= now)) row.lastUsedAt = now;
+    return { ...row, payload: memClone(row.payload) };
+  });
+}
+
+// Evicts the least recently used rows until `bytes` bytes are freed; returns how many.
+export function mcpMemoryEvictOldest(store, bytes) {
+  return memEvict(store, bytes, 0);
+}
+
+// `[entries, bytes, conversations]`.
+export function mcpMemoryStats(store) {
+  return [store.entries, store.bytes, new Set(Array.from(store.rows.values(), (row) => row.convId)).size];
+}
+
+// Deletes the rows of exactly conversation `convId` (when it is a string) or else those added
+// before `cutoff`; returns how many.
+export function mcpMemoryDelete(store, convId, cutoff) {
+  let count = 0;
+  for (const row of [...store.rows.values()]) {
+    if (typeof convId === 'string' ? row.convId === convId : row.addedAt < cutoff) {
+      memRemove(store, row.uri);
+      count += 1;
+    }
+  }
+  return count;
+}
+
+// The distinct tool names of the rows not yet stale.
+export function mcpMemoryFreshTools(store) {
+  const names = new Set();
+  for (const row of store.rows.values()) if (row.staleCause === undefined) names.add(row.sourceToolName);
+  return [...names];
+}
+
+// Marks stale, with `cause`, every fresh row whose tool is one of `names`; returns how many.
+export function mcpMemoryMarkStale(store, names, cause) {
+  let count = 0;
+  for (const row of store.rows.values()) {
+    if (row.staleCause === undefined && names.includes(row.sourceToolName)) {
+      row.staleCause = cause;
+      count += 1;
+    }
+  }
+  return count;
+}
+
+// The rows (of exactly conversation `convId` when it is a string) by URI, as IndexedDB lists by
+// primary key; payloads are not cloned (listings read metadata only).
+export function mcpMemoryList(store, convId) {
+  return [...store.rows.values()].filter((row) => typeof convId !== 'string' || row.convId === convId).sort(memByUri);
 }

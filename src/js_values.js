@@ -1,0 +1,83 @@
+// Walks over caller JS values that are plain JS to write and cost far more as catching bindings
+// in WebAssembly: the shape check of a payload (src/cache/payload.rs) and the canonical JSON of
+// a call's arguments (src/js_args.rs). One file: the test runner and the browser fetch each
+// snippet file as a module of its own.
+
+// ---- Payload shape ----
+// What the byte budget can count: plain JSON data. The cache sizes a payload by its JSON, but
+// IndexedDB stores the structured clone of the object itself; the two agree only for plain JSON
+// data. An ArrayBuffer, typed array, Map, Set or Blob serializes to `{}` (or a fraction of its
+// bytes) yet is stored whole; a prototype `toJSON` hides what is stored. Such payloads are
+// refused, as is nesting deeper than the limit (it cannot be read back reliably).
+//
+// Returns 0 for plain JSON data, 1 for a value whose stored form differs from its JSON, 2 for
+// nesting deeper than `maxDepth`. Iterative (no recursion limit), one pass, no allocation per
+// primitive.
+export function payloadShape(value, maxDepth) {
+  const values = [value];
+  const depths = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > maxDepth) return 2;
+    if (Array.isArray(v)) {
+      if (Object.getPrototypeOf(v) !== Array.prototype) return 1;
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        if (item !== null && typeof item === 'object') {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto === Date.prototype) continue; // stored as a Date, shown as its ISO string: same size
+    if (proto !== Object.prototype && proto !== null) return 1;
+    if ('toJSON' in v) return 1;
+    for (const key of Object.keys(v)) {
+      const item = v[key];
+      if (item !== null && typeof item === 'object') {
+        values.push(item);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return 0;
+}
+
+// ---- Canonical JSON ----
+// JSON with object keys sorted at every level, so two argument objects are "the same call" when
+// their forms are equal (`reuseImmutable`).
+// The form, or `undefined` when the value has none: a cycle or nesting deeper than `depthLimit`,
+// a BigInt, an array longer than `itemLimit`, or anything on the way that throws (a revoked
+// `Proxy`, a throwing getter). Object keys are the own enumerable ones (`Object.keys`); as in
+// `JSON.stringify`, `undefined` and functions are left out of objects and are `null` in arrays,
+// and a value with a `toJSON` method is what `JSON.stringify` makes of it.
+export function mcpCanonicalJson(value, depthLimit, itemLimit) {
+  function canonicalWrite(item, depth = 0) {
+    if (depth > depthLimit) throw 0;
+    const next = (inner) => (inner === undefined || typeof inner === 'function' ? undefined : canonicalWrite(inner, depth + 1));
+    if (Array.isArray(item)) {
+      if (item.length > itemLimit) throw 0;
+      return `[${Array.from(item, (inner) => next(inner) ?? 'null').join()}]`;
+    }
+    if (typeof item === 'object' && item !== null && typeof item.toJSON !== 'function') {
+      const members = [];
+      for (const key of Object.keys(item).sort()) {
+        const text = next(item[key]);
+        if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+      }
+      return `{${members.join()}}`;
+    }
+    const text = JSON.stringify(item);
+    if (typeof text !== 'string') throw 0;
+    return text;
+  }
+  try {
+    return canonicalWrite(value);
+  } catch {
+    return undefined;
+  }
+}
