@@ -62,10 +62,9 @@ impl ReuseBook {
     ) {
         let slot = (conv_id.to_owned(), tool_name.to_owned());
         let noted = match (self.in_flight.get_mut(&slot), args_key) {
-            (Some(queue), Some(key)) => queue
-                .iter()
-                .position(|k| k == key)
-                .map(|i| queue.remove(i)),
+            (Some(queue), Some(key)) => {
+                queue.iter().position(|k| k == key).map(|i| queue.remove(i))
+            }
             (Some(queue), None) => (!queue.is_empty()).then(|| queue.remove(0)),
             (None, _) => None,
         };

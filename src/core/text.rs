@@ -66,7 +66,10 @@ mod tests {
         let none: [&str; 0] = [];
         assert_eq!(join(&none, ", "), "");
         assert_eq!(join(&["a"], ", "), "a");
-        assert_eq!(join(&["a".to_owned(), String::new(), "c".to_owned()], ", "), "a, , c");
+        assert_eq!(
+            join(&["a".to_owned(), String::new(), "c".to_owned()], ", "),
+            "a, , c"
+        );
         assert_eq!(join(&["x", "y"], ""), ["x", "y"].join(""));
     }
 

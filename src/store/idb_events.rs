@@ -1,8 +1,9 @@
-//! Futures over IndexedDB events, the way `idb` turns requests into promises — but without a
-//! promise hop: the waker is called from the event listener itself, and nothing of ours runs
-//! inside a transaction between its requests.
+//! Futures over IndexedDB transaction events, the way `idb` turns requests into promises — but
+//! without a promise hop: the waker is called from the event listener itself, and nothing of
+//! ours runs inside a transaction between its requests.
 //!
-//! Listeners are removed when the future is dropped, so an abandoned wait leaks nothing.
+//! Handlers are cleared when the future is dropped, so an abandoned wait leaks nothing. (The
+//! opens, one request each, are promises made in JS: `idb_objects.js`, `legacy_open.js`.)
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -12,7 +13,7 @@ use std::task::{Context, Poll, Waker};
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{Event, EventTarget, IdbRequest, IdbTransaction};
+use web_sys::{Event, IdbTransaction};
 
 use super::{ErrorKind, StoreError};
 use crate::core::text::concat;
@@ -24,7 +25,7 @@ pub(crate) fn listener(on_event: Box<dyn FnMut(Event)>) -> Closure<dyn FnMut(Eve
 }
 
 /// A listener that records `ty` as the event fired (the first one wins) and wakes the waiting
-/// future: one copy for requests and transactions alike.
+/// future.
 fn on_fired(shared: &Rc<RefCell<Shared>>, ty: &'static str) -> Closure<dyn FnMut(Event)> {
     let shared = shared.clone();
     listener(Box::new(move |_event: Event| {
@@ -38,50 +39,10 @@ fn on_fired(shared: &Rc<RefCell<Shared>>, ty: &'static str) -> Closure<dyn FnMut
     }))
 }
 
-/// A registered listener: the event type and the closure JS calls.
-type Listener = (&'static str, Closure<dyn FnMut(Event)>);
-
 #[derive(Default)]
 struct Shared {
     fired: Option<&'static str>,
     waker: Option<Waker>,
-}
-
-/// Resolves with the type of the first of `types` fired on `target`.
-pub(crate) struct NextEvent {
-    target: EventTarget,
-    shared: Rc<RefCell<Shared>>,
-    listeners: Vec<Listener>,
-}
-
-impl NextEvent {
-    /// Starts listening now; events are dispatched as tasks, so none can be missed between the
-    /// request that causes them and this call in the same synchronous run.
-    pub(crate) fn new(target: &EventTarget, types: &[&'static str]) -> Self {
-        let shared = Rc::new(RefCell::new(Shared::default()));
-        let listeners = types
-            .iter()
-            .map(|&ty| {
-                let closure = on_fired(&shared, ty);
-                // Adding a listener to a live EventTarget cannot fail.
-                let _ =
-                    target.add_event_listener_with_callback(ty, closure.as_ref().unchecked_ref());
-                (ty, closure)
-            })
-            .collect();
-        Self {
-            target: target.clone(),
-            shared,
-            listeners,
-        }
-    }
-}
-
-impl Future for NextEvent {
-    type Output = &'static str;
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        poll_shared(&self.shared, cx)
-    }
 }
 
 /// Ready with the event that fired, or registers the waker.
@@ -93,28 +54,6 @@ fn poll_shared(shared: &RefCell<Shared>, cx: &mut Context<'_>) -> Poll<&'static 
             s.waker = Some(cx.waker().clone());
             Poll::Pending
         }
-    }
-}
-
-impl Drop for NextEvent {
-    fn drop(&mut self) {
-        for (ty, closure) in &self.listeners {
-            let _ = self
-                .target
-                .remove_event_listener_with_callback(ty, closure.as_ref().unchecked_ref());
-        }
-    }
-}
-
-/// The DOMException of a failed request.
-pub(crate) fn request_error(request: &IdbRequest, context: &str) -> StoreError {
-    match request.error() {
-        Ok(Some(dom)) => StoreError::from_js(context, &dom),
-        Ok(None) => StoreError::new(
-            ErrorKind::Other("UnknownError".to_owned()),
-            concat(&[context, ": request failed"]),
-        ),
-        Err(e) => StoreError::from_js(context, &e),
     }
 }
 

@@ -167,3 +167,37 @@ export function mcpMemoryMarkStale(store, names, cause) {
 export function mcpMemoryList(store, convId) {
   return [...store.rows.values()].filter((row) => typeof convId !== 'string' || row.convId === convId).sort(memByUri);
 }
+
+// ---- Opening the cache's own database (src/store/indexeddb/connection.rs) ----
+// Resolves the connection to `name` at `version`, or at its current version when it exists at a
+// newer one (`VersionError`: a newer build of this library upgraded it). `onUpgrade` handles
+// `upgradeneeded`, `onBlocked` (optional) `blocked` (the open keeps waiting). Rejects with the
+// request's error, or a `NotFoundError` when the database lacks one of `stores`.
+export function mcpCacheOpen(factory, name, version, stores, onUpgrade, onBlocked) {
+  return new Promise((resolve, reject) => {
+    const open = (atVersion) => {
+      const request = atVersion === undefined ? factory.open(name) : factory.open(name, atVersion);
+      request.onupgradeneeded = onUpgrade;
+      if (onBlocked) request.onblocked = onBlocked;
+      request.onsuccess = () => {
+        const db = request.result;
+        // Closed when another context needs it gone until Rust keeps it (its handler then
+        // replaces this one), so a connection whose operation was dropped never blocks one.
+        db.onversionchange = () => db.close();
+        if (stores.every((store) => db.objectStoreNames.contains(store))) return resolve(db);
+        db.close();
+        reject(Object.assign(new Error(`it lacks the "${stores.join('"/"')}" object stores`), { name: 'NotFoundError' }));
+      };
+      request.onerror = () => {
+        const error = request.error;
+        if (error?.name === 'VersionError' && atVersion !== undefined) return open(undefined);
+        reject(error ?? Object.assign(new Error('request failed'), { name: 'UnknownError' }));
+      };
+    };
+    try {
+      open(version);
+    } catch (error) {
+      reject(error);
+    }
+  });
+}

@@ -44,13 +44,15 @@ use std::rc::Rc;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStore, IdbTransaction, IdbTransactionMode};
+use web_sys::{
+    IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStore, IdbTransaction, IdbTransactionMode,
+};
 
+use super::idb_events::transaction_done;
 use super::indexeddb::{
     factory, get_records, keep, start_transaction, Connection, Handlers, Slot, META_STORE,
     TOTALS_KEY,
 };
-use super::idb_events::transaction_done;
 use super::{JsRecord, StoreError, STORE_NAME, USAGE_STORE};
 use crate::core::record::fields;
 

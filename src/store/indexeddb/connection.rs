@@ -1,6 +1,6 @@
 //! Opening a database and keeping its connection: the `indexedDB` factory, the open request
-//! (creating or upgrading to [`SCHEMA_VERSION`], falling back to the current version on
-//! `VersionError`, reporting `blocked`), the listener that drops a connection another context
+//! (made in `idb_objects.js`: creating or upgrading to [`SCHEMA_VERSION`], falling back to the
+//! current version on `VersionError`, reporting `blocked`), the listener that drops a connection another context
 //! needs gone (`versionchange`, `close`), and the transaction start that reopens a connection
 //! the browser already closed (`InvalidStateError`) once. The chatbox-core reader
 //! ([`crate::store::legacy`]) keeps its connection through the same pieces.
@@ -9,16 +9,17 @@ use std::cell::RefCell;
 use std::future::Future;
 use std::rc::{Rc, Weak};
 
-use js_sys::Reflect;
+use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Event, IdbDatabase, IdbFactory, IdbOpenDbRequest};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Event, IdbDatabase, IdbFactory};
 
 use super::schema::{upgrade_schema, META_STORE, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
 use super::IndexedDbStore;
 use crate::core::envelope::json_string;
 use crate::core::text::concat;
-use crate::store::idb_events::{listener, request_error, NextEvent};
+use crate::store::idb_events::listener;
 use crate::store::{ErrorKind, StoreError};
 
 /// The global `IDBFactory` (`indexedDB`) of this realm: window, worker, or Node with
@@ -140,73 +141,57 @@ impl IndexedDbStore {
     }
 }
 
-/// Opens (creating or upgrading) the database at [`SCHEMA_VERSION`]. If the database exists at a
-/// newer version (a newer build of this library), opens it at its current version instead.
+#[wasm_bindgen(module = "/src/store/idb_objects.js")]
+extern "C" {
+    /// The open request and its handlers: resolves the connection; rejects with the request's
+    /// error or a `NotFoundError`.
+    #[wasm_bindgen(js_name = mcpCacheOpen)]
+    fn open_request(
+        factory: &IdbFactory,
+        name: &str,
+        version: u32,
+        stores: &Array,
+        on_upgrade: &JsValue,
+        on_blocked: &JsValue,
+    ) -> Promise;
+}
+
+/// Opens (creating or upgrading) the database at [`SCHEMA_VERSION`], upgrading the schema on
+/// `upgradeneeded` and reporting `blocked` (the open proceeds once the other connection closes).
+/// If the database exists at a newer version (a newer build of this library), opens it at its
+/// current version instead. The database must then have all three stores. The request and its
+/// handlers are `idb_objects.js`'s `mcpCacheOpen`; the upgrade and the report are listeners
+/// here, alive until the open settles.
+///
+/// [MDN: IDBFactory.open](https://developer.mozilla.org/docs/Web/API/IDBFactory/open),
+/// [MDN: blocked](https://developer.mozilla.org/docs/Web/API/IDBOpenDBRequest/blocked_event)
 async fn open_database(
     name: &str,
     on_blocked: Option<Rc<dyn Fn()>>,
 ) -> Result<IdbDatabase, StoreError> {
     let factory = factory()?;
-    match open_request(&factory, name, Some(SCHEMA_VERSION), on_blocked.clone()).await {
-        Err(e) if matches!(e.kind, ErrorKind::Version) => {
-            open_request(&factory, name, None, on_blocked).await
-        }
-        other => other,
-    }
-}
-
-/// One open request at `version` (the current one when `None`), upgrading the schema on
-/// `upgradeneeded` and reporting `blocked`; the database must then have all three stores.
-async fn open_request(
-    factory: &IdbFactory,
-    name: &str,
-    version: Option<u32>,
-    on_blocked: Option<Rc<dyn Fn()>>,
-) -> Result<IdbDatabase, StoreError> {
     let context = concat(&["opening IndexedDB database ", &json_string(name)]);
-    let request: IdbOpenDbRequest = match version {
-        Some(v) => factory.open_with_u32(name, v),
-        None => factory.open(name),
-    }
-    .map_err(|e| StoreError::from_js(&context, &e))?;
-    let on_upgrade = {
-        let request = request.clone();
-        listener(Box::new(move |_event: Event| upgrade_schema(&request)))
-    };
-    request.set_onupgradeneeded(Some(on_upgrade.as_ref().unchecked_ref()));
-    // [MDN: blocked](https://developer.mozilla.org/docs/Web/API/IDBOpenDBRequest/blocked_event):
-    // report it, and keep waiting — the open proceeds once the other connection closes.
+    let on_upgrade = listener(Box::new(|event: Event| {
+        if let Some(request) = event.target() {
+            upgrade_schema(request.unchecked_ref());
+        }
+    }));
     let on_blocked = on_blocked.map(|callback| listener(Box::new(move |_event: Event| callback())));
-    if let Some(handler) = &on_blocked {
-        request.set_onblocked(Some(handler.as_ref().unchecked_ref()));
-    }
-    let outcome = NextEvent::new(&request, &["success", "error"]).await;
-    request.set_onblocked(None);
-    drop(on_blocked);
-    request.set_onupgradeneeded(None);
-    drop(on_upgrade);
-    if outcome != "success" {
-        return Err(request_error(&request, &context));
-    }
-    let db: IdbDatabase = request
-        .result()
-        .map_err(|e| StoreError::from_js(&context, &e))?
-        .unchecked_into();
-    let names = db.object_store_names();
-    if ![STORE_NAME, USAGE_STORE, META_STORE]
-        .iter()
-        .all(|store| names.contains(store))
-    {
-        db.close();
-        return Err(StoreError::new(
-            ErrorKind::Other("NotFoundError".to_owned()),
-            concat(&[
-                &context,
-                ": it lacks the \"results\"/\"usage\"/\"meta\" object stores",
-            ]),
-        ));
-    }
-    Ok(db)
+    let stores = Array::of3(&STORE_NAME.into(), &USAGE_STORE.into(), &META_STORE.into());
+    let opened = open_request(
+        &factory,
+        name,
+        SCHEMA_VERSION,
+        &stores,
+        on_upgrade.as_ref(),
+        on_blocked
+            .as_ref()
+            .map_or(&JsValue::UNDEFINED, |c| c.as_ref()),
+    );
+    let db = JsFuture::from(opened).await;
+    drop((on_upgrade, on_blocked));
+    db.map(JsCast::unchecked_into)
+        .map_err(|e| StoreError::from_js(&context, &e))
 }
 
 /// Releases the connection when another context upgrades or deletes the database
