@@ -31,7 +31,7 @@
 //! The opening is `legacy_open.js`: the `databases()` check, the version-less open and its
 //! aborted upgrade, the timeout and the remembered absence are event handlers and timers on JS
 //! objects, and cost a fraction there of what they cost as futures in WebAssembly. The
-//! connection it resolves is kept here like the cache's own ([`keep`]: closed on
+//! connection it resolves is kept here like the cache's own (`keep`: closed on
 //! `versionchange` and `close`), and the reads and deletes are this module's transactions.
 //!
 //! Reads are read-only transactions: nothing is written to a chatbox-core record, not even a

@@ -45,7 +45,8 @@ extern "C" {
     fn list(store: &JsValue, conv_id: Option<&str>) -> Array;
 }
 
-/// In-memory store (see the [module docs](self)).
+/// In-memory store with IndexedDB's value semantics: the rows and running totals live on the JS
+/// side, the write policy here.
 #[derive(Default)]
 pub struct MemoryStore {
     /// The JS side, made on first use (so a store can be built where no JS runs, as the
