@@ -101,18 +101,16 @@ const readable = (value, what) => {
 };
 
 // The items of an array of at most ARRAY_LIMIT items (an item that cannot be read is undefined).
-// The limit applies to the first read of `length`; the items follow a second read, as a whole
-// number from 0 to 2 ** 32 - 1.
+// `length` is read once, before the items: the limit holds for the number of items read.
 const items = (array, what) => {
-  let length = at(array, 'length', what);
+  const length = at(array, 'length', what);
   if (typeof length == 'number' && length > ARRAY_LIMIT) {
     fail('augmentTools: an array has more than 1048576 items');
   }
   readable(array, what);
-  length = get(array, 'length');
-  length = typeof length == 'number' && length > 0 ? Math.min(length, 2 ** 32 - 1) >>> 0 : 0;
   const out = [];
-  for (let i = 0; i < length; i++) out.push(get(array, i));
+  const n = typeof length == 'number' && length > 0 ? length >>> 0 : 0;
+  for (let i = 0; i < n; i++) out.push(get(array, i));
   return out;
 };
 
@@ -276,13 +274,13 @@ export function augmentTools(tools, options) {
     try {
       objects = Reflect.get(options, 'objects');
     } catch {
-      fail('could not read `objects` (a getter threw, or the object is a revoked Proxy)');
+      unreadable('options.objects');
     }
     if (objects === undefined) objects = false;
     else if (typeof objects != 'boolean') fail('augmentTools: options.objects must be a boolean');
   } else if (![undefined, null].includes(options)) {
     // Strict comparisons (`document.all` is rejected), which minifiers would turn into `!= null`.
-    fail('options must be an object');
+    fail('augmentTools: options must be an object');
   }
   readable(tools, 'tools');
   if (!isObject(tools)) fail(EXPECTS);

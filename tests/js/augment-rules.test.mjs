@@ -344,12 +344,12 @@ test('tools that are neither an array nor { tools: [...] }', () => {
 
 test('bad options, checked before the tools', () => {
   for (const options of [5, 'objects', true, () => ({ objects: true })]) {
-    throwsTypeError(() => augmentTools(undefined, options), 'options must be an object');
+    throwsTypeError(() => augmentTools(undefined, options), 'augmentTools: options must be an object');
   }
   for (const options of [{ objects: 'yes' }, { objects: 1 }, { objects: null }, Object.create({ objects: 0 })]) {
     throwsTypeError(() => augmentTools('not tools', options), 'augmentTools: options.objects must be a boolean');
   }
-  const objectsUnreadable = 'could not read `objects` (a getter threw, or the object is a revoked Proxy)';
+  const objectsUnreadable = 'augmentTools: options.objects cannot be read (a getter threw, or it is a revoked Proxy)';
   throwsTypeError(() => augmentTools([], revoked()), objectsUnreadable);
   throwsTypeError(() => augmentTools([], throwingGetter({}, 'objects')), objectsUnreadable);
   // Inherited and undefined values are read like any other.
@@ -366,6 +366,15 @@ test('arrays of more than 1048576 items', () => {
   throwsTypeError(() => augmentTools([tool({ d: { anyOf: new Array(2 ** 20 + 1) } })]), limit);
   throwsTypeError(() => augmentTools(new Proxy([], { get: (t, k) => (k === 'length' ? Infinity : t[k]) })), limit);
   assert.equal(augmentTools(new Array(2 ** 20)).length, 2 ** 20);
+  // `length` is read once: an array whose length grows after that read yields the items counted.
+  let reads = 0;
+  const growing = new Proxy([tool({ d: { type: 'array' } })], { get: (t, k) => (k === 'length' ? (reads++ ? 2 ** 31 : 1) : t[k]) });
+  const out = augmentTools(growing);
+  assert.equal(out.length, 1);
+  assert.ok(out[0].inputSchema.properties.d_uri);
+  // A `length` that is not a number (only a Proxy can report one) counts as no items.
+  const text = new Proxy([tool({ d: { type: 'array' } })], { get: (t, k) => (k === 'length' ? '3000000' : t[k]) });
+  assert.deepEqual(augmentTools(text), []);
 });
 
 test('a revoked Proxy anywhere on the path is a TypeError naming the place', () => {
