@@ -13,42 +13,24 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromiumOptions } from '../scripts/chromium.mjs';
 import { serve } from '../scripts/serve.mjs';
+import { median, runBenchPage } from './page.mjs';
 
 const args = process.argv.slice(2);
-const other = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
-if (!other) {
-  console.error('usage: node bench/ab.mjs <other checkout> [--only <group>]… [--pages N]');
+const option = (name) => args.flatMap((a, i) => (a === name && i + 1 < args.length ? [args[i + 1]] : []));
+const positional = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
+const only = option('--only');
+const pagesEach = Number(option('--pages').at(-1) ?? 4);
+const iterations = Number(process.env.BENCH_ITERATIONS ?? 20);
+if (positional.length !== 1 || !Number.isInteger(pagesEach) || pagesEach < 1) {
+  console.error('usage: node bench/ab.mjs <other checkout> [--only <group>]… [--pages N ≥ 1]');
   process.exit(2);
 }
-const only = args.flatMap((a, i) => (a === '--only' ? [args[i + 1]] : []));
-const pagesEach = Number(args[args.indexOf('--pages') + 1] || 4);
-const iterations = Number(process.env.BENCH_ITERATIONS ?? 20);
 
-const { serve: serveOther } = await import(pathToFileURL(resolve(other, 'scripts/serve.mjs')).href);
+const { serve: serveOther } = await import(pathToFileURL(resolve(positional[0], 'scripts/serve.mjs')).href);
 const servers = { this: await serve(), other: await serveOther() };
 const browser = await chromium.launch(chromiumOptions());
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-async function runPage(side, group, rounds = iterations) {
-  const page = await browser.newPage();
-  try {
-    // Cross-origin isolated (5 µs timer), as in the bench.
-    await page.route('**/*', async (route) => {
-      const response = await route.fetch();
-      await route.fulfill({ response, headers: { ...response.headers(), 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } });
-    });
-    const query = `iterations=${rounds}&warmup=3${group ? `&only=${encodeURIComponent(group)}` : ''}`;
-    await page.goto(servers[side].url.replace('/www/', `/bench/index.html?${query}`));
-    await page.waitForFunction(() => window.__benchResult || window.__benchError || null, null, { timeout: 30 * 60_000, polling: 250 });
-    const data = await page.evaluate(() => window.__benchResult ?? Promise.reject(new Error(window.__benchError)));
-    return data.results;
-  } finally {
-    await page.close();
-  }
-}
+const runPage = async (side, group, rounds = iterations) =>
+  (await runBenchPage(browser, servers[side], { iterations: rounds, warmup: 3, ...(group ? { only: group } : {}) })).results;
 
 // workload → impl → side → medians of each page
 const seen = new Map();

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromiumOptions } from '../scripts/chromium.mjs';
 import { serve } from '../scripts/serve.mjs';
+import { median } from './page.mjs';
 import { ENTRY_FILES } from '../scripts/size-budget.mjs';
 
 const ROOT = new URL('..', import.meta.url);
@@ -61,10 +62,6 @@ async function once(origin, context, impl) {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /**
  * `rounds` rounds; each measures every implementation on a new database and on an existing

@@ -12,6 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import os from 'node:os';
 import { serve } from '../scripts/serve.mjs';
+import { runBenchPage } from './page.mjs';
 import { bytes, bytesTable, coldStart, coldStartTable } from './cold-start.mjs';
 
 const smoke = process.argv.includes('--smoke');
@@ -36,23 +37,7 @@ const browser = await chromium.launch({
 });
 let failed = false;
 try {
-  const page = await browser.newPage();
-  // Cross-origin isolation (COOP + COEP on every response) gives performance.now() 5 µs
-  // resolution instead of 100 µs: single writes take about a millisecond.
-  await page.route('**/*', async (route) => {
-    const response = await route.fetch();
-    await route.fulfill({ response, headers: { ...response.headers(), 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } });
-  });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await page.goto(server.url.replace('/www/', `/bench/index.html?iterations=${iterations}&warmup=${warmup}${smoke ? '&smoke=1' : ''}`));
-  page.on('console', (m) => m.type() === 'log' && process.env.BENCH_VERBOSE && console.log(`  [page] ${m.text()}`));
-  await page.waitForFunction(() => window.__benchResult || window.__benchError || null,
-    null, { timeout: (smoke ? 3 : 30) * 60_000, polling: 250 });
-  const data = await page.evaluate(() => window.__benchResult);
-  if (!data) throw new Error(`benchmark page failed: ${await page.evaluate(() => window.__benchError)} ${errors.join(' | ')}`);
-  if (errors.length) throw new Error(`page errors: ${errors.join(' | ')}`);
+  const data = await runBenchPage(browser, server, { iterations, warmup, ...(smoke ? { smoke: 1 } : {}) }, { timeoutMinutes: smoke ? 3 : 30 });
   data.browser = `Chromium ${browser.version()}`;
   data.machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}`;
   data.date = new Date().toISOString();
