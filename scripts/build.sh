@@ -53,10 +53,13 @@ for entry in host server lists; do
   [ "$entry" = host ] || prefix="$entry-"
   for target in web nodejs; do
     out="pkg/${prefix}${target/nodejs/node}"
-    echo "build: wasm-pack build --release --target $target --features $entry -> $out"
+    features="$entry"
+    # Storage objects made in JS (redisStorage) exist in Node only: the browser .wasm stays without them.
+    [ "$entry/$target" = host/nodejs ] && features="host,external-store"
+    echo "build: wasm-pack build --release --target $target --features $features -> $out"
     rm -rf "$out"
     wasm-pack --quiet build --release --mode no-install --target "$target" --out-dir "$out" \
-      --out-name mcp_result_cache -- --no-default-features --features "$entry" \
+      --out-name mcp_result_cache -- --no-default-features --features "$features" \
       ${build_std[@]+"${build_std[@]}"}
     # wasm-pack drops a '*' .gitignore into the output, which would hide it from `npm pack`.
     rm -f "$out/.gitignore" "$out/README.md" "$out/LICENSE-MIT" "$out/LICENSE-APACHE"

@@ -17,6 +17,7 @@ step cargo clippy --all-targets -- -D warnings
 step cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 # Each npm entry's module alone (the release builds use these feature sets).
 step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features host -- -D warnings
+step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features host,external-store -- -D warnings
 step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features server -- -D warnings
 step cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features lists -- -D warnings
 # clippy.toml's size rules really fail a shipped module that breaks them.
@@ -30,8 +31,10 @@ step env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 export WASM_BINDGEN_TEST_TIMEOUT=180
 step wasm-pack test --headless --chrome --mode no-install --test browser
 step wasm-pack test --headless --chrome --mode no-install --test worker
-# The conformance suite once more in Node over fake-indexeddb (consumers' unit-test setting).
-step env NODE_OPTIONS="--import=$PWD/node_modules/fake-indexeddb/auto/index.mjs" \
+# The conformance suite once more in Node: over fake-indexeddb (consumers' unit-test setting), the
+# memory store, and a real redis-server (Debian's, on a free port: tests/support/with-redis.mjs).
+step node tests/support/with-redis.mjs env \
+  NODE_OPTIONS="--import=$PWD/node_modules/fake-indexeddb/auto/index.mjs --import=$PWD/tests/support/redis-preload.mjs" \
   wasm-pack test --node --mode no-install --test node
 # The release package (wasm-opt'd), as consumers get it.
 step bash scripts/build.sh

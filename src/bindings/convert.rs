@@ -7,7 +7,7 @@ use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::js_error::type_error;
-use crate::cache::{CacheEvent, Clock};
+use crate::cache::{CacheEvent, Clock, Storage};
 use crate::core::record::LookupOutcome;
 use crate::core::source::{split_source, SERVER_MARK};
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
@@ -255,4 +255,53 @@ pub(crate) fn view_options(options: &JsValue, base: &View) -> Result<View, JsVal
         )),
     }
     Ok(view)
+}
+
+/// The `storage` option: `"auto"` (or absent), `"indexeddb"`, `"memory"`, or (in builds with the
+/// `external-store` feature: the Node entry) a storage object made in JS (`redisStorage`: an
+/// object with a non-empty string `kind` and the methods of `store::ExternalStore`). Browsers
+/// never get one: `mcp-result-cache/redis` throws `NotSupportedError` outside Node.
+pub(crate) fn storage_option(storage: &JsValue) -> Result<Storage, JsValue> {
+    #[cfg(feature = "external-store")]
+    if storage.is_object() {
+        return external_storage(storage);
+    }
+    match storage.as_string().as_deref() {
+        None if storage.is_undefined() => Ok(Storage::Auto),
+        Some("auto") => Ok(Storage::Auto),
+        Some("indexeddb") => Ok(Storage::IndexedDb),
+        Some("memory") => Ok(Storage::Memory),
+        _ => Err(type_error(STORAGE_VALUES)),
+    }
+}
+
+#[cfg(feature = "external-store")]
+const STORAGE_VALUES: &str =
+    "storage must be \"auto\", \"indexeddb\", \"memory\" or a storage object (redisStorage)";
+#[cfg(not(feature = "external-store"))]
+const STORAGE_VALUES: &str = "storage must be \"auto\", \"indexeddb\" or \"memory\"";
+
+/// The methods a storage object answers (`store::ExternalStore`).
+#[cfg(feature = "external-store")]
+const STORAGE_METHODS: [&str; 8] = [
+    "write",
+    "read",
+    "evictOldest",
+    "stats",
+    "remove",
+    "freshTools",
+    "markStale",
+    "list",
+];
+
+#[cfg(feature = "external-store")]
+fn external_storage(storage: &JsValue) -> Result<Storage, JsValue> {
+    let kind = read(storage, "kind")?.as_string().filter(|k| !k.is_empty());
+    let complete = STORAGE_METHODS
+        .iter()
+        .all(|m| read(storage, m).is_ok_and(|f| f.is_function()));
+    match kind {
+        Some(kind) if complete => Ok(Storage::External(storage.clone(), kind)),
+        _ => Err(type_error(STORAGE_VALUES)),
+    }
 }

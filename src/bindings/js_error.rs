@@ -35,6 +35,11 @@ pub(crate) fn js_error(class: JsErrorClass<'_>, message: &str) -> js_sys::Error 
 
 /// A storage error as `new Error(message)` with its kind's `name`.
 pub(crate) fn store_error(err: StoreError) -> JsValue {
+    // A storage object refuses a payload it cannot hold exactly with a real `TypeError`.
+    #[cfg(feature = "external-store")]
+    if err.name() == "TypeError" {
+        return type_error(&err.message);
+    }
     js_error(JsErrorClass::Named(err.name()), &err.message).into()
 }
 

@@ -8,10 +8,10 @@ use wasm_bindgen::prelude::*;
 use super::convert::{
     cache_clock, conv_id_string, conv_scope, event_object, lookup_result, optional_function,
     optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
-    uri_string, view_options,
+    storage_option, uri_string, view_options,
 };
 use super::js_error::{promise, store_error, type_error};
-use crate::cache::{CacheRequest, Limits, ResultCache, Storage};
+use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
 use crate::core::view::View;
@@ -45,18 +45,7 @@ impl JsResultCache {
         let threshold = optional_non_negative(&read(&options, "threshold")?, "threshold")?;
         let now = optional_function(&read(&options, "now")?, "now")?;
         let on_event = optional_function(&read(&options, "onEvent")?, "onEvent")?;
-        let storage = read(&options, "storage")?;
-        let storage = match storage.as_string().as_deref() {
-            None if storage.is_undefined() => Storage::Auto,
-            Some("auto") => Storage::Auto,
-            Some("indexeddb") => Storage::IndexedDb,
-            Some("memory") => Storage::Memory,
-            _ => {
-                return Err(type_error(
-                    "storage must be \"auto\", \"indexeddb\" or \"memory\"",
-                ))
-            }
-        };
+        let storage = storage_option(&read(&options, "storage")?)?;
         let separator = crate::js_args::separator_option(&options)?;
         let reuse_immutable = match read(&options, "reuseImmutable")? {
             v if v.is_undefined() => false,

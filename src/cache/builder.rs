@@ -18,6 +18,8 @@ use super::{Clock, Limits, Observer, ResultCache};
 use crate::core::size::DEFAULT_CACHE_THRESHOLD_BYTES;
 use crate::core::view::View;
 use crate::state_sync::glob::DEFAULT_SEPARATOR;
+#[cfg(feature = "external-store")]
+use crate::store::ExternalStore;
 use crate::store::{
     has_indexed_db, ErrorKind, IndexedDbStore, LegacyChatboxStore, MemoryStore, SelectedStore,
     StoreError, CHATBOX_CORE_DB_NAME,
@@ -32,7 +34,7 @@ const NO_INDEXED_DB: &str = "storage: \"indexeddb\" was requested but globalThis
                              absent (in Node tests, import \"fake-indexeddb/auto\" first)";
 
 /// Where a cache keeps its entries (the `storage` option).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub enum Storage {
     /// IndexedDB when the global scope has `indexedDB`, else process memory.
     #[default]
@@ -41,6 +43,10 @@ pub enum Storage {
     IndexedDb,
     /// Process memory (same semantics as IndexedDB, nothing persisted).
     Memory,
+    /// A storage object made in JS (`redisStorage`), reported as the given kind: shared by every
+    /// process that uses the same backend. The chatbox-core read-through does not apply.
+    #[cfg(feature = "external-store")]
+    External(wasm_bindgen::JsValue, String),
 }
 
 /// Collects a cache's settings; [`build`](Self::build) chooses the storage and makes the cache.
@@ -168,19 +174,23 @@ impl ResultCacheBuilder {
     ///
     /// [`ErrorKind::NotSupported`] for [`Storage::IndexedDb`] where `indexedDB` is absent.
     pub fn build(self) -> Result<ResultCache, StoreError> {
-        let indexed_db = match self.storage {
+        let indexed_db = match &self.storage {
             Storage::Auto => has_indexed_db(),
             Storage::IndexedDb if has_indexed_db() => true,
             Storage::IndexedDb => {
                 return Err(StoreError::new(ErrorKind::NotSupported, NO_INDEXED_DB));
             }
-            Storage::Memory => false,
+            _ => false,
         };
         let db_name = self.db_name.as_deref().unwrap_or(DEFAULT_DB_NAME);
         let legacy = reads_through(self.legacy_chatbox_core, indexed_db, db_name);
-        let store = match indexed_db {
-            true => SelectedStore::IndexedDb(IndexedDbStore::new(db_name)),
-            false => SelectedStore::Memory(MemoryStore::new()),
+        let store = match (indexed_db, self.storage) {
+            (true, _) => SelectedStore::IndexedDb(IndexedDbStore::new(db_name)),
+            #[cfg(feature = "external-store")]
+            (false, Storage::External(storage, kind)) => {
+                SelectedStore::External(ExternalStore::new(storage, kind))
+            }
+            (false, _) => SelectedStore::Memory(MemoryStore::new()),
         };
         let mut limits = self.limits;
         limits.max_entry_bytes = limits.max_entry_bytes.min(limits.max_bytes);

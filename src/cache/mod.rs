@@ -296,7 +296,7 @@ impl ResultCache {
     }
 
     /// `"indexeddb"` or `"memory"`.
-    pub fn storage_kind(&self) -> &'static str {
+    pub fn storage_kind(&self) -> &str {
         self.store.kind()
     }
 

@@ -8,6 +8,8 @@
 
 mod call_order;
 mod error;
+#[cfg(feature = "external-store")]
+mod external;
 mod idb_events;
 mod idb_objects;
 mod indexeddb;
@@ -17,6 +19,8 @@ mod memory;
 mod write_batch;
 
 pub use error::{ErrorKind, StoreError};
+#[cfg(feature = "external-store")]
+pub use external::ExternalStore;
 pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
 pub use legacy::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
 pub use memory::MemoryStore;
@@ -117,14 +121,20 @@ pub enum SelectedStore {
     IndexedDb(IndexedDbStore),
     /// Process memory.
     Memory(MemoryStore),
+    /// A storage object made in JS (`redisStorage`): shared by every process using it.
+    #[cfg(feature = "external-store")]
+    External(ExternalStore),
 }
 
 impl SelectedStore {
-    /// `"indexeddb"` or `"memory"`: what `stats()`/events report.
-    pub fn kind(&self) -> &'static str {
+    /// `"indexeddb"`, `"memory"` or the external storage's own kind (`"redis"`): what
+    /// `stats()`/events report.
+    pub fn kind(&self) -> &str {
         match self {
             Self::IndexedDb(_) => "indexeddb",
             Self::Memory(_) => "memory",
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.kind(),
         }
     }
 }
@@ -134,6 +144,8 @@ impl RecordStore for SelectedStore {
         match self {
             Self::IndexedDb(s) => s.write(record, budget).await,
             Self::Memory(s) => s.write(record, budget).await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.write(record, budget).await,
         }
     }
     async fn read_many(
@@ -144,30 +156,40 @@ impl RecordStore for SelectedStore {
         match self {
             Self::IndexedDb(s) => s.read_many(uris, now).await,
             Self::Memory(s) => s.read_many(uris, now).await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.read_many(uris, now).await,
         }
     }
     async fn evict_oldest(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
         match self {
             Self::IndexedDb(s) => s.evict_oldest(bytes_to_free).await,
             Self::Memory(s) => s.evict_oldest(bytes_to_free).await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.evict_oldest(bytes_to_free).await,
         }
     }
     async fn stats(&self) -> Result<StoreStats, StoreError> {
         match self {
             Self::IndexedDb(s) => s.stats().await,
             Self::Memory(s) => s.stats().await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.stats().await,
         }
     }
     async fn delete_conversation(&self, conv_id: &str, segment: &str) -> Result<u32, StoreError> {
         match self {
             Self::IndexedDb(s) => s.delete_conversation(conv_id, segment).await,
             Self::Memory(s) => s.delete_conversation(conv_id, segment).await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.delete_conversation(conv_id, segment).await,
         }
     }
     async fn delete_added_before(&self, cutoff_ms: f64) -> Result<u32, StoreError> {
         match self {
             Self::IndexedDb(s) => s.delete_added_before(cutoff_ms).await,
             Self::Memory(s) => s.delete_added_before(cutoff_ms).await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.delete_added_before(cutoff_ms).await,
         }
     }
     async fn mark_stale(
@@ -178,18 +200,24 @@ impl RecordStore for SelectedStore {
         match self {
             Self::IndexedDb(s) => s.mark_stale(matches, cause).await,
             Self::Memory(s) => s.mark_stale(matches, cause).await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.mark_stale(matches, cause).await,
         }
     }
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
         match self {
             Self::IndexedDb(s) => s.list(conv_id).await,
             Self::Memory(s) => s.list(conv_id).await,
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.list(conv_id).await,
         }
     }
     fn close(&self) {
         match self {
             Self::IndexedDb(s) => s.close(),
             Self::Memory(s) => s.close(),
+            #[cfg(feature = "external-store")]
+            Self::External(s) => s.close(),
         }
     }
 }

@@ -416,14 +416,15 @@ fn the_builder_chooses_the_storage_and_the_constructor_follows_it() {
             .db_name(&db)
             .storage(storage)
             .build()
-            .map(|cache| cache.storage_kind())
+            .map(|cache| cache.storage_kind().to_owned())
     };
     let constructed = |storage: &str| {
         ResultCache::new(Some(obj(&[("storage", storage.into())]))).map(|cache| cache.storage())
     };
-    assert_eq!(kind(Storage::Auto), Ok("indexeddb"));
-    assert_eq!(kind(Storage::IndexedDb), Ok("indexeddb"));
-    assert_eq!(kind(Storage::Memory), Ok("memory"));
+    let ok = |k: &str| Ok(k.to_owned());
+    assert_eq!(kind(Storage::Auto), ok("indexeddb"));
+    assert_eq!(kind(Storage::IndexedDb), ok("indexeddb"));
+    assert_eq!(kind(Storage::Memory), ok("memory"));
 
     // Nothing asserted while `indexedDB` is hidden: a failed assertion must not leave it so.
     let restore = hide_indexed_db();
@@ -435,7 +436,7 @@ fn the_builder_chooses_the_storage_and_the_constructor_follows_it() {
     );
     restore.call0(&JsValue::NULL).unwrap();
     let (auto, indexed_db, js_auto, js_indexed_db) = hidden;
-    assert_eq!(auto, Ok("memory"));
+    assert_eq!(auto, ok("memory"));
     let err = indexed_db.expect_err("refused without indexedDB");
     assert_eq!(err.kind, ErrorKind::NotSupported);
     assert_eq!(err.message, NO_INDEXED_DB);
@@ -453,7 +454,7 @@ fn the_builder_chooses_the_storage_and_the_constructor_follows_it() {
         NO_INDEXED_DB
     );
 
-    assert_eq!(kind(Storage::Auto), Ok("indexeddb"), "indexedDB is back");
+    assert_eq!(kind(Storage::Auto), ok("indexeddb"), "indexedDB is back");
 }
 
 #[wasm_bindgen_test]

@@ -14,7 +14,35 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 use super::support::*;
 
-const KINDS: [&str; 2] = ["memory", "indexeddb"];
+/// The storage kinds to check: memory and IndexedDB everywhere, and Redis where the test run
+/// provides `globalThis.mcpTestRedisStorage(prefix)` (Node with `tests/support/redis-preload.mjs`
+/// over a real `redis-server`, see `scripts/test.sh`).
+fn kinds() -> Vec<&'static str> {
+    let mut kinds = vec!["memory", "indexeddb"];
+    if redis_storage_maker().is_some() {
+        kinds.push("redis");
+    }
+    kinds
+}
+
+fn redis_storage_maker() -> Option<Function> {
+    Reflect::get(&js_sys::global(), &JsValue::from_str("mcpTestRedisStorage"))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+}
+
+/// The kinds whose caches share one database (or key prefix): IndexedDB and Redis.
+fn shared_kinds() -> Vec<&'static str> {
+    kinds().into_iter().filter(|k| *k != "memory").collect()
+}
+
+/// The `storage` option of a cache of `kind`: Redis under a key prefix of its own per database name.
+fn storage_of(kind: &str, db: &str) -> JsValue {
+    match (kind, redis_storage_maker()) {
+        ("redis", Some(make)) => make.call1(&JsValue::NULL, &JsValue::from_str(db)).unwrap(),
+        _ => JsValue::from_str(kind),
+    }
+}
 
 fn field(v: &JsValue, k: &str) -> JsValue {
     Reflect::get(v, &JsValue::from_str(k)).unwrap()
@@ -23,7 +51,7 @@ fn field(v: &JsValue, k: &str) -> JsValue {
 fn cache_on(kind: &str, db: &str, extra: &[(&str, JsValue)]) -> ResultCache {
     let mut pairs = vec![
         ("dbName", JsValue::from_str(db)),
-        ("storage", JsValue::from_str(kind)),
+        ("storage", storage_of(kind, db)),
         ("threshold", 1.into()),
     ];
     pairs.extend(extra.iter().cloned());
@@ -79,7 +107,7 @@ async fn assert_stats_match(cache: &ResultCache, kind: &str) {
 
 #[wasm_bindgen_test]
 async fn least_recently_used_entries_go_first() {
-    for kind in KINDS {
+    for kind in kinds() {
         let (now, clock) = manual_clock(1_000.0);
         let cache = cache_on(kind, &fresh_db(), &[("now", now), ("maxEntries", 3.into())]);
         let mut uris = Vec::new();
@@ -135,7 +163,7 @@ async fn concurrent_writes(caches: &[ResultCache], count: usize, max_bytes: f64,
 
 #[wasm_bindgen_test]
 async fn a_hundred_concurrent_writes_never_exceed_the_budget() {
-    for kind in KINDS {
+    for kind in kinds() {
         let max_bytes = 256.0 * 1024.0;
         let cache = cache_on(kind, &fresh_db(), &[("maxBytes", max_bytes.into())]);
         // Warm up to the budget first, then burst.
@@ -151,22 +179,21 @@ async fn a_hundred_concurrent_writes_never_exceed_the_budget() {
 
 #[wasm_bindgen_test]
 async fn two_caches_on_one_database_hold_the_budget_together() {
-    let db = fresh_db();
-    let max_bytes = 128.0 * 1024.0;
-    let extra = [("maxBytes", JsValue::from_f64(max_bytes))];
-    let caches = [
-        cache_on("indexeddb", &db, &extra),
-        cache_on("indexeddb", &db, &extra),
-    ];
-    concurrent_writes(&caches, 100, max_bytes, "two caches").await;
-    let (entries, bytes, _) = stored(&caches[0]).await;
-    assert_eq!(stats(&caches[1]).await.0, entries);
-    assert!(bytes <= max_bytes);
+    for kind in shared_kinds() {
+        let db = fresh_db();
+        let max_bytes = 128.0 * 1024.0;
+        let extra = [("maxBytes", JsValue::from_f64(max_bytes))];
+        let caches = [cache_on(kind, &db, &extra), cache_on(kind, &db, &extra)];
+        concurrent_writes(&caches, 100, max_bytes, kind).await;
+        let (entries, bytes, _) = stored(&caches[0]).await;
+        assert_eq!(stats(&caches[1]).await.0, entries, "{kind}");
+        assert!(bytes <= max_bytes, "{kind}");
+    }
 }
 
 #[wasm_bindgen_test]
 async fn the_entry_budget_holds_under_concurrency() {
-    for kind in KINDS {
+    for kind in kinds() {
         let cache = cache_on(kind, &fresh_db(), &[("maxEntries", 10.into())]);
         let pending: Vec<Promise> = (0..40)
             .map(|i| {
@@ -185,7 +212,7 @@ async fn the_entry_budget_holds_under_concurrency() {
 
 #[wasm_bindgen_test]
 async fn stats_follow_clears_evictions_and_staleness() {
-    for kind in KINDS {
+    for kind in kinds() {
         let (now, clock) = manual_clock(10_000.0);
         let cache = cache_on(kind, &fresh_db(), &[("now", now)]);
         for i in 0..12 {
@@ -229,7 +256,7 @@ async fn stats_follow_clears_evictions_and_staleness() {
 
 #[wasm_bindgen_test]
 async fn a_write_after_a_clear_with_many_entries_stays_within_budget() {
-    for kind in KINDS {
+    for kind in kinds() {
         let events: Rc<RefCell<Vec<String>>> = Rc::default();
         let sink = events.clone();
         let on_event = Closure::<dyn Fn(JsValue)>::new(move |e: JsValue| {
@@ -257,22 +284,31 @@ async fn a_write_after_a_clear_with_many_entries_stays_within_budget() {
 
 #[wasm_bindgen_test]
 async fn one_uncloneable_payload_in_a_burst_fails_alone() {
-    for kind in KINDS {
+    for kind in kinds() {
         let cache = cache_on(kind, &fresh_db(), &[]);
         let bad = payload(0, 500);
         let f = Function::new_no_args("return 1");
         Reflect::set(&bad, &"fn".into(), &f).unwrap();
-        let writes: Vec<Promise> = (0..10)
+        // Each promise gets its handler at once: the refusal may come before the earlier writes.
+        let writes: Vec<wasm_bindgen_futures::JsFuture> = (0..10)
             .map(|i| {
                 let body = if i == 4 { bad.clone() } else { payload(i, 500) };
-                cache.cache_tool_result(obj(&[("payload", body), ("convId", "c".into())]))
+                cache
+                    .cache_tool_result(obj(&[("payload", body), ("convId", "c".into())]))
+                    .into()
             })
             .collect();
         for (i, write) in writes.into_iter().enumerate() {
-            let outcome = wait(write).await;
+            let outcome = write.await;
             if i == 4 {
                 let err = outcome.unwrap_err();
-                assert_eq!(field(&err, "name"), "DataCloneError", "{kind}");
+                // Structured clone refuses a function; JSON (Redis) refuses what it cannot hold.
+                let refusal = if kind == "redis" {
+                    "TypeError"
+                } else {
+                    "DataCloneError"
+                };
+                assert_eq!(field(&err, "name"), refusal, "{kind}");
             } else {
                 assert!(outcome.unwrap().is_string(), "{kind}: write {i} stored");
             }
@@ -304,7 +340,7 @@ async fn uris_by_conv(cache: &ResultCache) -> std::collections::BTreeMap<String,
 /// segment did before, and the totals stay equal to what is stored after each step.
 #[wasm_bindgen_test]
 async fn clears_stay_exact_after_evictions_and_shared_segments() {
-    for kind in KINDS {
+    for kind in kinds() {
         let (now, clock) = manual_clock(50_000.0);
         let cache = cache_on(
             kind,
@@ -416,10 +452,16 @@ async fn totals_written_by_an_older_version_are_recounted() {
 /// nothing else, and the totals equal what is stored), whichever transaction IndexedDB runs first.
 #[wasm_bindgen_test]
 async fn concurrent_writes_and_clears_from_two_caches_stay_exact() {
+    for kind in shared_kinds() {
+        concurrent_writes_and_clears_on(kind).await;
+    }
+}
+
+async fn concurrent_writes_and_clears_on(kind: &str) {
     let db = fresh_db();
     let caches = [
-        cache_on("indexeddb", &db, &[("maxEntries", 40.into())]),
-        cache_on("indexeddb", &db, &[("maxEntries", 40.into())]),
+        cache_on(kind, &db, &[("maxEntries", 40.into())]),
+        cache_on(kind, &db, &[("maxEntries", 40.into())]),
     ];
     for round in 0..4 {
         let mut pending: Vec<Promise> = Vec::new();
