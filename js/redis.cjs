@@ -63,55 +63,77 @@ function readOptions(options) {
   return { prefix, ttl: String(ttlMs ?? 0), timeoutMs };
 }
 
-const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? `a ${value.constructor?.name ?? 'null-prototype'} object` : `${typeof value} ${String(value)}`);
+/** A value JSON keeps as it is: a string, a boolean, null, or a finite number other than -0. */
+const plain = (v) =>
+  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
+
+/** Why JSON cannot hold the object `item` exactly, or `null` when it can (its members aside). */
+function objectProblem(item) {
+  if (Array.isArray(item)) {
+    for (let i = 0; i < item.length; i += 1) if (!(i in item)) return 'a sparse array';
+    if (Object.keys(item).length !== item.length) return 'an array with extra properties';
+  } else {
+    const proto = Object.getPrototypeOf(item);
+    if (proto !== Object.prototype && proto !== null) return `a ${proto?.constructor?.name ?? 'non-plain'} object`;
+    if (typeof item.toJSON === 'function') return 'an object with a toJSON method';
+  }
+  if (Object.getOwnPropertySymbols(item).length > 0) return 'an object with a symbol key';
+  return null;
+}
+
+/** What JSON would do to the primitive `v`. */
+const primitiveProblem = (v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0' : String(v)) : typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`);
 
 /**
- * The JSON of `value`, when parsing it gives back the same value: plain objects and arrays,
- * strings (lone surrogates included), booleans, null and finite numbers other than -0. Anything
- * else (undefined, a function, a Date, a Map, a typed array, a sparse array, a symbol key, a
- * cycle, …) is a TypeError naming where it is: JSON would silently change or drop it.
+ * The JSON of `value`, when parsing it gives back the same value: plain objects and dense arrays,
+ * strings (lone surrogates included: JSON.stringify escapes them), booleans, null and finite
+ * numbers other than -0. Anything else (undefined, a function, a Date, a Map, a typed array, a
+ * sparse array, a symbol key, a cycle, a BigInt, …) is a TypeError naming where it is: JSON would
+ * silently change or drop it. One walk without paths; the paths only for the message.
  */
 function encodePayload(value) {
-  const stack = [[value, '']];
-  const open = new Set();
+  const seen = new Set();
+  const stack = [value];
   while (stack.length > 0) {
-    const [item, path] = stack.pop();
-    if (item === open) {
-      open.delete(path);
+    const item = stack.pop();
+    if (typeof item !== 'object' || item === null) {
+      if (!plain(item)) throw refusal(value);
       continue;
     }
-    switch (typeof item) {
-      case 'string':
-      case 'boolean':
-        continue;
-      case 'number':
-        if (Number.isFinite(item) && !Object.is(item, -0)) continue;
-        throw typeError(`the payload cannot be stored exactly as JSON: ${path || 'the value'} is ${Object.is(item, -0) ? '-0' : String(item)}`);
-      case 'object': {
-        if (item === null) continue;
-        if (open.has(item)) throw typeError(`the payload cannot be stored as JSON: ${path || 'the value'} is a cycle`);
-        const array = Array.isArray(item);
-        const proto = Object.getPrototypeOf(item);
-        if (!array && proto !== Object.prototype && proto !== null) {
-          throw typeError(`the payload cannot be stored exactly as JSON: ${path || 'the value'} is ${describe(item)}`);
-        }
-        if (Object.getOwnPropertySymbols(item).length > 0 || (!array && typeof item.toJSON === 'function')) {
-          throw typeError(`the payload cannot be stored exactly as JSON: ${path || 'the value'} has a symbol key or a toJSON method`);
-        }
-        const keys = Object.keys(item);
-        if (array && keys.length !== item.length) {
-          throw typeError(`the payload cannot be stored exactly as JSON: ${path || 'the value'} is a sparse array or has extra properties`);
-        }
-        open.add(item);
-        stack.push([open, item]);
-        for (let i = keys.length - 1; i >= 0; i -= 1) stack.push([item[keys[i]], `${path}/${keys[i]}`]);
-        continue;
-      }
-      default:
-        throw typeError(`the payload cannot be stored as JSON: ${path || 'the value'} is ${typeof item === 'undefined' ? 'undefined' : `a ${typeof item}`}`);
+    // A value reached twice is checked once (and a cycle ends here: JSON.stringify reports it).
+    if (seen.has(item)) continue;
+    seen.add(item);
+    if (objectProblem(item) !== null) throw refusal(value);
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i -= 1) stack.push(item[i]);
+    } else {
+      for (const key in item) if (Object.hasOwn(item, key)) stack.push(item[key]);
     }
   }
-  return JSON.stringify(value);
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    throw typeError(`the payload cannot be stored as JSON: ${error?.message ?? error}`);
+  }
+}
+
+/** The TypeError for a value `encodePayload` refused: walks again, with paths, to say where. */
+function refusal(value) {
+  const open = new Set();
+  const walk = (item, path) => {
+    if (typeof item !== 'object' || item === null) return plain(item) ? null : `${path || 'the value'} is ${primitiveProblem(item)}`;
+    if (open.has(item)) return `${path || 'the value'} is a cycle`;
+    const problem = objectProblem(item);
+    if (problem !== null) return `${path || 'the value'} is ${problem}`;
+    open.add(item);
+    for (const key of Object.keys(item)) {
+      const found = walk(item[key], `${path}/${key}`);
+      if (found !== null) return found;
+    }
+    open.delete(item);
+    return null;
+  };
+  return typeError(`the payload cannot be stored exactly as JSON: ${walk(value, '') ?? 'it changes on the way'}`);
 }
 
 /** What a client error becomes: the name a host (and the cache) branches on. */

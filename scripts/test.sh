@@ -49,3 +49,5 @@ step node tests/e2e/reference-servers.mjs
 step node tests/consumers/run.mjs
 # One iteration of the benchmark so it cannot rot (timings belong to npm run bench).
 step node bench/run.mjs --smoke
+# The Redis store's bench, once: one round trip per logical operation (timings never fail).
+step node bench/redis.mjs --smoke

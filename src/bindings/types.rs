@@ -19,8 +19,11 @@ export interface ResultCacheOptions {
   threshold?: number;
   /** Clock in ms since the epoch (for tests). Default `Date.now`. */
   now?: () => number;
-  /** Default `"auto"`. */
-  storage?: CacheStorageKind;
+  /**
+   * Default `"auto"`. In Node, also a storage object made by `redisStorage()`
+   * (`mcp-result-cache/redis`): one cache shared by every process over one Redis.
+   */
+  storage?: CacheStorageKind | { readonly kind: string };
   /** Observer of cache events; a throw inside it is swallowed. */
   onEvent?: (event: CacheEvent) => void;
   /** Separator of tool-name globs used by `invalidate`. Default `"."`. */
@@ -60,7 +63,7 @@ export interface CacheStats {
   entries: number;
   bytes: number;
   conversations: number;
-  storage: "indexeddb" | "memory";
+  storage: "indexeddb" | "memory" | "redis";
   maxBytes: number;
   maxEntries: number;
   maxEntryBytes: number;

@@ -503,6 +503,7 @@ async function main() {
       { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, modules: ['js/server.node.mjs', 'js/server.mjs'] },
       { dts: 'js/lists.d.ts', consumer: 'lists-consumer.ts', specifier: `${PACKAGE}/lists`, modules: ['js/lists.node.mjs', 'js/lists.mjs'] },
       { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, modules: ['js/ai-sdk.node.mjs', 'js/ai-sdk.mjs'] },
+      { dts: 'js/redis.d.ts', consumer: 'redis-consumer.ts', specifier: `${PACKAGE}/redis`, modules: ['js/redis.mjs', 'js/redis-unsupported.mjs'] },
     ];
     for (const { dts, consumer, specifier, modules } of entries) {
       const declared = declaredExports(join(installedRoot(), dts));
