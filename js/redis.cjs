@@ -89,9 +89,10 @@ const primitiveProblem = (v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0
  * strings (lone surrogates included: JSON.stringify escapes them), booleans, null and finite
  * numbers other than -0. Anything else (undefined, a function, a Date, a Map, a typed array, a
  * sparse array, a symbol key, a cycle, a BigInt, …) is a TypeError naming where it is: JSON would
- * silently change or drop it. One walk without paths; the paths only for the message.
+ * silently change or drop it. One walk without paths; the paths only for the message. `json`,
+ * when given, is `JSON.stringify(value)` made by the cache a moment before (nothing ran since).
  */
-function encodePayload(value) {
+function encodePayload(value, json) {
   const seen = new Set();
   const stack = [value];
   while (stack.length > 0) {
@@ -110,6 +111,7 @@ function encodePayload(value) {
       for (const key in item) if (Object.hasOwn(item, key)) stack.push(item[key]);
     }
   }
+  if (typeof json === 'string') return json;
   try {
     return JSON.stringify(value);
   } catch (error) {
@@ -246,11 +248,11 @@ function redisStorage(client, options) {
   return {
     kind: 'redis',
     prefix,
-    write(row, maxBytes, maxEntries) {
+    write(row, maxBytes, maxEntries, json) {
       let payload;
       let meta;
       try {
-        payload = encodePayload(row.payload);
+        payload = encodePayload(row.payload, json);
         const { payload: _payload, lastUsedAt: _used, staleCause: _stale, ...rest } = row;
         meta = JSON.stringify(rest);
       } catch (error) {

@@ -331,6 +331,18 @@ impl ResultCache {
         if !payload::is_referenceable(request.payload) {
             return Ok(None);
         }
+        // With a store that keeps payloads as JSON (Redis), the JSON measured here is handed to
+        // it, which would otherwise make it again: nothing runs between the two.
+        #[cfg(feature = "external-store")]
+        let json = match request.known_size {
+            Some(_) => None,
+            None => payload::json_of(request.payload),
+        };
+        #[cfg(feature = "external-store")]
+        let size = request
+            .known_size
+            .unwrap_or_else(|| json.as_ref().map_or(0, payload::utf8_len));
+        #[cfg(not(feature = "external-store"))]
         let size = request
             .known_size
             .unwrap_or_else(|| payload::estimate_size(request.payload));
@@ -379,7 +391,11 @@ impl ResultCache {
             derived_from: request.derived_from.map(str::to_owned),
         };
         let removals = self.removals.get();
-        let outcome = match self.store.write(&record, &self.budget()).await {
+        #[cfg(feature = "external-store")]
+        let written = self.store.write_json(&record, &self.budget(), json).await;
+        #[cfg(not(feature = "external-store"))]
+        let written = self.store.write(&record, &self.budget()).await;
+        let outcome = match written {
             Ok(outcome) => outcome,
             Err(e) if is_quota_error(&e) && removals != self.removals.get() => {
                 // A clear, invalidation or eviction was called meanwhile: the write stays lost.

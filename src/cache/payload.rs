@@ -49,10 +49,13 @@ pub fn utf8_len(s: &JsString) -> u64 {
 /// The size of docs/PROTOCOL.md (*References*): UTF-8 bytes of `JSON.stringify(payload)`; 0 when it cannot be serialized
 /// (cycle, BigInt, a throwing `toJSON`) or serializes to nothing (`undefined`, a function).
 pub fn estimate_size(payload: &JsValue) -> u64 {
-    match JSON::stringify(payload) {
-        Ok(s) if s.is_string() => utf8_len(&s),
-        _ => 0,
-    }
+    json_of(payload).map_or(0, |s| utf8_len(&s))
+}
+
+/// `JSON.stringify(payload)` when it is a string (`None` for a cycle, a BigInt, a throwing
+/// `toJSON`, `undefined`, a function): what [`estimate_size`] measures.
+pub fn json_of(payload: &JsValue) -> Option<JsString> {
+    JSON::stringify(payload).ok().filter(|s| s.is_string())
 }
 
 #[wasm_bindgen(module = "/src/js_values.js")]

@@ -12,7 +12,7 @@
 //!
 //! | method | answers |
 //! |---|---|
-//! | `write(row, maxBytes, maxEntries)` | `[evicted, bytes, entries]` |
+//! | `write(row, maxBytes, maxEntries, json?)` | `[evicted, bytes, entries]` (`json`: the payload's `JSON.stringify`, when the cache made it) |
 //! | `read(uris, now)` | the rows of `uris`, `undefined` where absent; last use becomes `now` |
 //! | `evictOldest(bytes)` | how many were evicted |
 //! | `stats()` | `[entries, bytes, conversations]` |
@@ -26,7 +26,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Promise};
+use js_sys::{Array, JsString, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -46,6 +46,7 @@ extern "C" {
         row: &JsValue,
         max_bytes: f64,
         max_entries: f64,
+        json: Option<JsString>,
     ) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = read)]
     fn js_read(this: &JsStorage, uris: &Array, now: f64) -> Result<Promise, JsValue>;
@@ -109,12 +110,19 @@ impl ExternalStore {
     }
 }
 
-impl RecordStore for ExternalStore {
-    async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
+impl ExternalStore {
+    /// [`RecordStore::write`] with the payload's JSON when the caller has it (see
+    /// `SelectedStore::write_json`).
+    pub async fn write_json(
+        &self,
+        record: &JsRecord,
+        budget: &Budget,
+        json: Option<JsString>,
+    ) -> Result<WriteOutcome, StoreError> {
         let stored = row(record, &JsValue::from_str(&record.uri));
         let called = self
             .storage
-            .js_write(&stored, budget.max_bytes, budget.max_entries);
+            .js_write(&stored, budget.max_bytes, budget.max_entries, json);
         let answer = settle("writing an entry", called).await?;
         Ok(WriteOutcome {
             evicted: number_at(&answer, 0) as u32,
@@ -123,6 +131,12 @@ impl RecordStore for ExternalStore {
                 entries: number_at(&answer, 2),
             },
         })
+    }
+}
+
+impl RecordStore for ExternalStore {
+    async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
+        self.write_json(record, budget, None).await
     }
 
     async fn read_many(

@@ -139,6 +139,23 @@ impl SelectedStore {
     }
 }
 
+#[cfg(feature = "external-store")]
+impl SelectedStore {
+    /// [`RecordStore::write`], with `json` the payload's `JSON.stringify` when the caller has it:
+    /// a store that keeps payloads as JSON (the external store) does not make it again.
+    pub async fn write_json(
+        &self,
+        record: &JsRecord,
+        budget: &Budget,
+        json: Option<js_sys::JsString>,
+    ) -> Result<WriteOutcome, StoreError> {
+        match self {
+            Self::External(s) => s.write_json(record, budget, json).await,
+            _ => self.write(record, budget).await,
+        }
+    }
+}
+
 impl RecordStore for SelectedStore {
     async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
         match self {
