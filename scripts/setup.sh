@@ -3,8 +3,9 @@
 #
 # Installs only what is missing: the wasm32 target, the pinned nightly of the release builds
 # (scripts/release-toolchain.sh), wasm-pack, wasm-bindgen-cli at exactly the version pinned in
-# Cargo.toml, Debian's Chromium + ChromeDriver, and the npm dev dependencies
-# (which include binaryen@132, the wasm-opt we trust; Debian's wasm-opt 108 corrupts release builds).
+# Cargo.toml, Debian's Chromium + ChromeDriver, Debian's redis-server + redis-cli, and the npm dev
+# dependencies (which include binaryen@132, the wasm-opt we trust; Debian's wasm-opt 108 corrupts
+# release builds).
 # When everything is present it finishes in about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +59,16 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# 4b. redis-server + redis-cli from Debian, for the Redis storage tests. The tests start their
+#     own throwaway servers on free loopback ports (tests/support/redis-servers.mjs) and never
+#     use the packaged systemd service; if the install starts one on port 6379, nothing relies on it.
+if [ ! -x /usr/bin/redis-server ] || [ ! -x /usr/bin/redis-cli ]; then
+  log "installing redis-server (+ redis-cli) from Debian"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
 fi
 
 # 5. npm dev dependencies (vitest, fake-indexeddb, playwright-core, binaryen, typescript, ...).

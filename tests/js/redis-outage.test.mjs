@@ -1,0 +1,180 @@
+// `mcp-result-cache/redis` when its server dies: a standalone redis-server 7 is SIGKILLed under a
+// cache with `timeoutMs: 1000`, through node-redis and ioredis. Every storage-backed method
+// rejects within timeoutMs + slack with a NetworkError or TimeoutError (operations in flight at
+// the kill too); `afterToolCall` still resolves what the model can read (the result itself, or a
+// note that it was not kept). After a restart (an empty server that forgot the script), the same
+// cache objects write and read again, the script reloaded on NOSCRIPT, in call order.
+// Run: node --test tests/js/redis-outage.test.mjs
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ResultCache } from '../../js/node.mjs';
+import { redisStorage } from '../../js/redis.mjs';
+import { closeClient, ioredisClient, nodeRedisClient, startRedis } from '../support/redis-servers.mjs';
+import { sleep } from '../support/redis-model.mjs';
+
+/** The SHA1 of js/redis-script.lua, as the storage sends it with EVALSHA. */
+const SCRIPT_SHA = createHash('sha1').update(readFileSync(new URL('../../js/redis-script.lua', import.meta.url), 'utf8')).digest('hex');
+const TIMEOUT_MS = 1000;
+const SLACK_MS = 1500;
+const rows = (count) => Array.from({ length: count }, (_, i) => ({ i, name: `row ${i}`, value: (i * 37) % 101 }));
+const DATA = { ok: true, rows: rows(20) };
+
+const kinds = [
+  { name: 'node-redis', make: (server) => nodeRedisClient(server.url), ready: (client) => client.isReady === true },
+  { name: 'ioredis', make: (server) => ioredisClient(server.port), ready: (client) => client.status === 'ready' },
+];
+
+/** Awaits `promise`, which must reject with NetworkError/TimeoutError within the bound. */
+async function rejectsInTime(what, promise, started = Date.now()) {
+  let error;
+  try {
+    const value = await promise;
+    assert.fail(`${what}: resolved ${JSON.stringify(value)} while Redis is down`);
+  } catch (caught) {
+    error = caught;
+  }
+  const elapsed = Date.now() - started;
+  assert.ok(error?.name === 'NetworkError' || error?.name === 'TimeoutError', `${what}: ${error?.name}: ${error?.message}`);
+  assert.ok(error instanceof Error, `${what}: an Error`);
+  assert.ok(elapsed <= TIMEOUT_MS + SLACK_MS, `${what}: rejected after ${elapsed} ms`);
+  return error;
+}
+
+async function until(what, condition, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`${what} within ${ms} ms`);
+    await sleep(50);
+  }
+}
+
+for (const kind of kinds) {
+  test(`${kind.name}: a killed server makes every operation reject in time; after a restart the same cache works again`, async (t) => {
+    const server = await startRedis();
+    const client = await kind.make(server);
+    const events = [];
+    const prefix = `outage-${process.pid}:`;
+    const cache = new ResultCache({ threshold: 1, onEvent: (e) => events.push(e), storage: redisStorage(client, { prefix, timeoutMs: TIMEOUT_MS }) });
+    try {
+      const uri = await cache.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'metrics.query' });
+      assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c1' }), DATA);
+
+      // Operations in flight when the server dies (handled at once: they may settle during the kill).
+      const inFlight = [
+        ['write in flight', cache.cacheToolResult({ payload: DATA, convId: 'c1' })],
+        ['stats in flight', cache.stats()],
+      ].map(([what, promise]) => {
+        const started = Date.now();
+        return [what, started, promise.then((value) => ({ value }), (error) => ({ error, at: Date.now() }))];
+      });
+      await server.kill();
+      for (const [what, started, settled] of inFlight) {
+        const outcome = await settled;
+        // Either answered before the kill, or rejected in time.
+        if ('error' in outcome) await rejectsInTime(what, Promise.reject(outcome.error), started - (Date.now() - outcome.at));
+      }
+
+      const calls = {
+        cacheToolResult: () => cache.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'metrics.query' }),
+        readCachedPayload: () => cache.readCachedPayload(uri, { convId: 'c1' }),
+        lookup: () => cache.lookup(uri, { convId: 'c1' }),
+        substituteCacheUris: () => cache.substituteCacheUris({ data_uri: uri }, { convId: 'c1' }),
+        stats: () => cache.stats(),
+        entries: () => cache.entries(),
+        clearConversation: () => cache.clearConversation('c1'),
+        invalidate: () => cache.invalidate(['metrics.*'], { cause: 'outage' }),
+        evictOlderThan: () => cache.evictOlderThan({ maxAgeMs: 1 }),
+      };
+      for (const [name, call] of Object.entries(calls)) {
+        if (name === 'substituteCacheUris') {
+          // Resolves an envelope for the model, or rejects like the others; never a hit.
+          const started = Date.now();
+          const outcome = await call().then((value) => ({ value }), (error) => ({ error }));
+          if (outcome.error) await rejectsInTime(name, Promise.reject(outcome.error), started);
+          else {
+            assert.equal(outcome.value.ok, false, `${name}: not resolved while Redis is down`);
+            assert.ok(Date.now() - started <= TIMEOUT_MS + SLACK_MS);
+          }
+          continue;
+        }
+        await rejectsInTime(name, call());
+      }
+      // All of them at once, too.
+      const started = Date.now();
+      await Promise.all(Object.entries(calls).filter(([n]) => n !== 'substituteCacheUris').map(([name, call]) => rejectsInTime(`${name} (concurrent)`, call(), started)));
+
+      // afterToolCall never rejects: a result that fits is shown whole; a big one is a note.
+      events.length = 0;
+      const small = { content: [{ type: 'text', text: JSON.stringify(DATA) }] };
+      const t0 = Date.now();
+      const shownSmall = await cache.afterToolCall('metrics.query', small, { convId: 'c1' });
+      assert.ok(Date.now() - t0 <= TIMEOUT_MS + SLACK_MS);
+      assert.notEqual(shownSmall.isError, true);
+      assert.deepEqual(JSON.parse(shownSmall.content[0].text), DATA, 'the model still sees the data');
+      const bigRows = rows(2000);
+      const big = { content: [{ type: 'text', text: JSON.stringify({ rows: bigRows }) }] };
+      const t1 = Date.now();
+      const shownBig = await cache.afterToolCall('metrics.query', big, { convId: 'c1' });
+      assert.ok(Date.now() - t1 <= TIMEOUT_MS + SLACK_MS);
+      const note = JSON.parse(shownBig.content[0].text);
+      assert.equal(note._cache_uri, undefined, 'no reference to a result that was not kept');
+      assert.equal(note._truncated, true);
+      assert.equal(note.rows, 2000);
+      assert.match(note._truncation_hint, /not kept/);
+      assert.ok(JSON.stringify(shownBig).length < 5000, 'the note, not 55 kB of rows');
+      const errors = events.filter((e) => e.kind === 'error');
+      assert.ok(errors.length >= 1, 'an error event tells the host');
+      assert.ok(errors.every((e) => e.name === 'NetworkError' || e.name === 'TimeoutError'), JSON.stringify(errors));
+
+      // Restart: an empty server without the script. The same cache objects work again.
+      await server.restart();
+      await until('the client is ready again', () => kind.ready(client));
+      const raw = await nodeRedisClient(server.url);
+      try {
+        const sha = SCRIPT_SHA;
+        // What the client library replayed on reconnect (ioredis resends commands that were in
+        // flight at the kill: the first of them met NOSCRIPT and reloaded the script) is not ours
+        // to judge here; SCRIPT FLUSH makes the next calls meet NOSCRIPT for sure.
+        const replayed = await cache.entries();
+        if (replayed.length > 0) t.diagnostic(`${kind.name}: ${replayed.length} entr(y/ies) written after the restart by operations that had rejected: ${replayed.map((r) => r.uri).join(' ')}`);
+        for (const row of replayed) assert.equal(row.convId, 'c1');
+        await raw.sendCommand(['SCRIPT', 'FLUSH']);
+        assert.deepEqual(await raw.sendCommand(['SCRIPT', 'EXISTS', sha]), [0], 'the server forgot the script');
+        // A burst called at once: every call meets NOSCRIPT, the script is loaded once, and
+        // they take effect in call order (the stats called last counts every write).
+        const writes = Array.from({ length: 5 }, (_, i) => cache.cacheToolResult({ payload: { i, rows: DATA.rows }, convId: 'c2', sourceToolName: 'metrics.query' }));
+        const counted = cache.stats();
+        const uris = await Promise.all(writes);
+        assert.equal((await counted).entries, 5 + replayed.length, 'stats called after the writes counts them');
+        assert.deepEqual(await raw.sendCommand(['SCRIPT', 'EXISTS', sha]), [1], 'the script was loaded again');
+        for (const [i, u] of uris.entries()) assert.deepEqual(await cache.readCachedPayload(u, { convId: 'c2' }), { i, rows: DATA.rows });
+        assert.equal((await cache.lookup(uri, { convId: 'c1' })).status, 'miss', 'the old entry is gone with the old server');
+        assert.deepEqual((await cache.entries({ convId: 'c2' })).map((r) => r.uri).sort(), [...uris].sort());
+        const fresh = await cache.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'metrics.query' });
+        assert.deepEqual(await cache.readCachedPayload(fresh, { convId: 'c1' }), DATA);
+        const shown = await cache.afterToolCall('metrics.query', big, { convId: 'c1' });
+        const summary = JSON.parse(shown.content[0].text);
+        assert.match(summary._cache_uri, /^mcp\+cache:\/\/c1\//, 'big results are stored again');
+        assert.deepEqual(await cache.readCachedPayload(summary._cache_uri, { convId: 'c1' }), { rows: bigRows });
+        const tools = (await cache.entries()).filter((r) => r.sourceToolName === 'metrics.query').length;
+        assert.ok(tools >= 7);
+        assert.equal(await cache.invalidate(['metrics.*'], { cause: 'after' }), tools);
+        await cache.clearConversation('c2');
+        assert.equal((await cache.stats()).entries, 2 + replayed.length);
+
+        // SCRIPT FLUSH while the server runs: the next operation reloads it too.
+        await raw.sendCommand(['SCRIPT', 'FLUSH']);
+        assert.equal((await cache.lookup(fresh, { convId: 'c1' })).status, 'stale');
+        assert.deepEqual(await raw.sendCommand(['SCRIPT', 'EXISTS', sha]), [1]);
+      } finally {
+        await closeClient(raw);
+      }
+    } finally {
+      await closeClient(client);
+      await server.stop();
+    }
+  });
+}

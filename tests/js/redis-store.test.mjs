@@ -1,0 +1,476 @@
+// `mcp-result-cache/redis` against real redis-server 7 processes (one standalone server, one
+// 3-master cluster, started once for this file), through each of the four supported clients:
+// node-redis client and cluster, ioredis Redis and Cluster. Two ResultCache instances over two
+// clients of the same server share one cache: references, clears, invalidations, stale
+// notifications, derived entries, one budget and one LRU order; call order on one instance;
+// exact JSON round trips and TypeError refusals that write nothing; nothing written outside the
+// prefix; conversations expired by Redis itself with `ttlMs`; TypeErrors for bad clients/options.
+// Run: node --test tests/js/redis-store.test.mjs
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ResultCache, cacheTools } from '../../js/node.mjs';
+import { redisStorage } from '../../js/redis.mjs';
+import {
+  closeClient, ioredisClient, ioredisCluster, nodeRedisClient, nodeRedisCluster,
+  startRedis, startRedisCluster,
+} from '../support/redis-servers.mjs';
+import { checkInvariants, rawCommand, scanAll, sleep, snapshot } from '../support/redis-model.mjs';
+
+let server;
+let cluster;
+let rawStandalone; // node-redis client on the standalone server: inspection only
+let rawCluster; // node-redis cluster: inspection only, routed by key
+let masterClients; // one node-redis client per cluster master: SCAN
+const opened = [];
+const keep = (client) => (opened.push(client), client);
+
+before(async () => {
+  [server, cluster] = await Promise.all([startRedis(), startRedisCluster({ masters: 3 })]);
+  rawStandalone = keep(await nodeRedisClient(server.url));
+  rawCluster = keep(await nodeRedisCluster(cluster));
+  masterClients = [];
+  for (const { url } of cluster.rootNodes) masterClients.push(keep(await nodeRedisClient(url)));
+});
+
+after(async () => {
+  await Promise.all(opened.map(closeClient));
+  await Promise.all([server?.stop(), cluster?.stop()]);
+});
+
+const kinds = [
+  { name: 'node-redis client', make: () => nodeRedisClient(server.url), standalone: true },
+  { name: 'node-redis cluster', make: () => nodeRedisCluster(cluster), standalone: false },
+  { name: 'ioredis Redis', make: () => ioredisClient(server.port), standalone: true },
+  { name: 'ioredis Cluster', make: () => ioredisCluster(cluster), standalone: false },
+];
+
+let counter = 0;
+const rows = (count, offset = 0) => Array.from({ length: count }, (_, i) => ({ id: i + offset, host: i % 3 ? 'web' : 'db', cpu: (i * 37) % 101 }));
+const DATA = { ok: true, rows: rows(12) };
+const STALE = (pattern) => ({ method: 'notifications/resources/updated', params: { uri: `mcpfusion://stale/${pattern}` } });
+const utf8 = (value) => Buffer.byteLength(JSON.stringify(value));
+
+/** An atomic look at the totals from Redis itself (one EVAL): [b, e, HLEN x, sum of sizes in x]. */
+const TOTALS = `local b = tonumber(redis.call('HGET', KEYS[1], 'b') or '0')
+local e = tonumber(redis.call('HGET', KEYS[1], 'e') or '0')
+local all = redis.call('HVALS', KEYS[2])
+local sum = 0
+for _, v in ipairs(all) do sum = sum + tonumber(string.match(v, '^(%d+) ')) end
+return { b, e, #all, sum }`;
+
+for (const kind of kinds) {
+  describe(kind.name, () => {
+    let clientA;
+    let clientB;
+    let raw;
+    let nodes;
+    before(async () => {
+      clientA = keep(await kind.make());
+      clientB = keep(await kind.make());
+      raw = rawCommand(kind.standalone ? rawStandalone : rawCluster);
+      nodes = kind.standalone ? [rawStandalone] : masterClients;
+    });
+
+    /** Two caches (A over clientA, B over clientB) sharing a fresh prefix. */
+    const pair = ({ storage = {}, ...options } = {}) => {
+      const prefix = `t${process.pid}-${counter++}:`;
+      const make = (client) => new ResultCache({ threshold: 1, ...options, storage: redisStorage(client, { prefix, ...storage }) });
+      return { prefix, A: make(clientA), B: make(clientB) };
+    };
+    const totals = async (prefix) => (await raw(['EVAL', TOTALS, '2', `${prefix}{all}:t`, `${prefix}{all}:x`])).map(Number);
+
+    test('a reference minted by A resolves in B: whole, by JSON pointer, and only in its conversation', async () => {
+      const { A, B, prefix } = pair();
+      const uri = await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'metrics.query' });
+      assert.match(uri, /^mcp\+cache:\/\/c1\/[A-Za-z0-9_-]{8,16}$/);
+      assert.deepEqual(await B.readCachedPayload(uri, { convId: 'c1' }), DATA);
+      assert.deepEqual(await B.lookup(uri, { convId: 'c1' }), { status: 'hit', payload: DATA });
+      assert.deepEqual(await B.substituteCacheUris({ data_uri: `${uri}#/rows/3`, keep: 1 }, { convId: 'c1' }), { ok: true, args: { data: DATA.rows[3], keep: 1 } });
+      assert.equal(await B.readCachedPayload(uri, { convId: 'c2' }), null, 'another conversation does not see it');
+      assert.equal((await B.lookup(uri, { convId: 'c2' })).status, 'miss');
+      const refused = await B.substituteCacheUris({ data_uri: uri }, { convId: 'c2' });
+      assert.equal(refused.ok, false);
+      const [row] = await B.entries({ convId: 'c1' });
+      assert.equal(row.uri, uri);
+      assert.equal(row.convId, 'c1');
+      assert.equal(row.sourceToolName, 'metrics.query');
+      assert.equal(row.sizeBytes, utf8(DATA));
+      assert.deepEqual(await B.entries({ convId: 'c2' }), []);
+      const stats = await B.stats();
+      assert.equal(stats.storage, 'redis');
+      assert.equal(stats.entries, 1);
+      assert.equal(stats.bytes, utf8(DATA));
+      assert.equal(stats.conversations, 1);
+      checkInvariants(await snapshot(raw, prefix));
+    });
+
+    test('clears, invalidations and stale notifications through one instance are seen by the other', async () => {
+      const { A, B, prefix } = pair();
+      const u1 = await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'billing.get_invoice' });
+      const u2 = await A.cacheToolResult({ payload: DATA, convId: 'c2', sourceToolName: 'billing.get_invoice' });
+      const u3 = await A.cacheToolResult({ payload: DATA, convId: 'c2', sourceToolName: 'store.query' });
+      const u4 = await A.cacheToolResult({ payload: DATA, convId: 'c2', sourceToolName: 'crm.get_account' });
+      await B.clearConversation('c1');
+      assert.equal(await A.readCachedPayload(u1, { convId: 'c1' }), null, 'cleared by B, gone for A');
+      assert.equal((await A.lookup(u1, { convId: 'c1' })).status, 'miss');
+      assert.deepEqual(await A.readCachedPayload(u2, { convId: 'c2' }), DATA, 'other conversation kept');
+      assert.equal(await B.invalidate(['billing.*'], { cause: 'billing.refund' }), 1);
+      assert.deepEqual(await A.lookup(u2, { convId: 'c2' }), { status: 'stale', cause: 'billing.refund', sourceToolName: 'billing.get_invoice' });
+      const refused = await A.substituteCacheUris({ data_uri: u2 }, { convId: 'c2' });
+      assert.equal(refused.ok, false);
+      assert.match(JSON.stringify(refused.envelope), /stale/);
+      assert.equal((await A.lookup(u3, { convId: 'c2' })).status, 'hit');
+      await B.handleNotification(STALE('store.*'));
+      assert.equal((await A.lookup(u3, { convId: 'c2' })).status, 'stale', 'stale notification on B marks A\'s view');
+      assert.equal((await A.lookup(u4, { convId: 'c2' })).status, 'hit', 'other tools untouched');
+      const rowsOf = Object.fromEntries((await A.entries()).map((r) => [r.uri, r]));
+      assert.deepEqual(Object.keys(rowsOf).sort(), [u2, u3, u4].sort());
+      assert.equal(rowsOf[u2].staleCause, 'billing.refund');
+      assert.ok(rowsOf[u3].staleCause, 'stale cause of the notification is recorded');
+      assert.ok(rowsOf[u4].staleCause == null);
+      const { entries } = checkInvariants(await snapshot(raw, prefix));
+      assert.equal(entries, 3);
+      assert.equal((await B.stats()).entries, 3);
+      await A.clearConversation('c2');
+      assert.deepEqual(await B.entries(), []);
+      assert.equal((await B.stats()).bytes, 0);
+      const snap = await snapshot(raw, prefix);
+      checkInvariants(snap);
+      assert.equal(snap.s.size, 0, 'no stale marks left behind');
+    });
+
+    test('derived entries (cache_select) resolve from the other instance and are refused once the source is stale or cleared', async () => {
+      const { A, B } = pair();
+      const source = await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'billing.get_invoice' });
+      const select = async (cache, uri) => {
+        const result = await cacheTools(cache, { convId: 'c1' }).callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'host', op: '=', value: 'db' }] } });
+        assert.notEqual(result.isError, true, result.content?.[0]?.text);
+        return result.structuredContent;
+      };
+      const wanted = DATA.rows.filter((r) => r.host === 'db');
+      const selected = await select(A, source);
+      assert.equal(selected.count, wanted.length);
+      assert.deepEqual(await B.readCachedPayload(selected._cache_uri, { convId: 'c1' }), wanted, 'derived entry written by A resolves in B');
+      assert.deepEqual(await B.substituteCacheUris({ data_uri: selected._cache_uri }, { convId: 'c1' }), { ok: true, args: { data: wanted } });
+      const read = await cacheTools(B, { convId: 'c1' }).callTool({ name: 'cache_read', arguments: { uri: selected._cache_uri } });
+      assert.deepEqual(read.structuredContent.items, wanted);
+      await B.invalidate(['billing.get_*'], { cause: 'billing.refund' });
+      assert.equal((await A.lookup(selected._cache_uri, { convId: 'c1' })).status, 'stale', 'source stale through B: derived refused on A');
+      assert.equal((await A.substituteCacheUris({ data_uri: selected._cache_uri }, { convId: 'c1' })).ok, false);
+      const again = await cacheTools(A, { convId: 'c1' }).callTool({ name: 'cache_select', arguments: { uri: `${source}#/rows` } });
+      assert.equal(again.isError, true, 'selecting from a stale source is refused');
+
+      const source2 = await B.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'store.query' });
+      const derived2 = (await select(B, source2))._cache_uri;
+      assert.deepEqual(await A.readCachedPayload(derived2, { convId: 'c1' }), wanted);
+      await A.clearConversation('c1');
+      assert.equal((await B.lookup(derived2, { convId: 'c1' })).status, 'miss', 'cleared with its conversation');
+      assert.equal((await B.substituteCacheUris({ data_uri: derived2 }, { convId: 'c1' })).ok, false);
+
+      const source3 = await B.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'store.query' });
+      const derived3 = (await select(B, source3))._cache_uri;
+      await B.handleNotification(STALE('store.query'));
+      const seen = await A.lookup(derived3, { convId: 'c1' });
+      assert.equal(seen.status, 'stale', 'stale notification on the source refuses the derived entry on the other instance');
+    });
+
+    test('one budget: two instances writing concurrently never exceed maxBytes / maxEntries (stats and Redis itself)', async () => {
+      const maxBytes = 64 * 1024;
+      const maxEntries = 10;
+      const { A, B, prefix } = pair({ maxBytes, maxEntries });
+      const payloadOf = (i) => ({ i, blob: 'x'.repeat(i % 2 ? 4096 : 9000) });
+      const written = new Set();
+      const check = async (cache, uri) => {
+        written.add(uri);
+        const stats = await cache.stats();
+        assert.ok(stats.bytes <= maxBytes, `stats bytes ${stats.bytes} <= ${maxBytes}`);
+        assert.ok(stats.entries <= maxEntries, `stats entries ${stats.entries} <= ${maxEntries}`);
+        const [b, e, count, sum] = await totals(prefix);
+        assert.equal(b, sum, 'Redis: totals b = sum over x');
+        assert.equal(e, count, 'Redis: totals e = count over x');
+        assert.ok(b <= maxBytes, `Redis bytes ${b} <= ${maxBytes}`);
+        assert.ok(e <= maxEntries, `Redis entries ${e} <= ${maxEntries}`);
+      };
+      const writes = [];
+      for (let i = 0; i < 60; i += 1) {
+        const cache = i % 2 ? A : B;
+        writes.push(cache.cacheToolResult({ payload: payloadOf(i), convId: `c${i % 3}`, sourceToolName: 'bulk.fetch' }).then((uri) => {
+          assert.equal(typeof uri, 'string');
+          return check(cache, uri);
+        }));
+      }
+      await Promise.all(writes);
+      assert.equal(written.size, 60);
+      const { uris, entries, bytes } = checkInvariants(await snapshot(raw, prefix), { maxBytes, maxEntries });
+      assert.ok(entries >= 6, `the budget keeps as many as fit (${entries})`);
+      for (const uri of uris.keys()) assert.ok(written.has(uri));
+      const listed = await A.entries();
+      assert.deepEqual(listed.map((r) => r.uri).sort(), [...uris.keys()].sort());
+      assert.equal((await B.stats()).bytes, bytes);
+    });
+
+    test('LRU across instances: a read on B makes an entry the newest for A\'s eviction', async () => {
+      let clock = 1_000_000;
+      const { A, B, prefix } = pair({ maxEntries: 3, now: () => (clock += 10) });
+      const u = [];
+      for (let i = 0; i < 3; i += 1) u.push(await A.cacheToolResult({ payload: { i, rows: DATA.rows }, convId: 'c1', sourceToolName: 't' }));
+      assert.deepEqual(await B.readCachedPayload(u[0], { convId: 'c1' }), { i: 0, rows: DATA.rows });
+      const snap = await snapshot(raw, prefix);
+      assert.deepEqual([...snap.l.keys()], [u[1], u[2], u[0]], 'Redis LRU order after B\'s read');
+      u.push(await A.cacheToolResult({ payload: { i: 3 }, convId: 'c1', sourceToolName: 't' }));
+      assert.equal((await A.lookup(u[1], { convId: 'c1' })).status, 'miss', 'the least recently used is evicted');
+      assert.equal((await A.lookup(u[0], { convId: 'c1' })).status, 'hit', 'the one B read is kept');
+      // A's lookups just made u[0] newer than u[2]: the next write evicts u[2].
+      u.push(await B.cacheToolResult({ payload: { i: 4 }, convId: 'c2', sourceToolName: 't' }));
+      assert.equal((await B.lookup(u[2], { convId: 'c1' })).status, 'miss');
+      assert.deepEqual((await A.entries()).map((r) => r.uri).sort(), [u[0], u[3], u[4]].sort());
+      checkInvariants(await snapshot(raw, prefix), { maxEntries: 3 });
+    });
+
+    test('call order on one instance: a clear amid writes keeps exactly the later ones; reads see earlier writes', async () => {
+      const { A, B, prefix } = pair();
+      const early = Array.from({ length: 20 }, (_, i) => A.cacheToolResult({ payload: { i, rows: DATA.rows }, convId: 'L' }));
+      const clear = A.clearConversation('L');
+      const late = Array.from({ length: 20 }, (_, i) => A.cacheToolResult({ payload: { i, late: true }, convId: 'L' }));
+      const listed = A.entries({ convId: 'L' });
+      const stats = A.stats();
+      await Promise.all([...early, clear, ...late]);
+      const lateUris = await Promise.all(late);
+      assert.deepEqual((await listed).map((r) => r.uri).sort(), [...lateUris].sort(), 'entries() called after the writes sees exactly the late ones');
+      assert.equal((await stats).entries, 20);
+      assert.deepEqual((await B.entries({ convId: 'L' })).map((r) => r.uri).sort(), [...lateUris].sort());
+      for (const uri of await Promise.all(early)) assert.equal(await B.readCachedPayload(uri, { convId: 'L' }), null);
+
+      const write = A.cacheToolResult({ payload: { fresh: 1 }, convId: 'M' });
+      const seen = A.entries({ convId: 'M' });
+      const counted = A.stats();
+      const uri = await write;
+      assert.deepEqual((await seen).map((r) => r.uri), [uri], 'a listing called after a write sees it');
+      assert.equal((await counted).entries, 21);
+      const hitBefore = A.lookup(uri, { convId: 'M' });
+      const gone = A.clearConversation('M');
+      const missAfter = A.lookup(uri, { convId: 'M' });
+      assert.equal((await hitBefore).status, 'hit', 'a read called before the clear sees the entry');
+      await gone;
+      assert.equal((await missAfter).status, 'miss', 'a read called after the clear misses it');
+      checkInvariants(await snapshot(raw, prefix));
+    });
+
+    test('exact round trips: unicode, astral, lone surrogates, large numbers, nested arrays, 8 MB', async () => {
+      const { A, B, prefix } = pair();
+      let nested = [];
+      for (let i = 0; i < 60; i += 1) nested = [i, nested, { k: [nested.length] }];
+      const proto = JSON.parse('{"__proto__": {"x": 1}, "constructor": 2}');
+      const big = { rows: Array.from({ length: 8 }, (_, i) => `${'ä€😀'.repeat(10)}${String(i).repeat(1024 * 1024)}`) };
+      const payloads = [
+        { s: 'héllo wörld — ✓ 日本語 Ω', k: { 'clé': 'ü', '': '' } },
+        { astral: '😀𝄞🀄\u{10ffff}', '😀': ['𝄞'] },
+        { lone: '\ud800', tail: 'a\udfffb', pair: '\ud83d\ude00', '\udc00': ['\ud800\ud800'] },
+        { nul: 'a\u0000b', ctl: '\u0001\u001f\u007f', quote: '"\\/', lines: '\r\n\t' },
+        { n: [Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 1e308, -1.7976931348623157e308, 5e-324, 0.1 + 0.2, 123456789.12345679, -0.5, 0, 1e21, 1e-7] },
+        [nested, [], {}, [[[[]]]], [null, true, false]],
+        proto,
+        [1, 'two', null],
+        big,
+      ];
+      const uris = [];
+      for (const payload of payloads) {
+        const uri = await A.cacheToolResult({ payload, convId: 'rt', sourceToolName: 'rt.tool' });
+        assert.equal(typeof uri, 'string');
+        uris.push(uri);
+      }
+      for (const [i, payload] of payloads.entries()) {
+        const back = await B.readCachedPayload(uris[i], { convId: 'rt' });
+        assert.deepEqual(back, payload, `payload ${i} round trips`);
+        assert.equal(JSON.stringify(back), JSON.stringify(payload));
+      }
+      assert.equal(Object.getOwnPropertyNames(await B.readCachedPayload(uris[6], { convId: 'rt' })).sort().join(), '__proto__,constructor', 'an own "__proto__" key stays an own key');
+      const sizes = Object.fromEntries((await B.entries({ convId: 'rt' })).map((r) => [r.uri, r.sizeBytes]));
+      for (const [i, payload] of payloads.entries()) assert.equal(sizes[uris[i]], utf8(payload), `size of payload ${i}`);
+      assert.ok(sizes[uris[8]] > 8 * 1024 * 1024);
+      assert.deepEqual(await B.substituteCacheUris({ data_uri: `${uris[2]}#/lone` }, { convId: 'rt' }), { ok: true, args: { data: '\ud800' } });
+      checkInvariants(await snapshot(raw, prefix));
+    });
+
+    test('values JSON cannot hold exactly are refused with a TypeError and write nothing', async () => {
+      const { A, B, prefix } = pair();
+      await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'ok.tool' });
+      const before = await B.stats();
+      const keysBefore = await scanAll(nodes);
+      const snapBefore = await snapshot(raw, prefix);
+      const cycle = { a: 1 };
+      cycle.self = { back: cycle };
+      const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
+      const symbolKey = { a: 1, [Symbol('s')]: 2 };
+      const bad = {
+        Date: { when: new Date(0) },
+        Map: { m: new Map([[1, 2]]) },
+        Set: { s: new Set([1]) },
+        'undefined property': { a: 1, b: undefined },
+        'undefined in an array': [1, undefined],
+        NaN: { n: NaN },
+        Infinity: { n: [Infinity] },
+        '-Infinity': { n: -Infinity },
+        '-0': { n: -0 },
+        function: { f() {} },
+        'sparse array': { list: sparse },
+        'class instance': { v: new (class Point { constructor() { this.x = 1; } })() },
+        'typed array': { t: new Uint8Array(4) },
+        cycle,
+        BigInt: { big: 10n },
+        'symbol key': symbolKey,
+        'symbol value': { s: Symbol('v') },
+        'toJSON method': { toJSON: () => ({ a: 1 }) },
+        'boxed string': { s: Object('str') },
+      };
+      // What reaches the storage is refused by it with a TypeError. The cache itself refuses some
+      // values before the storage sees them: not plain JSON (Map, Set, class instances, typed
+      // arrays, toJSON, boxed primitives) resolves null with a `skip` event, and what JSON.stringify
+      // throws on (a cycle, a BigInt) resolves null: accepted too, as long as nothing is written.
+      const beforeStorage = new Set(['Map', 'Set', 'class instance', 'typed array', 'toJSON method', 'boxed string', 'cycle', 'BigInt']);
+      for (const [name, payload] of Object.entries(bad)) {
+        let outcome;
+        try {
+          outcome = await A.cacheToolResult({ payload, convId: 'c1', sourceToolName: 'bad.tool' });
+        } catch (error) {
+          assert.ok(error instanceof TypeError, `${name}: a TypeError, got ${error?.name}: ${error?.message}`);
+          assert.match(error.message, /redisStorage|JSON|cycle|BigInt/, name);
+          continue;
+        }
+        assert.ok(beforeStorage.has(name), `${name}: expected a TypeError, resolved ${outcome}`);
+        assert.equal(outcome, null, `${name}: refused (null) when the cache refuses it itself`);
+      }
+      assert.deepEqual(await B.stats(), before, 'stats unchanged');
+      assert.deepEqual(await scanAll(nodes), keysBefore, 'no key added or removed');
+      const { time: _t1, ...snapAfter } = await snapshot(raw, prefix);
+      const { time: _t0, ...snapThen } = snapBefore;
+      assert.deepEqual(snapAfter, snapThen, 'the cache\'s keys unchanged');
+    });
+
+    test('nothing is written outside the prefix, and every key has the {all} hash tag', async () => {
+      const { A, B, prefix } = pair({ storage: { ttlMs: 60_000 } });
+      // Foreign keys that look like a cache's: another prefix, the default prefix, a prefix sharing ours' start.
+      const foreign = [`x${prefix}{all}:t`, `mcp-result-cache:{all}:t`, `${prefix.slice(0, -1)}{all}:t`];
+      for (const key of foreign) await raw(['HSET', key, 'b', '7', 'e', '1']);
+      const all = async () => new Set(await scanAll(nodes));
+      const before = await all();
+      const u1 = await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'billing.get_invoice' });
+      await A.cacheToolResult({ payload: DATA, convId: 'we"ird ü/id', sourceToolName: 'x.y' });
+      const u3 = await B.cacheToolResult({ payload: DATA, convId: 'c3', sourceToolName: 'x.y' });
+      await B.readCachedPayload(u1, { convId: 'c1' });
+      await cacheTools(B, { convId: 'c3' }).callTool({ name: 'cache_select', arguments: { uri: `${u3}#/rows` } });
+      await B.invalidate(['billing.*'], { cause: 'r' });
+      await A.handleNotification(STALE('x.*'));
+      await A.evictOlderThan({ maxAgeMs: 3_600_000 });
+      await A.entries();
+      await A.stats();
+      await B.afterToolCall('big.tool', { content: [{ type: 'text', text: JSON.stringify({ rows: rows(200) }) }] }, { convId: 'c4' });
+      const afterKeys = await all();
+      const added = [...afterKeys].filter((k) => !before.has(k));
+      const removed = [...before].filter((k) => !afterKeys.has(k));
+      assert.ok(added.length >= 8, `the cache wrote keys (${added.length})`);
+      for (const key of added) {
+        assert.ok(key.startsWith(`${prefix}{all}:`), `key ${key} starts with the prefix and {all}`);
+      }
+      assert.deepEqual(removed, [], 'no key deleted');
+      for (const key of afterKeys) if (key.startsWith(prefix)) assert.ok(key.includes('{all}'), key);
+      for (const key of foreign) assert.deepEqual(Object.fromEntries(await raw(['HGETALL', key]).then((r) => Object.entries(r))), { b: '7', e: '1' }, `${key} untouched`);
+      for (const key of added) {
+        const pttl = Number(await raw(['PTTL', key]));
+        assert.ok(pttl > 0 && pttl <= 60_000, `${key} expires with the TTL (PTTL ${pttl})`);
+      }
+      if (!kind.standalone) {
+        // All of the cache on one master: the one owning the slot of {all}.
+        const owners = [];
+        for (const [i, client] of masterClients.entries()) {
+          const exists = await client.sendCommand(['EXISTS', `${prefix}{all}:t`]).catch((error) => {
+            assert.match(error.message, /^MOVED/);
+            return 0;
+          });
+          if (exists === 1) owners.push(i);
+        }
+        assert.equal(owners.length, 1);
+      }
+      await A.clearConversation('c1');
+      await A.clearConversation('we"ird ü/id');
+      await A.clearConversation('c3');
+      await A.clearConversation('c4');
+      assert.equal((await B.stats()).entries, 0);
+      for (const key of foreign) await raw(['DEL', key]);
+    });
+
+    test('ttlMs: Redis itself deletes a conversation nobody touched; no phantom bytes; one read within the TTL keeps it', async () => {
+      const ttlMs = 400;
+      const { A, B, prefix } = pair({ storage: { ttlMs } });
+      const base = `${prefix}{all}:`;
+      const conv = (id) => JSON.stringify(id);
+      const idle = await A.cacheToolResult({ payload: DATA, convId: 'idle', sourceToolName: 't' });
+      const busy = await A.cacheToolResult({ payload: { busy: true, rows: DATA.rows }, convId: 'busy', sourceToolName: 't' });
+      for (const id of ['idle', 'busy']) {
+        for (const k of ['p', 'i']) {
+          const pttl = Number(await raw(['PTTL', `${base}${k}:${conv(id)}`]));
+          assert.ok(pttl > 0 && pttl <= ttlMs, `${k}:${id} has a PTTL within the TTL (${pttl})`);
+        }
+      }
+      // Keep "busy" alive through B, raw EXISTS only on "idle" (no script call sweeps it).
+      const deadline = Date.now() + ttlMs * 2 + 200;
+      while (Date.now() < deadline) {
+        assert.deepEqual(await B.readCachedPayload(busy, { convId: 'busy' }), { busy: true, rows: DATA.rows });
+        await sleep(80);
+      }
+      // No instance touched "idle" for > 2 TTLs (the reads of "busy" run the script, whose sweep may
+      // delete it first: the cache below is never called, so there only Redis expires keys).
+      assert.equal(Number(await raw(['EXISTS', `${base}p:${conv('idle')}`, `${base}i:${conv('idle')}`])), 0, 'idle conversation\'s keys are gone');
+      assert.equal((await B.lookup(idle, { convId: 'idle' })).status, 'miss');
+      assert.equal((await A.lookup(busy, { convId: 'busy' })).status, 'hit', 'the conversation read within the TTL stays');
+      const stats = await A.stats();
+      assert.equal(stats.entries, 1);
+      assert.equal(stats.bytes, utf8({ busy: true, rows: DATA.rows }), 'no phantom bytes of the expired conversation');
+      assert.equal(stats.conversations, 1);
+      assert.deepEqual((await B.entries()).map((r) => r.uri), [busy]);
+      checkInvariants(await snapshot(raw, prefix));
+
+      // Untouched by every script call: Redis alone expires the keys (and the shared ones a TTL later).
+      const { A: C, prefix: other } = pair({ storage: { ttlMs } });
+      await C.cacheToolResult({ payload: DATA, convId: 'alone', sourceToolName: 't' });
+      const keysOf = async () => (await scanAll(nodes)).filter((k) => k.startsWith(other));
+      assert.ok((await keysOf()).includes(`${other}{all}:p:${conv('alone')}`));
+      const until = Date.now() + ttlMs + 3000;
+      while ((await keysOf()).length > 0 && Date.now() < until) await sleep(100);
+      assert.deepEqual(await keysOf(), [], 'Redis expired every key of the untouched cache');
+      const after = await C.stats();
+      assert.equal(after.entries, 0);
+      assert.equal(after.bytes, 0);
+    });
+
+    test('TypeErrors at once for bad options', () => {
+      for (const options of [
+        { prefix: 'a{b' }, { prefix: 'a}' }, { prefix: '' }, { prefix: 7 }, { prefix: 'x'.repeat(257) }, { prefix: 'a\ud800' },
+        { ttlMs: 0 }, { ttlMs: -1 }, { ttlMs: 1.5 }, { ttlMs: '100' }, { ttlMs: NaN }, { ttlMs: Infinity }, { ttlMs: null },
+        { timeoutMs: 0 }, { timeoutMs: -5 }, { timeoutMs: 2.5 }, { timeoutMs: 2 ** 31 }, { timeoutMs: '1000' },
+        { ttl: 100 }, { prefix: 'ok:', extra: true }, null, 'prefix', [], 5,
+      ]) {
+        assert.throws(() => redisStorage(clientA, options), TypeError, `options ${JSON.stringify(options)}`);
+      }
+      assert.equal(redisStorage(clientA, { prefix: 'ok:', ttlMs: 1, timeoutMs: 1 }).kind, 'redis');
+      assert.equal(redisStorage(clientA).prefix, 'mcp-result-cache:');
+    });
+  });
+}
+
+test('TypeErrors at once for anything that is not a supported client', () => {
+  const fakes = [
+    undefined, null, {}, 42, 'redis://127.0.0.1:6379', () => {}, [],
+    { sendCommand() {} },
+    { sendCommand: 'yes', isOpen: true },
+    { call() {}, status: 'ready' },
+    { call() {}, evalsha() {} },
+    { get() {}, set() {} },
+    Object.create(null),
+  ];
+  for (const client of fakes) {
+    assert.throws(() => redisStorage(client), TypeError, `client ${String(client && Object.keys(client))}`);
+    assert.throws(() => redisStorage(client, { prefix: 'ok:' }), TypeError);
+  }
+});
