@@ -27,7 +27,6 @@ override="${RELEASE_TOOLCHAIN:-}"
 # CARGO_ENCODED_RUSTFLAGS from the caller's environment would silently win over RUSTFLAGS.
 unset CARGO_ENCODED_RUSTFLAGS
 mkdir -p pkg
-rm -f pkg/.toolchain
 if release_toolchain_ready; then
   toolchain="$RELEASE_TOOLCHAIN"
   export RUSTUP_TOOLCHAIN="$RELEASE_TOOLCHAIN" RUSTFLAGS="$RELEASE_RUSTFLAGS"
@@ -47,6 +46,33 @@ else
   build_std=()
 fi
 echo "build: toolchain $toolchain ($(rustc --version))"
+
+# Nothing to do when nothing the build reads changed since the last complete build: the
+# fingerprint of every input (sources, manifests, lockfiles, the build scripts, the toolchain and
+# its flags) is pkg/.inputs, written last; every output must still be there. `npm start` and
+# `npm run build` on an unchanged tree take seconds. BUILD_FORCE=1 rebuilds anyway.
+outputs=(js/browser.mjs js/server.mjs js/lists.mjs js/constants.cjs js/augment.cjs js/node.mjs
+  js/server.node.mjs js/lists.node.mjs pkg/node/index.d.mts pkg/server-node/index.d.mts
+  pkg/lists-node/index.d.mts)
+for dir in web node server-web server-node lists-web lists-node; do
+  outputs+=("pkg/$dir/mcp_result_cache_bg.wasm" "pkg/$dir/mcp_result_cache.d.ts")
+done
+fingerprint="$({
+  printf '%s\n' "$toolchain" "$(rustc --version)" "${RUSTFLAGS:-}" "${build_std[*]:-}"
+  find src js/src -type f ! -path js/src/constants.mjs -print0 | sort -z | xargs -0 sha256sum
+  sha256sum Cargo.toml Cargo.lock package.json package-lock.json scripts/build.sh \
+    scripts/release-toolchain.sh scripts/web-glue.mjs scripts/constants.mjs scripts/node-entries.mjs
+} | sha256sum | cut -d' ' -f1)"
+if [ "${BUILD_FORCE:-}" != 1 ] && [ "$(cat pkg/.inputs 2>/dev/null)" = "$fingerprint" ] \
+  && [ "$(cat pkg/.toolchain 2>/dev/null)" = "$toolchain" ]; then
+  missing=0
+  for f in "${outputs[@]}"; do [ -e "$f" ] || missing=1; done
+  if [ "$missing" = 0 ]; then
+    echo "build: up to date (no input changed since the last build; BUILD_FORCE=1 rebuilds)"
+    exit 0
+  fi
+fi
+rm -f pkg/.toolchain pkg/.inputs
 
 for entry in host server lists; do
   prefix=""
@@ -100,6 +126,7 @@ for f in pkg/*/mcp_result_cache_bg.wasm; do
   printf 'build: %s %s bytes raw, %s bytes gzip -9\n' "$f" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"
 done
 echo "$toolchain" > pkg/.toolchain
+echo "$fingerprint" > pkg/.inputs
 if [ "$toolchain" = stable ]; then
   echo "$warning" >&2
 fi
