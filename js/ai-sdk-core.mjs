@@ -155,6 +155,11 @@ export function createAiSdk(api) {
         }
         : undefined;
 
+      // The tool's MCP annotations (`openWorldHint` for the `"guarded"` flow policy): its own
+      // `annotations`, or where `@ai-sdk/mcp` tools carry them, `metadata.annotations`.
+      const given = isPlainObject(tool.annotations) ? tool.annotations : tool.metadata?.annotations;
+      const annotations = isPlainObject(given) ? { ...given } : {};
+      const annotationsOf = async () => annotations;
       const run = (input, executeOptions, dispatch) =>
         observe().then(() =>
           pipeline.run(name, input, {
@@ -162,14 +167,27 @@ export function createAiSdk(api) {
             origin,
             declaredOf: async () => declaredProperties(await originalJson()),
             validate,
+            annotationsOf,
+            // A flow to ask about reaches `execute` only once the user approved the call: the
+            // AI SDK runs a tool whose `needsApproval` answered `true` only after an approval.
+            ask: async () => true,
             dispatch,
           }));
+      // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
+      // wants approval, or when this call would move referenced data the policy asks about.
+      const ownApproval = tool.needsApproval;
+      const needsApproval = async (input, approvalOptions) => {
+        if (typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true) return true;
+        await observe();
+        return pipeline.needsApproval(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf });
+      };
 
       // No outputSchema: the output is what the model should see (a reference, a summary, an
       // envelope), which the tool's own output schema does not describe.
       const { outputSchema: _outputSchema, ...rest } = tool;
       const out = { ...rest, inputSchema, toModelOutput };
       if (typeof tool.execute !== 'function') return out; // declared here, executed elsewhere
+      out.needsApproval = needsApproval;
       const execute = tool.execute;
       if (isAsyncGeneratorFunction(execute)) {
         // A streaming tool: its outputs are passed on as they come (preliminary results for the
@@ -229,6 +247,7 @@ export function createAiSdk(api) {
         type: 'dynamic',
         ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
         ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
+        ...(isPlainObject(tool.annotations) ? { annotations: { ...tool.annotations } } : {}),
         inputSchema: jsonSchema({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} }),
         async execute(args, executeOptions) {
           const signal = executeOptions?.abortSignal;

@@ -132,6 +132,49 @@ pub(crate) fn uri_string(value: &JsValue) -> Result<Option<String>, JsValue> {
         .ok_or_else(|| type_error("uri must be a well-formed string (it has a lone surrogate)"))
 }
 
+/// The `blocked` event of a flow the policy refused: `{kind, from, to, toolName, uris}` read
+/// from the integration's `flow` (a new object: the caller's is not handed on).
+#[cfg(feature = "host")]
+pub(crate) fn blocked_flow_event(flow: &JsValue) -> JsValue {
+    let obj = Object::new();
+    set(&obj, "kind", "blocked");
+    for key in ["from", "to", "toolName", "uris"] {
+        set(&obj, key, crate::js_args::get(flow, key));
+    }
+    obj.into()
+}
+
+/// The flow policies `flows` names (js/flows.mjs decides by them).
+const FLOW_MODES: [&str; 3] = ["any", "same-server", "guarded"];
+
+/// `flows`: absent (`"any"`), one of [`FLOW_MODES`], a function, or an object whose every own
+/// value is `"*"` or an array of server names. Kept as given; js/flows.mjs applies it, and
+/// checks the integrations' own `flows` option with the same rule and message.
+#[cfg(feature = "host")]
+pub(crate) fn flows_option(options: &JsValue) -> Result<JsValue, JsValue> {
+    use crate::js_args::{array_items, get_own, is_array, own_keys};
+    let value = read(options, "flows")?;
+    let valid = match value.as_string() {
+        Some(mode) => FLOW_MODES.contains(&mode.as_str()),
+        None if value.is_undefined() || value.is_function() => true,
+        None if value.is_object() && !is_array(&value) => own_keys(&value).iter().all(|k| {
+            let targets = get_own(&value, k);
+            targets.as_string().is_some_and(|s| s == "*")
+                || (is_array(&targets) && array_items(&targets).iter().all(JsValue::is_string))
+        }),
+        None => false,
+    };
+    match valid {
+        true => Ok(value),
+        false => Err(type_error(FLOWS_TYPE)),
+    }
+}
+
+/// The `TypeError` of a bad `flows` option (the same text as js/flows.mjs's).
+#[cfg(feature = "host")]
+const FLOWS_TYPE: &str =
+    "flows must be \"any\", \"same-server\", \"guarded\", { server: [servers] | \"*\" } or a function";
+
 /// `server`: absent, or the non-empty name of the MCP server the tool belongs to.
 pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue> {
     let value = read(options, "server")?;
@@ -220,6 +263,7 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             set(&obj, "reason", *reason);
         }
         CacheEvent::Blocked { database } => set(&obj, "database", database.as_str()),
+        CacheEvent::FlowBlocked(event) => return event.clone(),
         CacheEvent::Error {
             operation,
             name,
