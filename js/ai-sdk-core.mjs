@@ -6,6 +6,9 @@
 import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, isPlainObject } from './tool-pipeline.mjs';
 
+/** Most tool calls remembered as sent to the AI SDK's approval (`needsApproval` answered `true`). */
+const MAX_PENDING_APPROVALS = 1024;
+
 /** Longest base64 run an unknown content block may carry into a text part before it is elided. */
 const MAX_INLINE_DATA_CHARS = 256;
 /** Most characters of a validation error quoted back to the model. */
@@ -109,6 +112,19 @@ export function createAiSdk(api) {
     const { augment, server } = options;
     const origin = () => (server ? { server } : {});
 
+    // The tool calls whose `needsApproval` answered `true`: the AI SDK runs them only once the
+    // user approved (it asks `needsApproval` again right before it does), so `execute` lets a
+    // flow the policy asks about through for these calls alone, once. Any other call (`execute`
+    // run directly, or by a page's `onToolCall` before an approval) is refused such a flow.
+    const approvals = new Set();
+    const sentToApproval = (id) => {
+      if (typeof id !== 'string') return;
+      approvals.delete(id);
+      approvals.add(id);
+      if (approvals.size > MAX_PENDING_APPROVALS) approvals.delete(approvals.values().next().value);
+    };
+    const approved = (id) => approvals.delete(id);
+
     // `[Cache-Control: …]` directives in the tools' descriptions, taught to the cache once.
     const described = [];
     let observed = null;
@@ -168,18 +184,20 @@ export function createAiSdk(api) {
             declaredOf: async () => declaredProperties(await originalJson()),
             validate,
             annotationsOf,
-            // A flow to ask about reaches `execute` only once the user approved the call: the
-            // AI SDK runs a tool whose `needsApproval` answered `true` only after an approval.
-            ask: async () => true,
+            ask: async () => approved(executeOptions?.toolCallId),
             dispatch,
           }));
       // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
       // wants approval, or when this call would move referenced data the policy asks about.
       const ownApproval = tool.needsApproval;
       const needsApproval = async (input, approvalOptions) => {
-        if (typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true) return true;
-        await observe();
-        return pipeline.needsApproval(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf });
+        let ask = typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true;
+        if (ask !== true) {
+          await observe();
+          ask = await pipeline.needsApproval(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf });
+        }
+        if (ask) sentToApproval(approvalOptions?.toolCallId);
+        return ask === true;
       };
 
       // No outputSchema: the output is what the model should see (a reference, a summary, an

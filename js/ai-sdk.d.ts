@@ -89,7 +89,9 @@ export interface ToolClient {
  * - `needsApproval(input, options)` answers `true` when the tool's own `needsApproval` does, or
  *   when this call would move referenced data the flow policy (`flows`) says to ask about, so
  *   the AI SDK's tool approval (`useChat`'s approval UI) asks the user; a denied approval never
- *   runs `execute`. A flow the policy denies is refused by `execute` with the
+ *   runs `execute`. `execute` lets such a flow through only for a call whose `needsApproval`
+ *   answered `true` (the AI SDK asks again right before it runs an approved call), once; run
+ *   any other way, the call is refused. A flow the policy denies is refused by `execute` with the
  *   `reference_not_allowed` envelope, without running the original (a `blocked` event of the
  *   cache). The tool's MCP `annotations` (which `@ai-sdk/mcp` tools carry) give `openWorldHint`
  *   to the `"guarded"` policy.

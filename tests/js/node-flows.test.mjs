@@ -379,6 +379,28 @@ test('wrapAiSdkTools: needsApproval answers per call under "guarded"', async () 
   }
 });
 
+test('wrapAiSdkTools: execute lets an asked flow through only for a call the AI SDK sent to approval, once', async () => {
+  const { s, tools, executed, events, close } = await aiSdkSetup('guarded');
+  try {
+    const fetched = await tools['invoice.get'].execute({ id: 'INV-4' }, { toolCallId: 'a', messages: [] });
+    const input = { to: 'x', lines_uri: `${JSON.parse(fetched.content[0].text)._cache_uri}#/lines` };
+    // Run directly, never asked: refused, the original never runs.
+    const direct = await tools.send_report.execute(input, { toolCallId: 'd1', messages: [] });
+    assert.equal(JSON.parse(direct.content[0].text).error, 'reference_not_allowed');
+    assert.deepEqual(executed, []);
+    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+    // Sent to approval (needsApproval answered true for this call): it runs, once.
+    assert.equal(await tools.send_report.needsApproval(input, { toolCallId: 'd2', messages: [] }), true);
+    assert.deepEqual(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: [] })).content[0].text), { sent: 120 });
+    assert.equal(executed.length, 1);
+    assert.equal(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: [] })).content[0].text).error, 'reference_not_allowed');
+    assert.equal(executed.length, 1);
+    assert.deepEqual(mailerCalls(s).map((p) => p.arguments.lines), [LINES]);
+  } finally {
+    await close();
+  }
+});
+
 test('wrapAiSdkTools: the tool\'s own needsApproval composes; "same-server" denies in execute, never running the original', async () => {
   const { tools, executed, events, close } = await aiSdkSetup('same-server');
   try {
