@@ -144,30 +144,24 @@ pub(crate) fn blocked_flow_event(flow: &JsValue) -> JsValue {
     obj.into()
 }
 
-/// The flow policies `flows` names (js/flows.mjs decides by them).
-const FLOW_MODES: [&str; 3] = ["any", "same-server", "guarded"];
-
-/// `flows`: absent (`"any"`), one of [`FLOW_MODES`], a function, or an object whose every own
-/// value is `"*"` or an array of server names. Kept as given; js/flows.mjs applies it, and
-/// checks the integrations' own `flows` option with the same rule and message.
+/// `flows`: absent (`"any"`), `"any"`, `"same-server"`, `"guarded"`, a function, or an object
+/// whose every own value is `"*"` or an array of server names (`isFlowPolicy`, a walk over the
+/// caller's value in `js_values.js`). Kept as given; js/flows.mjs applies it.
 #[cfg(feature = "host")]
 pub(crate) fn flows_option(options: &JsValue) -> Result<JsValue, JsValue> {
-    use crate::js_args::{array_items, get_own, is_array, own_keys};
     let value = read(options, "flows")?;
-    let valid = match value.as_string() {
-        Some(mode) => FLOW_MODES.contains(&mode.as_str()),
-        None if value.is_undefined() || value.is_function() => true,
-        None if value.is_object() && !is_array(&value) => own_keys(&value).iter().all(|k| {
-            let targets = get_own(&value, k);
-            targets.as_string().is_some_and(|s| s == "*")
-                || (is_array(&targets) && array_items(&targets).iter().all(JsValue::is_string))
-        }),
-        None => false,
-    };
-    match valid {
+    match is_flow_policy(&value) {
         true => Ok(value),
         false => Err(type_error(FLOWS_TYPE)),
     }
+}
+
+#[cfg(feature = "host")]
+#[wasm_bindgen(module = "/src/js_values.js")]
+extern "C" {
+    /// Whether a value is a flow policy (the shape `checkFlows` of js/flows.mjs accepts).
+    #[wasm_bindgen(js_name = isFlowPolicy)]
+    fn is_flow_policy(flows: &JsValue) -> bool;
 }
 
 /// The `TypeError` of a bad `flows` option (the same text as js/flows.mjs's).

@@ -313,6 +313,19 @@ test('a derived reference (cache_select) carries its source\'s server', async ()
   }
 });
 
+test('the ResultCache constructor and checkFlows accept and refuse the same values', () => {
+  const throwing = new Proxy({}, { ownKeys() { throw new Error('boom'); } });
+  const getter = Object.defineProperty({}, 'vault', { enumerable: true, get() { throw new Error('boom'); } });
+  const values = [undefined, 'any', 'same-server', 'guarded', () => 'allow', {}, { vault: ['a', 'b'] }, { '*': '*' }, { vault: [] },
+    'all', '', 'ANY', null, 0, true, [], ['vault'], { vault: 'mailer' }, { vault: [1] }, { vault: null }, { vault: ['a', null] }, throwing, getter];
+  for (const [i, value] of values.entries()) {
+    const byJs = (() => { try { checkFlows(value, 'x'); return 'ok'; } catch (e) { return e.constructor.name; } })();
+    const byCache = (() => { try { new ResultCache({ storage: 'memory', flows: value }); return 'ok'; } catch (e) { return e.constructor.name; } })();
+    assert.equal(byCache, byJs, `values[${i}]`);
+    assert.ok(byJs === 'ok' || byJs === 'TypeError');
+  }
+});
+
 test('bad flows and approve are TypeErrors at once', async () => {
   assert.throws(() => new ResultCache({ storage: 'memory', flows: 'sameserver' }), (e) => e instanceof TypeError && /flows must be/.test(e.message));
   assert.throws(() => new ResultCache({ storage: 'memory', flows: { vault: 'mailer' } }), TypeError);
