@@ -6,6 +6,9 @@
 import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, isPlainObject } from './tool-pipeline.mjs';
 
+/** Most tool calls remembered as sent to the AI SDK's approval (`needsApproval` answered `true`). */
+const MAX_PENDING_APPROVALS = 1024;
+
 /** Longest base64 run an unknown content block may carry into a text part before it is elided. */
 const MAX_INLINE_DATA_CHARS = 256;
 /** Most characters of a validation error quoted back to the model. */
@@ -109,6 +112,19 @@ export function createAiSdk(api) {
     const { augment, server } = options;
     const origin = () => (server ? { server } : {});
 
+    // The tool calls whose `needsApproval` answered `true`: the AI SDK runs them only once the
+    // user approved (it asks `needsApproval` again right before it does), so `execute` lets a
+    // flow the policy asks about through for these calls alone, once. Any other call (`execute`
+    // run directly, or by a page's `onToolCall` before an approval) is refused such a flow.
+    const approvals = new Set();
+    const sentToApproval = (id) => {
+      if (typeof id !== 'string') return;
+      approvals.delete(id);
+      approvals.add(id);
+      if (approvals.size > MAX_PENDING_APPROVALS) approvals.delete(approvals.values().next().value);
+    };
+    const approved = (id) => approvals.delete(id);
+
     // `[Cache-Control: …]` directives in the tools' descriptions, taught to the cache once.
     const described = [];
     let observed = null;
@@ -155,6 +171,11 @@ export function createAiSdk(api) {
         }
         : undefined;
 
+      // The tool's MCP annotations (`openWorldHint` for the `"guarded"` flow policy): its own
+      // `annotations`, or where `@ai-sdk/mcp` tools carry them, `metadata.annotations`.
+      const given = isPlainObject(tool.annotations) ? tool.annotations : tool.metadata?.annotations;
+      const annotations = isPlainObject(given) ? { ...given } : {};
+      const annotationsOf = async () => annotations;
       const run = (input, executeOptions, dispatch) =>
         observe().then(() =>
           pipeline.run(name, input, {
@@ -162,14 +183,29 @@ export function createAiSdk(api) {
             origin,
             declaredOf: async () => declaredProperties(await originalJson()),
             validate,
+            annotationsOf,
+            ask: async () => approved(executeOptions?.toolCallId),
             dispatch,
           }));
+      // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
+      // wants approval, or when this call would move referenced data the policy asks about.
+      const ownApproval = tool.needsApproval;
+      const needsApproval = async (input, approvalOptions) => {
+        let ask = typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true;
+        if (ask !== true) {
+          await observe();
+          ask = await pipeline.needsApproval(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf });
+        }
+        if (ask) sentToApproval(approvalOptions?.toolCallId);
+        return ask === true;
+      };
 
       // No outputSchema: the output is what the model should see (a reference, a summary, an
       // envelope), which the tool's own output schema does not describe.
       const { outputSchema: _outputSchema, ...rest } = tool;
       const out = { ...rest, inputSchema, toModelOutput };
       if (typeof tool.execute !== 'function') return out; // declared here, executed elsewhere
+      out.needsApproval = needsApproval;
       const execute = tool.execute;
       if (isAsyncGeneratorFunction(execute)) {
         // A streaming tool: its outputs are passed on as they come (preliminary results for the
@@ -229,6 +265,7 @@ export function createAiSdk(api) {
         type: 'dynamic',
         ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
         ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
+        ...(isPlainObject(tool.annotations) ? { annotations: { ...tool.annotations } } : {}),
         inputSchema: jsonSchema({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} }),
         async execute(args, executeOptions) {
           const signal = executeOptions?.abortSignal;

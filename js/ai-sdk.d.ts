@@ -1,6 +1,6 @@
 // Types of `mcp-result-cache/ai-sdk`.
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
-import type { CacheToolsOptions, ResultCache } from './index.js';
+import type { CacheToolsOptions, FlowPolicy, ResultCache } from './index.js';
 
 /** The output a tool gives the model (the AI SDK's `ToolResultOutput`: `text`, `json`, `content`, …). */
 export type ToolModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
@@ -33,9 +33,16 @@ export interface WrapAiSdkToolsOptions {
   mediaMaxBytes?: number;
   /**
    * The MCP server the tools come from (its `serverInfo.name`): entries remember it, and that
-   * server's invalidations touch only its own entries. Default: none.
+   * server's invalidations touch only its own entries, and it is the `to` of the flow policy.
+   * Default: none (`null` to the policy).
    */
   server?: string;
+  /**
+   * Which server's data a reference may carry into these tools; overrides the cache's `flows`
+   * (see `ResultCacheOptions.flows` and docs/SECURITY.md). A flow the policy asks about makes
+   * the tool's `needsApproval` answer `true` for that call. Default: the cache's.
+   */
+  flows?: FlowPolicy;
 }
 
 /** Options of {@link clientToolSet}: without `cache`, the tools run without the pipeline. */
@@ -79,6 +86,15 @@ export interface ToolClient {
  * - `toModelOutput` is {@link toModelOutput}: images, audio and blobs as `file` parts, text as
  *   text, never base64 as text. It replaces the tool's own (which would see the visible value,
  *   not the tool's output), and `outputSchema` is dropped for the same reason.
+ * - `needsApproval(input, options)` answers `true` when the tool's own `needsApproval` does, or
+ *   when this call would move referenced data the flow policy (`flows`) says to ask about, so
+ *   the AI SDK's tool approval (`useChat`'s approval UI) asks the user; a denied approval never
+ *   runs `execute`. `execute` lets such a flow through only for a call whose `needsApproval`
+ *   answered `true` (the AI SDK asks again right before it runs an approved call), once; run
+ *   any other way, the call is refused. A flow the policy denies is refused by `execute` with the
+ *   `reference_not_allowed` envelope, without running the original (a `blocked` event of the
+ *   cache). The tool's MCP `annotations` (which `@ai-sdk/mcp` tools carry) give `openWorldHint`
+ *   to the `"guarded"` policy.
  *
  * Tools without `execute` (executed elsewhere, such as client-side tools of `useChat`) get the
  * schema and `toModelOutput` only; provider tools (`type: "provider"`) are returned unchanged.

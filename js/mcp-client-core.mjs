@@ -2,7 +2,7 @@
 // `Client`, for servers that never heard of references. Shared by the browser and Node entries
 // (js/mcp-client.mjs, js/mcp-client.node.mjs), which pass in their own package API.
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createToolPipeline, declaredProperties } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, isPlainObject } from './tool-pipeline.mjs';
 
 const RESOURCE_UPDATED = 'notifications/resources/updated';
 /** Where a client's notification chain lives (one per client, whichever copy of us wrapped it). */
@@ -116,10 +116,15 @@ export function createWrapMcpClient(api) {
    *   entries remember which server they came from, and that server's invalidation signals and
    *   stale notifications touch only its own entries, even when another server has tools of the
    *   same names.
+   * - Before dispatch, the flow policy (`flows`, else the cache's; js/flows.mjs) decides whether
+   *   the data of each resolved reference may reach this server: a denied call resolves the
+   *   `reference_not_allowed` envelope (the server is not called) and is a `blocked` event of the
+   *   cache; a flow the policy asks about goes to `approve(flow)`, one call at a time (no
+   *   `approve`: refused). An approval covers that call only.
    * - Everything else is the original client's.
    *
    * @param client an `@modelcontextprotocol/sdk` `Client` (connected or not)
-   * @param options `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes? }`:
+   * @param options `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?, flows?, approve? }`:
    *   `convId` is the conversation id, or a function returning the current one (for hosts that
    *   switch conversations); `augment` is passed to `augmentTools` (e.g. `{ objects: true }`);
    *   `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap); `maxChars` to both
@@ -129,8 +134,11 @@ export function createWrapMcpClient(api) {
     if (client === null || typeof client !== 'object' || typeof client.callTool !== 'function') {
       throw new TypeError('wrapMcpClient expects an MCP SDK Client');
     }
-    const { cache, augment } = options ?? {};
+    const { cache, augment, approve } = options ?? {};
     const pipeline = createToolPipeline(options, 'wrapMcpClient');
+    if (approve !== undefined && typeof approve !== 'function') {
+      throw new TypeError('wrapMcpClient: approve must be a function (flow) => Promise<boolean>');
+    }
     // The server's own name (known once connected): entries remember it, and its invalidations
     // and stale notifications touch only its entries, whatever tool names other servers share.
     const origin = () => {
@@ -140,10 +148,15 @@ export function createWrapMcpClient(api) {
 
     /** Tool name → the top-level properties of its original input schema (`null`: any). */
     const declared = new Map();
+    /** Tool name → its MCP annotations (`openWorldHint`, …), for the flow policy. */
+    const annotated = new Map();
     let listing = null;
 
     const remember = (tools) => {
-      for (const tool of tools ?? []) declared.set(tool.name, declaredProperties(tool?.inputSchema));
+      for (const tool of tools ?? []) {
+        declared.set(tool.name, declaredProperties(tool?.inputSchema));
+        annotated.set(tool.name, isPlainObject(tool?.annotations) ? { ...tool.annotations } : {});
+      }
     };
 
     async function listTools(params, requestOptions) {
@@ -178,6 +191,11 @@ export function createWrapMcpClient(api) {
         convId: pipeline.conversation(),
         origin,
         declaredOf: () => declaredOf(name),
+        annotationsOf: async () => {
+          await declaredOf(name);
+          return annotated.get(name) ?? {};
+        },
+        ask: approve && ((flow) => approve(flow)),
         // A retry of a multi round-trip call: its result depends on the answers it carries.
         retry: params?.inputResponses != null || params?.requestState != null,
         dispatch: (dispatched) => client.callTool({ ...params, arguments: dispatched }, resultSchema, requestOptions),

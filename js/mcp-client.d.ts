@@ -1,6 +1,6 @@
 // Types of `mcp-result-cache/mcp-client`.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ResultCache } from './index.js';
+import type { Flow, FlowPolicy, ResultCache } from './index.js';
 
 export interface WrapMcpClientOptions {
   /** The cache that stores results and resolves references. */
@@ -23,6 +23,30 @@ export interface WrapMcpClientOptions {
    * to its reference (`afterToolCall`'s `mediaMaxBytes`). Default 1048576 (1 MiB).
    */
   mediaMaxBytes?: number;
+  /**
+   * Which server's data a reference may carry into this server's tools; overrides the cache's
+   * `flows` (see `ResultCacheOptions.flows` and docs/SECURITY.md). Default: the cache's.
+   */
+  flows?: FlowPolicy;
+  /**
+   * Asks the user about a flow the policy says to ask about (`"guarded"` into an open-world
+   * tool, or a function policy answering `"ask"`); resolve `true` to let that call's data
+   * through. Called before dispatch, once a flow, for that one call (never remembered). Without
+   * it, such a flow is refused.
+   */
+  approve?: (flow: Flow) => Promise<boolean> | boolean;
+}
+
+/**
+ * What a call whose referenced data the flow policy (or the user) refused answers the model
+ * with (as the JSON text of an `isError` result); the server is not called.
+ */
+export interface ReferenceNotAllowedEnvelope {
+  error: 'reference_not_allowed';
+  /** Names the servers, and tells the model not to copy the data into the call by hand. */
+  fix_hint: string;
+  /** The refused references. */
+  _refused_uris: string[];
 }
 
 /**
@@ -60,5 +84,9 @@ export interface TypeMismatchEnvelope {
  *   host set it before or after wrapping, on the wrapped or the raw client, with the SDK's ESM
  *   or CommonJS schema (routed by its method literal; the cache's handler is never replaced).
  *   Each handler's failure is isolated from the others.
+ * - Before dispatch, the flow policy (`flows`) checks every resolved reference's source server
+ *   against this server: a refused call answers a {@link ReferenceNotAllowedEnvelope} without
+ *   calling the server, and is a `blocked` event (`from`, `to`) of the cache; a flow to ask about
+ *   goes to `approve`.
  */
 export function wrapMcpClient<C extends Client>(client: C, options: WrapMcpClientOptions): C;

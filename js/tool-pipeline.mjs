@@ -5,7 +5,10 @@
 // One call: strict-mode empty `<name>_uri` arguments dropped, then `beforeToolCall` (inline cap,
 // reuse of immutable results, substitution), then the checks no core function can make without
 // the tool's original schema (a `_uri` key the tool never declared, a reference whose value is
-// not of the parameter's type), then the dispatch, then `afterToolCall`.
+// not of the parameter's type), then the flow policy (js/flows.mjs: may the data of each
+// resolved reference reach this tool's server; the user may be asked), then the dispatch, then
+// `afterToolCall`.
+import { checkFlows, flowsOf, judgeFlows, refusedEnvelope } from './flows.mjs';
 
 export const URI_SUFFIX = '_uri';
 const CACHE_SCHEME = 'mcp+cache://';
@@ -128,12 +131,14 @@ export function declaredProperties(schema) {
 
 /**
  * The pipeline options every integration takes, checked once: `{ cache, convId, cap, cappedArgs,
- * maxChars, mediaMaxBytes, view, readTools }` (the last two override the cache's for afterToolCall). `who` names the caller in `TypeError`s. `convId` is a string or
- * number, or a function returning one (called with what the integration passes to it).
+ * maxChars, mediaMaxBytes, view, readTools, flows }` (`view` and `readTools` override the
+ * cache's for afterToolCall, `flows` the cache's flow policy). `who` names the caller in
+ * `TypeError`s. `convId` is a string or number, or a function returning one (called with what
+ * the integration passes to it).
  */
 export function createToolPipeline(options, who) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${who} needs { cache: ResultCache }`);
-  const { cache, convId, cap, cappedArgs, maxChars, mediaMaxBytes, view, readTools } = options;
+  const { cache, convId, cap, cappedArgs, maxChars, mediaMaxBytes, view, readTools, flows } = options;
   if (cache === null || typeof cache !== 'object' || typeof cache.beforeToolCall !== 'function' || typeof cache.afterToolCall !== 'function') {
     throw new TypeError(`${who} needs { cache: ResultCache }`);
   }
@@ -144,6 +149,63 @@ export function createToolPipeline(options, who) {
     const id = typeof convId === 'function' ? convId(...context) : convId;
     return id ?? 'default';
   };
+  // The integration's own policy, checked now; else the cache's (read once it is ready).
+  const ownFlows = flows === undefined ? undefined : checkFlows(flows, who);
+  const policy = () => ownFlows ?? checkFlows(cache.flows, who);
+
+  /**
+   * The flows of a call and their verdicts, or `null` when the policy lets every reference's
+   * data through without looking (`"any"`, or nothing resolved).
+   */
+  async function judge(name, sources, hooks) {
+    const rule = policy();
+    if (rule === 'any' || !Array.isArray(sources) || sources.length === 0) return null;
+    const annotations = (await hooks.annotationsOf?.()) ?? {};
+    return judgeFlows(rule, flowsOf(sources, hooks.origin?.().server, name, annotations));
+  }
+
+  /**
+   * The envelope refusing a call's referenced data, or `null` to dispatch: denied flows are
+   * refused, flows to ask about go to `hooks.ask(flow)` one at a time (a `false` refuses; no
+   * `ask`: refused). Each refused flow is a `blocked` event of the cache.
+   */
+  async function refusal(name, sources, hooks) {
+    const verdicts = await judge(name, sources, hooks);
+    if (!verdicts) return null;
+    let refused = verdicts.deny;
+    let declined = false;
+    if (refused.length === 0) {
+      for (const flow of verdicts.ask) {
+        if (hooks.ask && (await hooks.ask({ ...flow, uris: [...flow.uris] })) === true) continue;
+        refused = [flow];
+        declined = Boolean(hooks.ask);
+        break;
+      }
+    }
+    if (refused.length === 0) return null;
+    for (const flow of refused) {
+      try {
+        cache.reportBlockedFlow?.({ from: flow.from, to: flow.to, toolName: name, uris: [...flow.uris] })?.catch?.(() => {});
+      } catch {
+        // an observer's failure never changes the outcome
+      }
+    }
+    return refusedEnvelope(name, refused, declined);
+  }
+
+  /**
+   * Whether a call would move referenced data the policy says to ask the user about (and none
+   * it denies): what an approval UI needs before the call runs. Resolves the references
+   * read-only (`substituteCacheUris`); a call whose references do not resolve asks nothing (it
+   * is answered with its envelope).
+   */
+  async function needsApproval(name, args, hooks) {
+    if (policy() === 'any' || !isPlainObject(args) || !Object.keys(args).some((k) => k.endsWith(URI_SUFFIX))) return false;
+    const substituted = await cache.substituteCacheUris(args, { convId: hooks.convId });
+    const verdicts = substituted.ok ? await judge(name, substituted.sources, hooks) : null;
+    return verdicts !== null && verdicts.deny.length === 0 && verdicts.ask.length > 0;
+  }
+
   const given = (extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
   const beforeOptions = given({ cap, cappedArgs, maxChars });
   const afterOptions = given({ maxChars, mediaMaxBytes, view, readTools });
@@ -159,7 +221,10 @@ export function createToolPipeline(options, who) {
    *   result not stored);
    * - `passThrough(result)`: `true` for a raw result handed back untouched (MCP `input_required`);
    * - `validate(args)`: optional; resolves `{ ok: true, args }` or `{ ok: false, envelope }` for
-   *   the substituted arguments before dispatch (the tool's own input validation).
+   *   the substituted arguments before dispatch (the tool's own input validation);
+   * - `annotationsOf()`: resolves the tool's MCP annotations (`openWorldHint`, …) or `null`;
+   * - `ask(flow)`: resolves `true` when the user lets this flow's data through (without it, a
+   *   flow the policy asks about is refused).
    * Resolves what the model should see: the value of `afterToolCall`, or for a blocked call an
    * `isError` `CallToolResult` holding the envelope (the tool is not called).
    */
@@ -185,14 +250,17 @@ export function createToolPipeline(options, who) {
 
     const before = await cache.beforeToolCall(name, args, { convId: id, ...beforeOptions, ...origin() });
     let dispatched;
+    let sources;
     if (before.dispatch) {
       noted = true;
       dispatched = before.args;
+      sources = before.sources;
     } else if ('reused' in before && retry) {
       // Never answer a retry from an earlier result: resolve its references and dispatch.
       const substituted = await cache.substituteCacheUris(args, { convId: id });
       if (!substituted.ok) return envelopeResult(substituted.envelope);
       dispatched = substituted.args;
+      sources = substituted.sources;
     } else {
       return 'reused' in before ? visibleResult(before.reused) : envelopeResult(before.envelope);
     }
@@ -228,6 +296,20 @@ export function createToolPipeline(options, who) {
       dispatched = checked.args;
     }
 
+    // The last check before dispatch: the target never receives data the host does not let
+    // through (and the user is asked only about a call that would otherwise run).
+    let refused;
+    try {
+      refused = await refusal(name, sources, hooks);
+    } catch (error) {
+      close();
+      throw error;
+    }
+    if (refused) {
+      close();
+      return envelopeResult(refused);
+    }
+
     let result;
     try {
       result = await dispatch(dispatched);
@@ -247,5 +329,5 @@ export function createToolPipeline(options, who) {
     return cache.afterToolCall(name, result, after);
   }
 
-  return { cache, conversation, run };
+  return { cache, conversation, run, needsApproval };
 }

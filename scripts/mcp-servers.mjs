@@ -1,4 +1,4 @@
-// The demo's MCP servers: three real MCP servers built with the official TypeScript SDK
+// The demo's MCP servers: four real MCP servers built with the official TypeScript SDK
 // (`McpServer`), each on Streamable HTTP (`StreamableHTTPServerTransport`), mounted by
 // scripts/serve.mjs in the same Node process as the static files:
 //
@@ -11,8 +11,12 @@
 //                 (notifications/resources/updated, mcpfusion://stale/billing.get_*): the
 //                 refunding one on the call's own stream, before the result; others on their
 //                 standalone stream.
+//   /mcp/mailer   send_report({to, subject, lines}) → "sent": an open-world tool (it reaches
+//                 anyone), the target the page's flow policy ("guarded") asks the user about.
+//                 chart.create declares `openWorldHint: false` (it only draws for the host).
 //
 //   GET /mcp/chart/last-call   what chart.create last received, exactly as it came over the wire;
+//   GET /mcp/mailer/last-call  what send_report last received (null: never called);
 //   GET /mcp/<server>/calls?session=<id>   how many times each tool was called in that session
 //                              (diagnostics for the end-to-end test and the demo page).
 //
@@ -84,6 +88,8 @@ function chartServer(state) {
   const server = new McpServer({ name: 'demo-chart', version: '1.0.0' });
   server.registerTool('chart.create', {
     description: 'Draw a line chart of rows {t, value}. Returns the chart spec the host renders.',
+    // A closed world: the spec goes back to the host that drew it, nowhere else.
+    annotations: { openWorldHint: false },
     // Only `data`: this server knows nothing of references (additionalProperties: false).
     inputSchema: z.strictObject({
       title: z.string().max(500).optional().describe('Chart title'),
@@ -144,6 +150,25 @@ function billingServer(sync, state) {
     ok: true, invoice: id, lines: lines.length,
     total_cents: lines.reduce((sum, l) => sum + l.qty * l.cents, 0) - (state.refunded[id] ?? 0),
   }));
+  return server;
+}
+
+// ---------------------------------------------------------------- mailer
+function mailerServer(state) {
+  const server = new McpServer({ name: 'demo-mailer', version: '1.0.0' });
+  server.registerTool('send_report', {
+    description: 'E-mail a report of invoice lines to any address.',
+    // Open world: what it is sent leaves the host (MCP's default for a tool without the hint).
+    annotations: { openWorldHint: true },
+    inputSchema: z.strictObject({
+      to: z.string().max(320).describe('Recipient address'),
+      subject: z.string().max(200).describe('Subject line'),
+      lines: z.array(z.strictObject({ sku: z.string(), qty: z.number(), cents: z.number() })).min(1).max(10_000),
+    }),
+  }, async ({ to, subject, lines }) => {
+    state.sent += 1;
+    return result({ ok: true, sent: `mail-${state.sent}`, to, subject, lines: lines.length });
+  });
   return server;
 }
 
@@ -251,13 +276,14 @@ class Mount {
 }
 
 /**
- * The three servers behind one request handler. `handle(req, res)` answers `/mcp/…` requests
+ * The four servers behind one request handler. `handle(req, res)` answers `/mcp/…` requests
  * and returns `true`, or returns `false` for any other path; `origin()` is the server's own
  * origin (`http://127.0.0.1:<port>`), known once it listens. `close()` ends every session.
  */
 export function createMcpServers({ origin }) {
   const chartState = { charts: 0, lastCall: null };
   const billingState = { refunded: {}, answering: null };
+  const mailerState = { sent: 0, lastCall: null };
   const billingSync = new StateSync({
     policies: [
       { match: 'billing.refund', invalidates: ['billing.get_*'] },
@@ -276,7 +302,15 @@ export function createMcpServers({ origin }) {
       },
     }),
     billing: new Mount('billing', () => billingServer(billingSync, billingState), { pushes: true }),
+    mailer: new Mount('mailer', () => mailerServer(mailerState), {
+      onMessage(message, sessionId) {
+        if (message.params?.name === 'send_report') {
+          mailerState.lastCall = { sessionId, receivedAt: new Date().toISOString(), arguments: message.params.arguments };
+        }
+      },
+    }),
   };
+  const lastCalls = { chart: chartState, mailer: mailerState };
 
   function allowed(req) {
     const own = new URL(origin());
@@ -289,16 +323,16 @@ export function createMcpServers({ origin }) {
   async function handle(req, res) {
     const url = new URL(req.url, 'http://127.0.0.1');
     if (url.pathname !== '/mcp' && !url.pathname.startsWith('/mcp/')) return false;
-    const [, name, diagnostic] = /^\/mcp\/(data|chart|billing)(?:\/(last-call|calls))?$/.exec(url.pathname) ?? [];
+    const [, name, diagnostic] = /^\/mcp\/(data|chart|billing|mailer)(?:\/(last-call|calls))?$/.exec(url.pathname) ?? [];
     const reply = (value) => res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
       .end(JSON.stringify(value));
     try {
-      if (!name || (diagnostic && req.method !== 'GET') || (diagnostic === 'last-call' && name !== 'chart')) {
+      if (!name || (diagnostic && req.method !== 'GET') || (diagnostic === 'last-call' && !lastCalls[name])) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       } else if (!allowed(req)) {
         rpcError(res, 403, 'Forbidden: foreign Host or Origin');
       } else if (diagnostic === 'last-call') {
-        reply(chartState.lastCall);
+        reply(lastCalls[name].lastCall);
       } else if (diagnostic === 'calls') {
         reply(mounts[name].callsOf(url.searchParams.get('session')));
       } else {

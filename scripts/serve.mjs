@@ -1,6 +1,6 @@
 // The demo's server (`npm start`), on 127.0.0.1 only:
 // - the repository root as static files, so that www/ can import ../js/browser.mjs and ../pkg/web/*;
-// - the demo's real MCP servers on Streamable HTTP under /mcp/data, /mcp/chart, /mcp/billing
+// - the demo's real MCP servers on Streamable HTTP under /mcp/data, /mcp/chart, /mcp/billing, /mcp/mailer
 //   (scripts/mcp-servers.mjs), closed with the server;
 // - www/vendor/mcp-sdk.js: the page's bundle of the MCP SDK client and of this package's
 //   `mcp-client` subpath (www/mcp-sdk.src.mjs), built with Vite from node_modules on its first
@@ -137,5 +137,5 @@ export function serve({ port = 0, host = '127.0.0.1' } = {}) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await buildSdkBundle();
   const { url } = await serve({ port: Number(process.env.PORT ?? 8080) });
-  console.log(`mcp-result-cache demo: ${url} (MCP servers on /mcp/data, /mcp/chart, /mcp/billing)`);
+  console.log(`mcp-result-cache demo: ${url} (MCP servers on /mcp/data, /mcp/chart, /mcp/billing, /mcp/mailer)`);
 }

@@ -1,13 +1,15 @@
-// The demo: one assistant turn against three real MCP servers (scripts/mcp-servers.mjs, on
+// The demo: one assistant turn against real MCP servers (scripts/mcp-servers.mjs, on
 // Streamable HTTP under /mcp/…), reached with the official MCP SDK `Client` and wrapped with
 // this package's `wrapMcpClient`, exactly as a chat host would. Only the model is scripted: it
-// reads the text each tool result gives it and writes the next call, with no network.
+// reads the text each tool result gives it and writes the next call, with no network. A second
+// turn ("Mail the invoice") has the model try to move the invoice by reference into the
+// mailer's open-world tool: the cache's flow policy ("guarded") asks the user in the page.
 import { ResultCache, cacheTools } from '../js/browser.mjs';
 import { Client, ResourceUpdatedNotificationSchema, StreamableHTTPClientTransport, wrapMcpClient }
   from './vendor/mcp-sdk.js';
 
 const DB_NAME = 'mcp-result-cache-demo';
-const SERVERS = ['data', 'chart', 'billing'];
+const SERVERS = ['data', 'chart', 'billing', 'mailer'];
 const fast = new URLSearchParams(location.search).has('fast');
 const $ = (id) => document.getElementById(id);
 const pause = (ms) => (fast ? Promise.resolve() : new Promise((r) => setTimeout(r, ms)));
@@ -87,7 +89,10 @@ function age(ms) {
 let events = [];
 // `view: "preview"`: the model sees a stored result's shape, first rows and reference, and reads
 // more with the read-back tools (`readTools`: the hints name them).
-const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true, view: 'preview', readTools: true, onEvent: (e) => events.push(e) });
+// `flows: "guarded"`: a reference's data reaches its own server, or a tool that declares
+// `openWorldHint: false` (chart.create); anything else asks the user first (`approve`).
+const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true, view: 'preview', readTools: true, flows: 'guarded',
+  onEvent: (e) => events.push(e) });
 let convId = '';
 
 async function renderEntries() {
@@ -139,7 +144,7 @@ const connected = (async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`/mcp/${name}`, location.origin),
       { fetch: transportFetch(client) });
     await client.connect(transport);
-    const wrapped = wrapMcpClient(client, { cache, convId: () => convId });
+    const wrapped = wrapMcpClient(client, { cache, convId: () => convId, approve });
     // Runs after the wrapper has handed the notification to cache.handleNotification.
     wrapped.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       notifications.push({ server: name, ...n });
@@ -206,6 +211,9 @@ function showEvents() {
     else if (e.kind === 'invalidate') note('host', `the result's invalidation tag: ${nEntries(e.count)} marked stale (${e.patterns.join(', ')})`);
     else if (e.kind === 'stale') note('host blocked', `stale reference (invalidated by ${e.cause}): the call is refused:`, e.uri);
     else if (e.kind === 'miss') note('host blocked', 'unknown reference: the call is refused:', e.uri);
+    else if (e.kind === 'blocked' && 'from' in e) {
+      note('host blocked', `flow policy: data of ${e.from ?? 'an unnamed server'} may not reach ${e.to ?? 'an unnamed server'}; ${e.toolName} is not called:`, e.uris[0]);
+    }
   }
   events = [];
 }
@@ -232,6 +240,83 @@ export async function callTool(name, args, what = `${name}, as the model emits i
   if (spec) drawChart(spec);
   await renderEntries();
   return { result, ...view };
+}
+
+/**
+ * The flow policy asks (`approve` of `wrapMcpClient`): a step in the transcript naming the two
+ * servers, the tool and the references, with Allow and Deny; resolves the user's answer. It
+ * covers this one call.
+ */
+function approve(flow) {
+  return new Promise((resolve) => {
+    const li = step('host approval', 'host → user',
+      `${flow.to ?? 'a server'}'s ${flow.toolName} would receive data from ${flow.from ?? 'an unnamed server'} (${flow.sourceToolName}), `
+      + 'passed by reference. The tool is open-world: what it gets may leave this page. Send it?', flow.uris.join('\n'));
+    li.id = 'approval';
+    const buttons = el('div', 'buttons');
+    const answer = (allowed) => {
+      li.dataset.answer = allowed ? 'allowed' : 'denied';
+      buttons.replaceChildren(el('span', 'muted', allowed ? 'allowed once' : 'denied'));
+      li.removeAttribute('id');
+      $('status').dataset.state = 'running';
+      resolve(allowed);
+    };
+    const allow = el('button', 'allow', 'Allow once');
+    allow.id = 'approval-allow';
+    allow.addEventListener('click', () => answer(true));
+    const deny = el('button', 'deny', 'Deny');
+    deny.id = 'approval-deny';
+    deny.addEventListener('click', () => answer(false));
+    buttons.append(allow, deny);
+    li.append(buttons);
+    $('status').dataset.state = 'approval';
+    $('status').textContent = 'waiting for your answer…';
+  });
+}
+
+/** What a server last received for a tool (chart.create, send_report), as it reports it. */
+async function lastReceived(server) {
+  const response = await fetch(`/mcp/${server}/last-call`, { cache: 'no-store' });
+  return response.json();
+}
+
+/**
+ * The second turn: the model is asked (or talked into it by text in a result) to mail the
+ * invoice lines out, and passes them by reference: ~90 typed characters would move all 120
+ * lines into the mailer. The flow policy asks first; the mailer's own log tells what it got.
+ */
+async function mailTurn() {
+  $('status').dataset.state = 'running';
+  $('status').textContent = 'running…';
+  await connected;
+  if (!convId) convId = `demo-${Date.now().toString(36)}`;
+  step('user', 'user', 'Mail the lines of invoice INV-7 to reports@partner.example.');
+  const invoice = await callTool('billing.get_invoice', { id: 'INV-7' });
+  const before = await callsOfMailer();
+  const mail = await callTool('send_report', { to: 'reports@partner.example', subject: 'INV-7 lines', lines_uri: invoice.value._cache_refs.lines },
+    'send_report with lines_uri: the whole invoice in a few typed characters');
+  const after = await callsOfMailer();
+  const received = await lastReceived('mailer');
+  const calls = (after.send_report ?? 0) - (before.send_report ?? 0);
+  const log = step('server', 'mailer server', 'its own log of this session (GET /mcp/mailer/calls, /mcp/mailer/last-call):', {
+    send_report: calls,
+    lines: calls ? `${received?.arguments?.lines?.length} lines` : 'nothing received',
+  });
+  log.dataset.mailerCalls = String(calls);
+  log.dataset.mailerLines = String(calls ? received?.arguments?.lines?.length ?? 0 : 0);
+  const refused = mail.isError && mail.value?.error === 'reference_not_allowed';
+  const ok = refused ? calls === 0 : calls === 1 && received?.arguments?.lines?.length === 120;
+  step('assistant', 'assistant (scripted)', 'answers:', refused
+    ? 'You did not allow sending the invoice lines to the mailer, so nothing was sent.'
+    : `Sent: the ${received?.arguments?.lines?.length} lines of INV-7 went to reports@partner.example.`);
+  $('status').dataset.state = ok ? 'done' : 'error';
+  $('status').textContent = ok ? `done: mail ${refused ? 'refused, the mailer got nothing' : 'sent with your approval'}` : 'error: the mailer\'s log does not match the decision';
+}
+
+/** tools/call counts of the page's mailer session, by tool. */
+async function callsOfMailer() {
+  const session = $('servers').dataset.sessions.split(',')[SERVERS.indexOf('mailer')];
+  return (await fetch(`/mcp/mailer/calls?session=${session}`, { cache: 'no-store' })).json();
 }
 
 /** What chart.create last received, as the chart server reports it. */
@@ -371,6 +456,7 @@ async function reloadCheck() {
 
 $('db-name').textContent = `(${DB_NAME})`;
 $('play').addEventListener('click', () => playTurn().catch(fail));
+$('mail').addEventListener('click', () => mailTurn().catch(fail));
 $('reload').addEventListener('click', () => location.reload());
 $('clear').addEventListener('click', async () => {
   for (const e of await cache.entries()) await cache.clearConversation(e.convId);

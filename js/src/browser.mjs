@@ -127,7 +127,7 @@ export const beforeToolCall = (toolName, args, options) => theDefault().beforeTo
 export const afterToolCall = (toolName, result, options) => theDefault().afterToolCall(toolName, result, options);
 
 /** The methods of `ResultCache` that answer at once (they need `await ready()` first). */
-const SYNC_METHODS = new Set(['observeTools']);
+const SYNC_METHODS = new Set(['observeTools', 'reportBlockedFlow']);
 
 /**
  * A result cache. Constructing one never waits: the WebAssembly instance behind it is created

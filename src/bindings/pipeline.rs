@@ -9,11 +9,11 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{
     conv_id_string, conv_scope, optional_non_negative, options_object, read, server_option, set,
-    view_options,
+    set_source, view_options,
 };
 use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
-use crate::cache::ResultCache;
+use crate::cache::{ReferenceSource, ResultCache};
 use crate::core::envelope::Envelope;
 use crate::js_args::{array_items, check_readable, is_array};
 use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutcome, CapOptions};
@@ -85,7 +85,20 @@ fn cap_options(cap: &JsValue, arg_names: &JsValue) -> Result<CapOptions, JsValue
     Ok(options)
 }
 
-/// `{ok: true, args}` / `{ok: false, envelope}`.
+/// `[{uri, sourceToolName, sourceServer?}]`: where the resolved references' data comes from.
+fn sources_array(sources: &[ReferenceSource]) -> Array {
+    sources
+        .iter()
+        .map(|s| {
+            let obj = Object::new();
+            set(&obj, "uri", s.uri.as_str());
+            set_source(&obj, &s.source);
+            JsValue::from(obj)
+        })
+        .collect()
+}
+
+/// `{ok: true, args, sources?}` / `{ok: false, envelope}`.
 fn substitution_result(outcome: ArgsOutcome) -> JsValue {
     let obj = Object::new();
     match outcome {
@@ -93,9 +106,10 @@ fn substitution_result(outcome: ArgsOutcome) -> JsValue {
             set(&obj, "ok", true);
             set(&obj, "args", args);
         }
-        ArgsOutcome::Replaced(copy) => {
+        ArgsOutcome::Replaced { args, sources } => {
             set(&obj, "ok", true);
-            set(&obj, "args", copy);
+            set(&obj, "args", args);
+            set(&obj, "sources", sources_array(&sources));
         }
         ArgsOutcome::Blocked { envelope, .. } => {
             set(&obj, "ok", false);
@@ -138,9 +152,12 @@ pub(crate) fn before_tool_call(
         };
         let obj = Object::new();
         match pipeline::before_tool_call(&cache, &tool_name, &args, &before).await {
-            BeforeOutcome::Dispatch(args) => {
+            BeforeOutcome::Dispatch { args, sources } => {
                 set(&obj, "dispatch", true);
                 set(&obj, "args", args);
+                if !sources.is_empty() {
+                    set(&obj, "sources", sources_array(&sources));
+                }
             }
             BeforeOutcome::Reused(visible) => {
                 set(&obj, "dispatch", false);
@@ -215,7 +232,8 @@ impl JsResultCache {
     /// Resolves top-level `X_uri` arguments holding `mcp+cache://` references (or arrays of
     /// them) into `X`, removing `X_uri`; all-or-nothing. Resolves `{ok: true, args}` — the very
     /// same object when nothing changed, otherwise a copy (the caller's object is never mutated)
-    /// — or `{ok: false, envelope}` listing every missing or stale reference.
+    /// with `sources`, where each resolved reference's data comes from — or
+    /// `{ok: false, envelope}` listing every missing or stale reference.
     #[wasm_bindgen(js_name = substituteCacheUris, unchecked_return_type = "Promise<SubstitutionResult>")]
     pub fn substitute_cache_uris(
         &self,
@@ -228,8 +246,10 @@ impl JsResultCache {
     }
 
     /// Before dispatching a tool call: the inline-list cap, then substitution. Resolves
-    /// `{dispatch: true, args}` or `{dispatch: false, envelope, signature}` (answer the model
-    /// with `envelope`; never dispatch). `enabled: false` passes `args` through untouched.
+    /// `{dispatch: true, args}` (with `sources`, where each resolved reference's data comes
+    /// from, when references were resolved: what a flow policy checks before dispatch) or
+    /// `{dispatch: false, envelope, signature}` (answer the model with `envelope`; never
+    /// dispatch). `enabled: false` passes `args` through untouched.
     #[wasm_bindgen(js_name = beforeToolCall, unchecked_return_type = "Promise<BeforeToolCallResult>")]
     pub fn before_tool_call(
         &self,

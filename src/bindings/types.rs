@@ -56,6 +56,56 @@ export interface ResultCacheOptions {
    * say which tool reads more. Default `false`.
    */
   readTools?: boolean | string;
+  /**
+   * Which server's data a reference may carry into which server's tool call, applied by the
+   * integrations (`wrapMcpClient`, `wrapAiSdkTools`; their own `flows` option overrides it)
+   * before dispatch. `"any"` (the default): every flow. `"same-server"`: only into the server that
+   * produced the data. `"guarded"`: same server, or a tool that declares
+   * `annotations.openWorldHint: false`; otherwise the user is asked. An object maps a source
+   * server (or `"*"`: any other) to the target servers it may reach (or `"*"`); the same server
+   * is always allowed. A function decides each flow. A derived reference (`cache_select`)
+   * carries its source's server. See docs/SECURITY.md. A bad value is a `TypeError`.
+   */
+  flows?: FlowPolicy;
+}
+
+/**
+ * One flow of a tool call: the references it resolved from one source, and where they would go.
+ */
+export interface Flow {
+  /** The server the data came from; `null` when its entry recorded none. */
+  from: string | null;
+  /** The server of the tool called; `null` when the host did not name it. */
+  to: string | null;
+  /** The tool called. */
+  toolName: string;
+  /** The tool that produced the data. */
+  sourceToolName: string;
+  /** The references (as the model passed them, with any `#` pointer). */
+  uris: string[];
+  /** The called tool's MCP annotations (`openWorldHint`, …); `{}` when it has none. */
+  annotations: { openWorldHint?: boolean; readOnlyHint?: boolean; [key: string]: unknown };
+}
+
+/** What a flow policy answers for one flow. */
+export type FlowDecision = "allow" | "deny" | "ask";
+
+/** The `flows` option: see `ResultCacheOptions.flows`. */
+export type FlowPolicy =
+  | "any"
+  | "same-server"
+  | "guarded"
+  | { [sourceServer: string]: string[] | "*" }
+  | ((flow: Flow) => FlowDecision | PromiseLike<FlowDecision>);
+
+/** Where the data of one resolved reference comes from. */
+export interface ReferenceSource {
+  /** The reference as given (with any `#` pointer). */
+  uri: string;
+  /** The tool that produced the entry (of a derived entry: of its first source). */
+  sourceToolName: string;
+  /** Its server, when the entry recorded one. */
+  sourceServer?: string;
 }
 
 /** `ResultCache.stats()` */
@@ -159,7 +209,7 @@ export interface ToolEnvelope {
 
 /** Result of `substituteCacheUris`. */
 export type SubstitutionResult =
-  | { ok: true; args: unknown }
+  | { ok: true; args: unknown; sources?: ReferenceSource[] }
   | { ok: false; envelope: ToolEnvelope };
 
 /** Options of `beforeToolCall`. */
@@ -183,7 +233,7 @@ export interface BeforeToolCallOptions {
 
 /** Result of `beforeToolCall`. */
 export type BeforeToolCallResult =
-  | { dispatch: true; args: unknown }
+  | { dispatch: true; args: unknown; sources?: ReferenceSource[] }
   | { dispatch: false; envelope: ToolEnvelope; signature: string }
   | { dispatch: false; reused: unknown };
 
@@ -242,6 +292,7 @@ export type CacheEvent =
   | { kind: "evict"; count: number; reason: "clearConversation" | "maxAge" | "budget" | "quota" }
   | { kind: "skip"; reason: "maxEntryBytes" | "notPlainJson" | "maxDepth"; sizeBytes: number; limit: number }
   | { kind: "blocked"; database: string }
+  | { kind: "blocked"; from: string | null; to: string | null; toolName: string; uris: string[] }
   | { kind: "error"; operation: string; name: string; message: string };
 
 /** One invalidation signal found in a tool result. */

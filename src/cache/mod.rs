@@ -464,6 +464,17 @@ impl ResultCache {
         uris: &[&str],
         conv_scope: Option<&str>,
     ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
+        self.lookup_noting(uris, conv_scope, None).await
+    }
+
+    /// [`Self::lookup_many`], noting in `sources` the source ([`crate::core::source`]) of each
+    /// reference that resolved to a fresh entry: a derived entry's is its first source's.
+    async fn lookup_noting(
+        &self,
+        uris: &[&str],
+        conv_scope: Option<&str>,
+        sources: Option<&RefCell<Vec<ReferenceSource>>>,
+    ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
         let parsed: Vec<_> = uris.iter().map(|u| parse_cache_uri(u)).collect();
         let keys: Vec<&str> = parsed.iter().flatten().map(|p| p.key).collect();
         let records = self
@@ -479,6 +490,9 @@ impl ResultCache {
                     return LookupOutcome::Miss;
                 };
                 let record = records.next().flatten();
+                let source = sources
+                    .and(record.as_ref())
+                    .map(|r| r.source_tool_name.clone());
                 let outcome = LookupOutcome::from_record(record, conv_scope);
                 let outcome = match (outcome, &parsed.pointer) {
                     (LookupOutcome::Hit(value), Some(pointer)) => {
@@ -491,6 +505,14 @@ impl ResultCache {
                     }
                     (other, _) => other,
                 };
+                if let (Some(sources), Some(source), LookupOutcome::Hit(_)) =
+                    (sources, source, &outcome)
+                {
+                    sources.borrow_mut().push(ReferenceSource {
+                        uri: (*uri).to_owned(),
+                        source,
+                    });
+                }
                 self.emit(match &outcome {
                     LookupOutcome::Hit(_) => CacheEvent::Hit {
                         uri: (*uri).to_owned(),
@@ -513,7 +535,8 @@ impl ResultCache {
     /// database), each derived entry checked against its source: a derived entry is only as
     /// good as its source, so it reads as absent once the source is gone (evicted, cleared, of
     /// another conversation) or more than [`MAX_DERIVATION_DEPTH`] links away, and as stale,
-    /// with the source's cause and tool, once the source is stale. The sources are read the
+    /// with the source's cause, once the source is stale. It is the source's data, so it reads
+    /// with the source's tool and server (what a flow policy checks). The sources are read the
     /// same way, one more read a link of the chain (boxed: the future recurses).
     fn read_records<'a>(&'a self, keys: &'a [&'a str], depth: usize) -> RecordsFuture<'a> {
         Box::pin(async move {
@@ -544,9 +567,9 @@ impl ResultCache {
                 let record = &mut records[*i];
                 match (source, record.as_mut()) {
                     (Some(source), Some(r)) if source.conv_id == r.conv_id => {
+                        r.source_tool_name = source.source_tool_name;
                         if source.stale_cause.is_some() {
                             r.stale_cause = source.stale_cause;
-                            r.source_tool_name = source.source_tool_name;
                         }
                     }
                     _ => *record = None,
@@ -636,6 +659,7 @@ impl ResultCache {
         ScopedLookup {
             cache: self,
             conv_scope: conv_scope.map(str::to_owned),
+            sources: RefCell::default(),
         }
     }
 
@@ -679,17 +703,36 @@ impl ResultCache {
     }
 }
 
-/// [`ResultCache::lookup_many`] for one conversation scope, as the substitution algorithm wants it.
+/// Where the data of one resolved reference comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferenceSource {
+    /// The reference as given (with any fragment).
+    pub uri: String,
+    /// The entry's source: its tool, prefixed by its server when recorded
+    /// ([`crate::core::source::split_source`]).
+    pub source: String,
+}
+
+/// [`ResultCache::lookup_many`] for one conversation scope, as the substitution algorithm wants
+/// it, noting the source of every reference it resolves.
 pub struct ScopedLookup<'a> {
     cache: &'a ResultCache,
     conv_scope: Option<String>,
+    sources: RefCell<Vec<ReferenceSource>>,
+}
+
+impl ScopedLookup<'_> {
+    /// The sources of the references resolved so far, in lookup order.
+    pub fn into_sources(self) -> Vec<ReferenceSource> {
+        self.sources.into_inner()
+    }
 }
 
 impl ReferenceLookup<JsValue> for ScopedLookup<'_> {
     type Error = StoreError;
     async fn lookup_many(&self, uris: &[&str]) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
         self.cache
-            .lookup_many(uris, self.conv_scope.as_deref())
+            .lookup_noting(uris, self.conv_scope.as_deref(), Some(&self.sources))
             .await
     }
 }

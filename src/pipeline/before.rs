@@ -6,7 +6,7 @@ use super::options::{BeforeOptions, CapOptions};
 use super::substitution::{substitute_args, ArgsOutcome};
 use super::visible::{json_text, visible_payload};
 use crate::cache::payload::utf8_len;
-use crate::cache::{CacheEvent, ResultCache};
+use crate::cache::{CacheEvent, ReferenceSource, ResultCache};
 use crate::core::cap::{self, CappedArg};
 use crate::core::envelope::{cache_miss_signature, inline_cap_signature, Envelope};
 use crate::core::record::LookupOutcome;
@@ -17,7 +17,12 @@ use crate::js_args::{array_length, canonical_json, get_own, has_own, is_args_obj
 /// What `beforeToolCall` decided.
 pub enum BeforeOutcome {
     /// Dispatch with these arguments (the caller's own object when nothing changed).
-    Dispatch(JsValue),
+    Dispatch {
+        /// The arguments, references resolved.
+        args: JsValue,
+        /// Where each resolved reference's data comes from (a flow policy checks them).
+        sources: Vec<ReferenceSource>,
+    },
     /// Do not dispatch: an identical call to an `immutable` tool already has this LLM-visible
     /// result (`reuseImmutable`).
     Reused(JsValue),
@@ -62,7 +67,10 @@ pub async fn before_tool_call(
     options: &BeforeOptions,
 ) -> BeforeOutcome {
     if !options.enabled {
-        return BeforeOutcome::Dispatch(args.clone());
+        return BeforeOutcome::Dispatch {
+            args: args.clone(),
+            sources: Vec::new(),
+        };
     }
     if let Some((arg, count, envelope)) = check_inline_list_cap(tool_name, args, &options.cap) {
         cache.emit(CacheEvent::Cap {
@@ -89,12 +97,18 @@ pub async fn before_tool_call(
         }
     }
     let outcome = substitute_args(cache, tool_name, args, Some(conv)).await;
-    if let (Some(key), ArgsOutcome::Same(_) | ArgsOutcome::Replaced(_)) = (args_key, &outcome) {
+    if let (Some(key), ArgsOutcome::Same(_) | ArgsOutcome::Replaced { .. }) = (args_key, &outcome) {
         cache.note_dispatch(conv, &source, key);
     }
     match outcome {
-        ArgsOutcome::Same(same) => BeforeOutcome::Dispatch(same),
-        ArgsOutcome::Replaced(copy) => BeforeOutcome::Dispatch(copy.into()),
+        ArgsOutcome::Same(args) => BeforeOutcome::Dispatch {
+            args,
+            sources: Vec::new(),
+        },
+        ArgsOutcome::Replaced { args, sources } => BeforeOutcome::Dispatch {
+            args: args.into(),
+            sources,
+        },
         ArgsOutcome::Blocked { envelope, uris } => BeforeOutcome::Block {
             signature: cache_miss_signature(tool_name, &uris),
             envelope,

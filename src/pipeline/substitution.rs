@@ -3,7 +3,7 @@
 use js_sys::{Array, Object};
 use wasm_bindgen::JsValue;
 
-use crate::cache::{CacheEvent, ResultCache};
+use crate::cache::{CacheEvent, ReferenceSource, ResultCache};
 use crate::core::envelope::{resolution_envelope, Envelope, ReferenceFailure};
 use crate::core::substitute::{substitute, ArgValue, Plan, Resolved, Substitution, URI_ARG_SUFFIX};
 use crate::js_args::{
@@ -16,7 +16,12 @@ pub enum ArgsOutcome {
     /// Nothing to resolve: the caller's object, untouched.
     Same(JsValue),
     /// A new object with references resolved (the caller's object is untouched).
-    Replaced(Object),
+    Replaced {
+        /// The new arguments.
+        args: Object,
+        /// Where each resolved reference's data comes from.
+        sources: Vec<ReferenceSource>,
+    },
     /// Some reference could not be used; nothing was resolved.
     Blocked {
         /// For the model.
@@ -82,7 +87,8 @@ pub async fn substitute_args(
         return ArgsOutcome::Same(args.clone());
     }
     let all_uris: Vec<String> = plan.unique_uris().into_iter().map(str::to_owned).collect();
-    let outcome = match substitute(plan, &cache.scoped(conv_scope)).await {
+    let lookup = cache.scoped(conv_scope);
+    let outcome = match substitute(plan, &lookup).await {
         Ok(outcome) => outcome,
         Err(_) => {
             // Already reported as an `error` event by the cache.
@@ -119,7 +125,10 @@ pub async fn substitute_args(
                     });
                 }
             }
-            ArgsOutcome::Replaced(copy)
+            ArgsOutcome::Replaced {
+                args: copy,
+                sources: lookup.into_sources(),
+            }
         }
     }
 }

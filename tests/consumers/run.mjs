@@ -366,6 +366,7 @@ const C = {
   noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*, pkg/lists-*)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin), without the server or lists module',
   chat: 'react-chat (useChat, client-side tools via onToolCall/addToolOutput, mock model) in Chromium: the chart server receives the 240 rows while the model typed only the reference',
+  mail: 'react-chat: mailing the rows by reference asks through useChat\'s tool approval (flows "guarded"); Deny: the mailer gets nothing; Allow: the 240 rows',
   worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
   plain: 'a plain <script type="module"> page imports js/browser.mjs unbundled and round-trips',
   plainServer: 'a plain <script type="module"> page imports js/server.mjs unbundled and fetches only the server .wasm',
@@ -682,6 +683,27 @@ async function main() {
     assert(/Here is your chart \(chart-\d+\) with 240 points\./.test(await page.textContent('.messages')), 'the assistant did not answer');
     const databases = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
     assert(databases.includes('react-chat-example'), `IndexedDB databases: ${databases}`);
+    assertNoProblems(chat);
+  });
+
+  await check(C.mail, [C.chat], async () => {
+    const { page } = chat;
+    const turn = async (button) => {
+      await page.click('#mail');
+      await page.waitForSelector('#approve-allow');
+      const asked = await page.textContent('.msg.tool[data-state="approval-requested"]');
+      await page.click(button);
+      await page.waitForSelector('#mail-status[data-state="done"]');
+      return { asked, status: await dataset(page, '#mail-status') };
+    };
+    const denied = await turn('#approve-deny');
+    assert(/send_report/.test(denied.asked) && /mcp\+cache:\/\//.test(denied.asked), `the approval shown: ${denied.asked}`);
+    assert(denied.status.answer === 'denied' && denied.status.mailerCalls === '0', `denied: ${JSON.stringify(denied.status)}`);
+    assert(/You declined, so nothing was mailed\./.test(await page.textContent('.messages')), 'the model was not told of the denial');
+    const allowed = await turn('#approve-allow');
+    assert(allowed.status.answer === 'allowed' && allowed.status.mailerCalls === '1' && allowed.status.mailerRows === '240',
+      `allowed: ${JSON.stringify(allowed.status)}`);
+    assert(/Mailed 240 readings to ops@partner\.example/.test(await page.textContent('.messages')), 'the model did not report the mail');
     assertNoProblems(chat);
   });
 

@@ -68,11 +68,11 @@ try {
   await check('the scripted turn completes', async () => {
     assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
   });
-  await check('the page holds one Streamable HTTP session with each of the three MCP servers', async () => {
+  await check('the page holds one Streamable HTTP session with each of the four MCP servers', async () => {
     const sessions = await sessionsOf(page);
-    assert.equal(sessions.length, 3);
+    assert.equal(sessions.length, 4);
     for (const id of sessions) assert.match(id, /^[0-9a-f-]{36}$/);
-    assert.match(await page.textContent('#servers'), /demo-data on \/mcp\/data[\s\S]*demo-chart on \/mcp\/chart[\s\S]*demo-billing on \/mcp\/billing/);
+    assert.match(await page.textContent('#servers'), /demo-data on \/mcp\/data[\s\S]*demo-chart on \/mcp\/chart[\s\S]*demo-billing on \/mcp\/billing[\s\S]*demo-mailer on \/mcp\/mailer/);
   });
   await check('chart.create declares only `data`; the model is shown `data_uri`, added by augmentation', async () => {
     const client = new Client({ name: 'e2e', version: '1.0.0' });
@@ -223,6 +223,46 @@ try {
     assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
     assert.equal(Number(await page.getAttribute('#reload-check', 'data-survived')), before);
     assert.equal(await page.getAttribute('#reload-check', 'data-verified'), 'true');
+  });
+  /** Clicks "Mail the invoice", answers the approval prompt, waits for the turn's end. */
+  const mailTurn = async (button) => {
+    await page.click('#mail');
+    await page.waitForSelector('#approval-deny');
+    const prompt = await page.locator('#approval').textContent();
+    await page.click(button);
+    await page.waitForSelector('#status[data-state="done"], #status[data-state="error"]');
+    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
+    return { prompt };
+  };
+  const mailerSession = async () => (await sessionsOf(page))[3];
+  await check('mailing the invoice by reference to the open-world mailer asks first (flows "guarded"); Deny: the mailer never receives a call', async () => {
+    const { prompt } = await mailTurn('#approval-deny');
+    assert.match(prompt, /demo-mailer's send_report would receive data from demo-billing \(billing\.get_invoice\)/);
+    assert.match(prompt, /mcp\+cache:\/\/demo-[a-z0-9]+\/[A-Za-z0-9_-]{11}#\/lines/);
+    const refused = JSON.parse(await page.locator('.step[data-refused][data-tool="send_report"] pre').last().textContent());
+    assert.equal(refused.error, 'reference_not_allowed');
+    assert.match(refused.fix_hint, /declined.*"demo-billing".*"demo-mailer"/);
+    assert.match(refused._refused_uris[0], /#\/lines$/);
+    assert.match(await page.textContent('#steps'), /flow policy: data of demo-billing may not reach demo-mailer; send_report is not called/);
+    assert.equal(await page.locator('.step[data-mailer-calls]').last().getAttribute('data-mailer-calls'), '0');
+    assert.deepEqual(await callsIn('mailer', await mailerSession()), {}, 'the mailer\'s own log: no tools/call');
+    assert.equal(await (await fetch(new URL('/mcp/mailer/last-call', server.origin))).json(), null);
+  });
+  await check('Allow once: the mailer receives the 120 invoice lines, and the approval covered that call only', async () => {
+    const { prompt } = await mailTurn('#approval-allow');
+    assert.match(prompt, /demo-mailer's send_report/);
+    assert.equal(await page.locator('.step[data-mailer-calls]').last().getAttribute('data-mailer-calls'), '1');
+    assert.equal(await page.locator('.step[data-mailer-lines]').last().getAttribute('data-mailer-lines'), '120');
+    assert.deepEqual(await callsIn('mailer', await mailerSession()), { send_report: 1 });
+    const received = await (await fetch(new URL('/mcp/mailer/last-call', server.origin))).json();
+    assert.equal(received.sessionId, await mailerSession());
+    assert.deepEqual(Object.keys(received.arguments), ['to', 'subject', 'lines']);
+    assert.equal(received.arguments.lines.length, 120);
+    assert.deepEqual(Object.keys(received.arguments.lines[0]), ['sku', 'qty', 'cents']);
+    // A third attempt asks again: nothing was remembered.
+    const { prompt: again } = await mailTurn('#approval-deny');
+    assert.match(again, /demo-mailer's send_report/);
+    assert.deepEqual(await callsIn('mailer', await mailerSession()), { send_report: 1 });
   });
   await check('no page error, console error, failed request or CSP violation (the SDK bundle runs under the strict CSP)', async () => {
     assert.deepEqual(problems, [], problems.join(' | '));

@@ -63,7 +63,7 @@ try {
       return { read, substituted, otherRead, otherOk: otherSubstituted.ok };
     }, URI);
     assert.deepEqual(out.read, PAYLOAD);
-    assert.deepEqual(out.substituted, { ok: true, args: { data: PAYLOAD } });
+    assert.deepEqual(out.substituted, { ok: true, args: { data: PAYLOAD }, sources: [{ uri: URI, sourceToolName: 'timeseries.query' }] });
     assert.equal(out.otherRead, null);
     assert.equal(out.otherOk, false);
   });

@@ -178,7 +178,8 @@ test('cache_select stores the matching rows as a derived reference that substitu
   assert.deepEqual(selected.sample, expected.slice(0, selected.sample.length));
   assert.ok(selected.sample.length > 0);
   const resolved = await cache.substituteCacheUris({ data_uri: selected._cache_uri }, { convId: 'c1' });
-  assert.deepEqual(resolved, { ok: true, args: { data: expected } });
+  // The derived entry is the source's data: it resolves with the source's tool.
+  assert.deepEqual(resolved, { ok: true, args: { data: expected }, sources: [{ uri: selected._cache_uri, sourceToolName: 'metrics.query' }] });
   const last48 = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: '[{"field":"i","op":">=","value":192}]' } }));
   assert.equal(last48.count, 48);
   const limited = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, limit: 2 } }));

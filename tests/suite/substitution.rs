@@ -303,3 +303,79 @@ fn check_inline_list_cap_rules() {
     .unwrap();
     assert_eq!(field(&custom, "_capped_arg"), "points");
 }
+
+/// `[(uri, sourceToolName, sourceServer)]` of a substitution's `sources`.
+fn sources(out: &JsValue) -> Vec<(String, String, Option<String>)> {
+    field(out, "sources")
+        .unchecked_ref::<Array>()
+        .iter()
+        .map(|s| {
+            let text = |k: &str| field(&s, k).as_string();
+            (
+                text("uri").unwrap(),
+                text("sourceToolName").unwrap(),
+                text("sourceServer"),
+            )
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn sources_name_each_reference_and_a_derived_entry_its_first_source() {
+    let cache = idb_cache(&[]);
+    let mail = obj(&[("convId", "c".into()), ("server", "vault".into())]);
+    let visible = wait(cache.after_tool_call(
+        "invoice.get".into(),
+        obj(&[("rows", rows(120))]),
+        Some(mail),
+    ))
+    .await
+    .unwrap();
+    let uri = field(&visible, "_cache_uri").as_string().unwrap();
+    let pointer = format!("{uri}#/rows");
+    let input = obj(&[
+        ("payload", rows(40)),
+        ("convId", "c".into()),
+        ("sourceToolName", "cache_select".into()),
+        ("threshold", 0.into()),
+        ("derivedFrom", uri.as_str().into()),
+    ]);
+    let derived = wait(cache.cache_tool_result(input))
+        .await
+        .unwrap()
+        .as_string()
+        .unwrap();
+    let plain = put(&cache, &rows(100), "c").await.unwrap();
+    let list: Array = [&pointer, &derived, &plain]
+        .iter()
+        .map(|u| JsValue::from_str(u))
+        .collect();
+    let out = substitute(&cache, &obj(&[("data_uri", list.into())]), Some("c")).await;
+    assert_eq!(field(&out, "ok"), JsValue::TRUE);
+    let vault = Some("vault".to_owned());
+    assert_eq!(
+        sources(&out),
+        [
+            (pointer.clone(), "invoice.get".to_owned(), vault.clone()),
+            (derived.clone(), "invoice.get".to_owned(), vault),
+            (plain, "timeseries.query".to_owned(), None),
+        ]
+    );
+    // beforeToolCall reports them too; nothing resolved, nothing reported.
+    let before = wait(cache.before_tool_call(
+        "send_report".into(),
+        obj(&[("lines_uri", derived.as_str().into())]),
+        Some(obj(&[("convId", "c".into()), ("server", "mailer".into())])),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(sources(&before)[0].1, "invoice.get");
+    let plain_call = wait(cache.before_tool_call(
+        "send_report".into(),
+        obj(&[("lines", rows(2))]),
+        Some(obj(&[("convId", "c".into())])),
+    ))
+    .await
+    .unwrap();
+    assert!(!Reflect::has(&plain_call, &"sources".into()).unwrap());
+}

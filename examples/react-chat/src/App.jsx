@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useChat } from '@ai-sdk/react';
-import { lastAssistantMessageIsCompleteWithToolCalls } from 'ai';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls } from 'ai';
 import { startServers } from './mcpServers.js';
-import { cache, connectTools, localTransport } from './host.js';
+import { AGENT_TOOLS, cache, connectTools, localTransport } from './host.js';
 
 // One set of in-page MCP servers and their wrapped tools for the page (not per render). Each tool
 // call is cached under the conversation it belongs to: the `useChat` chat's id.
@@ -14,6 +14,10 @@ function servers() {
 }
 
 const QUESTION = 'Chart cpu.load for the last 4 hours.';
+const MAIL = 'Mail these readings to ops@partner.example.';
+const toolName = (part) => part.toolName ?? part.type.slice(5);
+/** Continue the turn once every tool call has its output, or an approval its answer. */
+const continueWhen = (options) => lastAssistantMessageIsCompleteWithToolCalls(options) || lastAssistantMessageIsCompleteWithApprovalResponses(options);
 const preview = (s, n = 220) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
 const isToolPart = (part) => part.type === 'dynamic-tool' || part.type.startsWith('tool-');
 
@@ -128,11 +132,13 @@ function Chat({ setup }) {
   const chatId = useMemo(() => `chat-${Date.now().toString(36)}`, []);
   const [{ transport, calls }] = useState(() => localTransport(setup.declared));
   activeChat = chatId;
-  const { messages, sendMessage, addToolOutput, status, error } = useChat({
+  const { messages, sendMessage, addToolOutput, addToolApprovalResponse, status, error } = useChat({
     id: chatId,
     transport,
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+    sendAutomaticallyWhen: continueWhen,
     async onToolCall({ toolCall }) {
+      // The agent runs these itself, after the user's approval.
+      if (AGENT_TOOLS.has(toolCall.toolName)) return;
       const tool = setup.tools[toolCall.toolName];
       try {
         const output = await tool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [] });
@@ -149,7 +155,7 @@ function Chat({ setup }) {
   const result = (() => {
     if (error) return { state: 'error', error: String(error.message ?? error) };
     if (!answered) return { state: messages.length ? 'running' : 'idle' };
-    const [data, chart] = toolParts;
+    const [data, chart] = toolParts.filter((p) => toolName(p) !== 'send_report');
     const chartOutput = chart?.state === 'output-available' ? JSON.parse(outputText(chart.output)) : null;
     if (!chartOutput?.ok) return { state: 'error', error: messages.at(-1).parts.at(-1).text };
     const typed = calls.find((c) => c.name === 'chart.create');
@@ -168,6 +174,20 @@ function Chat({ setup }) {
     };
   })();
 
+  // The mailing turn: what the user was asked, and what the mailer itself received.
+  const mailPart = toolParts.findLast((p) => toolName(p) === 'send_report');
+  const mailing = (() => {
+    if (!mailPart) return { state: 'idle' };
+    if (mailPart.state === 'approval-requested') return { state: 'approval' };
+    if (!answered) return { state: 'running' };
+    return {
+      state: 'done',
+      answer: mailPart.state === 'output-available' ? 'allowed' : mailPart.state === 'output-denied' ? 'denied' : mailPart.state,
+      calls: setup.mailed.length,
+      rows: setup.mailed.at(-1)?.rows?.length ?? 0,
+    };
+  })();
+
   return (
     <>
       <ol className="messages">
@@ -181,7 +201,14 @@ function Chat({ setup }) {
             <li key={i} className="msg tool" data-tool={part.toolName ?? part.type.slice(5)} data-state={part.state}>
               <span className="who">{`tool · ${part.toolName ?? part.type.slice(5)} · ${part.state}`}</span>
               {`model typed: ${JSON.stringify(part.input)}\n`}
-              {part.state === 'output-available' ? <ToolText text={outputText(part.output)} /> : part.errorText ?? '…'}
+              {part.state === 'output-available' ? <ToolText text={outputText(part.output)} /> : part.errorText ?? (part.state === 'output-denied' ? 'denied by the user' : '…')}
+              {part.state === 'approval-requested' && (
+                <span className="approval">
+                  {`\nThe flow policy asks: send data passed by reference (${part.input?.rows_uri ?? 'a stored result'}) to ${toolName(part)}, an open-world tool of another server? `}
+                  <button id="approve-allow" onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: true })}>Allow once</button>
+                  <button id="approve-deny" onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: false, reason: 'The user did not allow it.' })}>Deny</button>
+                </span>
+              )}
             </li>
           ) : null,
         )}
@@ -190,6 +217,20 @@ function Chat({ setup }) {
       <button id="send" onClick={() => sendMessage({ text: QUESTION })} disabled={status !== 'ready' || messages.length > 0}>
         {QUESTION}
       </button>
+      <button id="mail" onClick={() => sendMessage({ text: MAIL })} disabled={status !== 'ready' || result.state !== 'done' || mailing.state === 'approval'}>
+        {MAIL}
+      </button>
+      <output
+        id="mail-status"
+        data-state={mailing.state}
+        data-answer={mailing.answer ?? ''}
+        data-mailer-calls={mailing.calls ?? ''}
+        data-mailer-rows={mailing.rows ?? ''}
+      >
+        {mailing.state === 'done'
+          ? `mailer: ${mailing.answer}; it has received ${mailing.calls} call(s)${mailing.calls ? `, the last with ${mailing.rows} rows` : ''}`
+          : `mailer: ${mailing.state}`}
+      </output>
       <output
         id="status"
         data-state={result.state}

@@ -1,6 +1,10 @@
-// Two real MCP servers living in the page: the official SDK's `McpServer`, reached by an SDK
+// Three real MCP servers living in the page: the official SDK's `McpServer`, reached by an SDK
 // `Client` over the SDK's `InMemoryTransport` (swap in `StreamableHTTPClientTransport` for
 // servers over HTTP; nothing else changes).
+//
+// `chart.create` declares `openWorldHint: false` (it draws for this page only); the mailer's
+// `send_report` is open-world (it mails anyone): under the cache's flow policy `"guarded"`, the
+// rows of the data server reach the chart freely and the mailer only after the user approves.
 //
 // `chart.create` declares only `data` (a strict schema: `additionalProperties: false`, an
 // undeclared key is refused). It knows nothing of references: the host's `wrapMcpClient` adds
@@ -33,6 +37,7 @@ function chartServer(received) {
   const server = new McpServer({ name: 'example-chart', version: '1.0.0' });
   server.registerTool('chart.create', {
     description: 'Draws a line chart of {t, value} rows. Returns the points to draw.',
+    annotations: { openWorldHint: false },
     inputSchema: z.strictObject({
       title: z.string().optional(),
       data: z.array(z.strictObject({ t: z.string(), value: z.number() })).min(1),
@@ -45,6 +50,23 @@ function chartServer(received) {
   return server;
 }
 
+/** `mailed` gets the arguments of every send_report call, as the server parsed them. */
+function mailerServer(mailed) {
+  const server = new McpServer({ name: 'example-mailer', version: '1.0.0' });
+  server.registerTool('send_report', {
+    description: 'E-mails rows {t, value} to any address.',
+    annotations: { openWorldHint: true },
+    inputSchema: z.strictObject({
+      to: z.string(),
+      rows: z.array(z.strictObject({ t: z.string(), value: z.number() })).min(1),
+    }),
+  }, async (args) => {
+    mailed.push(args);
+    return result({ ok: true, sent: `mail-${mailed.length}`, to: args.to, rows: args.rows.length });
+  });
+  return server;
+}
+
 async function connect(server) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -53,9 +75,10 @@ async function connect(server) {
   return client;
 }
 
-/** Starts both servers and resolves a connected SDK `Client` for each. */
+/** Starts the servers and resolves a connected SDK `Client` for each. */
 export async function startServers() {
   const received = [];
-  const [data, chart] = await Promise.all([connect(dataServer()), connect(chartServer(received))]);
-  return { clients: { data, chart }, received };
+  const mailed = [];
+  const [data, chart, mailer] = await Promise.all([connect(dataServer()), connect(chartServer(received)), connect(mailerServer(mailed))]);
+  return { clients: { data, chart, mailer }, received, mailed };
 }

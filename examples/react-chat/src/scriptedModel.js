@@ -5,6 +5,9 @@
 //   1. no tool result yet       -> call timeseries.query
 //   2. one result (the rows)     -> call chart.create with `data_uri` copied from `_cache_refs.rows`
 //   3. the chart's result        -> answer in text
+//
+// Asked to mail the readings, it calls send_report with `rows_uri`: the whole result in a few
+// typed characters, which the flow policy sends to the user for approval first.
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
@@ -16,8 +19,29 @@ export function outputText(output) {
   return JSON.stringify(output.value);
 }
 
+/** The mailing turn: send the rows by reference, then tell what happened. */
+function mailStep(prompt, results) {
+  const lastUser = prompt.findLastIndex((m) => m.role === 'user');
+  const mailed = prompt.slice(lastUser).filter((m) => m.role === 'tool')
+    .flatMap((m) => m.content.filter((p) => p.type === 'tool-result' && p.toolName === 'send_report'));
+  if (mailed.length === 0) {
+    const series = results.find((r) => r.toolName === 'timeseries.query');
+    const rows = series && JSON.parse(outputText(series.output))._cache_refs?.rows;
+    if (!rows) return { text: 'There are no readings to mail yet.' };
+    return { tool: 'send_report', input: { to: 'ops@partner.example', rows_uri: rows } };
+  }
+  const { output } = mailed.at(-1);
+  if (output.type === 'execution-denied') return { text: 'You declined, so nothing was mailed.' };
+  const sent = JSON.parse(outputText(output));
+  return { text: sent.ok ? `Mailed ${sent.rows} readings to ${sent.to} (${sent.sent}).` : `send_report failed: ${sent.error ?? outputText(output)}` };
+}
+
+const userText = (message) => (typeof message?.content === 'string' ? message.content
+  : (message?.content ?? []).filter((p) => p.type === 'text').map((p) => p.text).join(''));
+
 function nextStep(prompt) {
   const results = prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.filter((p) => p.type === 'tool-result'));
+  if (/^Mail/.test(userText(prompt.findLast((m) => m.role === 'user')))) return mailStep(prompt, results);
   if (results.length === 0) return { tool: 'timeseries.query', input: { metric: 'cpu.load', minutes: 240 } };
   const last = outputText(results.at(-1).output);
   if (results.length === 1) {

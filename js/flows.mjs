@@ -1,0 +1,116 @@
+// The flow policy (docs/SECURITY.md): which server's data a reference may carry into which
+// server's tool call. One home for the rule: the checks of a `flows` value, the grouping of a
+// call's resolved references into flows, and the decision of each, pure (a function policy may
+// answer with a promise). js/tool-pipeline.mjs applies it before dispatch; the `ResultCache`
+// constructor checks its own `flows` option with the same rule and message
+// (`flows_option` in src/bindings/convert.rs).
+
+/** The named policies. */
+export const FLOW_MODES = ['any', 'same-server', 'guarded'];
+
+/** What a bad `flows` value is told (the same words as the `ResultCache` constructor's). */
+const FLOWS_TYPE = 'flows must be "any", "same-server", "guarded", { server: [servers] | "*" } or a function';
+
+/** Every server (as a key: any other source; as a value: any target). */
+const ANY_SERVER = '*';
+
+/** Checked object policies, snapshotted: source → `"*"` or a `Set` of targets. */
+const compiled = new WeakMap();
+
+/**
+ * Checks a `flows` value and answers the policy to apply: a mode string, a function, or a
+ * snapshot of an object (later changes to the caller's object do not count). `undefined` is
+ * `"any"`. A bad value is a `TypeError` whose message starts with `who`.
+ */
+export function checkFlows(value, who) {
+  if (value === undefined) return 'any';
+  if (typeof value === 'string' && FLOW_MODES.includes(value)) return value;
+  if (typeof value === 'function') return value;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const known = compiled.get(value);
+    if (known) return known;
+    const table = new Map();
+    try {
+      for (const source of Object.keys(value)) {
+        const targets = value[source];
+        if (targets === ANY_SERVER) table.set(source, ANY_SERVER);
+        else if (Array.isArray(targets) && targets.every((t) => typeof t === 'string')) table.set(source, new Set(targets));
+        else throw new TypeError(`${who}: ${FLOWS_TYPE}`);
+      }
+    } catch {
+      throw new TypeError(`${who}: ${FLOWS_TYPE}`);
+    }
+    const policy = { table };
+    compiled.set(value, policy);
+    return policy;
+  }
+  throw new TypeError(`${who}: ${FLOWS_TYPE}`);
+}
+
+/**
+ * The flows of one call: its resolved references (`sources`, as `beforeToolCall` reports them:
+ * `{ uri, sourceToolName, sourceServer? }`) grouped by the server and tool they come from, each
+ * `{ from, to, toolName, sourceToolName, uris, annotations }` (`from`/`to`: server names, `null`
+ * when unknown; `annotations`: the called tool's MCP annotations, `{}` when it has none).
+ */
+export function flowsOf(sources, to, toolName, annotations) {
+  const groups = new Map();
+  for (const { uri, sourceToolName, sourceServer } of sources) {
+    const from = typeof sourceServer === 'string' ? sourceServer : null;
+    const key = JSON.stringify([from, sourceToolName]);
+    let flow = groups.get(key);
+    if (!flow) {
+      flow = { from, to: to ?? null, toolName, sourceToolName, uris: [], annotations: annotations ?? {} };
+      groups.set(key, flow);
+    }
+    if (!flow.uris.includes(uri)) flow.uris.push(uri);
+  }
+  return [...groups.values()];
+}
+
+/** `"allow"`, `"deny"` or `"ask"`: the built-in rule for one flow (a checked, non-function policy). */
+export function decideFlow(policy, { from, to, annotations }) {
+  if (policy === 'any') return 'allow';
+  // A reference into a call to the server that produced it moves nothing anywhere new.
+  if (from !== null && from === to) return 'allow';
+  if (policy === 'same-server') return 'deny';
+  // MCP's default for a tool without the hint is open-world (it may reach anything).
+  if (policy === 'guarded') return annotations?.openWorldHint === false ? 'allow' : 'ask';
+  const { table } = policy;
+  const targets = from !== null && table.has(from) ? table.get(from) : table.get(ANY_SERVER);
+  if (targets === ANY_SERVER) return 'allow';
+  return targets !== undefined && to !== null && targets.has(to) ? 'allow' : 'deny';
+}
+
+/**
+ * The decision of every flow of a call: `{ deny, ask }`, the flows of each verdict (both empty:
+ * allowed). A function policy is called once a flow (it may answer a promise); anything but
+ * `"allow"` or `"ask"` is `"deny"`, and its rejection rejects this (the call is not dispatched).
+ */
+export async function judgeFlows(policy, flows) {
+  const deny = [];
+  const ask = [];
+  for (const flow of flows) {
+    const verdict = typeof policy === 'function' ? await policy({ ...flow, uris: [...flow.uris] }) : decideFlow(policy, flow);
+    if (verdict === 'ask') ask.push(flow);
+    else if (verdict !== 'allow') deny.push(flow);
+  }
+  return { deny, ask };
+}
+
+const serverName = (name) => (name === null ? 'a server the host did not name' : JSON.stringify(name));
+
+/**
+ * The envelope of a call the policy (or the user, `declined`) kept from referenced data, in the
+ * package's usual shape: `{ error: "reference_not_allowed", fix_hint, _refused_uris }`.
+ */
+export function refusedEnvelope(toolName, refused, declined) {
+  const to = serverName(refused[0].to);
+  const from = [...new Set(refused.map((f) => f.from))].map(serverName).join(', ');
+  const why = declined ? 'The user declined to let' : 'The host does not let';
+  return {
+    error: 'reference_not_allowed',
+    fix_hint: `${why} data from ${from} reach ${to} (tool ${toolName}): call ${toolName} without these references, and do not copy the data into its arguments by hand; tell the user what you wanted to send where.`,
+    _refused_uris: refused.flatMap((f) => f.uris),
+  };
+}

