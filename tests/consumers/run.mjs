@@ -73,11 +73,11 @@ function withTimeout(promise, ms, what) {
 }
 
 /** Runs one check; `needs` names earlier checks it depends on. */
-async function check(name, needs, fn) {
+async function check(name, needs, fn, ms = STEP_MS) {
   const missing = needs.filter((n) => !passed.has(n));
   if (missing.length) return record(name, Object.assign(new Error(`not run: needs "${missing.join('", "')}"`), { detail: '' }));
   try {
-    await withTimeout(Promise.resolve().then(fn), STEP_MS, 'the check');
+    await withTimeout(Promise.resolve().then(fn), ms, 'the check');
     record(name);
   } catch (error) {
     record(name, error);
@@ -364,6 +364,7 @@ const C = {
   aiSdkCjs: 'node CommonJS requires mcp-result-cache/ai-sdk (require(esm)) and runs a clientToolSet tool',
   tsAiSdk: 'tsc --strict accepts a consumer of mcp-result-cache/ai-sdk with the AI SDK\'s own types (no error outside the AI SDK\'s declarations)',
   noAny: 'no `any` type in the shipped declarations (js/*.d.ts, pkg/web, pkg/node, pkg/server-*, pkg/lists-*)',
+  readme: 'examples/react-chat from a checkout, as its README says: `npm install && npm run build` in a copy inside the repository (the package from the repository itself, file:../..)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin), without the server or lists module',
   chat: 'react-chat (useChat, client-side tools via onToolCall/addToolOutput, mock model) in Chromium: the chart server receives the 240 rows while the model typed only the reference',
   mail: 'react-chat: mailing the rows by reference asks through useChat\'s tool approval (flows "guarded"); Deny: the mailer gets nothing; Allow: the 240 rows',
@@ -626,6 +627,20 @@ async function main() {
   });
 
   let chatUrl = null;
+  await check(C.readme, [], async () => {
+    // A copy two levels below the repository root, so that its `file:../..` is this repository;
+    // its dependencies come from the registry, as a new user's do.
+    const dir = join(REPO, '.tmp/react-chat-readme');
+    await rm(dir, { recursive: true, force: true });
+    await cp(EXAMPLE, dir, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) });
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+    assert(manifest.dependencies?.[PACKAGE] === 'file:../..', `examples/react-chat depends on ${manifest.dependencies?.[PACKAGE]}, not the repository (file:../..)`);
+    await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir, env: npmEnv(), timeout: 240_000 });
+    await run('npm', ['run', 'build'], { cwd: dir, env: npmEnv(), timeout: 240_000 });
+    const html = await readFile(join(dir, 'dist/index.html'), 'utf8').catch(() => '');
+    assert(/<script[^>]+type="module"/.test(html), 'dist/index.html has no module script');
+  }, 500_000);
+
   await check(C.viteBuild, [C.install], async () => {
     const dir = projects['react-chat'];
     await node([join(ROOT_MODULES, 'vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: dir });
