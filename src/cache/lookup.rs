@@ -1,0 +1,221 @@
+//! Reading entries back: scoped lookups of many references at once, derived entries checked
+//! against their sources, the chatbox-core read-through, and where each reference's data comes
+//! from.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+
+use wasm_bindgen::JsValue;
+
+use super::{payload, CacheEvent, ResultCache};
+use crate::core::record::{LookupOutcome, MAX_DERIVATION_DEPTH};
+use crate::core::substitute::ReferenceLookup;
+use crate::core::uri::parse_cache_uri;
+use crate::store::{JsRecord, RecordStore, StoreError};
+
+/// The records of a read, looked up by [`ResultCache::read_records`] (boxed: it recurses).
+type RecordsFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<Option<JsRecord>>, StoreError>> + 'a>>;
+
+impl ResultCache {
+    /// Resolves references in ONE read-only transaction, all reads issued before awaiting.
+    /// Malformed references, other conversations (when `conv_scope` is set: the exact id the
+    /// entry was written with must equal it, whatever the URI segment says) and absent entries are [`LookupOutcome::Miss`]; a `#` pointer is applied.
+    pub async fn lookup_many(
+        &self,
+        uris: &[&str],
+        conv_scope: Option<&str>,
+    ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
+        self.lookup_noting(uris, conv_scope, None).await
+    }
+
+    /// [`Self::lookup_many`], noting in `sources` the source ([`crate::core::source`]) of each
+    /// reference that resolved to a fresh entry: a derived entry's is its first source's.
+    async fn lookup_noting(
+        &self,
+        uris: &[&str],
+        conv_scope: Option<&str>,
+        sources: Option<&RefCell<Vec<ReferenceSource>>>,
+    ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
+        let parsed: Vec<_> = uris.iter().map(|u| parse_cache_uri(u)).collect();
+        let keys: Vec<&str> = parsed.iter().flatten().map(|p| p.key).collect();
+        let records = self
+            .read_records(&keys, 0)
+            .await
+            .map_err(|e| self.failed("lookup", e))?;
+        let mut records = records.into_iter();
+        let outcomes = parsed
+            .into_iter()
+            .zip(uris)
+            .map(|(parsed, uri)| {
+                let Some(parsed) = parsed else {
+                    return LookupOutcome::Miss;
+                };
+                let record = records.next().flatten();
+                let source = sources
+                    .and(record.as_ref())
+                    .map(|r| r.source_tool_name.clone());
+                let outcome = LookupOutcome::from_record(record, conv_scope);
+                let outcome = match (outcome, &parsed.pointer) {
+                    (LookupOutcome::Hit(value), Some(pointer)) => {
+                        match payload::select(&value, pointer) {
+                            Some(selected) => LookupOutcome::Hit(selected),
+                            None => LookupOutcome::BadPointer {
+                                pointer: pointer.as_str().to_owned(),
+                            },
+                        }
+                    }
+                    (other, _) => other,
+                };
+                if let (Some(sources), Some(source), LookupOutcome::Hit(_)) =
+                    (sources, source, &outcome)
+                {
+                    sources.borrow_mut().push(ReferenceSource {
+                        uri: (*uri).to_owned(),
+                        source,
+                    });
+                }
+                self.emit(match &outcome {
+                    LookupOutcome::Hit(_) => CacheEvent::Hit {
+                        uri: (*uri).to_owned(),
+                    },
+                    LookupOutcome::Stale { cause, .. } => CacheEvent::Stale {
+                        uri: (*uri).to_owned(),
+                        cause: cause.clone(),
+                    },
+                    _ => CacheEvent::Miss {
+                        uri: (*uri).to_owned(),
+                    },
+                });
+                outcome
+            })
+            .collect();
+        Ok(outcomes)
+    }
+
+    /// The records of `keys` in one read-only transaction (misses filled from chatbox-core's
+    /// database), each derived entry checked against its source: a derived entry is only as
+    /// good as its source, so it reads as absent once the source is gone (evicted, cleared, of
+    /// another conversation) or more than [`MAX_DERIVATION_DEPTH`] links away, and as stale,
+    /// with the source's cause, once the source is stale. It is the source's data, so it reads
+    /// with the source's tool and server (what a flow policy checks). The sources are read the
+    /// same way, one more read a link of the chain (boxed: the future recurses).
+    fn read_records<'a>(&'a self, keys: &'a [&'a str], depth: usize) -> RecordsFuture<'a> {
+        Box::pin(async move {
+            let mut records = self.store.read_many(keys, self.now()).await?;
+            if depth == 0 {
+                self.read_through(keys, &mut records).await;
+            }
+            let derived: Vec<(usize, String)> = (0..records.len())
+                .filter_map(|i| {
+                    let r = records[i].as_ref()?;
+                    Some((
+                        i,
+                        r.derived_from.clone().filter(|_| r.stale_cause.is_none())?,
+                    ))
+                })
+                .collect();
+            if derived.is_empty() {
+                return Ok(records);
+            }
+            let source_keys: Vec<&str> = derived.iter().map(|(_, key)| key.as_str()).collect();
+            let mut sources = match depth < MAX_DERIVATION_DEPTH {
+                true => self.read_records(&source_keys, depth + 1).await?,
+                false => Vec::new(),
+            }
+            .into_iter();
+            for (i, _) in &derived {
+                let source = sources.next().flatten();
+                let record = &mut records[*i];
+                match (source, record.as_mut()) {
+                    (Some(source), Some(r)) if source.conv_id == r.conv_id => {
+                        r.source_tool_name = source.source_tool_name;
+                        if source.stale_cause.is_some() {
+                            r.stale_cause = source.stale_cause;
+                        }
+                    }
+                    _ => *record = None,
+                }
+            }
+            Ok(records)
+        })
+    }
+
+    /// Fills misses from chatbox-core's database, when one exists. Its records are scoped like
+    /// ours by the caller. A failure there is an `error` event, never a failed lookup.
+    async fn read_through(&self, keys: &[&str], records: &mut [Option<JsRecord>]) {
+        let Some(legacy) = &self.legacy else { return };
+        let missing: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
+        if missing.is_empty() {
+            return;
+        }
+        let missing_keys: Vec<&str> = missing.iter().map(|&i| keys[i]).collect();
+        match legacy.get_many(&missing_keys).await {
+            Ok(found) => {
+                for (i, record) in missing.into_iter().zip(found) {
+                    records[i] = record;
+                }
+            }
+            Err(e) => {
+                let _ = self.failed("lookup", e);
+            }
+        }
+    }
+
+    /// [`Self::lookup_many`] for one reference.
+    pub async fn lookup(
+        &self,
+        uri: &str,
+        conv_scope: Option<&str>,
+    ) -> Result<LookupOutcome<JsValue>, StoreError> {
+        Ok(self
+            .lookup_many(&[uri], conv_scope)
+            .await?
+            .pop()
+            .unwrap_or(LookupOutcome::Miss))
+    }
+
+    /// A [`ReferenceLookup`] over this cache, restricted to `conv_scope` when given.
+    pub fn scoped(&self, conv_scope: Option<&str>) -> ScopedLookup<'_> {
+        ScopedLookup {
+            cache: self,
+            conv_scope: conv_scope.map(str::to_owned),
+            sources: RefCell::default(),
+        }
+    }
+}
+
+/// Where the data of one resolved reference comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferenceSource {
+    /// The reference as given (with any fragment).
+    pub uri: String,
+    /// The entry's source: its tool, prefixed by its server when recorded
+    /// ([`crate::core::source::split_source`]).
+    pub source: String,
+}
+
+/// [`ResultCache::lookup_many`] for one conversation scope, as the substitution algorithm wants
+/// it, noting the source of every reference it resolves.
+pub struct ScopedLookup<'a> {
+    cache: &'a ResultCache,
+    conv_scope: Option<String>,
+    sources: RefCell<Vec<ReferenceSource>>,
+}
+
+impl ScopedLookup<'_> {
+    /// The sources of the references resolved so far, in lookup order.
+    pub fn into_sources(self) -> Vec<ReferenceSource> {
+        self.sources.into_inner()
+    }
+}
+
+impl ReferenceLookup<JsValue> for ScopedLookup<'_> {
+    type Error = StoreError;
+    async fn lookup_many(&self, uris: &[&str]) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
+        self.cache
+            .lookup_noting(uris, self.conv_scope.as_deref(), Some(&self.sources))
+            .await
+    }
+}
