@@ -53,7 +53,7 @@ impl ResultCache {
         }
     }
 
-    /// Completes a call noted at dispatch for this tool (see [`ReuseBook::completed`]). Must be
+    /// Completes a call noted at dispatch for this tool (see [`crate::core::reuse::ReuseBook::completed`]). Must be
     /// called once per dispatched call, whatever its outcome.
     pub fn note_result(
         &self,
