@@ -1,5 +1,6 @@
 //! The architecture as tests (docs/ARCHITECTURE.md): which layer may import which, no import
-//! cycle between the files of one module, and no file in `src/store/` over 700 lines.
+//! cycle between the files of one module, no file of `src/` over 700 lines and no function of
+//! shipped code over 120 lines.
 //!
 //! Read from the sources as text: every `crate::…`, `super::…` and `self::…` path outside
 //! comments is an import of the module file it names (the longest prefix that is a file of
@@ -36,8 +37,13 @@ const RULES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Longest file of `src/store/`, in lines.
-const STORE_FILE_LINES: usize = 700;
+/// Longest file of `src/`, in lines (test modules and files of tests included): a room read in
+/// one sitting.
+const FILE_LINES: usize = 700;
+
+/// Longest function of shipped code, in lines from its `fn` line to its closing brace: one
+/// concept, read at a glance (test modules are not shipped and not measured).
+const FN_LINES: usize = 120;
 
 /// A module path (`["store", "indexeddb", "write"]`) for every `.rs` file under `src/`.
 fn modules(dir: &Path, prefix: &[String], out: &mut BTreeMap<Vec<String>, PathBuf>) {
@@ -293,18 +299,332 @@ fn no_import_cycle_between_the_files_of_a_module() {
     }
 }
 
+/// Every `.rs` file of `src/`, as its path under `src/` (`store/mod.rs`) and its source.
+fn sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = BTreeMap::new();
+    modules(&root, &[], &mut all);
+    all.values()
+        .map(|path| {
+            let name = path.strip_prefix(&root).unwrap().to_str().unwrap();
+            (name.replace('\\', "/"), fs::read_to_string(path).unwrap())
+        })
+        .collect()
+}
+
+/// The source with every comment, string and character literal blanked (each character a
+/// space, line breaks kept), so that braces and keywords left are code. Nested block comments,
+/// raw strings (`r#"…"#`), byte strings and escapes are read as Rust reads them; a `'` starts a
+/// character literal only when one character (or an escape) and a closing `'` follow, else it
+/// is a lifetime.
+fn blanked(source: &str) -> String {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = String::with_capacity(source.len());
+    let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let ident_before = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                blank(&mut out, chars[i]);
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, chars[i]);
+                    i += 1;
+                }
+            }
+        } else if !ident_before && (c == 'r' || (c == 'b' && next == Some('r'))) && {
+            let at = i + if c == 'b' { 2 } else { 1 };
+            let hashes = chars[at..].iter().take_while(|&&h| h == '#').count();
+            chars.get(at + hashes) == Some(&'"')
+        } {
+            // A raw string: `r"…"`, `r#"…"#`, `br"…"`, ends at `"` and as many `#`.
+            let at = i + if c == 'b' { 2 } else { 1 };
+            let hashes = chars[at..].iter().take_while(|&&h| h == '#').count();
+            let mut j = at + hashes + 1;
+            while j < chars.len()
+                && !(chars[j] == '"'
+                    && chars[j + 1..]
+                        .iter()
+                        .take(hashes)
+                        .filter(|&&h| h == '#')
+                        .count()
+                        == hashes)
+            {
+                j += 1;
+            }
+            let end = (j + 1 + hashes).min(chars.len());
+            for &ch in &chars[i..end] {
+                blank(&mut out, ch);
+            }
+            i = end;
+        } else if c == '"' {
+            out.push(' ');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                let skip = if chars[i] == '\\' { 2 } else { 1 };
+                for &ch in chars[i..(i + skip).min(chars.len())].iter() {
+                    blank(&mut out, ch);
+                }
+                i += skip;
+            }
+            out.push(' ');
+            i += 1;
+        } else if c == '\'' {
+            // `'\n'`, `'\u{1F600}'`, `'{'`: a character; `'a` (no closing quote): a lifetime.
+            // After a backslash, the escaped character is skipped (`'\''`, `'\\'`).
+            let end = if next == Some('\\') {
+                chars
+                    .get(i + 3..)
+                    .and_then(|rest| rest.iter().position(|&q| q == '\''))
+                    .map(|p| i + 3 + p + 1)
+            } else if chars.get(i + 2) == Some(&'\'') {
+                Some(i + 3)
+            } else {
+                None
+            };
+            match end {
+                Some(end) => {
+                    for &ch in &chars[i..end] {
+                        blank(&mut out, ch);
+                    }
+                    i = end;
+                }
+                None => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The byte index of the brace that closes the one at `open` (in blanked source).
+fn closing_brace(code: &str, open: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, b) in code.bytes().enumerate().skip(open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced braces")
+}
+
+/// Blanked source without its test code: every item under `#[cfg(test)]` (the `tests` module,
+/// a test-only function) is blanked to its closing brace or semicolon.
+fn without_tests(code: &str) -> String {
+    let mut out = code.to_owned();
+    let mut from = 0;
+    while let Some(at) = out[from..].find("#[cfg(test)]") {
+        let start = from + at;
+        let body = start + "#[cfg(test)]".len();
+        let end = match (out[body..].find('{'), out[body..].find(';')) {
+            (Some(brace), semi) if semi.is_none_or(|s| brace < s) => {
+                closing_brace(&out, body + brace) + 1
+            }
+            (_, Some(semi)) => body + semi + 1,
+            _ => out.len(),
+        };
+        let spaces: String = out[start..end]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        out.replace_range(start..end, &spaces);
+        from = end;
+    }
+    out
+}
+
+/// Every function with a body in `source` outside test code: its first line (1-based) and its
+/// length in lines, from its `fn` line to its closing brace.
+fn functions(source: &str) -> Vec<(usize, usize)> {
+    let code = without_tests(&blanked(source));
+    let bytes = code.as_bytes();
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("fn") {
+        let at = from + at;
+        from = at + 2;
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = code[at + 2..].trim_start();
+        // `fn name`, not `fn(…)` (a type), `Fn`, or part of an identifier.
+        if before.is_some_and(is_ident)
+            || bytes.get(at + 2).is_some_and(|&b| is_ident(b))
+            || !after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        {
+            continue;
+        }
+        // The body is the first `{` outside parentheses and brackets; a `;` first (a trait
+        // method, an `extern` block's function) means there is none. `[u8; 4]` is a type.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (i, b) in bytes.iter().enumerate().skip(at) {
+            match b {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b'{' if depth == 0 => {
+                    open = Some(i);
+                    break;
+                }
+                b';' if depth == 0 => break,
+                _ => {}
+            }
+        }
+        if let Some(open) = open {
+            let first = line_of(at);
+            out.push((first, line_of(closing_brace(&code, open)) - first + 1));
+        }
+    }
+    out
+}
+
+/// Files (under `src/`) of test code only: a module declared `#[cfg(test)] mod name;`.
+fn test_files(sources: &[(String, String)]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (name, source) in sources {
+        // Where the file's `mod name;` children are: `a/` for `a/mod.rs` and `a.rs`.
+        let dir = match name.strip_suffix("mod.rs") {
+            Some(dir) => dir.to_owned(),
+            None if name == "lib.rs" => String::new(),
+            None => [name.trim_end_matches(".rs"), "/"].concat(),
+        };
+        let code = blanked(source);
+        let mut from = 0;
+        while let Some(at) = code[from..].find("#[cfg(test)]") {
+            from += at + "#[cfg(test)]".len();
+            let rest = code[from..].trim_start();
+            let Some(decl) = rest.strip_prefix("mod ") else {
+                continue;
+            };
+            let module: String = decl
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if decl.trim_start()[module.len()..]
+                .trim_start()
+                .starts_with(';')
+            {
+                out.insert([dir.clone(), module.clone(), ".rs".into()].concat());
+                out.insert([dir.clone(), module, "/mod.rs".into()].concat());
+            }
+        }
+    }
+    out
+}
+
+/// What is too long in one file of `src/`: the file itself, and each function of shipped code
+/// (none in a file of tests only), with its line.
+fn oversized(name: &str, source: &str, test_only: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let lines = source.lines().count();
+    if lines > FILE_LINES {
+        out.push(format!("src/{name}: {lines} lines (over {FILE_LINES})"));
+    }
+    let shipped = if test_only {
+        Vec::new()
+    } else {
+        functions(source)
+    };
+    for (line, length) in shipped {
+        if length > FN_LINES {
+            out.push(format!(
+                "src/{name}:{line}: a function of {length} lines (over {FN_LINES})"
+            ));
+        }
+    }
+    out
+}
+
 #[test]
-fn no_store_file_is_over_700_lines() {
-    let (all, _) = graph();
+fn no_file_is_over_700_lines_and_no_function_over_120() {
+    let all = sources();
+    let tests = test_files(&all);
     let long: Vec<String> = all
         .iter()
-        .filter(|(m, _)| m.first().is_some_and(|l| l == "store"))
-        .filter_map(|(_, path)| {
-            let lines = fs::read_to_string(path).unwrap().lines().count();
-            (lines > STORE_FILE_LINES).then(|| format!("{} ({lines} lines)", path.display()))
-        })
+        .flat_map(|(name, source)| oversized(name, source, tests.contains(name)))
         .collect();
-    assert!(long.is_empty(), "over {STORE_FILE_LINES} lines: {long:?}");
+    assert!(
+        long.is_empty(),
+        "too long to read at a glance (split along the seams; docs/ARCHITECTURE.md):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_size_checks_see_functions_and_skip_tests() {
+    // Braces in strings, characters, raw strings and comments are not code; lifetimes are not
+    // characters; `fn(…)` types and bodiless functions are no functions; test code is skipped.
+    let src = [
+        "fn a<'x>(s: &'x str) -> [u8; 2] {",
+        "    let b = ('{', b'}', '\\'', '\\\\', '\\u{7B}', '}');",
+        "    let c = \"}}\\\"}\";",
+        "    // }",
+        "    /* { /* } */ } */",
+        "    let d = (r#\"\"}\"#, br\"{\");",
+        "    let e: fn(u8) = f;",
+        "    [0, 1]",
+        "}",
+        "trait T { fn g(&self); }",
+        "fn h() {}",
+        "#[cfg(test)]",
+        "mod tests {",
+        "    fn long() {",
+        "    }",
+        "}",
+    ]
+    .join("\n");
+    let src = src.as_str();
+    assert_eq!(functions(src), vec![(1, 9), (11, 1)]);
+    let long = ["fn long() {\n", &"    x();\n".repeat(FN_LINES - 1), "}\n"].concat();
+    assert_eq!(functions(&long), vec![(1, FN_LINES + 1)]);
+    assert_eq!(oversized("x.rs", &long, false).len(), 1);
+    assert!(oversized("x.rs", &long, true).is_empty());
+    assert!(oversized("x.rs", &long.replacen("    x();\n", "", 1), false).is_empty());
+    assert_eq!(
+        oversized("x.rs", &"\n".repeat(FILE_LINES + 1), true).len(),
+        1
+    );
+    let sources = vec![
+        (
+            "lib.rs".to_owned(),
+            "#[cfg(test)]\nmod t;\nmod a;".to_owned(),
+        ),
+        ("a/mod.rs".to_owned(), "#[cfg(test)]\nmod tests;".to_owned()),
+    ];
+    let tests = test_files(&sources);
+    assert!(tests.contains("t.rs") && tests.contains("a/tests.rs"));
+    assert!(!tests.contains("a.rs"));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The host pipeline on JS values: substitution of `*_uri` arguments, the inline-list cap, and
 //! the two calls a chat engine puts around its tool dispatch (`beforeToolCall`,
 //! `afterToolCall`), with what the model is shown of each content block of a result
-//! (`content.rs`). Decisions come from [`crate::core`]; this layer reads and builds JS objects
+//! (`content/`). Decisions come from [`crate::core`]; this layer reads and builds JS objects
 //! without ever copying a payload into Rust.
 
 mod after;

@@ -1,0 +1,299 @@
+//! Building what the model sees, step by step, with the references the writes answered: kept
+//! blocks, the visible payload in place of the data's JSON copy, previews, links and notes.
+
+use js_sys::{Array, JsString, Object};
+use wasm_bindgen::JsValue;
+
+use super::issue::Issued;
+use super::plan::Step;
+use super::split::text_of;
+use crate::core::content::{
+    preview_keep, preview_marker, stored_binary_note, unkept_binary_note, META_URIS_KEY,
+};
+use crate::core::pointer::member_reference;
+use crate::core::source::split_source;
+use crate::core::text::concat;
+use crate::core::view::View;
+use crate::js_args::{copy_without, define, get_own, is_args_object};
+use crate::pipeline::visible::{cut_text, head, json_text, visible_json};
+
+/// Builds what the model is shown, with the references the writes answered.
+pub(super) struct Builder<'a> {
+    tool_name: &'a str,
+    budget: u32,
+    content: Array,
+    /// Some text the model sees is less than the server sent (cut, previewed or summarized).
+    pub(super) reduced: bool,
+}
+
+/// The data as the blocks show it: its value and JSON text (when the result has data), its size,
+/// and the reference its write answered.
+pub(super) struct DataView<'a> {
+    pub(super) value: Option<&'a JsValue>,
+    pub(super) json: Option<&'a JsString>,
+    pub(super) bytes: u64,
+    pub(super) uri: Option<&'a str>,
+}
+
+impl<'a> Builder<'a> {
+    /// Starts with the result's invalidation signals, kept in front, and all of `maxChars` left.
+    pub(super) fn new(tool_name: &'a str, budget: u32, signals: &[JsValue]) -> Builder<'a> {
+        Builder {
+            tool_name,
+            budget,
+            content: signals.iter().collect(),
+            reduced: false,
+        }
+    }
+
+    /// Every step, in order, within what is left of `maxChars` at each block; `changed` and
+    /// `data_shown` as the data's copy and previews show the data.
+    pub(super) fn steps(
+        &mut self,
+        steps: Vec<Step>,
+        data: &DataView,
+        view: &View,
+        issued: &Issued,
+        changed: &mut bool,
+        data_shown: &mut bool,
+    ) {
+        for step in steps {
+            match step {
+                Step::Keep(block) => {
+                    self.content.push(&block);
+                }
+                Step::Blob {
+                    block,
+                    holder,
+                    what,
+                    chars,
+                    bytes,
+                } => self.blob(&block, &holder, &what, chars, bytes),
+                Step::DataCopy(block) => match (data.value, data.json) {
+                    (Some(value), Some(json)) => {
+                        let visible =
+                            visible_json(value, data.uri, json, data.bytes, self.budget, view);
+                        self.data_copy(&block, visible, changed, data_shown);
+                    }
+                    _ => {
+                        self.content.push(&block);
+                    }
+                },
+                Step::Text {
+                    block,
+                    text,
+                    pointer,
+                    member,
+                    stored,
+                } => {
+                    let reference = match member {
+                        Some(key) => {
+                            let reference = data.uri.and_then(|uri| member_reference(uri, &key));
+                            // A preview names the data's reference (a text shown whole does not).
+                            *data_shown |= reference.is_some() && text.length() > self.budget;
+                            reference
+                        }
+                        None => stored
+                            .and_then(|i| issued.block_uri(i))
+                            .map(|uri| concat(&[uri, pointer])),
+                    };
+                    self.text(&block, &text, pointer, reference);
+                }
+                Step::Binary {
+                    block,
+                    holder,
+                    what,
+                    pointer,
+                    bytes,
+                    as_text,
+                    stored,
+                } => {
+                    let uri = stored.and_then(|i| issued.block_uri(i));
+                    self.binary(&block, &holder, &what, pointer, bytes, as_text, uri);
+                }
+            }
+        }
+    }
+
+    /// The result as the model sees it: `result` with the built `content`, its
+    /// `structuredContent` unless the model was shown less than the whole data (or it mirrors the
+    /// content), and the minted references (`uris`) in its `_meta`.
+    pub(super) fn shown_result(
+        &self,
+        result: &JsValue,
+        structured: Option<&JsValue>,
+        mirror: bool,
+        uris: &[Option<String>],
+    ) -> Object {
+        let shown = copy_without(result, &["content", "structuredContent", "_meta"]);
+        define(&shown, "content", &self.content);
+        if let (Some(structured), false) = (structured, self.reduced || mirror) {
+            define(&shown, "structuredContent", structured);
+        }
+        let minted: Array = uris
+            .iter()
+            .flatten()
+            .map(|u| JsValue::from_str(u))
+            .collect();
+        let meta = get_own(result, "_meta");
+        if minted.length() > 0 {
+            let copy = if is_args_object(&meta) {
+                copy_without(&meta, &[])
+            } else {
+                Object::new()
+            };
+            define(&copy, META_URIS_KEY, &minted);
+            define(&shown, "_meta", &copy);
+        } else if !meta.is_undefined() {
+            define(&shown, "_meta", &meta);
+        }
+        shown
+    }
+
+    fn spend(&mut self, chars: u32) {
+        self.budget = self.budget.saturating_sub(chars);
+    }
+
+    fn push_text(&mut self, text: &str) {
+        let block = Object::new();
+        define(&block, "type", &"text".into());
+        define(&block, "text", &text.into());
+        self.spend(text.len() as u32);
+        self.content.push(&block);
+    }
+
+    pub(super) fn push_link(
+        &mut self,
+        uri: &str,
+        name: &str,
+        mime: &str,
+        bytes: u64,
+        annotations: &JsValue,
+    ) {
+        let link = Object::new();
+        define(&link, "type", &"resource_link".into());
+        define(&link, "uri", &uri.into());
+        define(&link, "name", &name.into());
+        define(&link, "mimeType", &mime.into());
+        define(&link, "size", &JsValue::from_f64(bytes as f64));
+        if !annotations.is_undefined() {
+            define(&link, "annotations", annotations);
+        }
+        self.content.push(&link);
+    }
+
+    fn text(&mut self, block: &JsValue, text: &JsString, pointer: &str, reference: Option<String>) {
+        let length = text.length();
+        if length <= self.budget {
+            self.spend(length);
+            self.content.push(block);
+            return;
+        }
+        self.reduced = true;
+        let shown = match reference {
+            Some(reference) => preview(text, self.budget, &reference),
+            None => cut_text(text, self.budget),
+        };
+        self.spend(shown.length());
+        self.content.push(&with_text(block, pointer, &shown));
+    }
+
+    /// The data's JSON copy: the visible payload (with its reference, or the summary) in its
+    /// place; the text as it is when neither applies.
+    fn data_copy(
+        &mut self,
+        block: &JsValue,
+        visible: Option<(JsValue, bool)>,
+        changed: &mut bool,
+        data_shown: &mut bool,
+    ) {
+        match visible {
+            Some((value, whole)) => {
+                *changed = true;
+                *data_shown = true;
+                self.reduced |= !whole;
+                let text = json_text(&value).unwrap_or_else(|| JsString::from(""));
+                self.spend(text.length());
+                self.content.push(&with_text(block, "#/text", &text));
+            }
+            None => {
+                let text = text_of(block).unwrap_or_else(|| JsString::from(""));
+                self.text(block, &text, "#/text", None);
+            }
+        }
+    }
+
+    /// A blob kept as base64 text when it still fits what is left; else a note.
+    fn blob(&mut self, block: &JsValue, holder: &JsValue, what: &str, chars: u32, bytes: u64) {
+        if chars <= self.budget {
+            self.spend(chars);
+            self.content.push(block);
+        } else {
+            self.binary(block, holder, what, "", bytes, true, None);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn binary(
+        &mut self,
+        block: &JsValue,
+        holder: &JsValue,
+        what: &str,
+        pointer: &str,
+        bytes: u64,
+        as_text: bool,
+        uri: Option<&String>,
+    ) {
+        let mime = get_own(holder, "mimeType")
+            .as_string()
+            .unwrap_or_else(|| "application/octet-stream".to_owned());
+        match uri {
+            Some(uri) => {
+                let name = get_own(holder, "uri")
+                    .as_string()
+                    .unwrap_or_else(|| concat(&[split_source(self.tool_name).1, " ", what]));
+                self.push_link(uri, &name, &mime, bytes, &get_own(block, "annotations"));
+                self.push_text(&stored_binary_note(what, &mime, bytes, uri, pointer));
+            }
+            // Media the model sees as media pass when they could not be stored.
+            None if !as_text => {
+                self.content.push(block);
+            }
+            None => {
+                self.reduced = true;
+                self.push_text(&unkept_binary_note(what, &mime, bytes));
+            }
+        }
+    }
+}
+
+/// `text`'s first lines within `budget`, then the marker with the total length, line count and
+/// reference.
+fn preview(text: &JsString, budget: u32, reference: &str) -> JsString {
+    let length = text.length();
+    let lines = text.split("\n").length();
+    let marker = preview_marker(length, lines, reference);
+    let keep = preview_keep(length, budget, marker.len() as u32);
+    // End on a line break when one falls in the second half of what fits.
+    let at = text.last_index_of("\n", keep as i32);
+    let keep = if at > 0 && (at as u32) > keep / 2 && (at as u32) < keep {
+        at as u32
+    } else {
+        keep
+    };
+    head(text, keep).concat(&JsValue::from_str(&marker))
+}
+
+/// A copy of `block` whose text (`#/text`, or `#/resource/text`) is `text`.
+pub(super) fn with_text(block: &JsValue, pointer: &str, text: &JsString) -> JsValue {
+    if pointer != "#/text" {
+        let copy = copy_without(block, &["resource"]);
+        let resource = copy_without(&get_own(block, "resource"), &["text"]);
+        define(&resource, "text", text);
+        define(&copy, "resource", &resource);
+        return copy.into();
+    }
+    let copy = copy_without(block, &["text"]);
+    define(&copy, "text", text);
+    copy.into()
+}

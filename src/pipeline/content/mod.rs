@@ -1,0 +1,127 @@
+//! An MCP `CallToolResult`, block by block (docs/CONTENT.md): invalidation signals applied and
+//! kept in front; the data (`structuredContent`, else the first JSON text block) stored once and
+//! shown in place of its text copy; big text previewed with a reference; big images, audio and
+//! blobs stored whole and linked (`resource_link`); every other block kept, in order, with its
+//! annotations. `structuredContent` is passed on unchanged, or left out when the model was shown
+//! less than the whole data — never rewritten, so it still satisfies the tool's `outputSchema`.
+//!
+//! In steps, a file each: `split.rs` takes out the invalidation signals and finds the data,
+//! `plan.rs` decides every block, `issue.rs` issues the invalidations and writes at once, and
+//! `build.rs` builds what the model sees; `cut.rs` only caps a result that is not final.
+
+mod build;
+mod cut;
+mod issue;
+mod plan;
+mod split;
+
+use js_sys::JsString;
+use wasm_bindgen::JsValue;
+
+use self::build::{Builder, DataView};
+use self::cut::cut_text_blocks;
+use self::issue::issue;
+use self::plan::plan;
+pub(super) use self::split::is_call_tool_result;
+use self::split::{data_of, split_invalidations, string_members, Data};
+use super::options::AfterOptions;
+use crate::cache::ResultCache;
+use crate::core::source::split_source;
+use crate::core::text::concat;
+use crate::js_args::get_own;
+
+/// What the model sees of a `CallToolResult`, and the reference minted for its data. Every
+/// write (the data, big blocks) is issued at once: one transaction.
+pub(super) async fn shown_call_tool_result(
+    cache: &ResultCache,
+    tool_name: &str,
+    result: &JsValue,
+    options: &AfterOptions,
+) -> (JsValue, Option<String>) {
+    // A failed call, or one waiting for input (`input_required`), invalidates nothing and is
+    // never stored; it is only capped.
+    let is_final = get_own(result, "isError") != JsValue::TRUE
+        && get_own(result, "resultType").as_string().as_deref() != Some("input_required");
+    if !is_final {
+        return (cut_text_blocks(result, options.max_chars), None);
+    }
+    let split = split_invalidations(result);
+    let Data {
+        structured,
+        mirror,
+        value: data,
+        copy_at,
+        json: data_json,
+        bytes: data_bytes,
+    } = data_of(result, &split.rest);
+    // Top-level string members of the structured data: a text block equal to one is its copy,
+    // previewed with a reference into the data — when the data will be stored.
+    let data_stored = options.enabled && data.is_some() && data_bytes >= cache.threshold();
+    let members: Vec<(String, JsValue)> = match &data {
+        Some(s) if data_stored => string_members(s),
+        _ => Vec::new(),
+    };
+    let member_of = |text: &JsString| -> Option<String> {
+        members
+            .iter()
+            .find(|(_, value)| value == AsRef::<JsValue>::as_ref(text))
+            .map(|(key, _)| key.clone())
+    };
+
+    // 1. Decide, block by block.
+    let (steps, store) = plan(
+        options,
+        &split.rest,
+        copy_at,
+        data_json.as_ref(),
+        &member_of,
+    );
+
+    // 2. Store the data and the big blocks, all at once.
+    let issued = issue(
+        cache,
+        tool_name,
+        options,
+        &split.invalidations,
+        data.as_ref(),
+        data_bytes,
+        &store,
+    )
+    .await;
+    let data_uri = issued.data_uri();
+
+    // 3. Build what the model sees, within what is left of `maxChars` at each block.
+    let mut out = Builder::new(tool_name, options.max_chars, &split.signals);
+    let mut data_shown = false;
+    let mut changed = data_uri.is_some();
+    let data_view = DataView {
+        value: data.as_ref(),
+        json: data_json.as_ref(),
+        bytes: data_bytes,
+        uri: data_uri.as_deref(),
+    };
+    out.steps(
+        steps,
+        &data_view,
+        &options.view,
+        &issued,
+        &mut changed,
+        &mut data_shown,
+    );
+    changed |= out.reduced || issued.uris.iter().any(Option::is_some);
+    // Stored data that no text shows: a link to it, so the model can pass it on.
+    if let (Some(uri), false) = (&data_uri, data_shown) {
+        out.push_link(
+            uri,
+            &concat(&[split_source(tool_name).1, " structuredContent"]),
+            "application/json",
+            data_bytes,
+            &JsValue::UNDEFINED,
+        );
+    }
+    if !changed {
+        return (result.clone(), None);
+    }
+    let shown = out.shown_result(result, structured.as_ref(), mirror, &issued.uris);
+    (shown.into(), data_uri)
+}

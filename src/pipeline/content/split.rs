@@ -1,0 +1,205 @@
+//! A `CallToolResult` taken apart: its invalidation signals and the rest of its blocks, and its
+//! data (`structuredContent`, else the first JSON text block) with the text block that copies it.
+
+use js_sys::JsString;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::cache::payload::utf8_len;
+use crate::js_args::{array_items, get_own, has_own, is_args_object, own_keys};
+use crate::pipeline::visible::json_text;
+use crate::state_sync::invalidation::{is_invalidation_text, parse_invalidations, Invalidation};
+
+/// The text of a `{type: "text"}` block, as a JS string handle: tool output is never copied
+/// into wasm memory just to be looked at.
+pub(super) fn text_of(block: &JsValue) -> Option<JsString> {
+    (get_own(block, "type").as_string().as_deref() == Some("text"))
+        .then(|| get_own(block, "text").dyn_into::<JsString>().ok())
+        .flatten()
+}
+
+/// How every invalidation signal begins (after whitespace): the tag, or MCP Fusion's legacy text.
+const SIGNAL_OPENERS: [&str; 2] = ["<cache_invalidation", "[System:"];
+
+/// The text of a block that is nothing but invalidation signals. Only texts that start like a
+/// signal are copied into wasm memory and parsed there; data stays a JS string.
+pub(super) fn invalidation_text(text: &JsString) -> Option<String> {
+    let start = text.trim_start();
+    if !SIGNAL_OPENERS.iter().any(|o| start.starts_with(o, 0)) {
+        return None;
+    }
+    let text = String::from(text);
+    is_invalidation_text(&text).then_some(text)
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` over a JS string handle (js-sys's binding takes a `&str`, which would copy
+    /// the whole text into wasm memory and back).
+    /// [MDN](https://developer.mozilla.org/docs/Web/JavaScript/Reference/Global_Objects/JSON/parse)
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
+}
+
+/// True for an MCP `CallToolResult`: an object whose `content` is an array of typed blocks.
+pub(in crate::pipeline) fn is_call_tool_result(value: &JsValue) -> bool {
+    if !is_args_object(value) {
+        return false;
+    }
+    let content = get_own(value, "content");
+    crate::js_args::is_array(&content)
+        && array_items(&content)
+            .iter()
+            .all(|block| is_args_object(block) && get_own(block, "type").is_string())
+}
+
+/// A `CallToolResult` split into its invalidation blocks (MCP Fusion tags or legacy text) and
+/// the rest.
+pub(super) struct SplitResult {
+    pub(super) signals: Vec<JsValue>,
+    pub(super) invalidations: Vec<Invalidation>,
+    pub(super) rest: Vec<JsValue>,
+}
+
+pub(super) fn split_invalidations(result: &JsValue) -> SplitResult {
+    let content = array_items(&get_own(result, "content"));
+    let mut split = SplitResult {
+        signals: Vec::new(),
+        invalidations: Vec::new(),
+        rest: Vec::new(),
+    };
+    for block in content {
+        match text_of(&block).and_then(|t| invalidation_text(&t)) {
+            Some(text) => {
+                split.invalidations.extend(parse_invalidations(&text));
+                split.signals.push(block);
+            }
+            None => split.rest.push(block),
+        }
+    }
+    split
+}
+
+/// What a final result holds besides its blocks: its `structuredContent`, and its data.
+pub(super) struct Data {
+    /// `structuredContent`, when the result has one.
+    pub(super) structured: Option<JsValue>,
+    /// `structuredContent` is the content again, not data.
+    pub(super) mirror: bool,
+    /// The data ([`find_data`]).
+    pub(super) value: Option<JsValue>,
+    /// The index in the blocks (`rest`) of the data's JSON copy.
+    pub(super) copy_at: Option<usize>,
+    /// The data's JSON text.
+    pub(super) json: Option<JsString>,
+    /// The data's size in bytes (of its JSON, as stored).
+    pub(super) bytes: u64,
+}
+
+/// The data of `result`, whose blocks besides its invalidation signals are `rest`.
+pub(super) fn data_of(result: &JsValue, rest: &[JsValue]) -> Data {
+    let structured = has_own(result, "structuredContent")
+        .then(|| get_own(result, "structuredContent"))
+        .filter(|s| !s.is_undefined());
+    // `structuredContent: {content: [...the same blocks]}` (the filesystem server's media) is
+    // the content again, not data: the blocks decide, and it goes when they change.
+    let mirror = structured.as_ref().is_some_and(|s| {
+        let own = get_own(s, "content");
+        crate::js_args::is_array(&own) && json_text(&own) == json_text(&get_own(result, "content"))
+    });
+    let found = (!mirror)
+        .then(|| find_data(structured.as_ref(), rest))
+        .flatten();
+    let (value, copy_at, json) = match found {
+        Some((data, copy_at, json)) => (Some(data), copy_at, Some(json)),
+        None => (None, None, None),
+    };
+    let bytes = json.as_ref().map_or(0, utf8_len);
+    Data {
+        structured,
+        mirror,
+        value,
+        copy_at,
+        json,
+        bytes,
+    }
+}
+
+/// The data of a result and the index (in `rest`) of the text block that is its JSON copy:
+/// `structuredContent` (any JSON value) and the text block whose JSON equals it or one of its
+/// top-level members (a server may show the model just the `entities` of `{entities}`), else
+/// the first text block holding a JSON object or array.
+///
+/// Answers the data's JSON text too (measured once: its size decides storing and showing).
+fn find_data(
+    structured: Option<&JsValue>,
+    rest: &[JsValue],
+) -> Option<(JsValue, Option<usize>, JsString)> {
+    // `structuredContent` that is a string, number or `null` is no data to store: its text
+    // follows the text rules.
+    let Some(structured) = structured.filter(|s| s.is_object()) else {
+        return rest.iter().enumerate().find_map(|(i, block)| {
+            let parsed = json_parse(&text_of(block)?)
+                .ok()
+                .filter(JsValue::is_object)?;
+            let json = json_text(&parsed)?;
+            Some((parsed, Some(i), json))
+        });
+    };
+    let json = json_text(structured)?;
+    let mut member_json: Option<Vec<JsString>> = None;
+    let copy = rest.iter().position(|block| {
+        let Some(text) = text_of(block) else {
+            return false;
+        };
+        if json == text {
+            return true;
+        }
+        // Pretty-printed copies, and copies of one member, are compared in compact form.
+        let Some(compact) = json_parse(&text)
+            .ok()
+            .filter(JsValue::is_object)
+            .and_then(|parsed| json_text(&parsed))
+        else {
+            return false;
+        };
+        compact == json
+            || member_json
+                .get_or_insert_with(|| {
+                    members_of(structured)
+                        .iter()
+                        .map(|k| get_own(structured, k))
+                        .filter(JsValue::is_object)
+                        .filter_map(|v| json_text(&v))
+                        .collect()
+                })
+                .contains(&compact)
+    });
+    Some((structured.clone(), copy, json))
+}
+
+/// The top-level keys of an object's members a text block may copy (an array's elements are
+/// not): the first [`MEMBERS_LIMIT`], so matching stays linear in the blocks.
+fn members_of(structured: &JsValue) -> Vec<String> {
+    if crate::js_args::is_array(structured) {
+        return Vec::new();
+    }
+    let mut keys = own_keys(structured);
+    keys.truncate(MEMBERS_LIMIT);
+    keys
+}
+
+/// Most members of `structuredContent` compared with the text blocks.
+const MEMBERS_LIMIT: usize = 64;
+
+/// The members of `s` (of [`members_of`]) that are strings, with their keys.
+pub(super) fn string_members(s: &JsValue) -> Vec<(String, JsValue)> {
+    members_of(s)
+        .into_iter()
+        .map(|k| {
+            let value = get_own(s, &k);
+            (k, value)
+        })
+        .filter(|(_, v)| v.is_string())
+        .collect()
+}

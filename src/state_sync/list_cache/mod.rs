@@ -1,0 +1,186 @@
+//! SEP-2549 caching hints for MCP list results, and a client-side cache that honours them.
+//!
+//! Since the 2026-07-28 MCP revision, results of `tools/list`, `prompts/list`, `resources/list`,
+//! `resources/templates/list` (and `resources/read`) carry two caching hints:
+//!
+//! * `ttlMs`: how many milliseconds the client MAY consider the result fresh (like HTTP
+//!   `Cache-Control: max-age`). `0` means immediately stale; an absent value is treated as `0`.
+//! * `cacheScope`: `"public"` (no user-specific data: may be served across authorization
+//!   contexts) or `"private"` (may be reused only within the same authorization context).
+//!
+//! A cached response is identified by the request method plus the request parameters that affect
+//! the result (`cursor` for paginated lists, `uri` for `resources/read`); a response is never
+//! served for a request whose method or parameters differ. TTLs complement, not replace, the
+//! `notifications/*/list_changed` and `notifications/resources/updated` notifications, which
+//! [`ListCache::handle_notification`] turns into invalidations.
+//!
+//! The cache never reads a clock: every time-dependent method takes `now_ms` (milliseconds on any
+//! monotonic-enough clock, the same one for `put` and `get`). The result type `R` is opaque to
+//! the cache (the JS layer stores a JS value).
+
+mod key;
+mod meta;
+mod request;
+
+pub use self::meta::{list_cache_meta, ListCacheMeta, ListScope};
+pub use self::request::{ListEntry, ListHit, ListParams};
+
+use self::key::{Entry, Key, Owner};
+use self::meta::sanitize_ttl;
+use crate::core::map::Map;
+
+/// A client-side cache of MCP list results keyed by method, result-affecting parameters and
+/// authorization context, honouring SEP-2549 `ttlMs` / `cacheScope`.
+///
+/// * `Public` entries are stored once, without the authorization context, and served to every
+///   context.
+/// * `Private` entries are stored under the authorization context they were fetched with
+///   (`None` is a context of its own) and never served to any other.
+/// * For a given caller, a fresh entry beats a stale one; among equally fresh entries, the
+///   caller's private entry wins over the public one.
+pub struct ListCache<R> {
+    entries: Map<Key, Entry<R>>,
+}
+
+impl<R> Default for ListCache<R> {
+    fn default() -> Self {
+        ListCache {
+            entries: Map::new(),
+        }
+    }
+}
+
+impl<R: Clone> ListCache<R> {
+    /// An empty cache.
+    pub fn new() -> ListCache<R> {
+        ListCache::default()
+    }
+
+    /// Stores a result received at `now_ms`.
+    ///
+    /// `ttl_ms` missing, negative or non-finite means `0` (stored, but only ever served stale).
+    /// `Private` results are stored under their authorization context; `Public` ones are shared
+    /// by all contexts, and also replace this context's private entry for the same request (the
+    /// newest answer for a caller wins).
+    pub fn put(&mut self, now_ms: f64, entry: ListEntry<'_, R>) {
+        let ListEntry {
+            method,
+            params,
+            auth_context,
+            result,
+            ttl_ms,
+            scope,
+        } = entry;
+        let private = Key::new(
+            method,
+            params,
+            Owner::Private(auth_context.map(str::to_owned)),
+        );
+        let key = match scope {
+            ListScope::Private => private,
+            ListScope::Public => {
+                self.entries.remove(&private);
+                Key::new(method, params, Owner::Shared)
+            }
+        };
+        self.entries.insert(
+            key,
+            Entry {
+                result,
+                received_at_ms: now_ms,
+                ttl_ms: sanitize_ttl(ttl_ms),
+            },
+        );
+    }
+
+    /// Looks up `method` with `params` for the caller in `auth_context`.
+    ///
+    /// Returns a fresh entry (`now_ms < received + ttl`) if there is one, the caller's private
+    /// entry first. Otherwise, when `allow_stale` is true (serve-stale-on-error), returns the
+    /// expired entry flagged `stale: true`; when it is false, `None`.
+    pub fn get(
+        &self,
+        now_ms: f64,
+        method: &str,
+        params: &ListParams,
+        auth_context: Option<&str>,
+        allow_stale: bool,
+    ) -> Option<ListHit<R>> {
+        let private = Key::new(
+            method,
+            params,
+            Owner::Private(auth_context.map(str::to_owned)),
+        );
+        let shared = Key::new(method, params, Owner::Shared);
+        let candidates = [self.entries.get(&private), self.entries.get(&shared)];
+        let fresh = candidates
+            .iter()
+            .flatten()
+            .find(|entry| entry.is_fresh(now_ms));
+        let chosen = match fresh {
+            Some(entry) => Some((*entry, false)),
+            None if allow_stale => candidates.iter().flatten().next().map(|e| (*e, true)),
+            None => None,
+        };
+        chosen.map(|(entry, stale)| ListHit {
+            result: entry.result.clone(),
+            stale,
+            age_ms: (now_ms - entry.received_at_ms).max(0.0),
+        })
+    }
+
+    /// Drops every cached page of `method` (all cursors, all authorization contexts), as after an
+    /// invalid-cursor error. Returns how many entries were dropped.
+    pub fn invalidate_list(&mut self, method: &str) -> usize {
+        self.remove_where(|key| key.method == method)
+    }
+
+    /// Applies a server notification; returns how many entries were dropped.
+    ///
+    /// * `notifications/tools/list_changed` → `tools/list`
+    /// * `notifications/prompts/list_changed` → `prompts/list`
+    /// * `notifications/resources/list_changed` → `resources/list` and `resources/templates/list`
+    /// * `notifications/resources/updated` with `uri` → `resources/read` entries for that URI
+    ///
+    /// Anything else (including `resources/updated` without a URI) drops nothing.
+    pub fn handle_notification(&mut self, method: &str, uri: Option<&str>) -> usize {
+        match method {
+            "notifications/tools/list_changed" => self.invalidate_list("tools/list"),
+            "notifications/prompts/list_changed" => self.invalidate_list("prompts/list"),
+            "notifications/resources/list_changed" => self.remove_where(|key| {
+                key.method == "resources/list" || key.method == "resources/templates/list"
+            }),
+            "notifications/resources/updated" => match uri {
+                Some(uri) => self.remove_where(|key| {
+                    key.method == "resources/read" && key.uri.as_deref() == Some(uri)
+                }),
+                None => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// Number of cached entries (each page and each private context counts once).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// `true` when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Drops everything.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    fn remove_where(&mut self, doomed: impl Fn(&Key) -> bool) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|key, _| !doomed(key));
+        before - self.entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests;
