@@ -125,99 +125,6 @@ fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
         })
 }
 
-pub(crate) fn cache_tool_result(cache: Rc<ResultCache>, input: JsValue) -> Promise {
-    promise(async move {
-        if !input.is_object() {
-            return Err(type_error(
-                "cacheToolResult expects { payload, convId, sourceToolName?, threshold?, derivedFrom? }",
-            ));
-        }
-        check_readable(&input, "cacheToolResult input")?;
-        let payload = read(&input, "payload")?;
-        let conv_id = conv_id_string(&read(&input, "convId")?)?;
-        let source = read(&input, "sourceToolName")?;
-        let source_tool_name = match source.as_string() {
-            Some(s) if !s.is_empty() => s,
-            _ if source.is_undefined() || source.is_null() => UNKNOWN_SOURCE_TOOL.to_owned(),
-            Some(_) => UNKNOWN_SOURCE_TOOL.to_owned(),
-            None => return Err(type_error("sourceToolName must be a string")),
-        };
-        let threshold = optional_non_negative(&read(&input, "threshold")?, "threshold")?;
-        let derived_from = match read(&input, "derivedFrom")? {
-            v if v.is_undefined() || v.is_null() => None,
-            v => Some(
-                v.as_string()
-                    .and_then(|s| parse_cache_uri(&s).map(|u| u.key.to_owned()))
-                    .ok_or_else(|| type_error("derivedFrom must be an mcp+cache:// reference"))?,
-            ),
-        };
-        let uri = cache
-            .cache_tool_result(CacheRequest {
-                payload: &payload,
-                conv_id: &conv_id,
-                source_tool_name: &source_tool_name,
-                threshold: threshold.map(|t| t as u64),
-                known_size: None,
-                derived_from: derived_from.as_deref(),
-            })
-            .await
-            .map_err(store_error)?;
-        Ok(uri.map_or(JsValue::NULL, JsValue::from))
-    })
-}
-
-pub(crate) fn read_cached_payload(
-    cache: Rc<ResultCache>,
-    uri: JsValue,
-    options: JsValue,
-) -> Promise {
-    promise(async move {
-        let scope = conv_scope(&options)?;
-        let Some(uri) = uri_string(&uri)? else {
-            return Ok(JsValue::NULL);
-        };
-        let outcome = cache
-            .lookup(&uri, scope.as_deref())
-            .await
-            .map_err(store_error)?;
-        Ok(payload_or_null(outcome))
-    })
-}
-
-pub(crate) fn lookup(cache: Rc<ResultCache>, uri: JsValue, options: JsValue) -> Promise {
-    promise(async move {
-        let scope = conv_scope(&options)?;
-        let Some(uri) = uri_string(&uri)? else {
-            return Ok(lookup_result(crate::core::record::LookupOutcome::Miss));
-        };
-        let outcome = cache
-            .lookup(&uri, scope.as_deref())
-            .await
-            .map_err(store_error)?;
-        Ok(lookup_result(outcome))
-    })
-}
-
-pub(crate) fn clear_conversation(cache: Rc<ResultCache>, conv_id: JsValue) -> Promise {
-    promise(async move {
-        let conv_id = conv_id_string(&conv_id)?;
-        cache
-            .clear_conversation(&conv_id)
-            .await
-            .map_err(store_error)?;
-        Ok(JsValue::UNDEFINED)
-    })
-}
-
-pub(crate) fn evict_older_than(cache: Rc<ResultCache>, options: JsValue) -> Promise {
-    promise(async move {
-        let max_age = optional_non_negative(&read(&options, "maxAgeMs")?, "maxAgeMs")?
-            .ok_or_else(|| type_error("evictOlderThan expects { maxAgeMs: number }"))?;
-        cache.evict_older_than(max_age).await.map_err(store_error)?;
-        Ok(JsValue::UNDEFINED)
-    })
-}
-
 #[wasm_bindgen(js_class = ResultCache)]
 impl JsResultCache {
     /// Creates a cache. Nothing is opened until the first operation, so constructing one during
@@ -243,7 +150,47 @@ impl JsResultCache {
         &self,
         #[wasm_bindgen(unchecked_param_type = "CacheToolResultInput")] input: JsValue,
     ) -> Promise {
-        cache_tool_result(self.shared(), input)
+        let cache = self.shared();
+        promise(async move {
+            if !input.is_object() {
+                return Err(type_error(
+                    "cacheToolResult expects { payload, convId, sourceToolName?, threshold?, derivedFrom? }",
+                ));
+            }
+            check_readable(&input, "cacheToolResult input")?;
+            let payload = read(&input, "payload")?;
+            let conv_id = conv_id_string(&read(&input, "convId")?)?;
+            let source = read(&input, "sourceToolName")?;
+            let source_tool_name = match source.as_string() {
+                Some(s) if !s.is_empty() => s,
+                _ if source.is_undefined() || source.is_null() => UNKNOWN_SOURCE_TOOL.to_owned(),
+                Some(_) => UNKNOWN_SOURCE_TOOL.to_owned(),
+                None => return Err(type_error("sourceToolName must be a string")),
+            };
+            let threshold = optional_non_negative(&read(&input, "threshold")?, "threshold")?;
+            let derived_from = match read(&input, "derivedFrom")? {
+                v if v.is_undefined() || v.is_null() => None,
+                v => Some(
+                    v.as_string()
+                        .and_then(|s| parse_cache_uri(&s).map(|u| u.key.to_owned()))
+                        .ok_or_else(|| {
+                            type_error("derivedFrom must be an mcp+cache:// reference")
+                        })?,
+                ),
+            };
+            let uri = cache
+                .cache_tool_result(CacheRequest {
+                    payload: &payload,
+                    conv_id: &conv_id,
+                    source_tool_name: &source_tool_name,
+                    threshold: threshold.map(|t| t as u64),
+                    known_size: None,
+                    derived_from: derived_from.as_deref(),
+                })
+                .await
+                .map_err(store_error)?;
+            Ok(uri.map_or(JsValue::NULL, JsValue::from))
+        })
     }
 
     /// Resolves the payload a reference points at (applying a `#/json/pointer` fragment), or
@@ -257,7 +204,19 @@ impl JsResultCache {
             JsValue,
         >,
     ) -> Promise {
-        read_cached_payload(self.shared(), uri, options.unwrap_or(JsValue::UNDEFINED))
+        let cache = self.shared();
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        promise(async move {
+            let scope = conv_scope(&options)?;
+            let Some(uri) = uri_string(&uri)? else {
+                return Ok(JsValue::NULL);
+            };
+            let outcome = cache
+                .lookup(&uri, scope.as_deref())
+                .await
+                .map_err(store_error)?;
+            Ok(payload_or_null(outcome))
+        })
     }
 
     /// Like `readCachedPayload`, but tells a stored `null` (`{status: "hit", payload: null}`)
@@ -270,7 +229,19 @@ impl JsResultCache {
             JsValue,
         >,
     ) -> Promise {
-        lookup(self.shared(), uri, options.unwrap_or(JsValue::UNDEFINED))
+        let cache = self.shared();
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        promise(async move {
+            let scope = conv_scope(&options)?;
+            let Some(uri) = uri_string(&uri)? else {
+                return Ok(lookup_result(crate::core::record::LookupOutcome::Miss));
+            };
+            let outcome = cache
+                .lookup(&uri, scope.as_deref())
+                .await
+                .map_err(store_error)?;
+            Ok(lookup_result(outcome))
+        })
     }
 
     /// Deletes every entry of this conversation id (exactly this id) in one transaction that
@@ -281,7 +252,15 @@ impl JsResultCache {
         &self,
         #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,
     ) -> Promise {
-        clear_conversation(self.shared(), conv_id)
+        let cache = self.shared();
+        promise(async move {
+            let conv_id = conv_id_string(&conv_id)?;
+            cache
+                .clear_conversation(&conv_id)
+                .await
+                .map_err(store_error)?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Deletes entries written more than `maxAgeMs` ago (by the cache's clock), in one
@@ -291,7 +270,13 @@ impl JsResultCache {
         &self,
         #[wasm_bindgen(unchecked_param_type = "EvictOptions")] options: JsValue,
     ) -> Promise {
-        evict_older_than(self.shared(), options)
+        let cache = self.shared();
+        promise(async move {
+            let max_age = optional_non_negative(&read(&options, "maxAgeMs")?, "maxAgeMs")?
+                .ok_or_else(|| type_error("evictOlderThan expects { maxAgeMs: number }"))?;
+            cache.evict_older_than(max_age).await.map_err(store_error)?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// The size threshold in bytes.
