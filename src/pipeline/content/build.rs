@@ -37,6 +37,8 @@ pub(super) struct DataView<'a> {
 
 impl<'a> Builder<'a> {
     /// Starts with the result's invalidation signals, kept in front, and all of `maxChars` left.
+    // One caller: inlined there, as before the split (the .wasm stays the same).
+    #[inline(always)]
     pub(super) fn new(tool_name: &'a str, budget: u32, signals: &[JsValue]) -> Builder<'a> {
         Builder {
             tool_name,
@@ -48,6 +50,8 @@ impl<'a> Builder<'a> {
 
     /// Every step, in order, within what is left of `maxChars` at each block; `changed` and
     /// `data_shown` as the data's copy and previews show the data.
+    // One caller: inlined there, as before the split (the .wasm stays the same).
+    #[inline(always)]
     pub(super) fn steps(
         &mut self,
         steps: Vec<Step>,
@@ -118,6 +122,8 @@ impl<'a> Builder<'a> {
     /// The result as the model sees it: `result` with the built `content`, its
     /// `structuredContent` unless the model was shown less than the whole data (or it mirrors the
     /// content), and the minted references (`uris`) in its `_meta`.
+    // One caller: inlined there, as before the split (the .wasm stays the same).
+    #[inline(always)]
     pub(super) fn shown_result(
         &self,
         result: &JsValue,

@@ -167,6 +167,8 @@ impl Planner<'_> {
 /// Every block of `rest` decided, in order, and the blocks to store. `copy_at` is the data's
 /// JSON copy (`data_json`, shown as the visible payload); `member_of` names the member of the
 /// stored data a text copies.
+// One caller: inlined there, as before the split (the .wasm stays the same).
+#[inline(always)]
 pub(super) fn plan(
     options: &AfterOptions,
     rest: &[JsValue],
