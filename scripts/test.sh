@@ -46,8 +46,8 @@ step node tests/e2e/readback.mjs
 step node tests/e2e/reliability.mjs
 step node tests/e2e/legacy.mjs
 step node tests/e2e/reference-servers.mjs
-# The AI SDK route on two instances sharing one cache in Redis (examples/redis-route).
-step node tests/e2e/redis-two-instances.mjs
+# The AI SDK route on two instances sharing one cache in Redis (examples/ai-sdk-redis).
+step node tests/e2e/redis-route.mjs
 step node tests/consumers/run.mjs
 # One iteration of the benchmark so it cannot rot (timings belong to npm run bench).
 step node bench/run.mjs --smoke

@@ -1,3 +1,0 @@
-import { defineConfig } from 'vite';
-
-export default defineConfig({ build: { outDir: 'dist', emptyOutDir: true } });

@@ -1,0 +1,294 @@
+// End to end: examples/ai-sdk-redis, one cache in Redis shared by two instances of an AI SDK route.
+//
+//   node tests/e2e/redis-route.mjs        (after `npm run build`; needs /usr/bin/redis-server)
+//
+// Starts a real redis-server, builds the example's page with the repository's Vite, starts the
+// example's balancer.mjs (two server.mjs instances behind one port, POST /api/chat alternating
+// between them) and drives the page in headless Chromium: turn 1 "query the series" (the
+// instance that runs it stores 240 rows in Redis), turn 2 "chart it" (the other instance gets
+// them by reference). Then reads each instance's /api/log directly and checks that the turns
+// landed on different instances, that turn 2's chart server received exactly the 240 rows turn 1
+// returned, and that the model typed a ~90-character `data_uri`, never the rows.
+//
+// No network install: the example's dependencies resolve from the repository's node_modules by
+// walking up, except `mcp-result-cache` itself, which is linked to this repository
+// (examples/ai-sdk-redis/node_modules/mcp-result-cache -> ../../.., git-ignored).
+//
+// Output: `ok - <check>` / `not ok - <check>: <reason>`, then `N passed, N failed` as the last
+// line; exit code 1 when anything failed. Redis, the balancer (and its instances) and the browser
+// are stopped on every exit path.
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, readFileSync, realpathSync, symlinkSync, mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { chromiumOptions } from '../../scripts/chromium.mjs';
+import { startRedis, nodeRedisClient, closeClient } from '../support/redis-servers.mjs';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const EXAMPLE = join(REPO, 'examples/ai-sdk-redis');
+const ROOT_MODULES = join(REPO, 'node_modules');
+const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}/;
+const WAIT_MS = 30_000;
+const DEADLINE_MS = 150_000;
+
+const results = [];
+const cleanups = [];
+const problems = [];
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function check(name, fn) {
+  try {
+    await fn();
+    results.push(true);
+    console.log(`ok - ${name}`);
+    return true;
+  } catch (error) {
+    results.push(false);
+    console.log(`not ok - ${name}: ${String(error?.message ?? error).replace(/\s+/g, ' ').slice(0, 600)}`);
+    if (error?.stack) console.error(error.stack);
+    return false;
+  }
+}
+
+async function cleanup() {
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch (error) {
+      console.error(`cleanup: ${error?.message ?? error}`);
+    }
+  }
+}
+
+let finished = false;
+async function finish() {
+  if (finished) return;
+  finished = true;
+  await cleanup();
+  const passed = results.filter(Boolean).length;
+  const failed = results.length - passed;
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed > 0 || passed === 0 ? 1 : 0);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    results.push(false);
+    console.log(`not ok - interrupted by ${signal}`);
+    finish();
+  });
+}
+const deadline = setTimeout(() => {
+  results.push(false);
+  console.log(`not ok - the whole run: still running after ${DEADLINE_MS} ms`);
+  finish();
+}, DEADLINE_MS);
+deadline.unref();
+
+/** Runs a command to its end; rejects with its output when it fails or outlives `timeoutMs`. */
+function run(command, args, { cwd, timeoutMs = 60_000, env = process.env } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => { output += d; });
+    child.stderr.on('data', (d) => { output += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(output);
+      else reject(new Error(`${command} ${args.join(' ')}: exit ${code ?? signal}\n${output.slice(-2000)}`));
+    });
+  });
+}
+
+/** The package.json of `name` as Node finds it from `from` by walking up node_modules folders. */
+function findPackage(name, from) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(manifest)) return manifest;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Starts balancer.mjs on a free port; resolves its base URL once it listens. */
+function startBalancer(redisUrl) {
+  // Its own process group: one kill reaches the balancer and both instances.
+  const child = spawn(process.execPath, [join(EXAMPLE, 'balancer.mjs'), '--port', '0'], {
+    cwd: EXAMPLE, env: { ...process.env, REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  let output = '';
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  cleanups.push(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+    const timer = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 3000);
+    await exited;
+    clearTimeout(timer);
+    // Whatever of the group outlived the balancer.
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* all gone */ }
+  });
+  process.on('exit', () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the balancer did not listen within ${WAIT_MS} ms:\n${output}`)), WAIT_MS);
+    const onData = (d) => {
+      output += d;
+      const port = output.match(/balancer listening on http:\/\/127\.0\.0\.1:(\d+)/)?.[1];
+      if (port) {
+        clearTimeout(timer);
+        resolve({ url: `http://127.0.0.1:${port}`, output: () => output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => { output += d; process.stderr.write(`[balancer] ${d}`); });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the balancer exited (${code ?? signal}):\n${output}`));
+    });
+  });
+}
+
+async function getJson(url) {
+  const response = await fetch(url, { signal: AbortSignal.timeout(WAIT_MS) });
+  assert(response.ok, `GET ${url}: HTTP ${response.status}`);
+  return { body: await response.json(), instance: response.headers.get('x-instance') };
+}
+
+async function main() {
+  let redis = null;
+  let base = null;
+  let page = null;
+  let logs = null;
+  let status = null;
+
+  const manifest = JSON.parse(readFileSync(join(EXAMPLE, 'package.json'), 'utf8'));
+  const deps = { ...manifest.dependencies, ...manifest.devDependencies };
+
+  const resolvable = await check('the example\'s dependencies resolve without a network install (mcp-result-cache linked to the repository, the rest from its node_modules)', () => {
+    assert(deps['mcp-result-cache'] === 'file:../..', `mcp-result-cache is ${deps['mcp-result-cache']}, not file:../..`);
+    const link = join(EXAMPLE, 'node_modules/mcp-result-cache');
+    if (!existsSync(link)) {
+      mkdirSync(dirname(link), { recursive: true });
+      try { lstatSync(link); } catch { symlinkSync('../../..', link, 'dir'); } // absent, not a dangling link
+    }
+    assert(realpathSync(link) === realpathSync(REPO), `${link} is ${realpathSync(link)}, not this repository`);
+    const root = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).devDependencies;
+    for (const [name, version] of Object.entries(deps)) {
+      if (name === 'mcp-result-cache') continue;
+      const found = findPackage(name, EXAMPLE);
+      assert(found, `${name} does not resolve from ${EXAMPLE}`);
+      assert(found.startsWith(`${ROOT_MODULES}/`), `${name} resolves to ${found}, not the repository's node_modules`);
+      const installed = JSON.parse(readFileSync(found, 'utf8')).version;
+      assert(installed === version, `${name}: the example asks for ${version}, ${installed} is installed`);
+      assert(root[name] === version, `${name}: the example asks for ${version}, the repository's devDependencies for ${root[name]}`);
+    }
+  });
+  if (!resolvable) return;
+
+  const built = await check('the example\'s page builds with vite build', async () => {
+    await run(process.execPath, [join(ROOT_MODULES, 'vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: EXAMPLE, timeoutMs: 120_000 });
+    const html = readFileSync(join(EXAMPLE, 'dist/index.html'), 'utf8');
+    assert(/<script[^>]+type="module"/.test(html), 'dist/index.html has no module script');
+  });
+  if (!built) return;
+
+  const started = await check('redis-server and the balancer with two instances start', async () => {
+    redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    base = (await startBalancer(redis.url)).url;
+    const { body: instances } = await getJson(`${base}/api/instances`);
+    assert(instances.map((i) => i.name).join(',') === 'a,b', `instances ${JSON.stringify(instances)}`);
+    for (const { name, port } of instances) {
+      const { body, instance } = await getJson(`http://127.0.0.1:${port}/api/log`);
+      assert(body.instance === name && instance === name, `port ${port} answers as ${body.instance} (x-instance ${instance}), not ${name}`);
+    }
+    logs = async () => Object.fromEntries(await Promise.all(instances.map(async ({ name, port }) => [name, (await getJson(`http://127.0.0.1:${port}/api/log`)).body])));
+  });
+  if (!started) return;
+
+  const chatted = await check('the useChat page answers turn 1 ("query the series") and turn 2 ("chart it") through the balancer', async () => {
+    const profile = await mkdtemp(join(tmpdir(), 'mcp-redis-route-'));
+    cleanups.push(() => rm(profile, { recursive: true, force: true }));
+    const context = await chromium.launchPersistentContext(profile, { ...chromiumOptions(), timeout: WAIT_MS });
+    cleanups.push(() => context.close());
+    page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
+    await page.goto(`${base}/`, { waitUntil: 'load' });
+    const turn = async (button, n) => {
+      await page.click(button);
+      await page.waitForSelector(`#status[data-turns="${n}"][data-state="ready"], #status[data-state="error"]`);
+      status = await page.$eval('#status', (el) => ({ ...el.dataset }));
+      assert(status.state === 'ready', `turn ${n}: ${status.error}`);
+    };
+    await turn('#query', 1);
+    await turn('#chart', 2);
+    assert(status.tools === 'timeseries.query:output-available,chart.create:output-available', `tool parts ${status.tools}`);
+    const text = await page.textContent('.messages');
+    assert(/I have the series; its rows are stored as mcp\+cache:\/\//.test(text), 'turn 1 was not answered');
+    assert(/Here is your chart \(chart-1\) with 240 points\./.test(text), `turn 2 was not answered: ${text.slice(-300)}`);
+    assert(problems.length === 0, `${problems.length} page problem(s): ${problems.join(' | ')}`);
+  });
+  if (!chatted) return;
+
+  const log = await logs();
+  const servedBy = (tool) => Object.values(log).filter((l) => l.modelCalls.some((c) => c.tool === tool)).map((l) => l.instance);
+
+  await check('the two turns landed on different instances', () => {
+    const [first, second] = [servedBy('timeseries.query'), servedBy('chart.create')];
+    assert(first.length === 1 && second.length === 1, `timeseries.query on ${first}, chart.create on ${second}`);
+    assert(first[0] !== second[0], `both turns ran on instance ${first[0]}`);
+    assert(log[first[0]].charts.length === 0 && log[second[0]].queries.length === 0, `logs ${JSON.stringify(log).slice(0, 400)}`);
+  });
+
+  await check('the chart server of turn 2\'s instance received exactly the 240 rows turn 1 returned', () => {
+    const query = Object.values(log).flatMap((l) => l.queries);
+    const charts = Object.values(log).flatMap((l) => l.charts);
+    assert(query.length === 1 && query[0].rows === 240, `queries ${JSON.stringify(query)}`);
+    assert(charts.length === 1, `charts ${JSON.stringify(charts)}`);
+    const [chart] = charts;
+    assert(chart.rows === 240, `chart.create received ${chart.rows} rows`);
+    assert(JSON.stringify(chart.firstRow) === JSON.stringify(query[0].firstRow), `first row ${JSON.stringify(chart.firstRow)}, timeseries returned ${JSON.stringify(query[0].firstRow)}`);
+    assert(chart.keys.join(',') === 'title,data', `chart.create was dispatched with ${chart.keys}`);
+  });
+
+  await check('in turn 2 the model typed ~90 characters (title and data_uri), not the rows', () => {
+    const [call] = Object.values(log).flatMap((l) => l.modelCalls.filter((c) => c.tool === 'chart.create'));
+    const input = JSON.parse(call.input);
+    assert(Object.keys(input).sort().join(',') === 'data_uri,title', `the model typed ${call.input.slice(0, 200)}`);
+    assert(URI_RE.test(input.data_uri) && input.data_uri.startsWith(`mcp+cache://${status.chatId}/`), `data_uri ${input.data_uri} (chat ${status.chatId})`);
+    assert(input.data_uri.length >= 40 && input.data_uri.length <= 140, `data_uri is ${input.data_uri.length} characters`);
+    assert(call.input.length < 200 && !call.input.includes('"value"'), `the model's arguments carry rows: ${call.input.slice(0, 200)}`);
+    console.log(`# turn 2: the model typed ${call.input.length} characters (data_uri ${input.data_uri.length}): ${call.input}`);
+  });
+
+  await check('the rows live in Redis under the chat\'s conversation', async () => {
+    const client = await nodeRedisClient(redis.url);
+    try {
+      const key = `mcp-result-cache:{all}:p:${JSON.stringify(status.chatId)}`;
+      const entries = await client.hGetAll(key);
+      const payloads = Object.values(entries).map((v) => JSON.parse(v));
+      assert(payloads.some((p) => Array.isArray(p?.rows) && p.rows.length === 240), `${key} holds ${Object.keys(entries).length} entr(ies) without the 240 rows`);
+    } finally {
+      await closeClient(client);
+    }
+  });
+}
+
+main()
+  .catch((error) => {
+    results.push(false);
+    console.log(`not ok - unexpected error: ${error?.message ?? error}`);
+    console.error(error?.stack ?? error);
+  })
+  .finally(finish);
