@@ -206,15 +206,15 @@ if op == 's' then
   return { e, b, redis.call('ZCARD', v) }
 end
 
+-- The references of conversation key ARGV[3], or `otherwise` (a command) when it is ''.
+local function uris_of(...)
+  if ARGV[3] ~= '' then return redis.call('SMEMBERS', base .. 'i:' .. ARGV[3]) end
+  return redis.call(...)
+end
+
 if op == 'd' then
   -- conversation key ('' for none), cutoff: the entries of that conversation, or added before it
-  local uris
-  if ARGV[3] ~= '' then
-    uris = redis.call('SMEMBERS', base .. 'i:' .. ARGV[3])
-  else
-    uris = redis.call('ZRANGEBYSCORE', a, '-inf', '(' .. ARGV[4])
-  end
-  return remove_many(uris)
+  return remove_many(uris_of('ZRANGEBYSCORE', a, '-inf', '(' .. ARGV[4]))
 end
 
 if op == 'f' then
@@ -244,14 +244,8 @@ end
 
 if op == 'l' then
   -- conversation key ('' for every entry): uri and the row's four values (the caller sorts)
-  local uris
-  if ARGV[3] ~= '' then
-    uris = redis.call('SMEMBERS', base .. 'i:' .. ARGV[3])
-  else
-    uris = redis.call('HKEYS', x)
-  end
   local out = {}
-  for _, uri in ipairs(uris) do
+  for _, uri in ipairs(uris_of('HKEYS', x)) do
     out[#out + 1] = uri
     row(uri, out)
   end

@@ -191,7 +191,9 @@ for (const seed of SEEDS) {
         const [uri, entry] = rand.pick(known);
         const index = rand.int(entry.payload.rows.length);
         const answer = await (rand() < 0.5 ? A : B).substituteCacheUris({ data_uri: `${uri}#/rows/${index}` }, { convId: entry.conv });
-        assert.deepEqual(answer, { ok: true, args: { data: entry.payload.rows[index] } });
+        assert.deepEqual({ ok: answer.ok, args: answer.args }, { ok: true, args: { data: entry.payload.rows[index] } });
+        // Where the data came from: the entry's tool (what a flow policy checks).
+        assert.equal(answer.sources?.[0]?.sourceToolName, entry.tool);
         entry.lastUsedAt = Math.max(entry.lastUsedAt, clock);
       },
       async clear() {
