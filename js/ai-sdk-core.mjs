@@ -4,7 +4,8 @@
 // js/ai-sdk.node.mjs), which pass in their own package API. `ai` is an optional peer dependency:
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
-import { createToolPipeline, declaredProperties, isPlainObject } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
+import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
 
 /** Most tool calls remembered as sent to the AI SDK's approval (`needsApproval` answered `true`). */
 const MAX_PENDING_APPROVALS = 1024;
@@ -14,13 +15,18 @@ const MAX_INLINE_DATA_CHARS = 256;
 /** Most characters of a validation error quoted back to the model. */
 const MAX_VALIDATION_MESSAGE_CHARS = 600;
 
-const isAsyncGeneratorFunction = (f) => typeof f === 'function' && f.constructor?.name === 'AsyncGeneratorFunction';
+/**
+ * AI SDK tools and MCP values are the caller's (typed by js/ai-sdk.d.ts): read as loose records here.
+ * @typedef {Record<string, any>} Loose
+ */
+
+const isAsyncGeneratorFunction = (/** @type {unknown} */ f) => typeof f === 'function' && f.constructor?.name === 'AsyncGeneratorFunction';
 
 /** An optional `{ objects?: boolean }` (`augmentTools`' options) or `server` name, checked. */
-function checkCommonOptions(options, who) {
+function checkCommonOptions(/** @type {Loose} */ options, /** @type {string} */ who) {
   const { augment, server } = options;
   if (augment !== undefined && !isPlainObject(augment)) throw new TypeError(`${who}: augment must be an object ({ objects?: boolean })`);
-  if (server !== undefined && (typeof server !== 'string' || server === '' || server.includes('\u001f'))) {
+  if (server !== undefined && !isServerName(server)) {
     throw new TypeError(`${who}: server must be a non-empty string (the MCP server's name)`);
   }
 }
@@ -30,7 +36,7 @@ function checkCommonOptions(options, who) {
  * and embedded blobs become `file` parts (base64 data, never text), everything else is its JSON
  * text with any long `data` / `blob` string elided.
  */
-function contentPart(block) {
+function contentPart(/** @type {unknown} */ block) {
   if (!isPlainObject(block)) return { type: 'text', text: JSON.stringify(block) ?? '' };
   if (block.type === 'text' && typeof block.text === 'string') return { type: 'text', text: block.text };
   if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
@@ -48,7 +54,7 @@ function contentPart(block) {
       };
     }
   }
-  const elide = (key, value) =>
+  const elide = (/** @type {string} */ key, /** @type {unknown} */ value) =>
     (key === 'data' || key === 'blob') && typeof value === 'string' && value.length > MAX_INLINE_DATA_CHARS
       ? `[${value.length} characters of base64 not shown]`
       : value;
@@ -60,7 +66,7 @@ function contentPart(block) {
  * tools and blocked calls answer) as `content` parts (an `isError` result whose blocks are all
  * text as `error-text`); anything else as JSON.
  */
-export function toModelOutput({ output }) {
+export function toModelOutput(/** @type {{ output: unknown }} */ { output }) {
   if (typeof output === 'string') return { type: 'text', value: output };
   if (isPlainObject(output) && Array.isArray(output.content)) {
     const blocks = output.content;
@@ -73,37 +79,46 @@ export function toModelOutput({ output }) {
   return { type: 'json', value: output === undefined ? null : JSON.parse(JSON.stringify(output) ?? 'null') };
 }
 
-function invalidInputEnvelope(name, error) {
+function invalidInputEnvelope(/** @type {string} */ name, /** @type {any} */ error) {
   const message = String(error?.message ?? error).slice(0, MAX_VALIDATION_MESSAGE_CHARS);
-  return {
-    error: `invalid_args: the arguments of ${name} (with references resolved) do not match its input schema: ${message}`,
-    fix_hint: `Call ${name} again with arguments its schema accepts; pass references in the \`<name>_uri\` parameters.`,
-  };
+  return invalidArgs(
+    `the arguments of ${name} (with references resolved) do not match its input schema: ${message}`,
+    `Call ${name} again with arguments its schema accepts; pass references in the \`<name>${URI_ARG_SUFFIX}\` parameters.`,
+  );
 }
 
 /** A small single-consumer queue: what a streaming tool yields while its pipeline runs. */
 function channel() {
+  /** @type {any[]} */
   const items = [];
+  /** @type {(() => void) | null} */
   let wake = null;
   return {
-    push(item) {
+    push(/** @type {unknown} */ item) {
       items.push(item);
       wake?.();
     },
     async next() {
-      while (items.length === 0) await new Promise((resolve) => (wake = resolve));
+      while (items.length === 0) await new Promise((resolve) => (wake = /** @type {() => void} */ (resolve)));
       wake = null;
       return items.shift();
     },
   };
 }
 
+/**
+ * @param {{
+ *   augmentTools(tools: unknown, options?: unknown): any,
+ *   cacheTools(cache: unknown, options?: unknown): unknown,
+ *   ready(): Promise<unknown>,
+ * }} api the entry's package API
+ */
 export function createAiSdk(api) {
   /**
    * Wraps an AI SDK `ToolSet`; see js/ai-sdk.d.ts. Synchronous: schemas are resolved, converted
    * and augmented when the AI SDK first asks for them (it awaits `inputSchema.jsonSchema`).
    */
-  function wrapAiSdkTools(tools, options) {
+  function wrapAiSdkTools(/** @type {any} */ tools, /** @type {any} */ options) {
     if (tools === null || typeof tools !== 'object' || Array.isArray(tools)) {
       throw new TypeError('wrapAiSdkTools expects an AI SDK ToolSet (an object of tools by name)');
     }
@@ -116,25 +131,29 @@ export function createAiSdk(api) {
     // user approved (it asks `needsApproval` again right before it does), so `execute` lets a
     // flow the policy asks about through for these calls alone, once. Any other call (`execute`
     // run directly, or by a page's `onToolCall` before an approval) is refused such a flow.
+    /** @type {Set<string>} */
     const approvals = new Set();
-    const sentToApproval = (id) => {
+    const sentToApproval = (/** @type {unknown} */ id) => {
       if (typeof id !== 'string') return;
       approvals.delete(id);
       approvals.add(id);
-      if (approvals.size > MAX_PENDING_APPROVALS) approvals.delete(approvals.values().next().value);
+      if (approvals.size > MAX_PENDING_APPROVALS) approvals.delete(/** @type {string} */ (approvals.values().next().value));
     };
-    const approved = (id) => approvals.delete(id);
+    const approved = (/** @type {any} */ id) => approvals.delete(id);
 
     // `[Cache-Control: …]` directives in the tools' descriptions, taught to the cache once.
+    /** @type {{ name: string, description: string }[]} */
     const described = [];
+    /** @type {Promise<void> | null} */
     let observed = null;
     const observe = () =>
       (observed ??= api.ready().then(() => {
         if (described.length > 0) pipeline.cache.observeTools(described, origin());
       }));
 
+    /** @type {Loose} */
     const wrapped = {};
-    for (const [name, tool] of Object.entries(tools)) {
+    for (const [name, tool] of Object.entries(/** @type {Loose} */ (tools))) {
       if (tool === null || typeof tool !== 'object') throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
       // Provider tools have provider-defined schemas (and provider-run execution): left alone.
       if (tool.type === 'provider') {
@@ -146,16 +165,20 @@ export function createAiSdk(api) {
     }
     return wrapped;
 
+    /** @param {string} name @param {Loose} tool */
     function wrapTool(name, tool) {
+      /** @type {any} */
       let original;
       try {
         original = asSchema(tool.inputSchema);
       } catch (error) {
-        throw new TypeError(`wrapAiSdkTools: the inputSchema of \`${name}\` is not a schema the AI SDK can read (${error?.message ?? error})`);
+        const message = /** @type {any} */ (error)?.message ?? error;
+        throw new TypeError(`wrapAiSdkTools: the inputSchema of \`${name}\` is not a schema the AI SDK can read (${message})`, { cause: error });
       }
+      /** @type {Promise<Loose> | null} */
       let resolved = null;
       const originalJson = () =>
-        (resolved ??= Promise.resolve(original.jsonSchema).then((json) => {
+        (resolved ??= Promise.resolve(original.jsonSchema).then((/** @type {unknown} */ json) => {
           if (!isPlainObject(json)) throw new TypeError(`wrapAiSdkTools: the JSON Schema of \`${name}\` is not an object`);
           return json;
         }));
@@ -165,9 +188,11 @@ export function createAiSdk(api) {
         return api.augmentTools([{ name, inputSchema: json }], augment)[0].inputSchema;
       });
       const validate = typeof original.validate === 'function'
-        ? async (args) => {
+        ? async (/** @type {unknown} */ args) => {
           const checked = await original.validate(args);
-          return checked.success ? { ok: true, args: checked.value } : { ok: false, envelope: invalidInputEnvelope(name, checked.error) };
+          return checked.success
+            ? { ok: /** @type {const} */ (true), args: checked.value }
+            : { ok: /** @type {const} */ (false), envelope: invalidInputEnvelope(name, checked.error) };
         }
         : undefined;
 
@@ -176,6 +201,7 @@ export function createAiSdk(api) {
       const given = isPlainObject(tool.annotations) ? tool.annotations : tool.metadata?.annotations;
       const annotations = isPlainObject(given) ? { ...given } : {};
       const annotationsOf = async () => annotations;
+      /** @type {(input: unknown, executeOptions: any, dispatch: (args: unknown) => Promise<unknown>) => Promise<unknown>} */
       const run = (input, executeOptions, dispatch) =>
         observe().then(() =>
           pipeline.run(name, input, {
@@ -190,7 +216,7 @@ export function createAiSdk(api) {
       // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
       // wants approval, or when this call would move referenced data the policy asks about.
       const ownApproval = tool.needsApproval;
-      const needsApproval = async (input, approvalOptions) => {
+      const needsApproval = async (/** @type {unknown} */ input, /** @type {any} */ approvalOptions) => {
         let ask = typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true;
         if (ask !== true) {
           await observe();
@@ -203,6 +229,7 @@ export function createAiSdk(api) {
       // No outputSchema: the output is what the model should see (a reference, a summary, an
       // envelope), which the tool's own output schema does not describe.
       const { outputSchema: _outputSchema, ...rest } = tool;
+      /** @type {Loose} */
       const out = { ...rest, inputSchema, toModelOutput };
       if (typeof tool.execute !== 'function') return out; // declared here, executed elsewhere
       out.needsApproval = needsApproval;
@@ -210,16 +237,16 @@ export function createAiSdk(api) {
       if (isAsyncGeneratorFunction(execute)) {
         // A streaming tool: its outputs are passed on as they come (preliminary results for the
         // UI), then what the model should see of the last one is the final output.
-        out.execute = async function* (input, executeOptions) {
+        out.execute = async function* (/** @type {unknown} */ input, /** @type {any} */ executeOptions) {
           const queue = channel();
-          run(input, executeOptions, async (args) => {
+          run(input, executeOptions, async (/** @type {unknown} */ args) => {
             let last;
             for await (const output of execute.call(tool, args, executeOptions)) {
               last = output;
               queue.push({ output });
             }
             return last;
-          }).then((visible) => queue.push({ visible, done: true }), (error) => queue.push({ error, done: true }));
+          }).then((visible) => queue.push({ visible, done: true }), (/** @type {unknown} */ error) => queue.push({ error, done: true }));
           for (;;) {
             const item = await queue.next();
             if ('error' in item) throw item.error;
@@ -228,7 +255,8 @@ export function createAiSdk(api) {
           }
         };
       } else {
-        out.execute = (input, executeOptions) => run(input, executeOptions, (args) => execute.call(tool, args, executeOptions));
+        out.execute = (/** @type {unknown} */ input, /** @type {any} */ executeOptions) =>
+          run(input, executeOptions, (args) => execute.call(tool, args, executeOptions));
       }
       return out;
     }
@@ -237,6 +265,7 @@ export function createAiSdk(api) {
   /**
    * Lists a client's tools and answers them as an AI SDK `ToolSet`; see js/ai-sdk.d.ts.
    */
+  /** @param {any} client @param {any} [options] */
   async function clientToolSet(client, options = {}) {
     if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
       throw new TypeError('clientToolSet expects an MCP client: an object with listTools() and callTool({ name, arguments })');
@@ -245,15 +274,14 @@ export function createAiSdk(api) {
     checkCommonOptions(options, 'clientToolSet');
     if (options.cache !== undefined) createToolPipeline(options, 'clientToolSet'); // the same checks, before any listing
 
+    /** @type {any[]} */
     const listed = [];
-    let cursor;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : undefined);
+    await eachToolPage(client, (page) => {
       if (!isPlainObject(page) || !Array.isArray(page.tools)) throw new TypeError('clientToolSet: listTools() must resolve { tools: [...] }');
       listed.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor);
+    });
 
+    /** @type {Loose} */
     const tools = {};
     for (const tool of listed) {
       if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
@@ -267,7 +295,7 @@ export function createAiSdk(api) {
         ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
         ...(isPlainObject(tool.annotations) ? { annotations: { ...tool.annotations } } : {}),
         inputSchema: jsonSchema({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} }),
-        async execute(args, executeOptions) {
+        async execute(/** @type {unknown} */ args, /** @type {any} */ executeOptions) {
           const signal = executeOptions?.abortSignal;
           signal?.throwIfAborted();
           return client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined);
@@ -277,14 +305,14 @@ export function createAiSdk(api) {
     }
     if (options.cache === undefined) return tools;
     const name = typeof client.getServerVersion === 'function' ? client.getServerVersion()?.name : undefined;
-    const server = options.server ?? (typeof name === 'string' && name !== '' && !name.includes('\u001f') ? name : undefined);
+    const server = options.server ?? (isServerName(name) ? name : undefined);
     return wrapAiSdkTools(tools, { ...options, server });
   }
 
   /**
    * The read-back tools (`cacheTools`) as an AI SDK `ToolSet`; see js/ai-sdk.d.ts.
    */
-  function cacheToolSet(cache, options) {
+  function cacheToolSet(/** @type {unknown} */ cache, /** @type {unknown} */ options) {
     return clientToolSet(api.cacheTools(cache, options));
   }
 

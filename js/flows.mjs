@@ -14,25 +14,42 @@ const FLOWS_TYPE = 'flows must be "any", "same-server", "guarded", { server: [se
 /** Every server (as a key: any other source; as a value: any target). */
 const ANY_SERVER = '*';
 
-/** Checked object policies, snapshotted: source → `"*"` or a `Set` of targets. */
+/**
+ * A resolved reference's source, as `beforeToolCall` reports it.
+ * @typedef {{ uri: string, sourceToolName: string, sourceServer?: string }} Source
+ */
+/**
+ * The data of one server's tool moving into one call.
+ * @typedef {{ from: string | null, to: string | null, toolName: string, sourceToolName: string, uris: string[], annotations: Record<string, unknown> }} Flow
+ */
+/** A verdict: `"allow"`, `"deny"` or `"ask"` (a function policy may answer anything). @typedef {string} Verdict */
+/** A checked object policy: source → `"*"` or a `Set` of targets. @typedef {{ table: Map<string, string | Set<string>> }} TablePolicy */
+/** A host's function policy. @typedef {(flow: Flow) => Verdict | Promise<Verdict>} FlowFunction */
+/** A checked policy. @typedef {string | FlowFunction | TablePolicy} FlowPolicy */
+
+/** Checked object policies, snapshotted: source → `"*"` or a `Set` of targets. @type {WeakMap<object, TablePolicy>} */
 const compiled = new WeakMap();
 
 /**
  * Checks a `flows` value and answers the policy to apply: a mode string, a function, or a
  * snapshot of an object (later changes to the caller's object do not count). `undefined` is
  * `"any"`. A bad value is a `TypeError` whose message starts with `who`.
+ * @param {unknown} value
+ * @param {string} who
+ * @returns {FlowPolicy}
  */
 export function checkFlows(value, who) {
   if (value === undefined) return 'any';
   if (typeof value === 'string' && FLOW_MODES.includes(value)) return value;
-  if (typeof value === 'function') return value;
+  if (typeof value === 'function') return /** @type {FlowFunction} */ (value);
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const known = compiled.get(value);
     if (known) return known;
+    /** @type {Map<string, string | Set<string>>} */
     const table = new Map();
     try {
       for (const source of Object.keys(value)) {
-        const targets = value[source];
+        const targets = /** @type {Record<string, unknown>} */ (value)[source];
         if (targets === ANY_SERVER) table.set(source, ANY_SERVER);
         else if (Array.isArray(targets) && targets.every((t) => typeof t === 'string')) table.set(source, new Set(targets));
         else throw new TypeError(`${who}: ${FLOWS_TYPE}`);
@@ -52,8 +69,14 @@ export function checkFlows(value, who) {
  * `{ uri, sourceToolName, sourceServer? }`) grouped by the server and tool they come from, each
  * `{ from, to, toolName, sourceToolName, uris, annotations }` (`from`/`to`: server names, `null`
  * when unknown; `annotations`: the called tool's MCP annotations, `{}` when it has none).
+ * @param {Source[]} sources
+ * @param {string | null | undefined} to
+ * @param {string} toolName
+ * @param {Record<string, unknown> | null | undefined} annotations
+ * @returns {Flow[]}
  */
 export function flowsOf(sources, to, toolName, annotations) {
+  /** @type {Map<string, Flow>} */
   const groups = new Map();
   for (const { uri, sourceToolName, sourceServer } of sources) {
     const from = typeof sourceServer === 'string' ? sourceServer : null;
@@ -68,7 +91,12 @@ export function flowsOf(sources, to, toolName, annotations) {
   return [...groups.values()];
 }
 
-/** `"allow"`, `"deny"` or `"ask"`: the built-in rule for one flow (a checked, non-function policy). */
+/**
+ * `"allow"`, `"deny"` or `"ask"`: the built-in rule for one flow (a checked, non-function policy).
+ * @param {string | TablePolicy} policy
+ * @param {Pick<Flow, 'from' | 'to' | 'annotations'>} flow
+ * @returns {Verdict}
+ */
 export function decideFlow(policy, { from, to, annotations }) {
   if (policy === 'any') return 'allow';
   // A reference into a call to the server that produced it moves nothing anywhere new.
@@ -76,19 +104,24 @@ export function decideFlow(policy, { from, to, annotations }) {
   if (policy === 'same-server') return 'deny';
   // MCP's default for a tool without the hint is open-world (it may reach anything).
   if (policy === 'guarded') return annotations?.openWorldHint === false ? 'allow' : 'ask';
-  const { table } = policy;
+  const { table } = /** @type {TablePolicy} */ (policy);
   const targets = from !== null && table.has(from) ? table.get(from) : table.get(ANY_SERVER);
   if (targets === ANY_SERVER) return 'allow';
-  return targets !== undefined && to !== null && targets.has(to) ? 'allow' : 'deny';
+  return targets !== undefined && to !== null && /** @type {Set<string>} */ (targets).has(to) ? 'allow' : 'deny';
 }
 
 /**
  * The decision of every flow of a call: `{ deny, ask }`, the flows of each verdict (both empty:
  * allowed). A function policy is called once a flow (it may answer a promise); anything but
  * `"allow"` or `"ask"` is `"deny"`, and its rejection rejects this (the call is not dispatched).
+ * @param {FlowPolicy} policy
+ * @param {Flow[]} flows
+ * @returns {Promise<{ deny: Flow[], ask: Flow[] }>}
  */
 export async function judgeFlows(policy, flows) {
+  /** @type {Flow[]} */
   const deny = [];
+  /** @type {Flow[]} */
   const ask = [];
   for (const flow of flows) {
     const verdict = typeof policy === 'function' ? await policy({ ...flow, uris: [...flow.uris] }) : decideFlow(policy, flow);
@@ -98,11 +131,14 @@ export async function judgeFlows(policy, flows) {
   return { deny, ask };
 }
 
-const serverName = (name) => (name === null ? 'a server the host did not name' : JSON.stringify(name));
+const serverName = (/** @type {string | null} */ name) => (name === null ? 'a server the host did not name' : JSON.stringify(name));
 
 /**
  * The envelope of a call the policy (or the user, `declined`) kept from referenced data, in the
  * package's usual shape: `{ error: "reference_not_allowed", fix_hint, _refused_uris }`.
+ * @param {string} toolName
+ * @param {Flow[]} refused
+ * @param {boolean} declined
  */
 export function refusedEnvelope(toolName, refused, declined) {
   const to = serverName(refused[0].to);

@@ -2,7 +2,8 @@
 // `Client`, for servers that never heard of references. Shared by the browser and Node entries
 // (js/mcp-client.mjs, js/mcp-client.node.mjs), which pass in their own package API.
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createToolPipeline, declaredProperties, isPlainObject } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
+import { isServerName } from './protocol.mjs';
 
 const RESOURCE_UPDATED = 'notifications/resources/updated';
 /** Where a client's notification chain lives (one per client, whichever copy of us wrapped it). */
@@ -15,14 +16,14 @@ const CHAIN = Symbol.for('mcp-result-cache.resourceUpdatedChain');
  * `def.value`, `def.values[0]`, then `.value`), so any copy of zod or of the SDK (ESM or
  * CommonJS) is recognized; `undefined` when it cannot be read (it is then not ours to take).
  */
-export function notificationMethodOf(schema) {
+export function notificationMethodOf(/** @type {any} */ schema) {
   try {
     if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) return undefined;
     let shape = schema._zod ? schema._zod.def?.shape : schema.shape;
     if (typeof shape === 'function') shape = shape();
     const method = shape?.method;
     if (method === null || (typeof method !== 'object' && typeof method !== 'function')) return undefined;
-    const literal = (def) => (def?.value !== undefined ? def.value : Array.isArray(def?.values) ? def.values[0] : undefined);
+    const literal = (/** @type {any} */ def) => (def?.value !== undefined ? def.value : Array.isArray(def?.values) ? def.values[0] : undefined);
     const value = (method._zod ? literal(method._zod.def) : undefined) ?? literal(method._def) ?? method.value;
     return typeof value === 'string' ? value : undefined;
   } catch {
@@ -36,11 +37,25 @@ export function notificationMethodOf(schema) {
  * and `removeNotificationHandler` get own-property overrides on the client instance that route
  * that method to the host's slot (everything else goes to the original methods).
  */
+/**
+ * @typedef {(notification: unknown) => unknown} NotificationHandler
+ * @typedef {{
+ *   caches: NotificationHandler[],
+ *   host: NotificationHandler | null,
+ *   setNotificationHandler(schema: unknown, handler: NotificationHandler): unknown,
+ *   removeNotificationHandler(method: unknown): unknown,
+ * }} Chain
+ */
+/**
+ * @param {any} client an `@modelcontextprotocol/sdk` `Client` (typed by js/mcp-client.d.ts)
+ * @returns {Chain}
+ */
 function resourceUpdatedChain(client) {
   const existing = client[CHAIN];
   if (existing) return existing;
   const originalSet = client.setNotificationHandler;
   const originalRemove = client.removeNotificationHandler;
+  /** @type {Chain} */
   const chain = {
     caches: [],
     host: client._notificationHandlers?.get?.(RESOURCE_UPDATED) ?? null,
@@ -59,7 +74,7 @@ function resourceUpdatedChain(client) {
       return originalRemove?.call(client, method);
     },
   };
-  originalSet.call(client, ResourceUpdatedNotificationSchema, async (notification) => {
+  originalSet.call(client, ResourceUpdatedNotificationSchema, async (/** @type {unknown} */ notification) => {
     for (const handle of chain.caches) {
       try {
         await handle(notification);
@@ -71,7 +86,7 @@ function resourceUpdatedChain(client) {
     if (chain.host) await chain.host(notification);
   });
   try {
-    const own = (value) => ({ value, configurable: true, writable: true, enumerable: false });
+    const own = (/** @type {unknown} */ value) => ({ value, configurable: true, writable: true, enumerable: false });
     Object.defineProperty(client, CHAIN, own(chain));
     Object.defineProperty(client, 'setNotificationHandler', own(chain.setNotificationHandler));
     if (typeof originalRemove === 'function') {
@@ -83,6 +98,9 @@ function resourceUpdatedChain(client) {
   return chain;
 }
 
+/**
+ * @param {{ augmentTools(tools: unknown, options?: unknown): unknown, ready(): Promise<unknown> }} api the entry's package API
+ */
 export function createWrapMcpClient(api) {
   /**
    * Wraps an MCP SDK `Client` so that every tool gets by-reference arguments.
@@ -130,7 +148,7 @@ export function createWrapMcpClient(api) {
    *   `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap); `maxChars` to both
    *   (reused and fresh results); `mediaMaxBytes` to `afterToolCall`.
    */
-  return function wrapMcpClient(client, options) {
+  return function wrapMcpClient(/** @type {any} */ client, /** @type {any} */ options) {
     if (client === null || typeof client !== 'object' || typeof client.callTool !== 'function') {
       throw new TypeError('wrapMcpClient expects an MCP SDK Client');
     }
@@ -143,23 +161,26 @@ export function createWrapMcpClient(api) {
     // and stale notifications touch only its entries, whatever tool names other servers share.
     const origin = () => {
       const name = client.getServerVersion?.()?.name;
-      return typeof name === 'string' && name !== '' && !name.includes('\u001f') ? { server: name } : {};
+      return isServerName(name) ? { server: name } : {};
     };
 
     /** Tool name → the top-level properties of its original input schema (`null`: any). */
+    /** @type {Map<string, Record<string, unknown> | null>} */
     const declared = new Map();
     /** Tool name → its MCP annotations (`openWorldHint`, …), for the flow policy. */
+    /** @type {Map<string, Record<string, unknown>>} */
     const annotated = new Map();
+    /** @type {Promise<void> | null} */
     let listing = null;
 
-    const remember = (tools) => {
+    const remember = (/** @type {any[] | undefined} */ tools) => {
       for (const tool of tools ?? []) {
         declared.set(tool.name, declaredProperties(tool?.inputSchema));
         annotated.set(tool.name, isPlainObject(tool?.annotations) ? { ...tool.annotations } : {});
       }
     };
 
-    async function listTools(params, requestOptions) {
+    async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {
       const result = await client.listTools(params, requestOptions);
       remember(result.tools);
       await api.ready();
@@ -168,16 +189,9 @@ export function createWrapMcpClient(api) {
     }
 
     /** The declared properties of a tool, listing the server's tools once if needed. */
-    async function declaredOf(name) {
+    async function declaredOf(/** @type {string} */ name) {
       if (!declared.has(name)) {
-        listing ??= (async () => {
-          let cursor;
-          do {
-            const page = await client.listTools(cursor ? { cursor } : undefined);
-            remember(page.tools);
-            cursor = page.nextCursor;
-          } while (cursor);
-        })().finally(() => {
+        listing ??= eachToolPage(client, (page) => remember(page.tools)).finally(() => {
           listing = null;
         });
         await listing;
@@ -185,7 +199,7 @@ export function createWrapMcpClient(api) {
       return declared.get(name) ?? null;
     }
 
-    async function callTool(params, resultSchema, requestOptions) {
+    async function callTool(/** @type {any} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
       const name = params?.name;
       return pipeline.run(name, params?.arguments ?? {}, {
         convId: pipeline.conversation(),
@@ -195,19 +209,20 @@ export function createWrapMcpClient(api) {
           await declaredOf(name);
           return annotated.get(name) ?? {};
         },
-        ask: approve && ((flow) => approve(flow)),
+        ask: approve && ((/** @type {unknown} */ flow) => approve(flow)),
         // A retry of a multi round-trip call: its result depends on the answers it carries.
         retry: params?.inputResponses != null || params?.requestState != null,
-        dispatch: (dispatched) => client.callTool({ ...params, arguments: dispatched }, resultSchema, requestOptions),
+        dispatch: (/** @type {unknown} */ dispatched) => client.callTool({ ...params, arguments: dispatched }, resultSchema, requestOptions),
         // The server asks for input first: the host answers it and retries; nothing to keep.
-        passThrough: (result) => result?.resultType === 'input_required',
+        passThrough: (/** @type {any} */ result) => result?.resultType === 'input_required',
       });
     }
 
     // Stale notifications: every wrapping cache first, then the host's (set before or after).
     const chain = resourceUpdatedChain(client);
-    chain.caches.push((notification) => cache.handleNotification(notification, origin()));
+    chain.caches.push((/** @type {unknown} */ notification) => cache.handleNotification(notification, origin()));
 
+    /** @type {Record<string | symbol, unknown>} */
     const overrides = {
       listTools,
       callTool,

@@ -9,30 +9,19 @@ const constants = require('./constants.cjs');
 // `augmentTools`, plain JS: written from js/src/augment.mjs by the build (scripts/node-entries.mjs).
 const { augmentTools } = require('./augment.cjs');
 
-// The free functions: one ResultCache with default options (or configureDefaultCache's),
-// created on first use.
-let defaultCache = null;
-let defaultInUse = false;
-const theDefault = () => {
-  defaultInUse = true;
-  return (defaultCache ??= new wasm.ResultCache());
-};
-const inUseError = () =>
-  Object.assign(
-    new Error('configureDefaultCache() must run before the first use of the free functions (cacheToolResult, readCachedPayload, beforeToolCall, …); create a ResultCache instead'),
-    { name: 'InvalidStateError' },
-  );
+// The free functions over a default cache and the `cacheTools` loader, shared with the browser
+// entry: written from js/src/defaults.mjs by the build (scripts/node-entries.mjs).
+const defaults = require('./defaults.cjs');
+const { cacheToolsLoader, makeDefaultCacheWith, ...free } = defaults;
+
+// One ResultCache with default options (or configureDefaultCache's), created on first use.
+makeDefaultCacheWith((options) => new wasm.ResultCache(/** @type {any} the caller's, checked by the constructor */ (options)));
 
 /**
  * The read-back tools over `cache` for one conversation, shaped like an MCP client (see
- * js/readback.mjs, an ES module, and docs/READ-BACK.md). That module is loaded on first call, so hosts that
- * never offer the tools never download it; bad options reject the first `listTools`/`callTool`.
+ * js/readback.mjs, an ES module, and docs/READ-BACK.md), loaded on first call.
  */
-function cacheTools(cache, options) {
-  const tools = import('./readback.mjs').then((m) => m.cacheTools(cache, options));
-  tools.catch(() => {}); // reported by the first call
-  return { listTools: async (...a) => (await tools).listTools(...a), callTool: async (...a) => (await tools).callTool(...a) };
-}
+const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
 
 // The constants, the nodejs build's #[wasm_bindgen] API re-exported whole, the free functions
 // and cacheTools.
@@ -42,18 +31,5 @@ module.exports = {
   ...wasm,
   augmentTools,
   cacheTools,
-  async configureDefaultCache(options) {
-    if (defaultInUse) throw inUseError();
-    const cache = new wasm.ResultCache(options);
-    if (defaultInUse) throw inUseError();
-    defaultCache = cache;
-  },
-  cacheToolResult: async (input) => theDefault().cacheToolResult(input),
-  readCachedPayload: async (uri, options) => theDefault().readCachedPayload(uri, options),
-  lookup: async (uri, options) => theDefault().lookup(uri, options),
-  clearConversation: async (convId) => theDefault().clearConversation(convId),
-  evictOlderThan: async (options) => theDefault().evictOlderThan(options),
-  substituteCacheUris: async (args, options) => theDefault().substituteCacheUris(args, options),
-  beforeToolCall: async (toolName, args, options) => theDefault().beforeToolCall(toolName, args, options),
-  afterToolCall: async (toolName, result, options) => theDefault().afterToolCall(toolName, result, options),
+  ...free,
 };

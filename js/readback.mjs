@@ -4,15 +4,17 @@
 // tools next to its servers' and routes calls by name. Pure JS over the cache's public methods
 // (`substituteCacheUris`, `lookup`, `cacheToolResult`): payloads stay JS values, read by structured
 // clone. The main entries load this module on first use (docs/READ-BACK.md).
+import {
+  CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, READ_TOOLS, childReference, escapeToken, hasCacheScheme,
+  invalidArgs, isToolPrefix,
+} from './protocol.mjs';
 
-const DEFAULT_PREFIX = 'cache_';
 const DEFAULT_MAX_CHARS = 4000;
 const MIN_MAX_CHARS = 1000;
 const MAX_MAX_CHARS = 100000;
 // Longest reference accepted: scheme, a 64-character conversation, a 16-character token and a
 // 2 048-byte pointer fit.
 const MAX_URI_CHARS = 2200;
-const MAX_POINTER_BYTES = 2048;
 const DEFAULT_READ_LIMIT = 100;
 const MAX_READ_LIMIT = 1000;
 const DEFAULT_SEARCH_LIMIT = 20;
@@ -29,57 +31,66 @@ const MAX_SELECT_LIMIT = 10_000_000;
 const SELECT_MEMO_LIMIT = 256;
 const OPS = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
 
-const utf8 = new TextEncoder();
+/**
+ * A tool call's arguments, and any JSON value read from the cache.
+ * @typedef {Record<string, any>} Args
+ * @typedef {{ field: string, op: string, value: string | number | boolean | null }} Condition
+ * @typedef {{
+ *   substituteCacheUris(args: object, options: object): Promise<any>,
+ *   lookup(uri: string, options: object): Promise<any>,
+ *   cacheToolResult(input: object): Promise<unknown>,
+ * }} ReadCache
+ * @typedef {{ cache: ReadCache, convId: string, maxChars: number, prefix: string, selections: Map<string, any> }} Context
+ * @typedef {{
+ *   schema: { description: string, properties: Record<string, object>, required?: string[] },
+ *   check: (args: Args, uri: string, context: Context) => unknown,
+ *   answer: (uri: string, value: any, args: Args, context: Context) => Promise<unknown>,
+ * }} Tool
+ */
+
+/** @type {(value: unknown) => value is Record<string, any>} */
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
-const typeOf = (value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+const typeOf = (/** @type {unknown} */ value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /** A model-facing error: `{ error: "invalid_args: …", fix_hint }`, as the cache's envelopes. */
 class ArgumentProblem extends Error {
+  /** @param {string} error @param {string} fixHint */
   constructor(error, fixHint) {
     super(error);
-    this.envelope = { error: `invalid_args: ${error}`, fix_hint: fixHint };
+    this.envelope = invalidArgs(error, fixHint);
   }
 }
+/** @type {(error: string, fixHint: string) => never} */
 const problem = (error, fixHint) => {
   throw new ArgumentProblem(error, fixHint);
 };
 
-/** RFC 6901 escaping of one reference token. */
-const escapeToken = (token) => String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+/** `uri` extended by one member (`…#/rows/3`); `null` when the cache would refuse it. */
+const childUri = childReference;
 
-/**
- * `uri` extended by one member, as a reference the cache resolves (`…#/rows/3`); `null` when the
- * cache would refuse it (a control character in the key, or a pointer over 2 048 bytes).
- */
-function childUri(uri, token) {
-  const escaped = escapeToken(token);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(escaped)) return null;
-  const hash = uri.indexOf('#');
-  const pointer = `${hash < 0 ? '' : uri.slice(hash + 1)}/${escaped}`;
-  if (utf8.encode(pointer).length > MAX_POINTER_BYTES) return null;
-  return `${hash < 0 ? uri : uri.slice(0, hash)}#${pointer}`;
-}
-
-const jsonChars = (value) => (JSON.stringify(value) ?? 'null').length;
+const jsonChars = (/** @type {unknown} */ value) => (JSON.stringify(value) ?? 'null').length;
 
 // ---------------------------------------------------------------------------------------------
 // Argument readers: strict-mode models send `null` for every optional argument, so null is absent.
 
-function argsObject(args) {
+/** @returns {Args} */
+function argsObject(/** @type {unknown} */ args) {
   if (args === undefined || args === null) return {};
   if (!isObject(args)) problem('the arguments must be an object', 'Call the tool with a JSON object of its parameters.');
   return args;
 }
 
-function readUri(args) {
+const notAReference = () =>
+  problem(`uri must be an ${CACHE_URI_SCHEME} reference`, 'Pass the _cache_uri of a stored result (optionally with a #/pointer) as uri.');
+
+/** @returns {string} */
+function readUri(/** @type {Args} */ args) {
   const uri = args.uri;
-  if (typeof uri !== 'string' || !uri.startsWith('mcp+cache://') || uri.length > MAX_URI_CHARS) {
-    problem('uri must be an mcp+cache:// reference', 'Pass the _cache_uri of a stored result (optionally with a #/pointer) as uri.');
-  }
+  if (!hasCacheScheme(uri) || uri.length > MAX_URI_CHARS) notAReference();
   return uri;
 }
 
+/** @param {Args} args @param {string} key @param {number} fallback @param {number} max @returns {number} */
 function readCount(args, key, fallback, max) {
   const value = args[key];
   if (value === undefined || value === null) return fallback;
@@ -87,22 +98,25 @@ function readCount(args, key, fallback, max) {
   return Math.min(value, max);
 }
 
+/** @param {Args} args @param {string} key @param {number} fallback @param {number} max */
 function readPositive(args, key, fallback, max) {
   const count = readCount(args, key, fallback, max);
   if (count === 0) problem(`${key} must be at least 1`, `Pass ${key} as a whole number of at least 1, or leave it out.`);
   return count;
 }
 
+/** @param {unknown} value @param {string} what @returns {string} */
 function readName(value, what) {
   if (typeof value !== 'string' || value === '' || value.length > MAX_NAME_CHARS) {
-    problem(`${what} must be a non-empty string of at most ${MAX_NAME_CHARS} characters`, 'Use a key of the rows, as cache_read shows them.');
+    problem(`${what} must be a non-empty string of at most ${MAX_NAME_CHARS} characters`, `Use a key of the rows, as ${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[0]} shows them.`);
   }
   return value;
 }
 
 const CONDITION_HINT = 'Pass where as a list of {"field": <row key>, "op": one of = != < <= > >= contains, "value": <string, number, boolean or null>}; every condition must hold.';
 
-function readWhere(args) {
+/** @returns {Condition[]} */
+function readWhere(/** @type {Args} */ args) {
   let where = args.where;
   if (where === undefined || where === null) return [];
   // Small models often send the list as JSON text.
@@ -115,7 +129,7 @@ function readWhere(args) {
   }
   if (!Array.isArray(where)) problem('where must be a list of conditions', CONDITION_HINT);
   if (where.length > MAX_CONDITIONS) problem(`where has more than ${MAX_CONDITIONS} conditions`, CONDITION_HINT);
-  return where.map((condition) => {
+  return where.map((/** @type {unknown} */ condition) => {
     if (!isObject(condition)) problem('every condition must be an object', CONDITION_HINT);
     const field = readName(condition.field, 'field');
     const { op, value } = condition;
@@ -128,7 +142,8 @@ function readWhere(args) {
   });
 }
 
-function readFields(args) {
+/** @returns {string[] | null} */
+function readFields(/** @type {Args} */ args) {
   const fields = args.fields;
   if (fields === undefined || fields === null) return null;
   if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_FIELDS) {
@@ -141,6 +156,7 @@ function readFields(args) {
 // cache_read
 
 /** Whole items from `offset`, as many as fit in `maxChars` (and `limit`). */
+/** @param {string} uri @param {unknown[]} items @param {number} offset @param {number} limit @param {number} maxChars */
 function readArray(uri, items, offset, limit, maxChars) {
   const total = items.length;
   const room = maxChars - jsonChars({ uri, total, offset, items: [], next_offset: total });
@@ -154,6 +170,7 @@ function readArray(uri, items, offset, limit, maxChars) {
     page.push(items[end] === undefined ? null : items[end]);
     end += 1;
   }
+  /** @type {Args} */
   const answer = { uri, total, offset, items: page };
   if (page.length === 0 && end < total && limit > 0) {
     // One item alone is larger than an answer may be: name it, so it can be read by its pointer.
@@ -165,6 +182,7 @@ function readArray(uri, items, offset, limit, maxChars) {
 }
 
 /** Characters from `offset`, as many as fit once JSON-escaped; never half a surrogate pair. */
+/** @param {string} uri @param {string} text @param {number} offset @param {number} limit @param {number} maxChars */
 function readString(uri, text, offset, limit, maxChars) {
   const total = text.length;
   const room = maxChars - jsonChars({ uri, total_chars: total, offset, text: '', next_offset: total });
@@ -175,12 +193,14 @@ function readString(uri, text, offset, limit, maxChars) {
     if (over <= 0 || end <= offset) break;
     end = Math.max(offset, end - Math.max(1, Math.ceil(over / 6)));
   }
+  /** @type {Args} */
   const answer = { uri, total_chars: total, offset, text: text.slice(offset, end) };
   if (end < total) answer.next_offset = end;
   return answer;
 }
 
 /** The members of an object: key, type, JSON size and a reference to each. */
+/** @param {string} uri @param {Record<string, unknown>} object @param {number} offset @param {number} limit @param {number} maxChars */
 function readObject(uri, object, offset, limit, maxChars) {
   const names = Object.keys(object);
   const total = names.length;
@@ -191,6 +211,7 @@ function readObject(uri, object, offset, limit, maxChars) {
   while (end < total && keys.length < limit) {
     const key = names[end];
     const member = object[key];
+    /** @type {Args} */
     const entry = { key, type: typeOf(member), size: jsonChars(member), pointer: childUri(uri, key) };
     // Small values are shown in place: reading a row answers its values, not just their names.
     if (member === null || typeof member !== 'object') {
@@ -202,11 +223,13 @@ function readObject(uri, object, offset, limit, maxChars) {
     keys.push(entry);
     end += 1;
   }
+  /** @type {Args} */
   const answer = { uri, total_keys: total, offset, keys };
   if (end < total) answer.next_offset = end;
   return answer;
 }
 
+/** @param {string} uri @param {unknown} value @param {Args} args @param {number} maxChars */
 function readAnswer(uri, value, args, maxChars) {
   const offset = readCount(args, 'offset', 0, Number.MAX_SAFE_INTEGER);
   // A string page holds as many characters as fit, or `limit`; other pages `limit` items or keys.
@@ -225,6 +248,7 @@ function readAnswer(uri, value, args, maxChars) {
 // ---------------------------------------------------------------------------------------------
 // cache_search
 
+/** @param {string} text @param {number} at @param {number} length */
 function snippetOf(text, at, length) {
   const start = Math.max(0, at - SNIPPET_CONTEXT);
   const end = Math.min(text.length, at + length + SNIPPET_CONTEXT);
@@ -232,6 +256,7 @@ function snippetOf(text, at, length) {
 }
 
 /** Every string and number leaf containing `query` (case-insensitive), in document order. */
+/** @param {string} uri @param {unknown} value @param {Args} args @param {number} maxChars */
 function searchAnswer(uri, value, args, maxChars) {
   const query = args.query;
   if (typeof query !== 'string' || query === '' || query.length > MAX_QUERY_CHARS) {
@@ -242,12 +267,14 @@ function searchAnswer(uri, value, args, maxChars) {
   const hash = uri.indexOf('#');
   const base = hash < 0 ? '' : uri.slice(hash + 1);
   const room = maxChars - jsonChars({ uri, query, total_matches: Number.MAX_SAFE_INTEGER, matches: [] });
+  /** @type {{ pointer: string, snippet: string }[]} */
   const matches = [];
   let total = 0;
   let used = 0;
   let full = false;
+  /** @type {(string | number)[]} */
   const path = [];
-  const visit = (node) => {
+  const visit = (/** @type {unknown} */ node) => {
     if (typeof node === 'string' || typeof node === 'number') {
       const text = String(node);
       const at = text.toLowerCase().indexOf(needle);
@@ -283,6 +310,7 @@ function searchAnswer(uri, value, args, maxChars) {
 // ---------------------------------------------------------------------------------------------
 // cache_select
 
+/** @param {any} actual @param {string} op @param {any} expected @returns {boolean} */
 function holds(actual, op, expected) {
   switch (op) {
     case '=':
@@ -306,9 +334,10 @@ function holds(actual, op, expected) {
   }
 }
 
-const own = (row, key) => (Object.prototype.hasOwnProperty.call(row, key) ? row[key] : undefined);
+const own = (/** @type {Record<string, unknown>} */ row, /** @type {string} */ key) => (Object.prototype.hasOwnProperty.call(row, key) ? row[key] : undefined);
 
 /** The rows of `value` meeting every condition, projected to `fields`, at most `limit`. */
+/** @param {unknown[]} value @param {Condition[]} where @param {string[] | null} fields @param {number} limit */
 function selectRows(value, where, fields, limit) {
   const rows = [];
   for (const row of value) {
@@ -318,6 +347,7 @@ function selectRows(value, where, fields, limit) {
       rows.push(row);
       continue;
     }
+    /** @type {Args} */
     const projected = {};
     for (const field of fields) if (Object.prototype.hasOwnProperty.call(row, field)) projected[field] = row[field];
     rows.push(projected);
@@ -325,86 +355,152 @@ function selectRows(value, where, fields, limit) {
   return rows;
 }
 
+/** @param {string} uri @param {unknown} value @returns {never} */
 function notRows(uri, value) {
   const arrays = isObject(value) ? Object.keys(value).filter((k) => Array.isArray(value[k])).slice(0, 8) : [];
   const hint = arrays.length
     ? `Point uri at its rows, e.g. ${arrays.map((k) => childUri(uri, k)).filter(Boolean).join(' or ')}.`
-    : 'Use cache_read to see what it holds.';
-  problem(`cache_select needs an array of rows; ${uri} holds ${typeOf(value) === 'array' ? 'an array' : `a ${typeOf(value)}`}`, hint);
+    : `Use ${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[0]} to see what it holds.`;
+  problem(`${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[2]} needs an array of rows; ${uri} holds ${typeOf(value) === 'array' ? 'an array' : `a ${typeOf(value)}`}`, hint);
 }
 
 // ---------------------------------------------------------------------------------------------
 
-const TOOL_TEXT = {
+/**
+ * The read-back tools, one row each: the \`schema\` listed (description, properties, required
+ * besides \`uri\`), the \`check\` of its arguments made before any read (a bad call costs no read),
+ * and the \`answer\` over the value behind \`uri\`. Their names are READ_TOOLS (core/view.rs), in
+ * that order, after the prefix.
+ */
+/**
+ * The rows `args` select from `value`, stored as a new entry derived from `uri`: `{ _cache_uri,
+ * count, sample }` (the same selection of the same source answers the same, while it lasts).
+ */
+/** @param {string} uri @param {unknown} value @param {Args} args @param {Context} context */
+async function selectAnswer(uri, value, args, { cache, convId, maxChars, prefix, selections }) {
+  const where = readWhere(args);
+  const fields = readFields(args);
+  const limit = readPositive(args, 'limit', MAX_SELECT_LIMIT, MAX_SELECT_LIMIT);
+  if (!Array.isArray(value)) notRows(uri, value);
+  const key = JSON.stringify([convId, uri, where, fields, limit]);
+  const known = selections.get(key);
+  if (known) {
+    const still = await cache.lookup(known._cache_uri, { convId });
+    if (still.status === 'hit') return known;
+    selections.delete(key);
+  }
+  const rows = selectRows(value, where, fields, limit);
+  const derived = await cache.cacheToolResult({ payload: rows, convId, sourceToolName: `${prefix}select`, threshold: 0, derivedFrom: uri });
+  if (typeof derived !== 'string') {
+    problem(`the ${rows.length} selected rows could not be stored (too large for the cache, or no storage left)`, 'Select fewer rows or fields (limit, fields).');
+  }
+  const room = Math.floor(maxChars / 2);
+  const sample = [];
+  let used = 0;
+  for (const row of rows) {
+    used += jsonChars(row) + 1;
+    if (used > room || sample.length >= 5) break;
+    sample.push(row);
+  }
+  const result = { _cache_uri: derived, count: rows.length, sample };
+  if (selections.size >= SELECT_MEMO_LIMIT) selections.clear();
+  selections.set(key, result);
+  return result;
+}
+
+/** @type {Record<string, Tool>} */
+const TOOLS = {
   read: {
-    description:
-      'Read part of a stored tool result by its mcp+cache:// reference (a _cache_uri), without ' +
-      'copying it into the conversation. The uri may end in a JSON Pointer (#/rows, #/rows/3/cpu) ' +
-      'to read one part. An array answers {uri, total, offset, items, next_offset?} (whole items; ' +
-      'call again with offset=next_offset for more); a string answers {uri, total_chars, offset, ' +
-      'text, next_offset?}; an object answers {uri, total_keys, keys: [{key, type, size, pointer, value?}]} ' +
-      '(small values shown in place; pass a pointer as uri to read a member).',
-    properties: {
-      uri: { type: 'string', description: 'The reference, e.g. "mcp+cache://conv/AbCd1234#/rows".' },
-      offset: { type: 'integer', minimum: 0, description: 'First item (array), character (string) or key (object). Default 0.' },
-      limit: { type: 'integer', minimum: 1, description: 'Most items, characters or keys to return. Default: as many as fit.' },
+    schema: {
+      description:
+        `Read part of a stored tool result by its ${CACHE_URI_SCHEME} reference (a _cache_uri), without ` +
+        'copying it into the conversation. The uri may end in a JSON Pointer (#/rows, #/rows/3/cpu) ' +
+        'to read one part. An array answers {uri, total, offset, items, next_offset?} (whole items; ' +
+        'call again with offset=next_offset for more); a string answers {uri, total_chars, offset, ' +
+        'text, next_offset?}; an object answers {uri, total_keys, keys: [{key, type, size, pointer, value?}]} ' +
+        '(small values shown in place; pass a pointer as uri to read a member).',
+      properties: {
+        uri: { type: 'string', description: `The reference, e.g. "${CACHE_URI_SCHEME}conv/AbCd1234#/rows".` },
+        offset: { type: 'integer', minimum: 0, description: 'First item (array), character (string) or key (object). Default 0.' },
+        limit: { type: 'integer', minimum: 1, description: 'Most items, characters or keys to return. Default: as many as fit.' },
+      },
     },
+    check: (args) => {
+      readCount(args, 'offset', 0, Number.MAX_SAFE_INTEGER);
+      readPositive(args, 'limit', 1, Number.MAX_SAFE_INTEGER);
+    },
+    answer: async (uri, value, args, context) => readAnswer(uri, value, args, context.maxChars),
   },
   search: {
-    description:
-      'Find where a text or number occurs in a stored tool result (case-insensitive substring over ' +
-      'its string and number values). Answers {uri, query, total_matches, matches: [{pointer, ' +
-      'snippet}]} in document order; append a pointer to the reference (mcp+cache://conv/token#' +
-      '<pointer>) to read that value or its row with the read tool.',
-    properties: {
-      uri: { type: 'string', description: 'The reference to search, optionally with a #/pointer.' },
-      query: { type: 'string', description: 'The text or number to look for.' },
-      limit: { type: 'integer', minimum: 1, description: 'Most matches to list. Default 20.' },
+    schema: {
+      description:
+        'Find where a text or number occurs in a stored tool result (case-insensitive substring over ' +
+        'its string and number values). Answers {uri, query, total_matches, matches: [{pointer, ' +
+        `snippet}]} in document order; append a pointer to the reference (${CACHE_URI_SCHEME}conv/token#` +
+        '<pointer>) to read that value or its row with the read tool.',
+      properties: {
+        uri: { type: 'string', description: 'The reference to search, optionally with a #/pointer.' },
+        query: { type: 'string', description: 'The text or number to look for.' },
+        limit: { type: 'integer', minimum: 1, description: 'Most matches to list. Default 20.' },
+      },
+      required: ['query'],
     },
-    required: ['query'],
+    check: (args, uri, context) => searchAnswer(uri, null, args, context.maxChars),
+    answer: async (uri, value, args, context) => searchAnswer(uri, value, args, context.maxChars),
   },
   select: {
-    description:
-      'Filter the rows of a stored tool result into a new stored result, without copying them: ' +
-      'answers {_cache_uri, count, sample}. Pass that _cache_uri on to another tool (e.g. as its ' +
-      'data_uri argument) exactly like the original reference. The uri must point at an array of ' +
-      'objects (e.g. "mcp+cache://conv/token#/rows"). The new reference stops resolving when its ' +
-      'source goes stale or is removed.',
-    properties: {
-      uri: { type: 'string', description: 'The reference of the rows, optionally with a #/pointer.' },
-      where: {
-        type: 'array',
-        description: 'Conditions that must all hold. Omit to keep every row.',
-        maxItems: MAX_CONDITIONS,
-        items: {
-          type: 'object',
-          properties: {
-            field: { type: 'string', description: 'A key of the rows.' },
-            op: { type: 'string', enum: OPS },
-            value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+    schema: {
+      description:
+        'Filter the rows of a stored tool result into a new stored result, without copying them: ' +
+        'answers {_cache_uri, count, sample}. Pass that _cache_uri on to another tool (e.g. as its ' +
+        'data_uri argument) exactly like the original reference. The uri must point at an array of ' +
+        `objects (e.g. "${CACHE_URI_SCHEME}conv/token#/rows"). The new reference stops resolving when its ` +
+        'source goes stale or is removed.',
+      properties: {
+        uri: { type: 'string', description: 'The reference of the rows, optionally with a #/pointer.' },
+        where: {
+          type: 'array',
+          description: 'Conditions that must all hold. Omit to keep every row.',
+          maxItems: MAX_CONDITIONS,
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string', description: 'A key of the rows.' },
+              op: { type: 'string', enum: OPS },
+              value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+            },
+            required: ['field', 'op', 'value'],
+            additionalProperties: false,
           },
-          required: ['field', 'op', 'value'],
-          additionalProperties: false,
         },
+        fields: { type: 'array', items: { type: 'string' }, description: 'Row keys to keep. Omit to keep whole rows.' },
+        limit: { type: 'integer', minimum: 1, description: 'Most rows to keep (the first ones, in order).' },
       },
-      fields: { type: 'array', items: { type: 'string' }, description: 'Row keys to keep. Omit to keep whole rows.' },
-      limit: { type: 'integer', minimum: 1, description: 'Most rows to keep (the first ones, in order).' },
     },
+    check: (args) => {
+      readWhere(args);
+      readFields(args);
+      readPositive(args, 'limit', 1, MAX_SELECT_LIMIT);
+    },
+    answer: selectAnswer,
   },
 };
 
-function toolList(prefix) {
-  return Object.entries(TOOL_TEXT).map(([kind, { description, properties, required = [] }]) => ({
-    name: `${prefix}${kind}`,
-    description,
-    inputSchema: { type: 'object', properties, required: ['uri', ...required], additionalProperties: false },
-    annotations: { readOnlyHint: kind !== 'select', openWorldHint: false },
-  }));
+function toolList(/** @type {string} */ prefix) {
+  return READ_TOOLS.map((kind) => {
+    const { description, properties, required = [] } = TOOLS[kind].schema;
+    return {
+      name: `${prefix}${kind}`,
+      description,
+      inputSchema: { type: 'object', properties, required: ['uri', ...required], additionalProperties: false },
+      annotations: { readOnlyHint: kind !== 'select', openWorldHint: false },
+    };
+  });
 }
 
 /** The `convId` option, as the cache takes it. */
-function readConvId(convId) {
-  if (convId === undefined || convId === null) return 'default';
+function readConvId(/** @type {unknown} */ convId) {
+  if (convId === undefined || convId === null) return DEFAULT_CONV_SEGMENT;
   if (typeof convId === 'string' || typeof convId === 'number' || typeof convId === 'bigint') return String(convId);
   throw new TypeError('cacheTools: convId must be a string or number, or a function returning one');
 }
@@ -413,6 +509,10 @@ function readConvId(convId) {
  * The read-back tools over `cache` for one conversation: `{ listTools(), callTool({ name,
  * arguments }) }`, answering like an MCP client. Throws a TypeError for bad options.
  */
+/**
+ * @param {any} cache
+ * @param {any} [options]
+ */
 export function cacheTools(cache, options = {}) {
   if (cache === null || typeof cache !== 'object' || typeof cache.substituteCacheUris !== 'function' || typeof cache.cacheToolResult !== 'function') {
     throw new TypeError('cacheTools: the first argument must be a ResultCache');
@@ -420,99 +520,56 @@ export function cacheTools(cache, options = {}) {
   if (!isObject(options)) throw new TypeError('cacheTools: options must be an object');
   // A function is asked at every call (a host switching conversations keeps one tool set).
   const conversation = typeof options.convId === 'function' ? () => readConvId(options.convId()) : ((id) => () => id)(readConvId(options.convId));
-  const prefix = options.prefix ?? DEFAULT_PREFIX;
-  if (typeof prefix !== 'string' || !/^[A-Za-z0-9_.-]{0,32}$/.test(prefix)) {
+  const prefix = options.prefix ?? DEFAULT_READ_TOOLS_PREFIX;
+  if (!isToolPrefix(prefix)) {
     throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
   }
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
   if (!Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS || maxChars > MAX_MAX_CHARS) {
     throw new TypeError(`cacheTools: maxChars must be an integer from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}`);
   }
-  const names = new Map(Object.keys(TOOL_TEXT).map((kind) => [`${prefix}${kind}`, kind]));
+  const names = new Map(READ_TOOLS.map((kind) => [`${prefix}${kind}`, TOOLS[kind]]));
   // The same selection of the same source answers the same reference (and text), while it lasts.
   const selections = new Map();
 
-  const answer = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
-  const refuse = (envelope) => {
+  const answer = (/** @type {unknown} */ value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  const refuse = (/** @type {{ error: unknown, fix_hint: unknown }} */ envelope) => {
     let text = JSON.stringify(envelope);
     if (text.length > maxChars) {
-      const cut = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+      const cut = (/** @type {string} */ s, /** @type {number} */ n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
       text = JSON.stringify({ error: cut(String(envelope.error), maxChars / 2), fix_hint: cut(String(envelope.fix_hint), maxChars / 4) });
     }
     return { isError: true, content: [{ type: 'text', text }] };
   };
 
   /** The value behind `uri` in this conversation, or the cache's envelope (missing, stale). */
+  /** @param {string} uri @param {string} convId @returns {Promise<{ envelope: { error: unknown, fix_hint: unknown } } | { envelope?: undefined, value: unknown }>} */
   async function resolve(uri, convId) {
     const outcome = await cache.substituteCacheUris({ data_uri: uri }, { convId });
     if (!outcome.ok) return { envelope: outcome.envelope };
-    if (!Object.prototype.hasOwnProperty.call(outcome.args, 'data')) {
-      problem('uri must be an mcp+cache:// reference', 'Pass the _cache_uri of a stored result (optionally with a #/pointer) as uri.');
-    }
+    if (!Object.prototype.hasOwnProperty.call(outcome.args, 'data')) notAReference();
     return { value: outcome.args.data };
-  }
-
-  async function select(uri, value, args, convId) {
-    const where = readWhere(args);
-    const fields = readFields(args);
-    const limit = readPositive(args, 'limit', MAX_SELECT_LIMIT, MAX_SELECT_LIMIT);
-    if (!Array.isArray(value)) notRows(uri, value);
-    const key = JSON.stringify([convId, uri, where, fields, limit]);
-    const known = selections.get(key);
-    if (known) {
-      const still = await cache.lookup(known._cache_uri, { convId });
-      if (still.status === 'hit') return known;
-      selections.delete(key);
-    }
-    const rows = selectRows(value, where, fields, limit);
-    const derived = await cache.cacheToolResult({ payload: rows, convId, sourceToolName: `${prefix}select`, threshold: 0, derivedFrom: uri });
-    if (typeof derived !== 'string') {
-      problem(`the ${rows.length} selected rows could not be stored (too large for the cache, or no storage left)`, 'Select fewer rows or fields (limit, fields).');
-    }
-    const room = Math.floor(maxChars / 2);
-    const sample = [];
-    let used = 0;
-    for (const row of rows) {
-      used += jsonChars(row) + 1;
-      if (used > room || sample.length >= 5) break;
-      sample.push(row);
-    }
-    const result = { _cache_uri: derived, count: rows.length, sample };
-    if (selections.size >= SELECT_MEMO_LIMIT) selections.clear();
-    selections.set(key, result);
-    return result;
   }
 
   return {
     async listTools() {
       return { tools: toolList(prefix) };
     },
-    async callTool(params, _resultSchema, requestOptions) {
+    async callTool(/** @type {any} */ params, /** @type {unknown} */ _resultSchema, /** @type {{ signal?: AbortSignal } | undefined} */ requestOptions) {
       requestOptions?.signal?.throwIfAborted();
-      const kind = isObject(params) ? names.get(params.name) : undefined;
-      if (!kind) {
-        return refuse({ error: `invalid_args: unknown tool ${JSON.stringify(String(params?.name)).slice(0, 80)}`, fix_hint: `Use one of ${[...names.keys()].join(', ')}.` });
+      const tool = isObject(params) ? names.get(params.name) : undefined;
+      if (!tool) {
+        return refuse(invalidArgs(`unknown tool ${JSON.stringify(String(params?.name)).slice(0, 80)}`, `Use one of ${[...names.keys()].join(', ')}.`));
       }
       try {
         const args = argsObject(params.arguments);
         const uri = readUri(args);
-        // Check the arguments before reading: a bad call costs no read.
-        if (kind === 'read') {
-          readCount(args, 'offset', 0, Number.MAX_SAFE_INTEGER);
-          readPositive(args, 'limit', 1, Number.MAX_SAFE_INTEGER);
-        } else if (kind === 'search') {
-          searchAnswer(uri, null, args, maxChars);
-        } else {
-          readWhere(args);
-          readFields(args);
-          readPositive(args, 'limit', 1, MAX_SELECT_LIMIT);
-        }
-        const convId = conversation();
-        const found = await resolve(uri, convId);
+        const context = { cache, convId: '', maxChars, prefix, selections };
+        tool.check(args, uri, context);
+        context.convId = conversation();
+        const found = await resolve(uri, context.convId);
         if (found.envelope) return refuse(found.envelope);
-        if (kind === 'read') return answer(readAnswer(uri, found.value, args, maxChars));
-        if (kind === 'search') return answer(searchAnswer(uri, found.value, args, maxChars));
-        return answer(await select(uri, found.value, args, convId));
+        return answer(await tool.answer(uri, found.value, args, context));
       } catch (error) {
         if (error instanceof ArgumentProblem) return refuse(error.envelope);
         throw error;

@@ -18,22 +18,22 @@ const DEFAULT_TIMEOUT_MS = 3000;
 /** The hash tag every key of one cache shares (one hash slot: Redis Cluster runs the script). */
 const HASH_TAG = '{all}:';
 
-const named = (name, message) => Object.assign(new Error(message), { name });
-const typeError = (message) => new TypeError(`redisStorage: ${message}`);
+const named = (/** @type {any} */ name, /** @type {any} */ message) => Object.assign(new Error(message), { name });
+const typeError = (/** @type {any} */ message) => new TypeError(`redisStorage: ${message}`);
 
 /**
  * How to talk to `client`: `send(key, args)` resolves the reply of one command routed by `key`;
  * `ready()` says whether the client is connected now. A TypeError for anything that is not a
  * node-redis 6 client or cluster or an ioredis 6 `Redis` or `Cluster`.
  */
-function transport(client) {
+function transport(/** @type {any} */ client) {
   if (client === null || typeof client !== 'object') {
     throw typeError('client must be a connected node-redis client or cluster (createClient, createCluster) or an ioredis Redis or Cluster');
   }
   // ioredis: `call` routes by the command's keys on a Cluster too; `status` is "ready" when connected.
   if (typeof client.call === 'function' && typeof client.status === 'string' && typeof client.evalsha === 'function') {
     return {
-      send: (_key, args) => client.call(...args),
+      send: (/** @type {any} */ _key, /** @type {any} */ args) => client.call(...args),
       ready: () => client.status === 'ready',
     };
   }
@@ -41,14 +41,14 @@ function transport(client) {
   if (typeof client.sendCommand === 'function' && typeof client.isOpen === 'boolean') {
     const cluster = typeof client.getSlotRandomNode === 'function' || Array.isArray(client.masters);
     return {
-      send: cluster ? (key, args) => client.sendCommand(key, false, args) : (_key, args) => client.sendCommand(args),
+      send: cluster ? (/** @type {any} */ key, /** @type {any} */ args) => client.sendCommand(key, false, args) : (/** @type {any} */ _key, /** @type {any} */ args) => client.sendCommand(args),
       ready: () => client.isReady !== false && client.isOpen,
     };
   }
   throw typeError('client must be a connected node-redis client or cluster (createClient, createCluster) or an ioredis Redis or Cluster');
 }
 
-function readOptions(options) {
+function readOptions(/** @type {any} */ options) {
   if (options === undefined) options = {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw typeError('options must be an object');
   for (const key of Object.keys(options)) {
@@ -64,11 +64,11 @@ function readOptions(options) {
 }
 
 /** A value JSON keeps as it is: a string, a boolean, null, or a finite number other than -0. */
-const plain = (v) =>
+const plain = (/** @type {any} */ v) =>
   v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
 
 /** Why JSON cannot hold the object `item` exactly, or `null` when it can (its members aside). */
-function objectProblem(item) {
+function objectProblem(/** @type {any} */ item) {
   if (Array.isArray(item)) {
     for (let i = 0; i < item.length; i += 1) if (!(i in item)) return 'a sparse array';
     if (Object.keys(item).length !== item.length) return 'an array with extra properties';
@@ -82,7 +82,7 @@ function objectProblem(item) {
 }
 
 /** What JSON would do to the primitive `v`. */
-const primitiveProblem = (v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0' : String(v)) : typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`);
+const primitiveProblem = (/** @type {any} */ v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0' : String(v)) : typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`);
 
 /**
  * The JSON of `value`, when parsing it gives back the same value: plain objects and dense arrays,
@@ -92,7 +92,7 @@ const primitiveProblem = (v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0
  * silently change or drop it. One walk without paths; the paths only for the message. `json`,
  * when given, is `JSON.stringify(value)` made by the cache a moment before (nothing ran since).
  */
-function encodePayload(value, json) {
+function encodePayload(/** @type {any} */ value, /** @type {any} */ json) {
   const seen = new Set();
   const stack = [value];
   while (stack.length > 0) {
@@ -115,13 +115,14 @@ function encodePayload(value, json) {
   try {
     return JSON.stringify(value);
   } catch (error) {
-    throw typeError(`the payload cannot be stored as JSON: ${error?.message ?? error}`);
+    throw typeError(`the payload cannot be stored as JSON: ${/** @type {any} */ (error)?.message ?? error}`);
   }
 }
 
 /** The TypeError for a value `encodePayload` refused: walks again, with paths, to say where. */
-function refusal(value) {
+function refusal(/** @type {any} */ value) {
   const open = new Set();
+  /** @type {(item: any, path: any) => any} */
   const walk = (item, path) => {
     if (typeof item !== 'object' || item === null) return plain(item) ? null : `${path || 'the value'} is ${primitiveProblem(item)}`;
     if (open.has(item)) return `${path || 'the value'} is a cycle`;
@@ -129,6 +130,7 @@ function refusal(value) {
     if (problem !== null) return `${path || 'the value'} is ${problem}`;
     open.add(item);
     for (const key of Object.keys(item)) {
+      /** @type {any} */
       const found = walk(item[key], `${path}/${key}`);
       if (found !== null) return found;
     }
@@ -139,7 +141,7 @@ function refusal(value) {
 }
 
 /** What a client error becomes: the name a host (and the cache) branches on. */
-function storageError(error, what) {
+function storageError(/** @type {any} */ error, /** @type {any} */ what) {
   const message = String(error?.message ?? error);
   if (/^OOM\b/.test(message)) return named('QuotaExceededError', `redisStorage: ${what}: ${message}`);
   if (/^(ERR|WRONGTYPE|NOPERM|READONLY|MOVED|ASK|CROSSSLOT|CLUSTERDOWN|BUSY|NOSCRIPT)\b/.test(message)) {
@@ -167,6 +169,7 @@ function redisStorage(client, options) {
   // invalidation's two steps, or while a forgotten script is loaded again); then it waits in
   // `queue` and is sent, in order, when the hold ends.
   let held = 0;
+  /** @type {any[]} */
   const queue = [];
   const drain = () => {
     while (held === 0 && queue.length > 0) queue.shift()();
@@ -182,8 +185,8 @@ function redisStorage(client, options) {
     };
   };
 
-  function send(args) {
-    return link.send(key, ['EVALSHA', SHA, '1', key, ...args]).catch((error) => {
+  function send(/** @type {any} */ args) {
+    return link.send(key, ['EVALSHA', SHA, '1', key, ...args]).catch((/** @type {any} */ error) => {
       if (!/^NOSCRIPT\b/.test(String(error?.message))) throw error;
       return reload().then(() => link.send(key, ['EVALSHA', SHA, '1', key, ...args]));
     });
@@ -192,6 +195,7 @@ function redisStorage(client, options) {
   // A server restart (or SCRIPT FLUSH) forgot the script: EVAL loads it on the node of our slot.
   // Every operation already sent failed the same way and retries when it is loaded, in the order
   // it was sent; operations called meanwhile wait until those retries are sent.
+  /** @type {any} */
   let reloading = null;
   function reload() {
     if (!reloading) {
@@ -208,7 +212,8 @@ function redisStorage(client, options) {
   }
 
   /** One operation; `first`: sent now, ahead of any operation waiting. */
-  function call(what, args, first = false) {
+  function call(/** @type {any} */ what, /** @type {any} */ args, first = false) {
+    /** @type {any} */
     let timer;
     let cancelled = false;
     const sent = new Promise((resolve, reject) => {
@@ -218,7 +223,7 @@ function redisStorage(client, options) {
           reject(named('NetworkError', `redisStorage: ${what}: the Redis client is not connected`));
           return;
         }
-        send(args).then(resolve, (error) => reject(storageError(error, what)));
+        send(args).then(resolve, (/** @type {any} */ error) => reject(storageError(error, what)));
       };
       if (!first && (held > 0 || queue.length > 0)) queue.push(run);
       else run();
@@ -235,9 +240,10 @@ function redisStorage(client, options) {
   }
 
   /** Ends the hold of an invalidation whose `freshTools` answered (set until `markStale`). */
+  /** @type {any} */
   let releaseStale = null;
 
-  const rowOf = (meta, payload, stale, lastUsed) => {
+  const rowOf = (/** @type {any} */ meta, /** @type {any} */ payload, /** @type {any} */ stale, /** @type {any} */ lastUsed) => {
     const row = JSON.parse(meta);
     row.payload = JSON.parse(payload);
     row.lastUsedAt = Number(lastUsed);
@@ -248,7 +254,7 @@ function redisStorage(client, options) {
   return {
     kind: 'redis',
     prefix,
-    write(row, maxBytes, maxEntries, json) {
+    write(/** @type {any} */ row, /** @type {any} */ maxBytes, /** @type {any} */ maxEntries, /** @type {any} */ json) {
       let payload;
       let meta;
       try {
@@ -263,7 +269,7 @@ function redisStorage(client, options) {
         JSON.stringify(row.sourceToolName), meta, payload, String(maxBytes), String(maxEntries)];
       return call('writing an entry', args).then((reply) => reply.map(Number));
     },
-    read(uris, now) {
+    read(/** @type {any} */ uris, /** @type {any} */ now) {
       return call('reading entries', ['r', ttl, String(now), ...uris]).then((reply) => {
         const rows = [];
         for (let i = 0; i < reply.length; i += 4) {
@@ -272,18 +278,18 @@ function redisStorage(client, options) {
         return rows;
       });
     },
-    evictOldest(bytes) {
+    evictOldest(/** @type {any} */ bytes) {
       return call('evicting entries', ['e', ttl, String(bytes)]).then(Number);
     },
     stats() {
       return call('reading the totals', ['s', ttl]).then((reply) => reply.map(Number));
     },
-    remove(convId, cutoff) {
+    remove(/** @type {any} */ convId, /** @type {any} */ cutoff) {
       const conv = typeof convId === 'string' ? JSON.stringify(convId) : '';
       return call('deleting entries', ['d', ttl, conv, String(cutoff)]).then(Number);
     },
     freshTools() {
-      const names = call('invalidating entries', ['f', ttl]).then((reply) => reply.map((name) => JSON.parse(name)));
+      const names = call('invalidating entries', ['f', ttl]).then((reply) => reply.map((/** @type {any} */ name) => JSON.parse(name)));
       // Until markStale is called, later operations wait: the marks take effect where they were
       // called. The cache calls markStale after every freshTools that answered.
       const release = hold();
@@ -291,7 +297,7 @@ function redisStorage(client, options) {
       names.catch(release);
       return names;
     },
-    markStale(names, cause) {
+    markStale(/** @type {any} */ names, /** @type {any} */ cause) {
       const release = releaseStale ?? (() => {});
       releaseStale = null;
       if (!Array.isArray(names) || names.length === 0) {
@@ -304,7 +310,7 @@ function redisStorage(client, options) {
       release();
       return marked.then(Number);
     },
-    list(convId) {
+    list(/** @type {any} */ convId) {
       const conv = typeof convId === 'string' ? JSON.stringify(convId) : '';
       return call('listing entries', ['l', ttl, conv]).then((reply) => {
         const rows = [];

@@ -9,99 +9,94 @@
 // resolved reference reach this tool's server; the user may be asked), then the dispatch, then
 // `afterToolCall`.
 import { checkFlows, flowsOf, judgeFlows, refusedEnvelope } from './flows.mjs';
+import { admittedTypes } from './schema-types.mjs';
+import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme, invalidArgs, memberReference } from './protocol.mjs';
+/**
+ * The cache methods the pipeline calls (a `ResultCache`): its answers are JSON-like values.
+ * @typedef {{
+ *   beforeToolCall(name: string, args: unknown, options: object): Promise<any>,
+ *   afterToolCall(name: string, result: unknown, options: object): Promise<any>,
+ *   substituteCacheUris(args: unknown, options: object): Promise<any>,
+ *   reportBlockedFlow?(flow: object): Promise<unknown> | undefined,
+ *   observeTools(tools: unknown, origin: object): unknown,
+ *   flows?: unknown,
+ * }} PipelineCache
+ */
+/**
+ * What an integration passes to one call (see `run`).
+ * @typedef {{
+ *   convId?: unknown,
+ *   origin?: () => { server?: string },
+ *   declaredOf: () => Promise<Record<string, unknown> | null>,
+ *   dispatch: (args: any) => Promise<unknown>,
+ *   retry?: boolean,
+ *   passThrough?: (result: unknown) => boolean,
+ *   validate?: (args: any) => Promise<{ ok: true, args: any } | { ok: false, envelope: object }>,
+ *   annotationsOf?: () => Promise<Record<string, unknown> | null>,
+ *   ask?: (flow: import('./flows.mjs').Flow) => Promise<unknown>,
+ * }} CallHooks
+ */
 
-export const URI_SUFFIX = '_uri';
-const CACHE_SCHEME = 'mcp+cache://';
-/** As src/core/pointer.rs and src/core/uri.rs: `MAX_REF_MEMBER_CHARS`, `MAX_POINTER_BYTES`. */
-const MAX_REF_MEMBER_CHARS = 64;
-const MAX_POINTER_BYTES = 2048;
 /** Most ready references a type-mismatch hint names (as `_cache_refs`, `MAX_CACHE_REFS`). */
 const MAX_HINT_REFS = 8;
 
 /** The envelope a blocked call answers with, as an MCP `CallToolResult`. */
-export function envelopeResult(envelope) {
+export function envelopeResult(/** @type {object} */ envelope) {
   return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: true };
 }
 
 /** A reused LLM-visible value, as an MCP `CallToolResult`. */
-export function visibleResult(visible) {
+export function visibleResult(/** @type {unknown} */ visible) {
   // No structuredContent: the visible value carries `_cache_*` keys (or is a summary), which the
   // tool's outputSchema does not declare.
   return { content: [{ type: 'text', text: JSON.stringify(visible) }] };
 }
 
-function strayReferenceEnvelope(toolName, key) {
-  return {
-    error: `invalid_args: \`${key}\` must hold an mcp+cache:// reference copied verbatim from an earlier result`,
-    fix_hint: `Copy the exact \`_cache_uri\` value (or an entry of \`_cache_refs\`) of an earlier tool result into \`${key}\` when calling ${toolName}, or pass \`${key.slice(0, -URI_SUFFIX.length)}\` itself.`,
-  };
+function strayReferenceEnvelope(/** @type {string} */ toolName, /** @type {string} */ key) {
+  return invalidArgs(
+    `\`${key}\` must hold an ${CACHE_URI_SCHEME} reference copied verbatim from an earlier result`,
+    `Copy the exact \`_cache_uri\` value (or an entry of \`_cache_refs\`) of an earlier tool result into \`${key}\` when calling ${toolName}, or pass \`${key.slice(0, -URI_ARG_SUFFIX.length)}\` itself.`,
+  );
 }
 
+/** @type {(v: unknown) => v is Record<string, any>} */
 export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `null`, `""` or `undefined`: what strict function-calling modes send for an unused `_uri`. */
-const isEmptyArg = (v) => v === null || v === undefined || v === '';
+const isEmptyArg = (/** @type {unknown} */ v) => v === null || v === undefined || v === '';
 
 /** What substitution resolves: a reference, or a non-empty array of references. */
-const isReferenceArg = (v) =>
-  (typeof v === 'string' && v.startsWith(CACHE_SCHEME)) ||
-  (Array.isArray(v) && v.length > 0 && v.every((u) => typeof u === 'string' && u.startsWith(CACHE_SCHEME)));
+const isReferenceArg = (/** @type {unknown} */ v) => hasCacheScheme(v) || (Array.isArray(v) && v.length > 0 && v.every(hasCacheScheme));
 
 /** The JSON type of a value, as JSON Schema names it (`integer` is a `number`). */
-function jsonType(value) {
+function jsonType(/** @type {unknown} */ value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value === 'object' ? 'object' : typeof value;
 }
 
-/**
- * The JSON types a property schema admits, from `type` (string or list) and `anyOf` / `oneOf`
- * branches; `null` when the schema does not say (no `type`, a `$ref`, `true`, …).
- */
-function admittedTypes(schema, depth = 0) {
-  if (!isPlainObject(schema) || depth > 8) return null;
-  if (typeof schema.type === 'string') return new Set([schema.type]);
-  if (Array.isArray(schema.type)) return schema.type.every((t) => typeof t === 'string') ? new Set(schema.type) : null;
-  const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : null;
-  if (!branches || branches.length === 0) return null;
-  const all = new Set();
-  for (const branch of branches) {
-    const types = admittedTypes(branch, depth + 1);
-    if (!types) return null;
-    for (const t of types) all.add(t);
-  }
-  return all;
-}
-
 /** `"array"` or `"object"` when that (or `null`) is all a property schema admits, else `null`. */
-function containerTypeOf(schema) {
+function containerTypeOf(/** @type {unknown} */ schema) {
   const types = admittedTypes(schema);
   if (!types) return null;
   const kinds = [...types].filter((t) => t !== 'null');
   return kinds.length === 1 && (kinds[0] === 'array' || kinds[0] === 'object') ? kinds[0] : null;
 }
 
+const article = (/** @type {string} */ type) => (type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
 /**
- * `<uri>#/<member>` (or `<uri>#/a/<member>` when the reference already points inside), the member
- * escaped as RFC 6901 says (`~` → `~0`, `/` → `~1`), nothing percent-encoded: the reference
- * `member_reference` (src/core/pointer.rs) writes into `_cache_refs`. `null` for members it
- * writes none for (control characters, longer than 64 characters) and past the pointer limit.
+ * The envelope for a reference whose value does not fit the parameter it was meant for.
+ * @param {string} toolName
+ * @param {string} name
+ * @param {unknown} uri
+ * @param {string} expected
+ * @param {unknown} value
  */
-function memberReference(uri, member) {
-  if ([...member].length > MAX_REF_MEMBER_CHARS || /\p{Cc}/u.test(member)) return null;
-  const escaped = member.replace(/~/g, '~0').replace(/\//g, '~1');
-  const hash = uri.indexOf('#');
-  const reference = hash === -1 ? `${uri}#/${escaped}` : `${uri}/${escaped}`;
-  const fragment = reference.slice(reference.indexOf('#') + 1);
-  return new TextEncoder().encode(fragment).length <= MAX_POINTER_BYTES ? reference : null;
-}
-
-const article = (type) => (type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
-
-/** The envelope for a reference whose value does not fit the parameter it was meant for. */
 function typeMismatchEnvelope(toolName, name, uri, expected, value) {
   const got = jsonType(value);
-  const key = `${name}${URI_SUFFIX}`;
+  const key = `${name}${URI_ARG_SUFFIX}`;
+  /** @type {string[]} */
   const refs = [];
   if (typeof uri === 'string' && isPlainObject(value)) {
     for (const [member, v] of Object.entries(value)) {
@@ -123,8 +118,23 @@ function typeMismatchEnvelope(toolName, name, uri, expected, value) {
   };
 }
 
+/**
+ * Pages through a client's \`tools/list\`: \`onPage(page)\` for every page, following \`nextCursor\`
+ * until a page has none.
+ * @param {{ listTools(params?: { cursor: string }): Promise<any> }} client
+ * @param {(page: any) => void} onPage
+ */
+export async function eachToolPage(client, onPage) {
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    onPage(page);
+    cursor = page.nextCursor;
+  } while (cursor);
+}
+
 /** The top-level properties a JSON Schema declares (`null`: it does not say, so any). */
-export function declaredProperties(schema) {
+export function declaredProperties(/** @type {unknown} */ schema) {
   const props = isPlainObject(schema) ? schema.properties : undefined;
   return isPlainObject(props) ? props : null;
 }
@@ -135,9 +145,12 @@ export function declaredProperties(schema) {
  * cache's for afterToolCall, `flows` the cache's flow policy). `who` names the caller in
  * `TypeError`s. `convId` is a string or number, or a function returning one (called with what
  * the integration passes to it).
+ * @param {any} options
+ * @param {string} who
  */
 export function createToolPipeline(options, who) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${who} needs { cache: ResultCache }`);
+  /** @type {{ cache: PipelineCache, [option: string]: any }} */
   const { cache, convId, cap, cappedArgs, maxChars, mediaMaxBytes, view, readTools, flows } = options;
   if (cache === null || typeof cache !== 'object' || typeof cache.beforeToolCall !== 'function' || typeof cache.afterToolCall !== 'function') {
     throw new TypeError(`${who} needs { cache: ResultCache }`);
@@ -145,9 +158,9 @@ export function createToolPipeline(options, who) {
   if (convId !== undefined && convId !== null && typeof convId !== 'function' && typeof convId !== 'string' && typeof convId !== 'number') {
     throw new TypeError(`${who}: convId must be a string, a number or a function returning one`);
   }
-  const conversation = (...context) => {
+  const conversation = (/** @type {unknown[]} */ ...context) => {
     const id = typeof convId === 'function' ? convId(...context) : convId;
-    return id ?? 'default';
+    return id ?? DEFAULT_CONV_SEGMENT;
   };
   // The integration's own policy, checked now; else the cache's (read once it is ready).
   const ownFlows = flows === undefined ? undefined : checkFlows(flows, who);
@@ -156,6 +169,9 @@ export function createToolPipeline(options, who) {
   /**
    * The flows of a call and their verdicts, or `null` when the policy lets every reference's
    * data through without looking (`"any"`, or nothing resolved).
+   * @param {string} name
+   * @param {import('./flows.mjs').Source[] | undefined} sources
+   * @param {Partial<CallHooks>} hooks
    */
   async function judge(name, sources, hooks) {
     const rule = policy();
@@ -168,6 +184,11 @@ export function createToolPipeline(options, who) {
    * The envelope refusing a call's referenced data, or `null` to dispatch: denied flows are
    * refused, flows to ask about go to `hooks.ask(flow)` one at a time (a `false` refuses; no
    * `ask`: refused). Each refused flow is a `blocked` event of the cache.
+   */
+  /**
+   * @param {string} name
+   * @param {import('./flows.mjs').Source[] | undefined} sources
+   * @param {Partial<CallHooks>} hooks
    */
   async function refusal(name, sources, hooks) {
     const verdicts = await judge(name, sources, hooks);
@@ -199,14 +220,19 @@ export function createToolPipeline(options, who) {
    * read-only (`substituteCacheUris`); a call whose references do not resolve asks nothing (it
    * is answered with its envelope).
    */
+  /**
+   * @param {string} name
+   * @param {unknown} args
+   * @param {{ convId?: unknown } & Partial<CallHooks>} hooks
+   */
   async function needsApproval(name, args, hooks) {
-    if (policy() === 'any' || !isPlainObject(args) || !Object.keys(args).some((k) => k.endsWith(URI_SUFFIX))) return false;
+    if (policy() === 'any' || !isPlainObject(args) || !Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX))) return false;
     const substituted = await cache.substituteCacheUris(args, { convId: hooks.convId });
     const verdicts = substituted.ok ? await judge(name, substituted.sources, hooks) : null;
     return verdicts !== null && verdicts.deny.length === 0 && verdicts.ask.length > 0;
   }
 
-  const given = (extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
+  const given = (/** @type {Record<string, unknown>} */ extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
   const beforeOptions = given({ cap, cappedArgs, maxChars });
   const afterOptions = given({ maxChars, mediaMaxBytes, view, readTools });
 
@@ -228,6 +254,11 @@ export function createToolPipeline(options, who) {
    * Resolves what the model should see: the value of `afterToolCall`, or for a blocked call an
    * `isError` `CallToolResult` holding the envelope (the tool is not called).
    */
+  /**
+   * @param {string} name
+   * @param {any} args
+   * @param {CallHooks} hooks
+   */
   async function run(name, args, hooks) {
     const { convId: id, origin = () => ({}), declaredOf, dispatch, retry = false, passThrough, validate } = hooks;
     args ??= {};
@@ -239,11 +270,13 @@ export function createToolPipeline(options, who) {
     };
 
     // Unused `_uri` properties of strict modes: gone before the cap, reuse and substitution.
+    /** @type {Record<string, unknown> | null} */
     let props = null;
-    if (isPlainObject(args) && Object.keys(args).some((k) => k.endsWith(URI_SUFFIX) && isEmptyArg(args[k]))) {
+    if (isPlainObject(args) && Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX) && isEmptyArg(args[k]))) {
       props = await declaredOf();
-      if (props) {
-        const unused = Object.keys(args).filter((k) => k.endsWith(URI_SUFFIX) && isEmptyArg(args[k]) && !Object.hasOwn(props, k));
+      const declared = props;
+      if (declared) {
+        const unused = Object.keys(args).filter((k) => k.endsWith(URI_ARG_SUFFIX) && isEmptyArg(args[k]) && !Object.hasOwn(declared, k));
         if (unused.length > 0) args = Object.fromEntries(Object.entries(args).filter(([k]) => !unused.includes(k)));
       }
     }
@@ -268,20 +301,20 @@ export function createToolPipeline(options, who) {
     props ??= await declaredOf();
     if (props && isPlainObject(dispatched)) {
       // A `_uri` key left after substitution holds no reference; the tool never declared it.
-      const stray = Object.keys(dispatched).find((k) => k.endsWith(URI_SUFFIX) && !Object.hasOwn(props, k));
+      const stray = Object.keys(dispatched).find((k) => k.endsWith(URI_ARG_SUFFIX) && !Object.hasOwn(props, k));
       if (stray) {
         close();
         return envelopeResult(strayReferenceEnvelope(name, stray));
       }
       // A resolved reference must fit the parameter it stands for.
       for (const key of Object.keys(args)) {
-        if (!key.endsWith(URI_SUFFIX) || !isReferenceArg(args[key]) || Object.hasOwn(dispatched, key)) continue;
-        const target = key.slice(0, -URI_SUFFIX.length);
+        if (!key.endsWith(URI_ARG_SUFFIX) || !isReferenceArg(args[key]) || Object.hasOwn(dispatched, key)) continue;
+        const target = key.slice(0, -URI_ARG_SUFFIX.length);
         const expected = Object.hasOwn(props, target) ? containerTypeOf(props[target]) : null;
         if (!expected || !Object.hasOwn(dispatched, target)) continue;
         const value = dispatched[target];
         const got = jsonType(value);
-        if (got === expected || (got === 'null' && admittedTypes(props[target]).has('null'))) continue;
+        if (got === expected || (got === 'null' && /** @type {Set<string>} */ (admittedTypes(props[target])).has('null'))) continue;
         close();
         return envelopeResult(typeMismatchEnvelope(name, target, args[key], expected, value));
       }

@@ -1,8 +1,9 @@
 // Writes the Node entries' generated parts, after the nodejs builds exist (run by
 // scripts/build.sh):
-// - js/augment.cjs, the CommonJS copy of js/src/augment.mjs (plain JS, no imports) that
-//   js/node.cjs requires: one source for both module systems, converted by rolldown (already the
-//   bundler of the browser entries), unminified;
+// - js/augment.cjs and js/defaults.cjs, the CommonJS copies of js/src/augment.mjs (with the
+//   js/protocol.mjs it imports bundled in) and js/src/defaults.mjs that js/node.cjs requires: one
+//   source for both module systems, converted by rolldown (already the bundler of the browser
+//   entries), unminified;
 // - the ES module entries (js/node.mjs, js/server.node.mjs, js/lists.node.mjs) from their
 //   CommonJS entries' exports, so the list of names is never written by hand: Node's ES-module
 //   view of a CommonJS module cannot see names behind `module.exports = { ...wasm, … }`.
@@ -12,15 +13,22 @@ import { rolldown } from 'rolldown';
 
 const require = createRequire(import.meta.url);
 
-const augment = await rolldown({ input: 'js/src/augment.mjs', logLevel: 'silent' });
-const { output } = await augment.generate({ format: 'cjs' });
-await augment.close();
-if (output.length !== 1) throw new Error(`js/src/augment.mjs: converted into ${output.length} files, expected one`);
-await writeFile(new URL('../js/augment.cjs', import.meta.url),
-  `// Written by scripts/node-entries.mjs from js/src/augment.mjs (npm run build): edit that file.\n${output[0].code}`);
-const converted = Object.keys(require('../js/augment.cjs')).join();
-if (converted !== 'augmentTools') throw new Error(`js/augment.cjs exports ${converted}, expected augmentTools`);
-console.log('node-entries: js/augment.cjs: from js/src/augment.mjs');
+/** Plain-JS sources of js/src/ the CommonJS entry requires: the file written, its exports. */
+const CONVERTED = [
+  { source: 'js/src/augment.mjs', out: 'js/augment.cjs', exports: 'augmentTools' },
+  { source: 'js/src/defaults.mjs', out: 'js/defaults.cjs', exports: 'afterToolCall,beforeToolCall,cacheToolResult,cacheToolsLoader,clearConversation,configureDefaultCache,evictOlderThan,lookup,makeDefaultCacheWith,readCachedPayload,substituteCacheUris' },
+];
+for (const { source, out, exports } of CONVERTED) {
+  const bundle = await rolldown({ input: source, logLevel: 'silent' });
+  const { output } = await bundle.generate({ format: 'cjs' });
+  await bundle.close();
+  if (output.length !== 1) throw new Error(`${source}: converted into ${output.length} files, expected one`);
+  await writeFile(new URL(`../${out}`, import.meta.url),
+    `// Written by scripts/node-entries.mjs from ${source} (npm run build): edit that file.\n// @ts-nocheck (its source is type-checked)\n${output[0].code}`);
+  const converted = Object.keys(require(`../${out}`)).sort().join();
+  if (converted !== exports) throw new Error(`${out} exports ${converted}, expected ${exports}`);
+  console.log(`node-entries: ${out}: from ${source}`);
+}
 const ENTRIES = [
   { out: 'js/node.mjs', from: './node.cjs', what: 'Node entry (ES module)' },
   { out: 'js/server.node.mjs', from: './server.node.cjs', what: '`mcp-result-cache/server` for Node (ES module)' },

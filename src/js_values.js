@@ -13,12 +13,15 @@
 // Returns 0 for plain JSON data, 1 for a value whose stored form differs from its JSON, 2 for
 // nesting deeper than `maxDepth`. Iterative (no recursion limit), one pass, no allocation per
 // primitive.
+/** @param {unknown} value @param {number} maxDepth @returns {0 | 1 | 2} */
 export function payloadShape(value, maxDepth) {
+  /** @type {any[]} */
   const values = [value];
+  /** @type {number[]} */
   const depths = [0];
   while (values.length > 0) {
     const v = values.pop();
-    const depth = depths.pop();
+    const depth = /** @type {number} */ (depths.pop());
     if (v === null || typeof v !== 'object') continue;
     if (depth > maxDepth) return 2;
     if (Array.isArray(v)) {
@@ -55,15 +58,19 @@ export function payloadShape(value, maxDepth) {
 // `Proxy`, a throwing getter). Object keys are the own enumerable ones (`Object.keys`); as in
 // `JSON.stringify`, `undefined` and functions are left out of objects and are `null` in arrays,
 // and a value with a `toJSON` method is what `JSON.stringify` makes of it.
+/** @param {unknown} value @param {number} depthLimit @param {number} itemLimit @returns {string | undefined} */
 export function mcpCanonicalJson(value, depthLimit, itemLimit) {
+  /** @param {any} item @returns {string} */
   function canonicalWrite(item, depth = 0) {
     if (depth > depthLimit) throw 0;
+    /** @type {(inner: unknown) => string | undefined} */
     const next = (inner) => (inner === undefined || typeof inner === 'function' ? undefined : canonicalWrite(inner, depth + 1));
     if (Array.isArray(item)) {
       if (item.length > itemLimit) throw 0;
-      return `[${Array.from(item, (inner) => next(inner) ?? 'null').join()}]`;
+      return `[${Array.from(item, (/** @type {unknown} */ inner) => next(inner) ?? 'null').join()}]`;
     }
     if (typeof item === 'object' && item !== null && typeof item.toJSON !== 'function') {
+      /** @type {string[]} */
       const members = [];
       for (const key of Object.keys(item).sort()) {
         const text = next(item[key]);
@@ -88,13 +95,14 @@ export function mcpCanonicalJson(value, depthLimit, itemLimit) {
 // or an array of strings (source server -> target servers). The same rule as `checkFlows` in
 // js/flows.mjs, which the integrations apply; tests/js/node-flows.test.mjs runs the same values
 // through both. A throwing getter or Proxy trap is a bad value.
+/** @param {unknown} flows */
 export function isFlowPolicy(flows) {
   if (flows === undefined || typeof flows === 'function') return true;
   if (typeof flows === 'string') return flows === 'any' || flows === 'same-server' || flows === 'guarded';
   if (flows === null || typeof flows !== 'object' || Array.isArray(flows)) return false;
   try {
     return Object.keys(flows).every((source) => {
-      const targets = flows[source];
+      const targets = /** @type {Record<string, unknown>} */ (flows)[source];
       return targets === '*' || (Array.isArray(targets) && targets.every((t) => typeof t === 'string'));
     });
   } catch {

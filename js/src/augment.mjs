@@ -15,12 +15,14 @@
 // are and defined as data properties, so keys such as `__proto__` stay plain data and no setter
 // runs. Property names with a lone surrogate are copied but get no sibling.
 
-// The suffix `beforeToolCall` resolves (Rust `core::substitute::URI_ARG_SUFFIX`).
-const URI = '_uri';
+// The suffix `beforeToolCall` resolves and the scheme of references, from the Rust constants
+// (`core::substitute::URI_ARG_SUFFIX`, `core::uri::CACHE_URI_SCHEME`; scripts/constants.mjs).
+import { CACHE_URI_SCHEME, URI_ARG_SUFFIX as URI } from '../protocol.mjs';
+import { branchList, typeList } from '../schema-types.mjs';
 
 // Description of every added `<name>_uri` parameter, written for the model.
 const URI_DESCRIPTION =
-  'Reference to data returned by an earlier tool call: copy an mcp+cache:// value verbatim from that result (its `_cache_uri`, or a value of its `_cache_refs`). Prefer this over re-typing the data. Append #/path (a JSON Pointer) to use part of the result, e.g. mcp+cache://abc/XYZ#/rows.';
+  `Reference to data returned by an earlier tool call: copy an ${CACHE_URI_SCHEME} value verbatim from that result (its \`_cache_uri\`, or a value of its \`_cache_refs\`). Prefer this over re-typing the data. Append #/path (a JSON Pointer) to use part of the result, e.g. ${CACHE_URI_SCHEME}abc/XYZ#/rows.`;
 
 const EXPECTS = 'augmentTools expects an array of tools or a tools/list result ({ tools: [...] })';
 
@@ -28,8 +30,6 @@ const EXPECTS = 'augmentTools expects an array of tools or a tools/list result (
 const PROPERTIES = 'inputSchema.properties';
 const REQUIRED = 'inputSchema.required';
 const PROPERTY = 'a property schema';
-const TYPE_LIST = 'a `type` list';
-const BRANCHES = 'an `anyOf`/`oneOf` list';
 
 // Most items read from one array (2 ** 20): far above any real list.
 const ARRAY_LIMIT = 1048576;
@@ -37,38 +37,53 @@ const ARRAY_LIMIT = 1048576;
 // A lone surrogate (`u` flag: a surrogate pair is one code point, not matched).
 const LONE = /\p{Cs}/gu;
 
+/**
+ * Caller values: anything, read only through the catching readers below.
+ * @typedef {any} Value
+ * @typedef {import('../../pkg/web/mcp_result_cache.js').McpTool} McpTool
+ */
+
+/** @type {(message: string) => never} */
 const fail = (message) => {
   throw new TypeError(message);
 };
+/** @type {(what: string) => never} */
 const unreadable = (what) =>
   fail(`augmentTools: ${what} cannot be read (a getter threw, or it is a revoked Proxy)`);
 
-const isObject = (value) => typeof value == 'object' && value !== null;
+const isObject = (/** @type {Value} */ value) => typeof value == 'object' && value !== null;
 // Array.isArray; false when it throws (a revoked Proxy).
-const isArray = (value) => {
+const isArray = (/** @type {Value} */ value) => {
   try {
     return Array.isArray(value);
   } catch {
     return false;
   }
 };
-const isPlain = (value) => isObject(value) && !isArray(value);
-const isList = (value) => isObject(value) && isArray(value);
+const isPlain = (/** @type {Value} */ value) => isObject(value) && !isArray(value);
+const isList = (/** @type {Value} */ value) => isObject(value) && isArray(value);
 
 // `object[key]`; undefined when the read throws.
+/** @type {(object: Value, key: string | number) => Value} */
 const get = (object, key) => {
   try {
     return Reflect.get(object, key);
-  } catch {}
+  } catch {
+    // undefined
+  }
 };
 // `object[key]` for an own property (inherited values are never read); undefined otherwise, and
 // when the check or the read throws.
+/** @type {(object: Value, key: string) => Value} */
 const own = (object, key) => {
   try {
     if (Object.hasOwn(object, key)) return Reflect.get(object, key);
-  } catch {}
+  } catch {
+    // undefined
+  }
 };
 // `object[key]`; a read that throws is the TypeError naming `what`.
+/** @type {(object: Value, key: string, what: string) => Value} */
 const at = (object, key, what) => {
   try {
     return Reflect.get(object, key);
@@ -77,6 +92,7 @@ const at = (object, key, what) => {
   }
 };
 // The own enumerable keys, as the exact strings.
+/** @type {(object: Value, what: string) => string[]} */
 const keys = (object, what) => {
   try {
     return Object.keys(object);
@@ -88,6 +104,7 @@ const keys = (object, what) => {
 // Checks that an object's top level reads without throwing: Array.isArray (throws on a revoked
 // Proxy), its keys, and each of their values. Returns Array.isArray's answer only so that
 // minifiers keep that call (callers ask again, as the value may have changed since).
+/** @type {(value: Value, what: string) => boolean | undefined} */
 const readable = (value, what) => {
   if (isObject(value)) {
     try {
@@ -102,6 +119,7 @@ const readable = (value, what) => {
 
 // The items of an array of at most ARRAY_LIMIT items (an item that cannot be read is undefined).
 // `length` is read once, before the items: the limit holds for the number of items read.
+/** @type {(array: Value, what: string) => Value[]} */
 const items = (array, what) => {
   const length = at(array, 'length', what);
   if (typeof length == 'number' && length > ARRAY_LIMIT) {
@@ -116,11 +134,13 @@ const items = (array, what) => {
 
 // Defines a plain data property (writable, enumerable, configurable); the descriptor has no
 // prototype, so nothing inherited from Object.prototype can change it.
+/** @type {(object: object, key: string, value: Value) => object} */
 const define = (object, key, value) =>
-  Object.defineProperty(object, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(object, key, /** @type {PropertyDescriptor} */ ({ __proto__: null, value, writable: true, enumerable: true, configurable: true }));
 
 // A copy of `source`'s own enumerable properties in their order, with `value` in place of `name`
 // (appended when `source` lacks it).
+/** @type {(source: Value, name: string, value: Value, what: string) => Record<string, Value>} */
 const replace = (source, name, value, what) => {
   const copy = {};
   let placed = false;
@@ -132,36 +152,38 @@ const replace = (source, name, value, what) => {
   return copy;
 };
 
-// The `type` keyword's names: its string, or the strings of a list.
-const types = (schema) => {
-  const type = own(schema, 'type');
-  if (typeof type == 'string') return [type];
-  readable(type, TYPE_LIST);
-  return isList(type) ? items(type, TYPE_LIST).filter((name) => typeof name == 'string') : [];
+// Schema keywords read as the shared type reader needs them (../schema-types.mjs): own
+// properties only, and a list read whole first.
+const READ = {
+  get: own,
+  list: (/** @type {Value} */ value, /** @type {string} */ what) => {
+    readable(value, what);
+    return isList(value) ? items(value, what) : null;
+  },
 };
+
+// The `type` keyword's names: its string, or the strings of a list.
+const types = (/** @type {Value} */ schema) => (typeList(schema, READ) ?? []).filter((name) => typeof name == 'string');
 
 // [takes an array, takes an object] for one property schema: `type` is (or lists) "array" /
 // "object", `items`/`prefixItems` / `properties` is present, or (with `branches`) an `anyOf` /
 // `oneOf` branch says so. Only one level of branches is read. A schema that is not an object
 // (`true`, `false`) takes neither.
+/** @type {(schema: Value, branches?: boolean) => [boolean, boolean]} */
 const facts = (schema, branches) => {
   readable(schema, PROPERTY);
   if (!isPlain(schema)) return [false, false];
   const type = types(schema);
-  const present = (key) => own(schema, key) !== undefined;
+  const present = (/** @type {string} */ key) => own(schema, key) !== undefined;
   const hasItems = present('items') || present('prefixItems');
   const hasProperties = present('properties');
-  const result = [hasItems || type.includes('array'), hasProperties || type.includes('object')];
+  const result = /** @type {[boolean, boolean]} */ ([hasItems || type.includes('array'), hasProperties || type.includes('object')]);
   if (branches) {
-    for (const keyword of ['anyOf', 'oneOf']) {
-      const list = own(schema, keyword);
-      readable(list, BRANCHES);
-      if (isList(list)) {
-        for (const branch of items(list, BRANCHES)) {
-          const [array, object] = facts(branch);
-          result[0] ||= array;
-          result[1] ||= object;
-        }
+    for (const keyword of /** @type {const} */ (['anyOf', 'oneOf'])) {
+      for (const branch of branchList(schema, keyword, READ) ?? []) {
+        const [array, object] = facts(branch);
+        result[0] ||= array;
+        result[1] ||= object;
       }
     }
   }
@@ -170,6 +192,7 @@ const facts = (schema, branches) => {
 
 // A copy of a property schema whose description (the original text first, when there is one)
 // ends with a note about its sibling; a schema that is not an object (`true`) stays as it is.
+/** @type {(schema: Value, uri: string) => Value} */
 const described = (schema, uri) => {
   if (!isPlain(schema)) return schema;
   let text = own(schema, 'description');
@@ -181,6 +204,7 @@ const described = (schema, uri) => {
 };
 
 // One tool, augmented: a copy when it gains a sibling, else the very same value.
+/** @type {(tool: Value, objects: boolean) => Value} */
 const augmentTool = (tool, objects) => {
   readable(tool, 'a tool');
   if (!isPlain(tool)) return tool;
@@ -225,6 +249,7 @@ const augmentTool = (tool, objects) => {
   return replace(tool, 'inputSchema', newSchema, 'a tool');
 };
 
+/** @type {(list: Value, objects: boolean) => Value[]} */
 const augmentList = (list, objects) => items(list, 'tools').map((tool) => augmentTool(tool, objects));
 
 /**
@@ -272,13 +297,13 @@ export function augmentTools(tools, options) {
   let objects = false;
   if (isObject(options)) {
     try {
-      objects = Reflect.get(options, 'objects');
+      objects = Reflect.get(/** @type {object} */ (options), 'objects');
     } catch {
       unreadable('options.objects');
     }
     if (objects === undefined) objects = false;
     else if (typeof objects != 'boolean') fail('augmentTools: options.objects must be a boolean');
-  } else if (![undefined, null].includes(options)) {
+  } else if (!/** @type {unknown[]} */ ([undefined, null]).includes(options)) {
     // Strict comparisons (`document.all` is rejected), which minifiers would turn into `!= null`.
     fail('augmentTools: options must be an object');
   }
@@ -288,5 +313,5 @@ export function augmentTools(tools, options) {
   const list = own(tools, 'tools');
   readable(list, 'tools');
   if (!isList(list)) fail(EXPECTS);
-  return replace(tools, 'tools', augmentList(list, objects), 'the tools/list result');
+  return /** @type {{ tools: McpTool[] }} */ (replace(tools, 'tools', augmentList(list, objects), 'the tools/list result'));
 }

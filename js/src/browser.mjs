@@ -7,8 +7,11 @@
 // awaits that shared initialization, so hosts never call an init function. Synchronous helpers
 // need it done: `await ready()` once at startup (they throw a clear error before that).
 // Importing this module has no side effects: no fetch, no IndexedDB access (SSR-safe).
+// @ts-expect-error the glue's `init` is left out of pkg/web's declarations (scripts/build.sh): it is bundled, never exported
 import init, * as wasm from '../../pkg/web/mcp_result_cache.js';
 import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
+import { DEFAULT_DB_NAME } from '../protocol.mjs';
+import { cacheToolsLoader, makeDefaultCacheWith } from './defaults.mjs';
 
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
 export * from './constants.mjs';
@@ -21,7 +24,7 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-const syncExport = (name) => lazy.syncExport(wasm, name);
+const syncExport = (/** @type {string} */ name) => lazy.syncExport(wasm, name);
 
 // Cold start: a cache's first operation needs both the WebAssembly module and the browser's
 // IndexedDB backend for this origin, and each takes milliseconds to start. `warmUp` starts both
@@ -30,14 +33,14 @@ const syncExport = (name) => lazy.syncExport(wasm, name);
 // aborted in `upgradeneeded`, so the cache's own open creates it with the full schema) and never
 // upgrades one; it is closed as soon as it opens. The cache's own open waits for it to settle,
 // so the two never meet.
-const DEFAULT_DB_NAME = 'mcp-result-cache';
 const warmups = new Map();
 
+/** @param {unknown} options @returns {Promise<void> | undefined} */
 function warmUp(options) {
   let dbName = DEFAULT_DB_NAME;
   try {
     // Only plain data properties are looked at here: no getter runs twice.
-    const own = (key) => (options != null && typeof options === 'object' ? Object.getOwnPropertyDescriptor(options, key)?.value : undefined);
+    const own = (/** @type {string} */ key) => (options != null && typeof options === 'object' ? Object.getOwnPropertyDescriptor(options, key)?.value : undefined);
     if (own('storage') === 'memory') return undefined;
     if (typeof own('dbName') === 'string') dbName = own('dbName');
   } catch {
@@ -49,12 +52,13 @@ function warmUp(options) {
 }
 
 /** Opens `dbName` without a version and closes it; resolves when that is over, whatever happened. */
+/** @param {string} dbName @returns {Promise<void> | undefined} */
 function peek(dbName) {
   if (!hasIndexedDB()) return undefined;
-  return new Promise((settle) => {
+  return new Promise((/** @type {(value?: undefined) => void} */ settle) => {
     try {
       const request = indexedDB.open(dbName);
-      request.onupgradeneeded = () => request.transaction.abort();
+      request.onupgradeneeded = () => request.transaction?.abort();
       request.onsuccess = () => {
         request.result.close();
         settle();
@@ -82,49 +86,18 @@ export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
 export const matchGlob = memoizedMatchGlob(lazy, wasm);
 
-/**
- * The read-back tools over `cache` for one conversation, shaped like an MCP client (see
- * js/readback.mjs and docs/READ-BACK.md). That module is loaded on first call, so hosts that
- * never offer the tools never download it; bad options reject the first `listTools`/`callTool`.
- */
-export function cacheTools(cache, options) {
-  // js/readback.mjs, next to the bundle this file becomes (scripts/web-glue.mjs keeps it external).
-  const tools = import('./readback.mjs').then((m) => m.cacheTools(cache, options));
-  tools.catch(() => {}); // reported by the first call
-  return { listTools: async (...a) => (await tools).listTools(...a), callTool: async (...a) => (await tools).callTool(...a) };
-}
+// js/readback.mjs, next to the bundle this file becomes (scripts/web-glue.mjs keeps it external).
+// @ts-expect-error js/readback.mjs is next to the bundle (js/browser.mjs), not to this source
+export const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
 
-// The free functions: one ResultCache with default options (or configureDefaultCache's),
-// created on first use — never at import time.
-let defaultCache = null;
-let defaultInUse = false;
-const theDefault = () => {
-  defaultInUse = true;
-  return (defaultCache ??= new ResultCache());
-};
-const inUseError = () =>
-  Object.assign(
-    new Error('configureDefaultCache() must run before the first use of the free functions (cacheToolResult, readCachedPayload, beforeToolCall, …); create a ResultCache instead'),
-    { name: 'InvalidStateError' },
-  );
-
-/** Sets the options of the cache behind the free functions (see the `.d.ts`). */
-export async function configureDefaultCache(options) {
-  if (defaultInUse) throw inUseError();
-  await Promise.all([ready(), warmUp(options)]);
-  // The module is ready: the options are validated now (a TypeError rejects this call).
-  const cache = new ResultCache(options);
-  if (defaultInUse) throw inUseError();
-  defaultCache = cache;
-}
-export const cacheToolResult = (input) => theDefault().cacheToolResult(input);
-export const readCachedPayload = (uri, options) => theDefault().readCachedPayload(uri, options);
-export const lookup = (uri, options) => theDefault().lookup(uri, options);
-export const clearConversation = (convId) => theDefault().clearConversation(convId);
-export const evictOlderThan = (options) => theDefault().evictOlderThan(options);
-export const substituteCacheUris = (args, options) => theDefault().substituteCacheUris(args, options);
-export const beforeToolCall = (toolName, args, options) => theDefault().beforeToolCall(toolName, args, options);
-export const afterToolCall = (toolName, result, options) => theDefault().afterToolCall(toolName, result, options);
+// The free functions over one ResultCache, made on first use (js/src/defaults.mjs); the cache of
+// configureDefaultCache waits for the module (its options are validated then) and the warm-up.
+// The methods are defined from the WebAssembly class's (below); js/index.d.ts types them.
+makeDefaultCacheWith((options) => /** @type {any} */ (new ResultCache(options)), (options) => Promise.all([ready(), warmUp(options)]));
+export {
+  configureDefaultCache, cacheToolResult, readCachedPayload, lookup, clearConversation, evictOlderThan, substituteCacheUris,
+  beforeToolCall, afterToolCall,
+} from './defaults.mjs';
 
 /** The methods of `ResultCache` that answer at once (they need `await ready()` first). */
 const SYNC_METHODS = new Set(['observeTools', 'reportBlockedFlow']);
@@ -134,16 +107,20 @@ const SYNC_METHODS = new Set(['observeTools', 'reportBlockedFlow']);
  * on first use (options are validated then, or at once when `ready()` has resolved).
  */
 export class ResultCache {
+  /** @type {any} the caller's options, checked by the WebAssembly constructor */
   #options;
+  /** @type {wasm.ResultCache | null} */
   #inner = null;
+  /** @type {Promise<void> | undefined} */
   #warm;
 
-  constructor(options) {
+  constructor(/** @type {any} */ options) {
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
     else this.#warm = warmUp(options);
   }
 
+  /** @type {Promise<wasm.ResultCache> | null} */
   #pending = null;
 
   // Every async method awaits this one promise: its continuations run in the order the methods
@@ -156,12 +133,13 @@ export class ResultCache {
         this.#inner ??= new wasm.ResultCache(this.#options);
       }
       return this.#inner;
-    })().catch((error) => {
+    })().catch((/** @type {unknown} */ error) => {
       this.#pending = null; // a failed fetch or bad options: the next call tries again
       throw error;
     }));
   }
 
+  /** @param {string} name @returns {any} */
   #sync(name) {
     requireReady(`ResultCache#${name}`);
     if (!this.#inner) this.#inner = new wasm.ResultCache(this.#options);
@@ -185,15 +163,16 @@ export class ResultCache {
     const own = wasm.ResultCache.prototype;
     for (const name of Object.getOwnPropertyNames(own)) {
       if (name === 'constructor' || name.startsWith('__') || Object.hasOwn(ResultCache.prototype, name)) continue;
-      const { get, value } = Object.getOwnPropertyDescriptor(own, name);
+      const { get, value } = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(own, name));
+      /** @type {PropertyDescriptor & ThisType<ResultCache>} */
       const property = get
         ? { get() { return this.#sync(name)[name]; } }
         : SYNC_METHODS.has(name)
-          ? { value(...args) { return this.#sync(name)[name](...args); }, writable: true }
-          : { async value(...args) { return (await this.#cache())[name](...args); }, writable: true };
+          ? { value(/** @type {unknown[]} */ ...args) { return this.#sync(name)[name](...args); }, writable: true }
+          : { async value(/** @type {unknown[]} */ ...args) { return /** @type {any} */ (await this.#cache())[name](...args); }, writable: true };
       if (get || typeof value === 'function') Object.defineProperty(ResultCache.prototype, name, { ...property, configurable: true });
     }
   }
 }
 
-if (typeof Symbol.dispose === 'symbol') ResultCache.prototype[Symbol.dispose] = ResultCache.prototype.free;
+if (typeof Symbol.dispose === 'symbol') /** @type {any} */ (ResultCache.prototype)[Symbol.dispose] = ResultCache.prototype.free;

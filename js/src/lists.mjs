@@ -5,6 +5,7 @@
 //
 // Every export is synchronous: `await ready()` once at startup (they throw a clear error
 // before that). Importing this module has no side effects (no fetch; SSR-safe).
+// @ts-expect-error the glue's `init` is left out of the browser declarations (scripts/build.sh): it is bundled, never exported
 import init, * as wasm from '../../pkg/lists-web/mcp_result_cache.js';
 import { lazyModule } from './wasm-entry.mjs';
 
@@ -18,7 +19,7 @@ export const wasmMemoryBytes = lazy.syncExport(wasm, 'wasmMemoryBytes');
 
 /** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
 export class ListCache {
-  constructor(options) {
+  constructor(/** @type {any} */ options) {
     lazy.requireReady('new ListCache');
     return new wasm.ListCache(options);
   }

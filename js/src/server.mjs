@@ -5,6 +5,7 @@
 //
 // Every export is synchronous: `await ready()` once at startup (they throw a clear error
 // before that). Importing this module has no side effects (no fetch; SSR-safe).
+// @ts-expect-error the glue's `init` is left out of the browser declarations (scripts/build.sh): it is bundled, never exported
 import init, * as wasm from '../../pkg/server-web/mcp_result_cache.js';
 import { lazyModule, memoSet, memoizedMatchGlob, MAX_NAME_LENGTH } from './wasm-entry.mjs';
 
@@ -14,7 +15,7 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-const syncExport = (name) => lazy.syncExport(wasm, name);
+const syncExport = (/** @type {string} */ name) => lazy.syncExport(wasm, name);
 
 export const validatePattern = syncExport('validatePattern');
 export const detectOverlaps = syncExport('detectOverlaps');
@@ -29,7 +30,7 @@ export class StateSync {
   #inner;
   #memo = new Map();
 
-  constructor(config) {
+  constructor(/** @type {any} */ config) {
     requireReady('new StateSync');
     this.#inner = new wasm.StateSync(config);
   }
@@ -37,15 +38,15 @@ export class StateSync {
    * Frozen resolved policy or `null`: one shared object per matching policy (and one for the
    * defaults), so names matched by the same policy get the same object.
    */
-  resolve(name) {
+  resolve(/** @type {any} */ name) {
     if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) return this.#inner.resolve(name);
     const hit = this.#memo.get(name);
     return hit !== undefined ? hit : memoSet(this.#memo, name, this.#inner.resolve(name));
   }
-  decorateTools(tools) {
+  decorateTools(/** @type {any} */ tools) {
     return this.#inner.decorateTools(tools);
   }
-  decorateResult(toolName, result) {
+  decorateResult(/** @type {any} */ toolName, /** @type {any} */ result) {
     return this.#inner.decorateResult(toolName, result);
   }
   free() {

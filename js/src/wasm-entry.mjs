@@ -7,17 +7,32 @@
  * by the next call), `requireReady(name)` guards the synchronous exports, `syncExport(wasm,
  * name)` wraps one of them.
  */
+/**
+ * @typedef {{
+ *   initialized: boolean,
+ *   exports: unknown,
+ *   ready: () => Promise<void>,
+ *   requireReady: (name: string) => void,
+ *   syncExport: (wasm: Record<string, any>, name: string) => (...args: unknown[]) => any,
+ * }} LazyModule
+ */
+
+/**
+ * @param {() => Promise<unknown>} init
+ * @returns {LazyModule}
+ */
 export function lazyModule(init) {
+  /** @type {Promise<void> | null} */
   let initialization = null;
-  const state = { initialized: false, exports: null };
+  const state = /** @type {LazyModule} */ ({ initialized: false, exports: null });
   state.ready = () => {
     if (!initialization) {
       initialization = init().then(
-        (exports) => {
+        (/** @type {unknown} */ exports) => {
           state.exports = exports;
           state.initialized = true;
         },
-        (error) => {
+        (/** @type {unknown} */ error) => {
           initialization = null;
           throw error;
         },
@@ -42,6 +57,12 @@ export function lazyModule(init) {
 // arguments, so a bounded JS Map in front of the wasm call returns identical results without
 // paying the boundary crossing (string copies) on every call.
 const MEMO_LIMIT = 4096;
+/**
+ * @template V
+ * @param {Map<string, V>} map
+ * @param {string} key
+ * @param {V} value
+ */
 export function memoSet(map, key, value) {
   if (map.size >= MEMO_LIMIT) map.clear();
   map.set(key, value);
@@ -53,10 +74,15 @@ export function memoSet(map, key, value) {
 export const MAX_NAME_LENGTH = 4096;
 const MAX_PATTERN_LENGTH = 1024;
 
-/** A memoized `matchGlob(pattern, name, { separator }?)` over an entry's wasm export. */
+/**
+ * A memoized `matchGlob(pattern, name, { separator }?)` over an entry's wasm export.
+ * @param {LazyModule} lazy
+ * @param {{ matchGlob(pattern: unknown, name: unknown, options?: unknown): boolean }} wasm
+ */
 export function memoizedMatchGlob(lazy, wasm) {
+  /** @type {Map<string, boolean>} */
   const memo = new Map();
-  return function matchGlob(pattern, name, options) {
+  return function matchGlob(/** @type {unknown} */ pattern, /** @type {unknown} */ name, /** @type {any} */ options) {
     lazy.requireReady('matchGlob');
     if (
       typeof pattern !== 'string' || typeof name !== 'string' ||

@@ -6,38 +6,52 @@
 // objects, or read rows that are structured clones (data properties only) or this package's own
 // objects.
 
+/**
+ * A stored row (docs/PROTOCOL.md, *Storage*).
+ * @typedef {{ uri: string, payload: unknown, convId: string, sourceToolName: string, addedAt: number, sizeBytes: number, lastUsedAt: number, staleCause?: string, derivedFrom?: string }} Row
+ * @typedef {{ rows: Map<string, Row>, bytes: number, entries: number }} MemoryStore
+ */
+
 // A cache record as stored in `results` (a stale cause is added by the caller when there is one).
+/**
+ * @param {string} uri @param {unknown} payload @param {string} convId @param {string} sourceToolName
+ * @param {number} addedAt @param {number} sizeBytes @param {number} lastUsedAt
+ */
 export function mcpCacheRecord(uri, payload, convId, sourceToolName, addedAt, sizeBytes, lastUsedAt) {
   return { uri, payload, convId, sourceToolName, addedAt, sizeBytes, lastUsedAt };
 }
 
 // The `usage` row of a stored record: a record written by chatbox-core has no `lastUsedAt` (its
 // `addedAt` stands in), may lack a numeric size, and may lack a tool name (reads report it as
-// "<unknown>", and so does the row: invalidation finds entries by it).
-export function mcpCacheUsageRow(record) {
-  const number = (value) => (typeof value === 'number' ? value : undefined);
+// `unknownTool`, Rust's `UNKNOWN_SOURCE_TOOL`, and so does the row: invalidation finds entries by it).
+/** @param {Record<string, unknown>} record @param {string} unknownTool */
+export function mcpCacheUsageRow(record, unknownTool) {
+  const number = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : undefined);
   const tool = record.sourceToolName;
   return {
     uri: record.uri,
     convId: record.convId,
     sizeBytes: number(record.sizeBytes) ?? 0,
     lastUsedAt: number(record.lastUsedAt) ?? number(record.addedAt) ?? 0,
-    sourceToolName: typeof tool === 'string' ? tool : '<unknown>',
+    sourceToolName: typeof tool === 'string' ? tool : unknownTool,
   };
 }
 
 // The store-wide totals row (`perConversation`: the per-conversation rows are kept alongside).
+/** @param {number} bytes @param {number} entries */
 export function mcpCacheTotalsRow(bytes, entries) {
   return { bytes, entries, perConversation: true };
 }
 
 // A per-conversation totals row.
+/** @param {number} bytes @param {number} entries @param {boolean} irregular */
 export function mcpCacheConversationRow(bytes, entries, irregular) {
   return { bytes, entries, irregular };
 }
 
 // `db.transaction(storeNames, "readwrite", { durability: "relaxed" })` (throws what it throws:
 // the import catches).
+/** @param {IDBDatabase} db @param {string[]} storeNames */
 export function mcpCacheRelaxedWrite(db, storeNames) {
   return db.transaction(storeNames, 'readwrite', { durability: 'relaxed' });
 }
@@ -49,6 +63,7 @@ export function mcpCacheRelaxedWrite(db, storeNames) {
 // `DataCloneError`. How much a write must free is the cache policy's, in Rust; these functions
 // apply it.
 
+/** @template T @param {T} value @returns {T} */
 function memClone(value) {
   if (typeof structuredClone !== 'function') {
     throw Object.assign(new Error('globalThis.structuredClone is not available'), { name: 'NotSupportedError' });
@@ -57,10 +72,12 @@ function memClone(value) {
 }
 
 // An empty store.
+/** @returns {MemoryStore} */
 export function mcpMemoryStore() {
   return { rows: new Map(), bytes: 0, entries: 0 };
 }
 
+/** @param {MemoryStore} store @param {string} uri */
 function memRemove(store, uri) {
   const row = store.rows.get(uri);
   if (row) {
@@ -71,11 +88,14 @@ function memRemove(store, uri) {
 }
 
 // Least recently used first; ties by URI (code-unit order, as IndexedDB orders keys).
+/** @type {(a: Row, b: Row) => number} */
 const memByUri = (a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
+/** @type {(a: Row, b: Row) => number} */
 const memOlder = (a, b) => a.lastUsedAt - b.lastUsedAt || memByUri(a, b);
 
 // Evicts least-recently-used rows, never the one of `keep`, until `bytes` bytes and `entries`
 // entries are freed or nothing else is left; returns how many.
+/** @param {MemoryStore} store @param {number} bytes @param {number} entries @param {string} [keep] */
 function memEvict(store, bytes, entries, keep) {
   let count = 0;
   if (bytes <= 0 && entries <= 0) return count;
@@ -91,6 +111,7 @@ function memEvict(store, bytes, entries, keep) {
 }
 
 // `[bytes, entries]` of the store without the row of `uri`: what a write of `uri` must fit next to.
+/** @param {MemoryStore} store @param {string} uri */
 export function mcpMemoryTotalsWithout(store, uri) {
   const row = store.rows.get(uri);
   return row ? [store.bytes - row.sizeBytes, store.entries - 1] : [store.bytes, store.entries];
@@ -99,6 +120,7 @@ export function mcpMemoryTotalsWithout(store, uri) {
 // Stores `row` (its payload cloned first, so a refused value changes nothing), replacing the row
 // of its URI, after evicting others until `roomBytes` / `roomEntries` are freed. Returns
 // `[evicted, bytes, entries]`.
+/** @param {MemoryStore} store @param {Row} row @param {number} roomBytes @param {number} roomEntries */
 export function mcpMemoryPut(store, row, roomBytes, roomEntries) {
   const stored = { ...row, payload: memClone(row.payload) };
   memRemove(store, row.uri);
@@ -111,6 +133,7 @@ export function mcpMemoryPut(store, row, roomBytes, roomEntries) {
 
 // The rows of `uris` (`undefined` where absent), payloads cloned; each hit's last use becomes
 // `now` unless it is later.
+/** @param {MemoryStore} store @param {string[]} uris @param {number} now */
 export function mcpMemoryRead(store, uris, now) {
   return uris.map((uri) => {
     const row = store.rows.get(uri);
@@ -121,17 +144,20 @@ export function mcpMemoryRead(store, uris, now) {
 }
 
 // Evicts the least recently used rows until `bytes` bytes are freed; returns how many.
+/** @param {MemoryStore} store @param {number} bytes */
 export function mcpMemoryEvictOldest(store, bytes) {
   return memEvict(store, bytes, 0);
 }
 
 // `[entries, bytes, conversations]`.
+/** @param {MemoryStore} store */
 export function mcpMemoryStats(store) {
   return [store.entries, store.bytes, new Set(Array.from(store.rows.values(), (row) => row.convId)).size];
 }
 
 // Deletes the rows of exactly conversation `convId` (when it is a string) or else those added
 // before `cutoff`; returns how many.
+/** @param {MemoryStore} store @param {unknown} convId @param {number} cutoff */
 export function mcpMemoryDelete(store, convId, cutoff) {
   let count = 0;
   for (const row of [...store.rows.values()]) {
@@ -144,13 +170,16 @@ export function mcpMemoryDelete(store, convId, cutoff) {
 }
 
 // The distinct tool names of the rows not yet stale.
+/** @param {MemoryStore} store */
 export function mcpMemoryFreshTools(store) {
+  /** @type {Set<string>} */
   const names = new Set();
   for (const row of store.rows.values()) if (row.staleCause === undefined) names.add(row.sourceToolName);
   return [...names];
 }
 
 // Marks stale, with `cause`, every fresh row whose tool is one of `names`; returns how many.
+/** @param {MemoryStore} store @param {string[]} names @param {string} cause */
 export function mcpMemoryMarkStale(store, names, cause) {
   let count = 0;
   for (const row of store.rows.values()) {
@@ -164,6 +193,7 @@ export function mcpMemoryMarkStale(store, names, cause) {
 
 // The rows (of exactly conversation `convId` when it is a string) by URI, as IndexedDB lists by
 // primary key; payloads are not cloned (listings read metadata only).
+/** @param {MemoryStore} store @param {unknown} convId */
 export function mcpMemoryList(store, convId) {
   return [...store.rows.values()].filter((row) => typeof convId !== 'string' || row.convId === convId).sort(memByUri);
 }
@@ -173,9 +203,14 @@ export function mcpMemoryList(store, convId) {
 // newer one (`VersionError`: a newer build of this library upgraded it). `onUpgrade` handles
 // `upgradeneeded`, `onBlocked` (optional) `blocked` (the open keeps waiting). Rejects with the
 // request's error, or a `NotFoundError` when the database lacks one of `stores`.
+/**
+ * @param {IDBFactory} factory @param {string} name @param {number | undefined} version @param {string[]} stores
+ * @param {(event: IDBVersionChangeEvent) => void} onUpgrade @param {((event: IDBVersionChangeEvent) => void) | undefined} onBlocked
+ * @returns {Promise<IDBDatabase>}
+ */
 export function mcpCacheOpen(factory, name, version, stores, onUpgrade, onBlocked) {
   return new Promise((resolve, reject) => {
-    const open = (atVersion) => {
+    const open = (/** @type {number | undefined} */ atVersion) => {
       const request = atVersion === undefined ? factory.open(name) : factory.open(name, atVersion);
       request.onupgradeneeded = onUpgrade;
       if (onBlocked) request.onblocked = onBlocked;

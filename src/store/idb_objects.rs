@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{IdbDatabase, IdbTransaction};
 
 use super::JsRecord;
-use crate::core::record::fields;
+use crate::core::record::{fields, UNKNOWN_SOURCE_TOOL};
 
 #[wasm_bindgen(module = "/src/store/idb_objects.js")]
 extern "C" {
@@ -24,11 +24,8 @@ extern "C" {
         last_used_at: f64,
     ) -> Object;
 
-    /// `{uri, convId, sizeBytes, lastUsedAt, sourceToolName}` of a stored record (chatbox-core
-    /// records have no `lastUsedAt`: their `addedAt` stands in; a missing size counts 0, a
-    /// missing tool name is `"<unknown>"`).
     #[wasm_bindgen(js_name = mcpCacheUsageRow)]
-    pub(super) fn usage_row(record: &JsValue) -> Object;
+    fn usage_row_object(record: &JsValue, unknown_tool: &str) -> Object;
 
     /// `{bytes, entries, perConversation: true}`: the store-wide totals row.
     #[wasm_bindgen(js_name = mcpCacheTotalsRow)]
@@ -47,6 +44,13 @@ extern "C" {
         db: &IdbDatabase,
         store_names: &JsValue,
     ) -> Result<IdbTransaction, JsValue>;
+}
+
+/// `{uri, convId, sizeBytes, lastUsedAt, sourceToolName}` of a stored record (chatbox-core
+/// records have no `lastUsedAt`: their `addedAt` stands in; a missing size counts 0, a missing
+/// tool name is [`UNKNOWN_SOURCE_TOOL`], passed in so that the name is written once, in Rust).
+pub(super) fn usage_row(record: &JsValue) -> Object {
+    usage_row_object(record, UNKNOWN_SOURCE_TOOL)
 }
 
 /// The stored object of `record`: `{uri, payload, convId, sourceToolName, addedAt, sizeBytes,

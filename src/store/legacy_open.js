@@ -6,12 +6,19 @@
 // A reader's opening state: the open in flight, shared by every operation (`open`, resolving to
 // `{ db }`, `{ absent: true }` or `{ error }`), how many operations wait on it, a connection that
 // arrived after they all gave up, and when the database was last found missing.
+/**
+ * @typedef {{ db?: IDBDatabase | null, absent?: boolean, error?: unknown }} LegacyOutcome
+ * @typedef {{ open: Promise<LegacyOutcome> | null, waiting: number, db: IDBDatabase | null, absentAt: number | undefined, gone: boolean }} LegacyState
+ */
+
+/** @returns {LegacyState} */
 export function mcpLegacyState() {
   return { open: null, waiting: 0, db: null, absentAt: undefined, gone: false };
 }
 
 // Forgets that the database was missing and closes a connection no operation took. `gone`: the
 // reader is dropped, so a connection still to arrive is closed at once.
+/** @param {LegacyState} state @param {boolean} gone */
 export function mcpLegacyClose(state, gone) {
   state.db?.close();
   state.db = null;
@@ -24,10 +31,15 @@ export function mcpLegacyClose(state, gone) {
 // `timeoutMs` (an open without a version waits only when queued behind another context's blocked
 // upgrade; it stays queued, and its connection is kept for a later operation). A database found
 // missing is taken as missing for `recheckMs`.
+/**
+ * @param {LegacyState} state @param {IDBFactory} factory @param {string} name @param {string} storeName
+ * @param {number} timeoutMs @param {number} recheckMs @returns {Promise<IDBDatabase | null>}
+ */
 export async function mcpLegacyOpen(state, factory, name, storeName, timeoutMs, recheckMs) {
   if (!state.open) {
     if (state.db) return legacyTake(state);
-    const since = Date.now() - state.absentAt;
+    // Never found missing: `undefined` makes NaN, which is no recent absence.
+    const since = Date.now() - /** @type {number} */ (state.absentAt);
     if (since >= 0 && since < recheckMs) return null;
     if ((await legacyListed(factory, name)) === false) {
       state.absentAt = Date.now();
@@ -51,6 +63,7 @@ export async function mcpLegacyOpen(state, factory, name, storeName, timeoutMs, 
   return outcome.db ?? null;
 }
 
+/** @param {LegacyState} state */
 function legacyTake(state) {
   const db = state.db;
   state.db = null;
@@ -59,6 +72,7 @@ function legacyTake(state) {
 
 // Whether `indexedDB.databases()` lists `name`; `undefined` where the method is missing or fails
 // (the open itself then decides).
+/** @param {IDBFactory} factory @param {string} name */
 async function legacyListed(factory, name) {
   try {
     return (await factory.databases()).some((info) => info.name === name);
@@ -70,6 +84,7 @@ async function legacyListed(factory, name) {
 // Opens `name` without a version: an existing database opens at its version and never waits for
 // other connections. `upgradeneeded` then means it did not exist: the upgrade is aborted, so the
 // open fails with `AbortError` and nothing is created.
+/** @param {LegacyState} state @param {IDBFactory} factory @param {string} name @param {string} storeName @returns {Promise<LegacyOutcome>} */
 function legacyStart(state, factory, name, storeName) {
   const request = factory.open(name);
   let created = false;
@@ -78,7 +93,7 @@ function legacyStart(state, factory, name, storeName) {
     request.transaction?.abort();
   };
   return new Promise((settle) => {
-    request.onsuccess = request.onerror = (event) => {
+    request.onsuccess = request.onerror = (/** @type {Event} */ event) => {
       request.onupgradeneeded = request.onsuccess = request.onerror = null;
       state.open = null;
       const db = event.type === 'success' && !created ? request.result : null;

@@ -395,7 +395,7 @@ test('a revoked Proxy anywhere on the path is a TypeError naming the place', () 
   for (const [what, make] of cases) throwsTypeError(() => augmentTools(make()), unreadable(what));
   // A Proxy over a revoked Proxy too: Array.isArray rejects it before any of its traps runs.
   const traps = [];
-  const handler = { ownKeys: (t) => (traps.push('ownKeys'), []), get: (t, k) => (traps.push(`get ${String(k)}`), undefined) };
+  const handler = { ownKeys: (_t) => (traps.push('ownKeys'), []), get: (_t, k) => (traps.push(`get ${String(k)}`), undefined) };
   throwsTypeError(() => augmentTools([new Proxy(revoked(), handler)]), unreadable('a tool'));
   throwsTypeError(() => augmentTools(new Proxy(revoked([]), handler)), unreadable('tools'));
   assert.deepEqual(traps, []);

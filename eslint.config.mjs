@@ -1,0 +1,30 @@
+// ESLint over the hand-written JavaScript (scripts/test.sh, `npm run lint`): `@eslint/js`'s
+// recommended rules. Built outputs (scripts/build.sh) are ignored; the modules they come from
+// are linted instead.
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  {
+    ignores: [
+      'node_modules/', 'pkg/', 'target/', 'www/', 'bench/', 'examples/', 'tests/*/', '!tests/js/', 'docs/', '.tmp/',
+      'js/browser.mjs', 'js/server.mjs', 'js/lists.mjs', 'js/constants.cjs', 'js/augment.cjs', 'js/defaults.cjs',
+      'js/node.mjs', 'js/server.node.mjs', 'js/lists.node.mjs', 'js/src/constants.mjs', 'js/protocol.mjs',
+    ],
+  },
+  js.configs.recommended,
+  {
+    rules: {
+      // A leading `_` names a parameter or binding kept for its position (a callback's signature).
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { ecmaVersion: 2025, sourceType: 'module', globals: { ...globals.browser, ...globals.node } },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { ecmaVersion: 2025, sourceType: 'commonjs', globals: { ...globals.node } },
+  },
+];

@@ -1,0 +1,195 @@
+// The protocol's JS home (js/protocol.mjs, written by scripts/constants.mjs from the Rust
+// sources) against the Rust rules it mirrors, observed through the release package: thousands of
+// generated inputs, hostile ones included (lone surrogates, control characters, `~` and `/`,
+// astral characters, strings around the length limits, non-strings). Also: no hand-written JS file
+// restates the scheme or the `_uri` suffix.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+
+import * as api from '../../js/node.mjs';
+import * as protocol from '../../js/protocol.mjs';
+
+const { ResultCache, cacheTools, parseCacheUri } = api;
+const {
+  CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, INVALID_ARGS, MAX_POINTER_BYTES, MAX_REF_MEMBER_CHARS,
+  READ_TOOLS, UNKNOWN_SOURCE_TOOL, URI_ARG_SUFFIX, childReference, isServerName, memberReference,
+} = protocol;
+
+/** A small deterministic PRNG (mulberry32): the same inputs on every run. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Pieces a hostile key is made of: plain text, RFC 6901 escapes, every kind of control character,
+// lone and paired surrogates, astral and multi-byte characters, the server mark, `#`, `%`.
+const PIECES = ['a', 'rows', '~', '/', '~0', '~1', '#', '%2F', ' ', 'é', '会', '😀', '\uD800', '\uDFFF', '\u0000', '\n', '\u001f',
+  '\u007f', '\u0085', '\u009f', '\u00a0', '\u2028', '\u200b', '\uFEFF', 'x'.repeat(30), '\\', '"', '_uri'];
+
+function keyOf(next) {
+  const parts = Math.floor(next() * 8);
+  let key = '';
+  for (let i = 0; i < parts; i++) key += PIECES[Math.floor(next() * PIECES.length)];
+  // Around the 64-character limit, counted in code points and in UTF-16 units.
+  if (next() < 0.2) key += (next() < 0.5 ? '😀' : 'k').repeat(56 + Math.floor(next() * 12));
+  return key;
+}
+
+const memory = (options = {}) => new ResultCache({ storage: 'memory', threshold: 0, ...options });
+
+test('the constants are the ones the package uses', async () => {
+  assert.equal(CACHE_URI_SCHEME, api.CACHE_URI_SCHEME);
+  const cache = memory();
+  const uri = await cache.cacheToolResult({ payload: { rows: [1] }, convId: null });
+  assert.ok(uri.startsWith(`${CACHE_URI_SCHEME}${DEFAULT_CONV_SEGMENT}/`), uri);
+  assert.equal(parseCacheUri(uri).convId, DEFAULT_CONV_SEGMENT);
+  // A result stored without a tool name is reported under UNKNOWN_SOURCE_TOOL.
+  const [entry] = await cache.entries();
+  assert.equal(entry.sourceToolName, UNKNOWN_SOURCE_TOOL);
+  // `_uri` arguments are the ones beforeToolCall resolves.
+  const resolved = await cache.substituteCacheUris({ [`data${URI_ARG_SUFFIX}`]: uri }, { convId: null });
+  assert.deepEqual(resolved.args, { data: { rows: [1] } });
+});
+
+test('the read-back tools listed are the ones core/view.rs names, with its default prefix', async () => {
+  const { tools } = await cacheTools(memory(), { convId: 'c' }).listTools();
+  assert.deepEqual(tools.map((t) => t.name), READ_TOOLS.map((t) => `${DEFAULT_READ_TOOLS_PREFIX}${t}`));
+  for (const prefix of ['', 'mem.', 'a-b_c']) {
+    const listed = await cacheTools(memory(), { prefix }).listTools();
+    assert.deepEqual(listed.tools.map((t) => t.name), READ_TOOLS.map((t) => `${prefix}${t}`));
+  }
+  // The hint of a stored result names the same tools (core::view::push_read_hint).
+  const visible = await memory().afterToolCall('q', { rows: Array.from({ length: 50 }, (_, i) => ({ i })) }, { convId: 'c', view: 'preview', readTools: true });
+  const text = JSON.stringify(visible);
+  for (const name of READ_TOOLS) assert.ok(text.includes(`${DEFAULT_READ_TOOLS_PREFIX}${name}`), `${name} in ${text.slice(0, 400)}`);
+});
+
+test('memberReference writes exactly the _cache_refs of Rust (member_reference), which resolve to the member', async () => {
+  const next = random(1);
+  const cache = memory();
+  let compared = 0;
+  let written = 0;
+  for (let round = 0; round < 1000; round++) {
+    const payload = {};
+    const keys = new Set();
+    while (keys.size < 1 + Math.floor(next() * 8)) keys.add(keyOf(next));
+    for (const key of keys) payload[key] = [round, key.length];
+    const visible = await cache.afterToolCall('t', payload, { convId: 'c', maxChars: 100 });
+    const uri = visible._cache_uri;
+    assert.equal(typeof uri, 'string');
+    // In key order; none for a key with a lone surrogate (Rust skips it, memberReference is null).
+    const expected = {};
+    for (const key of Object.keys(payload)) {
+      const reference = memberReference(uri, key);
+      if (reference !== null) expected[key] = reference;
+    }
+    assert.deepEqual(visible._cache_refs ?? {}, expected, JSON.stringify([...keys]));
+    compared += keys.size;
+    for (const [key, reference] of Object.entries(expected)) {
+      written += 1;
+      if (!Object.hasOwn(payload, key) || round % 10) continue;
+      const resolved = await cache.substituteCacheUris({ data_uri: reference }, { convId: 'c' });
+      assert.equal(resolved.ok, true, reference);
+      assert.deepEqual(resolved.args.data, payload[key]);
+    }
+  }
+  assert.ok(compared > 3000 && written > 1000, `${compared} keys, ${written} references`);
+  // Non-strings are no members.
+  for (const member of [undefined, null, 1, {}, [], Symbol.iterator]) assert.equal(memberReference('mcp+cache://c/AAAAAAAAAAA', member), null);
+});
+
+test('childReference answers null exactly when parse_cache_uri refuses the reference, and round-trips the token', () => {
+  const next = random(2);
+  const bases = ['mcp+cache://c/AAAAAAAAAAA', 'mcp+cache://conv_1/AbCd1234#/rows', `mcp+cache://c/AAAAAAAAAAA#/${'p'.repeat(2000)}`];
+  let refused = 0;
+  for (let i = 0; i < 20000; i++) {
+    const base = bases[Math.floor(next() * bases.length)];
+    let token = next() < 0.1 ? Math.floor(next() * 1000) : keyOf(next);
+    if (typeof token === 'string' && next() < 0.1) token += 'é'.repeat(Math.floor(next() * 1100));
+    const reference = childReference(base, token);
+    const escaped = String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+    const naive = base.includes('#') ? `${base}/${escaped}` : `${base}#/${escaped}`;
+    const parsed = parseCacheUri(naive);
+    if (reference === null) {
+      refused += 1;
+      assert.equal(parsed, null, JSON.stringify(naive.slice(0, 80)));
+      continue;
+    }
+    assert.equal(reference, naive);
+    assert.notEqual(parsed, null, JSON.stringify(naive.slice(0, 80)));
+    // The last token, unescaped, is the one given (well formed, as Rust sees it).
+    const tokens = parsed.pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    assert.equal(tokens.at(-1), String(token));
+  }
+  assert.ok(refused > 1000 && refused < 19000, `${refused} refused`);
+  // The limits themselves.
+  const room = MAX_POINTER_BYTES - 1;
+  assert.notEqual(childReference(bases[0], 'x'.repeat(room)), null);
+  assert.equal(childReference(bases[0], 'x'.repeat(room + 1)), null);
+  assert.notEqual(memberReference(bases[0], '😀'.repeat(MAX_REF_MEMBER_CHARS)), null);
+  assert.equal(memberReference(bases[0], '😀'.repeat(MAX_REF_MEMBER_CHARS + 1)), null);
+});
+
+test('isServerName accepts exactly the server names Rust accepts (server_option)', async () => {
+  const next = random(3);
+  const cache = memory();
+  const names = [undefined, null, '', 1, {}, [], true, 'alpha', 'a\u001fb', '\uD800', 'ok\uDFFF', '😀', ' '];
+  for (let i = 0; i < 2000; i++) names.push(keyOf(next));
+  let accepted = 0;
+  for (const name of names) {
+    const options = { convId: 'c', server: name };
+    const outcome = await cache.afterToolCall('t', { structuredContent: { v: 1 } }, options).then(() => true, (error) => {
+      assert.ok(error instanceof TypeError, String(error));
+      return false;
+    });
+    // `undefined` and `null` mean no server, which Rust accepts and isServerName does not name.
+    if (name === undefined || name === null) continue;
+    assert.equal(isServerName(name), outcome, JSON.stringify(name));
+    if (outcome) accepted += 1;
+  }
+  assert.ok(accepted > 100 && accepted < names.length - 100, `${accepted} accepted`);
+});
+
+test('invalidArgs is shaped as the envelopes of the cache', async () => {
+  const cache = memory();
+  const outcome = await cache.substituteCacheUris({ data_uri: 'mcp+cache://c/AAAAAAAAAAA' }, { convId: 'c' });
+  assert.equal(outcome.ok, false);
+  assert.ok(outcome.envelope.error.startsWith(INVALID_ARGS), outcome.envelope.error);
+  const ours = protocol.invalidArgs('what', 'hint');
+  assert.deepEqual(ours, { error: `${INVALID_ARGS}what`, fix_hint: 'hint' });
+  const rust = Object.keys(outcome.envelope).filter((k) => k in ours);
+  assert.deepEqual(rust, Object.keys(ours), 'the same keys in the same order');
+});
+
+/** Every hand-written JS file of js/ and src/ (built outputs left out). */
+async function handWritten() {
+  const built = new Set(['js/browser.mjs', 'js/server.mjs', 'js/lists.mjs', 'js/constants.cjs', 'js/augment.cjs', 'js/defaults.cjs',
+    'js/protocol.mjs', 'js/src/constants.mjs', 'js/node.mjs', 'js/server.node.mjs', 'js/lists.node.mjs']);
+  const root = new URL('../../', import.meta.url);
+  const files = [];
+  for (const dir of ['js', 'src']) {
+    for (const entry of await readdir(new URL(dir, root), { recursive: true, withFileTypes: true })) {
+      const path = `${entry.parentPath.slice(new URL(root).pathname.length)}/${entry.name}`.replace(/^\//, '');
+      if (entry.isFile() && /\.(m|c)?js$/.test(entry.name) && !built.has(path)) files.push(path);
+    }
+  }
+  return Promise.all(files.map(async (path) => ({ path, text: await readFile(new URL(path, root), 'utf8') })));
+}
+
+test('no hand-written JS restates the scheme or the suffix: js/protocol.mjs is their one home', async () => {
+  const files = await handWritten();
+  assert.ok(files.some((f) => f.path === 'js/tool-pipeline.mjs') && files.some((f) => f.path === 'src/store/idb_objects.js'));
+  for (const { path, text } of files) {
+    // Code only: comments may name them.
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    for (const literal of [CACHE_URI_SCHEME, `'${URI_ARG_SUFFIX}'`, `"${URI_ARG_SUFFIX}"`, UNKNOWN_SOURCE_TOOL, `'${DEFAULT_READ_TOOLS_PREFIX}'`]) {
+      assert.ok(!code.includes(literal), `${path} restates ${literal}`);
+    }
+  }
+});

@@ -1,0 +1,39 @@
+// The hand-written declarations (js/*.d.ts) checked against the modules they describe: every
+// value a declaration names is exported by its module, every value the module exports is
+// declared, and the exports whose JSDoc types are precise enough to say so are assignable to
+// their declared types (the others are typed from the wasm-bindgen declarations or left `any`
+// in JSDoc: their names are checked). `npx tsc -p tests/types`.
+import type * as IndexDecl from '../../js/index.js';
+import * as indexImpl from '../../js/src/browser.mjs';
+import type * as McpClientDecl from '../../js/mcp-client.js';
+import * as mcpClientImpl from '../../js/mcp-client.mjs';
+import type * as AiSdkDecl from '../../js/ai-sdk.js';
+import * as aiSdkImpl from '../../js/ai-sdk.mjs';
+import type * as RedisDecl from '../../js/redis.js';
+import * as redisImpl from '../../js/redis.mjs';
+import type * as ServerDecl from '../../js/server.js';
+import * as serverImpl from '../../js/src/server.mjs';
+import type * as ListsDecl from '../../js/lists.js';
+import * as listsImpl from '../../js/src/lists.mjs';
+
+/** `true` only when the two key sets are the same; otherwise the names that differ. */
+type SameNames<D, I> = [Exclude<keyof D, keyof I> | Exclude<keyof I, keyof D>] extends [never]
+  ? true
+  : { undeclaredOrMissing: Exclude<keyof D, keyof I> | Exclude<keyof I, keyof D> };
+
+export const names: [
+  SameNames<typeof IndexDecl, typeof indexImpl>,
+  SameNames<typeof McpClientDecl, typeof mcpClientImpl>,
+  SameNames<typeof AiSdkDecl, typeof aiSdkImpl>,
+  SameNames<typeof RedisDecl, typeof redisImpl>,
+  SameNames<typeof ServerDecl, typeof serverImpl>,
+  SameNames<typeof ListsDecl, typeof listsImpl>,
+] = [true, true, true, true, true, true];
+
+export const mcpClient: typeof McpClientDecl.wrapMcpClient = mcpClientImpl.wrapMcpClient;
+export const clientToolSet: typeof AiSdkDecl.clientToolSet = aiSdkImpl.clientToolSet;
+export const cacheToolSet: typeof AiSdkDecl.cacheToolSet = aiSdkImpl.cacheToolSet;
+export const defaultPrefix: typeof RedisDecl.DEFAULT_PREFIX = redisImpl.DEFAULT_PREFIX;
+export const ready: typeof IndexDecl.ready = indexImpl.ready;
+export const serverReady: typeof ServerDecl.ready = serverImpl.ready;
+export const listsReady: typeof ListsDecl.ready = listsImpl.ready;
