@@ -208,6 +208,7 @@ const stores = {
     return {
       name,
       write: (payload, convId) => cacheOrThrow(() => cache.cacheToolResult({ payload, convId })),
+      read: (uri) => cache.readCachedPayload(uri),
       clear: (convId) => cache.clearConversation(convId),
       count: async () => (await cache.stats()).entries,
       close: () => { cache.close(); cache.free(); },
@@ -218,6 +219,7 @@ const stores = {
     return {
       name,
       write: (payload, convId) => cacheOrThrow(() => cache.cacheToolResult({ payload, convId })),
+      read: (uri) => cache.readCachedPayload(uri),
       // Untimed refills: the records cacheToolResult writes, put in one transaction.
       async fill(convId, count) {
         await cache.readCachedPayload('mcp+cache://x/y'); // opens the connection
@@ -240,8 +242,16 @@ const stores = {
       name,
       async write(payload, convId) {
         const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
-        tx.objectStore('results').put(record(payload, convId));
+        const r = record(payload, convId);
+        tx.objectStore('results').put(r);
         await txDone(tx);
+        return r.uri;
+      },
+      async read(uri) {
+        const tx = db.transaction('results', 'readonly');
+        const req = tx.objectStore('results').get(uri);
+        await txDone(tx);
+        return req.result.payload;
       },
       async fill(convId, count) {
         const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
@@ -337,6 +347,53 @@ const BURST = SMOKE ? 100 : 2000;
     },
     after: async (impl) => {
       await expectCount(st[impl], BURST + 1, 'the burst');
+      await dispose(st[impl]);
+    },
+  });
+}
+
+// 2b. The everyday operation on a store in use: a 4 KB write and its read-back with 2 000
+// entries stored (built once per implementation), next to the floor on the JS module's schema.
+const STORED = SMOKE ? 100 : 2000;
+{
+  const st = {};
+  workloads.push({
+    name: `cache+read 4 KB, ${STORED} entries stored`,
+    group: 'stored',
+    iterations: MANY,
+    impls: ['floor', 'js-baseline', 'ours'],
+    setup: async (impl) => {
+      st[impl] = await stores[impl](freshName(`${impl}-stored`));
+      await populate(st[impl], 'stored', STORED);
+    },
+    run: async (impl) => {
+      const back = await st[impl].read(await st[impl].write(four, 'stored-rw'));
+      if (!back || back.rows.length !== four.rows.length) throw new Error(`${impl}: bad read-back`);
+    },
+    teardown: (impl) => dispose(st[impl]),
+  });
+}
+
+// 2c. Writes one after another, each awaited before the next (a host storing tool results as
+// they come): no batching, one transaction each, into a fresh database per round.
+const SEQUENTIAL = SMOKE ? 50 : 2000;
+{
+  const st = {};
+  workloads.push({
+    name: `${SEQUENTIAL} sequential 4 KB writes`,
+    group: 'sequential',
+    iterations: atLeast(8),
+    warmup: Math.min(WARMUP, 1),
+    impls: ['js-baseline', 'ours'],
+    before: async (impl) => {
+      st[impl] = await stores[impl](freshName(`${impl}-seq`));
+      await st[impl].write(four, 'warm');
+    },
+    run: async (impl) => {
+      for (let i = 0; i < SEQUENTIAL; i++) await st[impl].write(four, 'seq');
+    },
+    after: async (impl) => {
+      await expectCount(st[impl], SEQUENTIAL + 1, 'the sequential writes');
       await dispose(st[impl]);
     },
   });

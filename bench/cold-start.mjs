@@ -11,7 +11,11 @@
 // gzip -9.
 //
 //   node bench/cold-start.mjs [--rounds N]    prints both tables as Markdown (after a build)
-//   coldStart(), coldStartTable(), bytes() and bytesTable() are exported for bench/run.mjs.
+//   coldStart(), coldStartTable(), startup(), startupTable(), bytes() and bytesTable() are
+//   exported for bench/run.mjs.
+//
+// Startup: what a chat app does — the cache made and its database opened when the page
+// starts; the first tool result a second later, timed against the warm ones after it.
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -94,6 +98,101 @@ export async function coldStart({ origin, rounds = 10, log = () => {} }) {
   return { rounds, results };
 }
 
+/**
+ * A chat app's start: the page creates the cache at load (`await ready()` and one cheap call
+ * that opens the database, `cache.stats()`; the JS module: one read, which opens it), the user
+ * types, and the first tool result arrives a second later. On a fresh page of a new context
+ * (new database), times that first `afterToolCall` (the JS module: `cacheToolResult`) and then
+ * WARM_CALLS more, one after another; resolves `{ first, warm }` in ms (warm: their median).
+ */
+const WARM_CALLS = 9;
+async function startupOnce(origin, context, impl) {
+  const page = await context.newPage();
+  try {
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}/bench/cold-start.html`);
+    const ours = impl === 'ours';
+    const out = await page.evaluate(`(async () => {
+      const payload = (n) => ({ ok: true, rows: Array.from({ length: 240 }, (_, i) => ({ t: i + n, value: i % 17 })) });
+      const m = await import(${JSON.stringify(IMPLS[impl].entry)});
+      ${ours
+    ? `await m.ready();
+      const cache = new m.ResultCache({ dbName: 'startup' });
+      await cache.stats();
+      const call = async (n) => {
+        const p = payload(n);
+        const shown = await cache.afterToolCall('data.query', { content: [{ type: 'text', text: JSON.stringify(p) }], structuredContent: p }, { convId: 'startup' });
+        if (!JSON.stringify(shown).includes('mcp+cache://')) throw new Error('not cached: ' + JSON.stringify(shown).slice(0, 200));
+      };`
+    : `const cache = new m.JsBaselineCache('startup');
+      await cache.readCachedPayload('mcp+cache://startup/none');
+      const call = async (n) => {
+        if (typeof await cache.cacheToolResult({ payload: payload(n), convId: 'startup' }) !== 'string') throw new Error('not cached');
+      };`}
+      await new Promise((r) => setTimeout(r, 1000));
+      const times = [];
+      for (let n = 0; n <= ${WARM_CALLS}; n++) {
+        const t0 = performance.now();
+        await call(n);
+        times.push(performance.now() - t0);
+      }
+      const warm = times.slice(1).sort((a, b) => a - b);
+      return { first: times[0], warm: warm[(warm.length - 1) / 2] };
+    })()`);
+    if (errors.length) throw new Error(`page errors: ${errors.join(' | ')}`);
+    return out;
+  } finally {
+    await page.close();
+  }
+}
+
+/**
+ * `rounds` fresh pages per implementation (alternating): the first tool result a second after a
+ * start that called `ready()` and opened the database, against the warm calls after it.
+ * Resolves `{ rounds, results: { [impl]: { first: ms[], warm: ms[] } } }`.
+ */
+export async function startup({ origin, rounds = 10, log = () => {} }) {
+  const results = Object.fromEntries(Object.keys(IMPLS).map((impl) => [impl, { first: [], warm: [] }]));
+  const browser = await chromium.launch(chromiumOptions());
+  try {
+    const warm = await browser.newContext();
+    await startupOnce(origin, warm, 'js-baseline');
+    await warm.close();
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? Object.keys(IMPLS).reverse() : Object.keys(IMPLS);
+      for (const impl of order) {
+        const context = await browser.newContext();
+        try {
+          const { first, warm: w } = await startupOnce(origin, context, impl);
+          results[impl].first.push(first);
+          results[impl].warm.push(w);
+        } finally {
+          await context.close();
+        }
+      }
+      log(`startup round ${round + 1}/${rounds}`);
+    }
+  } finally {
+    await browser.close();
+  }
+  return { rounds, results };
+}
+
+/** Markdown table of a startup() result. */
+export function startupTable({ rounds, results }) {
+  const lines = [
+    '| implementation | first call, 1 s after start: median (min–max) | warm call: median | first / warm |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const [impl, { first, warm }] of Object.entries(results)) {
+    const call = impl === 'ours' ? '`afterToolCall`' : '`cacheToolResult`';
+    lines.push(`| ${impl} (${call}) | ${median(first).toFixed(2)} ms (${Math.min(...first).toFixed(2)}–${Math.max(...first).toFixed(2)}) | ${median(warm).toFixed(2)} ms | ${(median(first) / median(warm)).toFixed(2)}× |`);
+  }
+  lines.push('', `${rounds} fresh pages each (new database). At load: ours \`await ready()\`, \`new ResultCache()\`, \`await cache.stats()\`; the JS module one read. One second later the first tool result (240 rows, 6 KB), then ${WARM_CALLS} more one after another ("warm": their median).`);
+  return lines.join('\n');
+}
+
 /** Markdown table of a coldStart() result: medians, min-max, and ours / baseline. */
 export function coldStartTable({ rounds, results }) {
   const base = results['js-baseline'];
@@ -159,6 +258,8 @@ if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
   try {
     const result = await coldStart({ origin: server.origin, rounds, log: (m) => console.error(m) });
     console.log(coldStartTable(result));
+    console.log();
+    console.log(startupTable(await startup({ origin: server.origin, rounds, log: (m) => console.error(m) })));
     console.log();
     console.log(bytesTable(await bytes()));
   } finally {

@@ -1,0 +1,54 @@
+// `node bench/profile-run.mjs [<other checkout>] [--rounds N]`: the per-step profile of the
+// 4 KB write+read and the one-reference substitution (bench/profile.mjs), ours next to the JS
+// module, printed as the Markdown table bench/READING.md quotes. With another checkout (built),
+// its pages alternate with this one's (A B B A), and both are printed. Diagnostic only.
+import { chromium } from 'playwright-core';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromiumOptions } from '../scripts/chromium.mjs';
+import { serve } from '../scripts/serve.mjs';
+import { median, runBenchPage } from './page.mjs';
+
+const args = process.argv.slice(2);
+const at = args.indexOf('--rounds');
+const rounds = at >= 0 ? Number(args[at + 1]) : 200;
+const other = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--rounds');
+const servers = { this: await serve() };
+if (other) servers.other = await (await import(pathToFileURL(resolve(other, 'scripts/serve.mjs')).href)).serve();
+const browser = await chromium.launch(chromiumOptions());
+const pages = { this: [], other: [] };
+try {
+  const order = other ? ['this', 'other', 'other', 'this'] : ['this', 'this'];
+  for (const side of order) pages[side].push(await runBenchPage(browser, servers[side], { profile: 1, iterations: rounds, ...(process.argv.includes('--events') ? { events: 1 } : {}) }));
+} finally {
+  await browser.close();
+  await Promise.all(Object.values(servers).map((s) => s.close()));
+}
+
+const f = (x) => (x === undefined ? '' : x.toFixed(3));
+for (const [side, results] of Object.entries(pages)) {
+  if (!results.length) continue;
+  console.log(`\n### ${side === 'this' ? 'this checkout' : other} (${results.length} pages × ${rounds} rounds; medians, ms)\n`);
+  console.log('| operation | impl | transaction | before it | requests | issuing them | IndexedDB (last request → complete) | complete → resolved | total |');
+  console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const impl of ['floor', 'contract floor', 'js-baseline', 'ours']) {
+    for (const op of ['write', 'read', 'substitute']) {
+      const per = results.map((r) => r[impl][op]);
+      const steps = per[0].steps;
+      steps.forEach((s, i) => {
+        const m = (k) => median(per.map((p) => p.steps[i]?.[k] ?? NaN));
+        if (s.mode === 'resolved') console.log(`| ${op} | ${impl} | (resolved) | | | | | ${f(m('after'))} | **${f(m('total'))}** |`);
+        else console.log(`| ${op} | ${impl} | ${s.mode} | ${f(m('before'))} | ${s.requests} | ${f(m('issue'))} | ${f(m('idb'))} | | |`);
+      });
+    }
+  }
+  if (process.argv.includes('--timelines')) {
+    for (const impl of ['floor', 'contract floor', 'js-baseline', 'ours']) {
+      for (const op of ['write', 'read', 'substitute']) {
+        const t = results[0].timelines[impl][op];
+        console.log(`- ${impl} ${op} (${t.rounds}/${t.of} rounds): ${t.events.map(([w, ms]) => `${w} ${ms.toFixed(3)}`).join(' · ')}`);
+      }
+    }
+  }
+  for (const k of Object.keys(results[0].parts)) console.log(`- ${k}: ${results.map((r) => r.parts[k].toFixed(1)).join(' / ')}`);
+}

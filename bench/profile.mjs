@@ -1,0 +1,222 @@
+// `bench/index.html?profile=1` (driven by `node bench/profile-run.mjs`): where the time of the
+// 4 KB write+read and of a one-reference substitution goes, per step, for ours and the JS
+// module side by side.
+//
+// Method: IndexedDB's own entry points are wrapped (IDBDatabase.transaction, the object stores'
+// and indexes' requests, each transaction's `complete`) to timestamp, relative to the call,
+// when each operation creates its transaction, issues its first and last request, and when the
+// transaction completes; the call's promise resolving ends it. So "call → transaction" is
+// everything before IndexedDB sees the operation (the entry's JS, the boundary crossings, the
+// payload walk and size estimate, the token, the sequencer and the batch's wait),
+// "transaction → last request" the requests' issue (objects built, puts), "last request →
+// complete" IndexedDB itself (the floor's whole cost is in that column) and "complete →
+// resolved" the way back (success handlers, waking the futures, reading the record's fields,
+// events). The parts inside "call → transaction" are timed apart by calling them in a loop
+// (estimateSize: JSON.stringify and the boundary crossing; JSON.stringify alone).
+import * as ours from '../js/browser.mjs';
+import { JsBaselineCache } from './js-baseline.mjs';
+
+window.addEventListener('error', (e) => { window.__benchError = String(e.message); });
+window.addEventListener('unhandledrejection', (e) => { window.__benchError = String(e.reason?.stack ?? e.reason); });
+const params = new URLSearchParams(location.search);
+// `&events=1`: the success events' arrival too (a listener each: adds a little to every request).
+const EVENTS = params.has('events');
+const ROUNDS = Number(params.get('iterations') ?? 200);
+const run = Date.now().toString(36);
+
+const log = [];
+let t0 = 0;
+const mark = (what) => { if (t0) log.push([what, performance.now() - t0]); };
+const wrap = (proto, names) => {
+  for (const name of names) {
+    const original = proto[name];
+    proto[name] = function (...args) {
+      mark(`req:${name}:${this.name}`);
+      const request = original.apply(this, args);
+      if (t0 && EVENTS) request.addEventListener('success', () => mark(`ev:${name}:${this.name}`));
+      return request;
+    };
+  }
+};
+wrap(IDBObjectStore.prototype, ['put', 'get', 'getAll', 'delete', 'count', 'openCursor', 'add']);
+wrap(IDBIndex.prototype, ['openCursor', 'openKeyCursor', 'count', 'getAll']);
+const transaction = IDBDatabase.prototype.transaction;
+IDBDatabase.prototype.transaction = function (...args) {
+  mark(`tx:${args[1] ?? 'readonly'}`);
+  const tx = transaction.apply(this, args);
+  if (t0) tx.addEventListener('complete', () => mark('complete'));
+  return tx;
+};
+
+/** Times `op` once; its log: [[event, ms since the call], …, ['resolved', ms]]. */
+async function timed(op) {
+  log.length = 0;
+  t0 = performance.now();
+  await op();
+  mark('resolved');
+  t0 = 0;
+  return [...log];
+}
+
+/** Splits one operation's log into steps (one per transaction). */
+function steps(events) {
+  const out = [];
+  let current = null;
+  let last = 0;
+  for (const [what, at] of events) {
+    if (what.startsWith('tx:')) {
+      current = { mode: what.slice(3), before: at - last, requests: 0, issue: 0, idb: 0 };
+      current.txAt = at;
+      out.push(current);
+    } else if (what.startsWith('req:') && current) {
+      current.requests++;
+      current.issue = at - current.txAt;
+      current.lastReq = at;
+    } else if (what === 'complete' && current) {
+      current.idb = at - (current.lastReq ?? current.txAt);
+      last = at;
+    } else if (what === 'resolved') {
+      out.push({ mode: 'resolved', after: at - last, total: at });
+    }
+  }
+  return out;
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+function summarize(samples) {
+  // samples: arrays of steps with the same shape; median per field.
+  const shape = samples[0].map((s) => s.mode);
+  const same = samples.filter((s) => s.length === shape.length && s.every((x, i) => x.mode === shape[i]));
+  return {
+    rounds: same.length, of: samples.length,
+    steps: shape.map((mode, i) => {
+      const fields = Object.keys(same[0][i]).filter((k) => typeof same[0][i][k] === 'number' && !['txAt', 'lastReq'].includes(k));
+      return { mode, ...Object.fromEntries(fields.map((f) => [f, median(same.map((s) => s[i][f]))])) };
+    }),
+  };
+}
+
+function rowsOfSize(bytes) {
+  const row = (i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: (i * 7919) % 1000 / 10, label: `row ${i}`, ok: i % 3 !== 0 });
+  const per = JSON.stringify(row(123456)).length + 1;
+  return { ok: true, columns: ['t', 'value', 'label', 'ok'], rows: Array.from({ length: Math.max(1, Math.round((bytes - 40) / per)) }, (_, i) => row(i)) };
+}
+const four = rowsOfSize(4 * 1024);
+const sixtyFour = rowsOfSize(64 * 1024);
+
+// The contract's floor in plain JS: the requests ours issues for a write (the totals and the
+// conversation's row read first, the record and its usage row put, the new totals and row put
+// from the totals' success event), over the same three stores, and a read resolved at its
+// request's success; and the floor (one store, one put, one get awaited to `complete`).
+const openDb = (name, stores) => new Promise((resolve, reject) => {
+  const req = indexedDB.open(name, 1);
+  req.onupgradeneeded = () => { for (const s of stores) req.result.createObjectStore(s, s === 'meta' ? undefined : { keyPath: 'uri' }); };
+  req.onsuccess = () => resolve(req.result);
+  req.onerror = () => reject(req.error);
+});
+const done = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onabort = () => reject(tx.error); });
+const contractDb = await openDb(`profile-contract-${run}`, ['results', 'usage', 'meta']);
+const floorDb = await openDb(`profile-floor-${run}`, ['results']);
+let key = 0;
+const contractFloor = {
+  async cacheToolResult({ payload, convId }) {
+    const uri = `mcp+cache://${convId}/c${key++}`;
+    const sizeBytes = JSON.stringify(payload).length;
+    const tx = contractDb.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
+    const [results, usage, meta] = ['results', 'usage', 'meta'].map((n) => tx.objectStore(n));
+    const conv = meta.get(['conv', convId]);
+    const totals = meta.get('totals');
+    const now = Date.now();
+    results.put({ uri, payload, convId, sourceToolName: 't', addedAt: now, sizeBytes, lastUsedAt: now });
+    usage.put({ uri, convId, sizeBytes, lastUsedAt: now, sourceToolName: 't' });
+    totals.onsuccess = () => {
+      const t = totals.result ?? { bytes: 0, entries: 0 };
+      const c = conv.result ?? { bytes: 0, entries: 0 };
+      meta.put({ bytes: t.bytes + sizeBytes, entries: t.entries + 1, perConversation: true }, 'totals');
+      meta.put({ bytes: c.bytes + sizeBytes, entries: c.entries + 1, irregular: false }, ['conv', convId]);
+    };
+    await done(tx);
+    return uri;
+  },
+  readCachedPayload(uri) {
+    return new Promise((resolve, reject) => {
+      const tx = contractDb.transaction(['results', 'usage', 'meta'], 'readonly');
+      const req = tx.objectStore('results').get(uri);
+      req.onsuccess = () => resolve(req.result?.payload ?? null);
+      tx.onabort = () => reject(tx.error);
+    });
+  },
+  substituteCacheUris: async (args) => ({ ok: (await contractFloor.readCachedPayload(args.data_uri)) !== null }),
+};
+const floor = {
+  async cacheToolResult({ payload }) {
+    const uri = `f${key++}`;
+    const tx = floorDb.transaction('results', 'readwrite', { durability: 'relaxed' });
+    tx.objectStore('results').put({ uri, payload });
+    await done(tx);
+    return uri;
+  },
+  async readCachedPayload(uri) {
+    const tx = floorDb.transaction('results', 'readonly');
+    const req = tx.objectStore('results').get(uri);
+    await done(tx);
+    return req.result.payload;
+  },
+  substituteCacheUris: async (args) => ({ ok: (await floor.readCachedPayload(args.data_uri)) !== null }),
+};
+
+await ours.ready();
+const impls = {
+  floor,
+  'contract floor': contractFloor,
+  'js-baseline': new JsBaselineCache(`profile-js-${run}`, 0),
+  ours: new ours.ResultCache({ dbName: `profile-ours-${run}`, threshold: 0 }),
+};
+const result = {};
+for (const [impl, cache] of Object.entries(impls)) {
+  result[impl] = { write: [], read: [], substitute: [], total: { write: [], read: [], substitute: [] } };
+}
+const substUri = {};
+const timelines = {};
+for (const [impl, cache] of Object.entries(impls)) substUri[impl] = await cache.cacheToolResult({ payload: sixtyFour, convId: 'subst' });
+for (let round = 0; round < ROUNDS + 10; round++) {
+  const names = Object.keys(impls);
+  for (const impl of round % 2 ? names.reverse() : names) {
+    const cache = impls[impl];
+    let uri;
+    const w = await timed(async () => { uri = await cache.cacheToolResult({ payload: four, convId: 'bench' }); });
+    const r = await timed(async () => { if (!(await cache.readCachedPayload(uri))) throw new Error(`${impl}: miss`); });
+    const s = await timed(async () => { if (!(await cache.substituteCacheUris({ data_uri: substUri[impl] })).ok) throw new Error(`${impl}: substitution`); });
+    if (round < 10) continue;
+    for (const [k, events] of [['write', w], ['read', r], ['substitute', s]]) {
+      result[impl][k].push(steps(events));
+      (timelines[impl] ??= {})[k] ??= [];
+      timelines[impl][k].push(events);
+    }
+  }
+}
+const out = {};
+for (const [impl, byOp] of Object.entries(result)) {
+  out[impl] = Object.fromEntries(['write', 'read', 'substitute'].map((k) => [k, summarize(byOp[k])]));
+}
+// Each event's median time since the call, for the event sequence most rounds had.
+out.timelines = {};
+for (const [impl, byOp] of Object.entries(timelines)) {
+  out.timelines[impl] = {};
+  for (const [op, all] of Object.entries(byOp)) {
+    const key = (e) => e.map(([w]) => w).join(',');
+    const counts = new Map();
+    for (const e of all) counts.set(key(e), (counts.get(key(e)) ?? 0) + 1);
+    const [common] = [...counts].sort((a, b) => b[1] - a[1])[0];
+    const same = all.filter((e) => key(e) === common);
+    out.timelines[impl][op] = { rounds: same.length, of: all.length, events: same[0].map(([w], i) => [w, median(same.map((e) => e[i][1]))]) };
+  }
+}
+// The parts before the transaction, each in a loop (per call, µs).
+const loop = (n, f) => { const a = performance.now(); for (let i = 0; i < n; i++) f(); return ((performance.now() - a) / n) * 1000; };
+out.parts = {
+  'JSON.stringify 4 KB (µs)': loop(2000, () => JSON.stringify(four)),
+  'estimateSize 4 KB through the boundary (µs)': loop(2000, () => ours.estimateSize(four)),
+};
+window.__benchResult = out;
+document.getElementById('out').textContent = JSON.stringify(out, null, 2);
