@@ -109,7 +109,7 @@ export function createWrapMcpClient(api) {
    *   (`augmentTools`), and teaches the cache their `[Cache-Control]` directives. The original
    *   input schemas are remembered (a tool never listed is listed once on its first call).
    * - `callTool()` runs the whole pipeline: inline cap (`cap`, `cappedArgs`), reuse of immutable
-   *   results, substitution of references, dispatch (never with a `_uri` key the server did not
+   *   results, substitution of references, dispatch (never with a reference key the server did not
    *   declare), then `afterToolCall` (`maxChars`, `mediaMaxBytes`); it resolves what the model
    *   should see. A blocked call resolves an `isError` result whose text is the envelope for the
    *   model; the server is not called. In particular:

@@ -4,7 +4,7 @@
 //
 // One call: strict-mode empty `<name>_uri` arguments dropped, then `beforeToolCall` (inline cap,
 // reuse of immutable results, substitution), then the checks no core function can make without
-// the tool's original schema (a `_uri` key the tool never declared, a reference whose value is
+// the tool's original schema (a reference key the tool never declared, a reference whose value is
 // not of the parameter's type), then the flow policy (js/flows.mjs: may the data of each
 // resolved reference reach this tool's server; the user may be asked), then the dispatch, then
 // `afterToolCall`.
@@ -62,7 +62,7 @@ function strayReferenceEnvelope(/** @type {string} */ toolName, /** @type {strin
 /** @type {(v: unknown) => v is Record<string, any>} */
 export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** `null`, `""` or `undefined`: what strict function-calling modes send for an unused `_uri`. */
+/** `null`, `""` or `undefined`: what strict function-calling modes send for an unused reference argument. */
 const isEmptyArg = (/** @type {unknown} */ v) => v === null || v === undefined || v === '';
 
 /** What substitution resolves: a reference, or a non-empty array of references. */
@@ -269,7 +269,7 @@ export function createToolPipeline(options, who) {
       if (noted) cache.afterToolCall(name, { isError: true }, { convId: id, args, ...origin() }).catch(() => {});
     };
 
-    // Unused `_uri` properties of strict modes: gone before the cap, reuse and substitution.
+    // Unused reference properties of strict modes: gone before the cap, reuse and substitution.
     /** @type {Record<string, unknown> | null} */
     let props = null;
     if (isPlainObject(args) && Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX) && isEmptyArg(args[k]))) {
@@ -300,7 +300,7 @@ export function createToolPipeline(options, who) {
 
     props ??= await declaredOf();
     if (props && isPlainObject(dispatched)) {
-      // A `_uri` key left after substitution holds no reference; the tool never declared it.
+      // A reference key left after substitution holds no reference; the tool never declared it.
       const stray = Object.keys(dispatched).find((k) => k.endsWith(URI_ARG_SUFFIX) && !Object.hasOwn(props, k));
       if (stray) {
         close();

@@ -219,7 +219,7 @@ const augmentTool = (tool, objects) => {
 
   // The plan: property name -> its sibling's name. A property gets one when it takes an array
   // (or, with `objects`, an object), unless its name has a lone surrogate, is empty or ends in
-  // `_uri` (`x_uri_uri` would resolve into `x_uri`), or `<name>_uri` is already declared.
+  // the reference suffix (its sibling would resolve into it), or the sibling is already declared.
   const names = keys(properties, PROPERTIES);
   const plan = new Map();
   for (const name of names) {
@@ -262,7 +262,7 @@ const augmentList = (list, objects) => items(list, 'tools').map((tool) => augmen
  * takes an array (`type: "array"` or a `type` list with it, `items`/`prefixItems`, or an
  * `anyOf`/`oneOf` branch typed `"array"`) gains a sibling
  * `<name>_uri: { type: "string", description }` placed right after it, whose description
- * tells the model to copy an `mcp+cache://` value verbatim from an earlier result (its
+ * tells the model to copy a reference verbatim from an earlier result (its
  * `_cache_uri`, or a value of its `_cache_refs`), to prefer it over re-typing the data, and
  * that `#/json/pointer` may be appended. With `{ objects: true }`, properties that take an
  * object (`type: "object"`, `properties`) get one too.
@@ -270,10 +270,10 @@ const augmentList = (list, objects) => items(list, 'tools').map((tool) => augmen
  * `<name>` is then no longer `required` (the host's `beforeToolCall` fills it from the
  * reference before the server sees the call), and its description ends with "Or pass
  * `<name>_uri` instead (…)." No `anyOf` is added; with `additionalProperties: false`, both
- * `{ data: [...] }` and `{ data_uri: "mcp+cache://…" }` validate.
+ * `{ data: [...] }` and the same object with the reference sibling instead validate.
  *
  * Left alone: a property whose `<name>_uri` is already declared (servers built for
- * references; augmenting twice changes nothing), a property whose name ends in `_uri`, a
+ * references; augmenting twice changes nothing), a property whose name ends in the suffix, a
  * property given only by `$ref` (not followed), and tools without a usable schema (no
  * `inputSchema`, a non-object schema, no `properties`). Tools that gain nothing come back as
  * the very same objects; augmented tools are copies (the tool, `inputSchema`, `properties`,
