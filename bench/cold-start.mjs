@@ -73,29 +73,39 @@ async function once(origin, context, impl) {
  */
 export async function coldStart({ origin, rounds = 10, log = () => {} }) {
   const results = Object.fromEntries(Object.keys(IMPLS).map((impl) => [impl, { new: [], existing: [] }]));
+  await alternate(origin, rounds, once, async (impl, context) => {
+    results[impl].new.push(await once(origin, context, impl));
+    results[impl].existing.push(await once(origin, context, impl));
+  }, (round) => log(`cold start round ${round}/${rounds}`));
+  return { rounds, results };
+}
+
+/**
+ * One browser, one unmeasured page of `measure` first (the browser's own start-up is not the
+ * module's), then `rounds` rounds alternating the implementations' order, each implementation
+ * measured by `each(impl, context)` in a fresh context.
+ */
+async function alternate(origin, rounds, measure, each, done) {
   const browser = await chromium.launch(chromiumOptions());
   try {
-    // One unmeasured page first: the browser's own start-up is not the module's cold start.
     const warm = await browser.newContext();
-    await once(origin, warm, 'js-baseline');
+    await measure(origin, warm, 'js-baseline');
     await warm.close();
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 ? Object.keys(IMPLS).reverse() : Object.keys(IMPLS);
       for (const impl of order) {
         const context = await browser.newContext();
         try {
-          results[impl].new.push(await once(origin, context, impl));
-          results[impl].existing.push(await once(origin, context, impl));
+          await each(impl, context);
         } finally {
           await context.close();
         }
       }
-      log(`cold start round ${round + 1}/${rounds}`);
+      done(round + 1);
     }
   } finally {
     await browser.close();
   }
-  return { rounds, results };
 }
 
 /**
@@ -154,28 +164,11 @@ async function startupOnce(origin, context, impl) {
  */
 export async function startup({ origin, rounds = 10, log = () => {} }) {
   const results = Object.fromEntries(Object.keys(IMPLS).map((impl) => [impl, { first: [], warm: [] }]));
-  const browser = await chromium.launch(chromiumOptions());
-  try {
-    const warm = await browser.newContext();
-    await startupOnce(origin, warm, 'js-baseline');
-    await warm.close();
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 ? Object.keys(IMPLS).reverse() : Object.keys(IMPLS);
-      for (const impl of order) {
-        const context = await browser.newContext();
-        try {
-          const { first, warm: w } = await startupOnce(origin, context, impl);
-          results[impl].first.push(first);
-          results[impl].warm.push(w);
-        } finally {
-          await context.close();
-        }
-      }
-      log(`startup round ${round + 1}/${rounds}`);
-    }
-  } finally {
-    await browser.close();
-  }
+  await alternate(origin, rounds, startupOnce, async (impl, context) => {
+    const { first, warm } = await startupOnce(origin, context, impl);
+    results[impl].first.push(first);
+    results[impl].warm.push(warm);
+  }, (round) => log(`startup round ${round}/${rounds}`));
   return { rounds, results };
 }
 
