@@ -2,13 +2,12 @@
 // server's tool call. One home for the rule: the checks of a `flows` value, the grouping of a
 // call's resolved references into flows, and the decision of each, pure (a function policy may
 // answer with a promise). js/tool-pipeline.mjs applies it before dispatch; the `ResultCache`
-// constructor checks its own `flows` option with the same rule and message
-// (`flows_option` in src/bindings/convert.rs).
+// constructor checks its own `flows` option with it (js/src/cache-flows.mjs).
 
 /** The named policies. */
 export const FLOW_MODES = ['any', 'same-server', 'guarded'];
 
-/** What a bad `flows` value is told (the same words as the `ResultCache` constructor's). */
+/** What a bad `flows` value is told, after the name of who was given it. */
 const FLOWS_TYPE = 'flows must be "any", "same-server", "guarded", { server: [servers] | "*" } or a function';
 
 /** Every server (as a key: any other source; as a value: any target). */

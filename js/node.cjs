@@ -14,8 +14,38 @@ const { augmentTools } = require('./augment.cjs');
 const defaults = require('./defaults.cjs');
 const { cacheToolsLoader, makeDefaultCacheWith, ...free } = defaults;
 
+// The flow policy and its `blocked` events, kept in JS (js/src/cache-flows.mjs, shared with the
+// browser entry): written from it by the build (scripts/node-entries.mjs).
+const { cacheFlows } = /** @type {typeof import('./src/cache-flows.mjs')} */ (require('./cache-flows.cjs'));
+
+/**
+ * A result cache: the WebAssembly class with its flow policy, which the integrations apply in
+ * JS (`flows`, `reportBlockedFlow`; `flows` is checked before any other option).
+ */
+class ResultCache extends wasm.ResultCache {
+  /** @type {ReturnType<typeof cacheFlows>} */
+  #flows;
+
+  /** @param {any} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
+  constructor(options) {
+    const flows = cacheFlows(options);
+    super(options);
+    this.#flows = flows;
+  }
+
+  /** The `flows` option as given; `"any"` when absent. */
+  get flows() {
+    return this.#flows.flows;
+  }
+
+  /** Reports a flow the policy refused to `onEvent` as a `blocked` event. @param {unknown} flow */
+  reportBlockedFlow(flow) {
+    this.#flows.report(flow);
+  }
+}
+
 // One ResultCache with default options (or configureDefaultCache's), created on first use.
-makeDefaultCacheWith((options) => new wasm.ResultCache(/** @type {any} the caller's, checked by the constructor */ (options)));
+makeDefaultCacheWith((options) => new ResultCache(options));
 
 /**
  * The read-back tools over `cache` for one conversation, shaped like an MCP client (see
@@ -29,6 +59,7 @@ module.exports = {
   ...constants,
   ready: () => Promise.resolve(),
   ...wasm,
+  ResultCache,
   augmentTools,
   cacheTools,
   ...free,

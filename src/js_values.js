@@ -88,24 +88,3 @@ export function mcpCanonicalJson(value, depthLimit, itemLimit) {
     return undefined;
   }
 }
-
-// ---- Flow policies ----
-// Whether `flows` is a flow policy (`ResultCache`'s option, checked at once): undefined,
-// "any", "same-server", "guarded", a function, or a plain object whose every own value is "*"
-// or an array of strings (source server -> target servers). The same rule as `checkFlows` in
-// js/flows.mjs, which the integrations apply; tests/js/node-flows.test.mjs runs the same values
-// through both. A throwing getter or Proxy trap is a bad value.
-/** @param {unknown} flows */
-export function isFlowPolicy(flows) {
-  if (flows === undefined || typeof flows === 'function') return true;
-  if (typeof flows === 'string') return flows === 'any' || flows === 'same-server' || flows === 'guarded';
-  if (flows === null || typeof flows !== 'object' || Array.isArray(flows)) return false;
-  try {
-    return Object.keys(flows).every((source) => {
-      const targets = /** @type {Record<string, unknown>} */ (flows)[source];
-      return targets === '*' || (Array.isArray(targets) && targets.every((t) => typeof t === 'string'));
-    });
-  } catch {
-    return false;
-  }
-}

@@ -12,6 +12,7 @@ import init, * as wasm from '../../pkg/web/mcp_result_cache.js';
 import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
 import { DEFAULT_DB_NAME } from '../protocol.mjs';
 import { cacheToolsLoader, makeDefaultCacheWith } from './defaults.mjs';
+import { cacheFlows } from './cache-flows.mjs';
 
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
 export * from './constants.mjs';
@@ -100,7 +101,7 @@ export {
 } from './defaults.mjs';
 
 /** The methods of `ResultCache` that answer at once (they need `await ready()` first). */
-const SYNC_METHODS = new Set(['observeTools', 'reportBlockedFlow']);
+const SYNC_METHODS = new Set(['observeTools']);
 
 /**
  * A result cache. Constructing one never waits: the WebAssembly instance behind it is created
@@ -114,7 +115,11 @@ export class ResultCache {
   /** @type {Promise<void> | undefined} */
   #warm;
 
+  /** @type {ReturnType<typeof cacheFlows>} the flow policy and its reporter, in JS */
+  #flows;
+
   constructor(/** @type {any} */ options) {
+    this.#flows = cacheFlows(options);
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
     else this.#warm = warmUp(options);
@@ -149,6 +154,16 @@ export class ResultCache {
   close() {
     this.#inner?.close();
   }
+  /** The `flows` option as given (checked at once); `"any"` when absent. */
+  get flows() {
+    return this.#flows.flows;
+  }
+
+  /** Reports a flow the policy refused to `onEvent` as a `blocked` event (needs no `ready()`). @param {unknown} flow */
+  reportBlockedFlow(flow) {
+    this.#flows.report(flow);
+  }
+
   free() {
     this.#inner?.close();
     this.#inner?.free();

@@ -132,43 +132,6 @@ pub(crate) fn uri_string(value: &JsValue) -> Result<Option<String>, JsValue> {
         .ok_or_else(|| type_error("uri must be a well-formed string (it has a lone surrogate)"))
 }
 
-/// The `blocked` event of a flow the policy refused: `{kind, from, to, toolName, uris}` read
-/// from the integration's `flow` (a new object: the caller's is not handed on).
-#[cfg(feature = "host")]
-pub(crate) fn blocked_flow_event(flow: &JsValue) -> JsValue {
-    let obj = Object::new();
-    set(&obj, "kind", "blocked");
-    for key in ["from", "to", "toolName", "uris"] {
-        set(&obj, key, crate::js_args::get(flow, key));
-    }
-    obj.into()
-}
-
-/// `flows`: absent (`"any"`), `"any"`, `"same-server"`, `"guarded"`, a function, or an object
-/// whose every own value is `"*"` or an array of server names (`isFlowPolicy`, a walk over the
-/// caller's value in `js_values.js`). Kept as given; js/flows.mjs applies it.
-#[cfg(feature = "host")]
-pub(crate) fn flows_option(options: &JsValue) -> Result<JsValue, JsValue> {
-    let value = read(options, "flows")?;
-    match is_flow_policy(&value) {
-        true => Ok(value),
-        false => Err(type_error(FLOWS_TYPE)),
-    }
-}
-
-#[cfg(feature = "host")]
-#[wasm_bindgen(module = "/src/js_values.js")]
-extern "C" {
-    /// Whether a value is a flow policy (the shape `checkFlows` of js/flows.mjs accepts).
-    #[wasm_bindgen(js_name = isFlowPolicy)]
-    fn is_flow_policy(flows: &JsValue) -> bool;
-}
-
-/// The `TypeError` of a bad `flows` option (the same text as js/flows.mjs's).
-#[cfg(feature = "host")]
-const FLOWS_TYPE: &str =
-    "flows must be \"any\", \"same-server\", \"guarded\", { server: [servers] | \"*\" } or a function";
-
 /// `server`: absent, or the non-empty name of the MCP server the tool belongs to.
 pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue> {
     let value = read(options, "server")?;
@@ -257,7 +220,6 @@ pub(crate) fn event_object(event: &CacheEvent) -> JsValue {
             set(&obj, "reason", *reason);
         }
         CacheEvent::Blocked { database } => set(&obj, "database", database.as_str()),
-        CacheEvent::FlowBlocked(event) => return event.clone(),
         CacheEvent::Error {
             operation,
             name,

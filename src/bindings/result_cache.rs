@@ -6,12 +6,12 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    blocked_flow_event, cache_clock, conv_id_string, conv_scope, event_object, flows_option,
-    lookup_result, optional_function, optional_non_negative, options_object, payload_or_null, read,
-    server_option, set, set_source, storage_option, uri_string, view_options,
+    cache_clock, conv_id_string, conv_scope, event_object, lookup_result, optional_function,
+    optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
+    storage_option, uri_string, view_options,
 };
 use super::js_error::{promise, store_error, type_error};
-use crate::cache::{CacheEvent, CacheRequest, Limits, ResultCache};
+use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
 use crate::core::view::View;
@@ -27,8 +27,6 @@ use crate::js_args::{array_items, check_readable, is_array};
 #[wasm_bindgen(js_name = ResultCache)]
 pub struct JsResultCache {
     inner: Rc<ResultCache>,
-    /// The `flows` option as given (checked): which server's data may reach which server.
-    flows: JsValue,
 }
 
 impl JsResultCache {
@@ -47,7 +45,6 @@ impl JsResultCache {
         let threshold = optional_non_negative(&read(&options, "threshold")?, "threshold")?;
         let now = optional_function(&read(&options, "now")?, "now")?;
         let on_event = optional_function(&read(&options, "onEvent")?, "onEvent")?;
-        let flows = flows_option(&options)?;
         let storage = storage_option(&read(&options, "storage")?)?;
         let separator = crate::js_args::separator_option(&options)?;
         let reuse_immutable = match read(&options, "reuseImmutable")? {
@@ -96,7 +93,6 @@ impl JsResultCache {
         let cache = builder.build().map_err(store_error)?;
         Ok(Self {
             inner: Rc::new(cache),
-            flows,
         })
     }
 
@@ -283,32 +279,6 @@ impl JsResultCache {
     #[wasm_bindgen(getter)]
     pub fn threshold(&self) -> f64 {
         self.inner.threshold() as f64
-    }
-
-    /// The `flows` option: which server's data a reference may carry into which server's tool
-    /// call (`"any"` when not given). The integrations apply it (docs/SECURITY.md).
-    #[wasm_bindgen(getter, unchecked_return_type = "FlowPolicy")]
-    pub fn flows(&self) -> JsValue {
-        match self.flows.is_undefined() {
-            true => JsValue::from_str("any"),
-            false => self.flows.clone(),
-        }
-    }
-
-    /// Reports a tool call the flow policy kept from referenced data (it was not dispatched) to
-    /// `onEvent`, as a `blocked` event with the `from`, `to` (server names, `null` when
-    /// unknown), `toolName` and `uris` of `flow`. The integrations call it; a host running its
-    /// own policy may too.
-    #[wasm_bindgen(js_name = reportBlockedFlow)]
-    pub fn report_blocked_flow(
-        &self,
-        #[wasm_bindgen(
-            unchecked_param_type = "Pick<Flow, \"from\" | \"to\" | \"toolName\" | \"uris\">"
-        )]
-        flow: JsValue,
-    ) {
-        self.inner
-            .emit(CacheEvent::FlowBlocked(blocked_flow_event(&flow)));
     }
 
     /// `"indexeddb"` or `"memory"`: the storage this cache resolved to.

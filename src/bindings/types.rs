@@ -98,6 +98,27 @@ export type FlowPolicy =
   | { [sourceServer: string]: string[] | "*" }
   | ((flow: Flow) => FlowDecision | PromiseLike<FlowDecision>);
 
+/**
+ * What `ResultCache` keeps in JS around its WebAssembly core (js/src/cache-flows.mjs): the flow
+ * policy is applied by the integrations, which are JS, so neither the policy nor its events
+ * cross into the `.wasm`.
+ */
+export interface ResultCache {
+  /**
+   * The `flows` option as given (checked by the constructor): which server's data a reference
+   * may carry into which server's tool call; `"any"` when not given. The integrations apply it
+   * (docs/SECURITY.md).
+   */
+  readonly flows: FlowPolicy;
+  /**
+   * Reports a tool call the flow policy kept from referenced data (it was not dispatched) to
+   * `onEvent`, as a `blocked` event with the `from`, `to` (server names, `null` when unknown),
+   * `toolName` and `uris` of `flow`. The integrations call it; a host running its own policy
+   * may too. Needs no `ready()`.
+   */
+  reportBlockedFlow(flow: Pick<Flow, "from" | "to" | "toolName" | "uris">): void;
+}
+
 /** Where the data of one resolved reference comes from. */
 export interface ReferenceSource {
   /** The reference as given (with any `#` pointer). */

@@ -1,7 +1,5 @@
 //! What the cache reports to an `onEvent` observer.
 
-use wasm_bindgen::JsValue;
-
 /// One observable cache event. The observer runs synchronously; if it throws, the error is
 /// swallowed and the operation's outcome is unchanged.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,11 +92,6 @@ pub enum CacheEvent {
         /// The database name.
         database: String,
     },
-    /// The host's flow policy kept referenced data from a tool call (kind `"blocked"`, like
-    /// [`Self::Blocked`], which names a database instead): the call was not dispatched. The
-    /// event object as the observer receives it (`from`, `to`, `toolName`, `uris`), built by the
-    /// bindings from the integration's report: the policy and its flows are JS values.
-    FlowBlocked(JsValue),
     /// A storage operation failed.
     Error {
         /// The operation, e.g. `"cacheToolResult"`.
@@ -124,7 +117,7 @@ impl CacheEvent {
             Self::Reuse { .. } => "reuse",
             Self::Evict { .. } => "evict",
             Self::Skip { .. } => "skip",
-            Self::Blocked { .. } | Self::FlowBlocked(_) => "blocked",
+            Self::Blocked { .. } => "blocked",
             Self::Error { .. } => "error",
         }
     }

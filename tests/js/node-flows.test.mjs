@@ -326,6 +326,37 @@ test('the ResultCache constructor and checkFlows accept and refuse the same valu
   }
 });
 
+test('reportBlockedFlow hands onEvent a new blocked event of the flow, whatever the flow or the observer does', () => {
+  const events = [];
+  const flow = { from: 'vault', to: 'mailer', toolName: 'send_report', uris: ['mcp+cache://c/t'], sourceToolName: 'invoice.get' };
+  const cache = new ResultCache({ storage: 'memory', onEvent: (e) => events.push(e) });
+  cache.reportBlockedFlow(flow);
+  assert.deepEqual(events, [{ kind: 'blocked', from: 'vault', to: 'mailer', toolName: 'send_report', uris: ['mcp+cache://c/t'] }]);
+  assert.notEqual(events[0], flow);
+  // A field that cannot be read is undefined; a flow that is not an object has none.
+  const hostile = Object.defineProperty({ from: 'vault' }, 'to', { enumerable: true, get() { throw new Error('boom'); } });
+  cache.reportBlockedFlow(hostile);
+  cache.reportBlockedFlow(undefined);
+  assert.deepEqual(events.slice(1), [
+    { kind: 'blocked', from: 'vault', to: undefined, toolName: undefined, uris: undefined },
+    { kind: 'blocked', from: undefined, to: undefined, toolName: undefined, uris: undefined },
+  ]);
+  // An observer that throws changes nothing; no observer, nothing to do.
+  const throwing = new ResultCache({ storage: 'memory', onEvent: () => { throw new Error('observer'); } });
+  assert.equal(throwing.reportBlockedFlow(flow), undefined);
+  assert.equal(new ResultCache({ storage: 'memory' }).reportBlockedFlow(flow), undefined);
+});
+
+test('flows is checked before any other option; an unreadable flows or onEvent is a TypeError naming it', () => {
+  assert.throws(() => new ResultCache({ threshold: -1, flows: 'sameserver' }), (e) => e instanceof TypeError && /^ResultCache: flows must be/.test(e.message));
+  assert.throws(() => new ResultCache({ threshold: -1 }), (e) => e instanceof TypeError && /threshold/.test(e.message));
+  for (const key of ['flows', 'onEvent']) {
+    const options = Object.defineProperty({ storage: 'memory' }, key, { get() { throw new Error('boom'); } });
+    assert.throws(() => new ResultCache(options), (e) => e instanceof TypeError && e.message.includes(`\`${key}\``), key);
+  }
+  assert.throws(() => new ResultCache(5), (e) => e instanceof TypeError && /options must be an object/.test(e.message));
+});
+
 test('bad flows and approve are TypeErrors at once', async () => {
   assert.throws(() => new ResultCache({ storage: 'memory', flows: 'sameserver' }), (e) => e instanceof TypeError && /flows must be/.test(e.message));
   assert.throws(() => new ResultCache({ storage: 'memory', flows: { vault: 'mailer' } }), TypeError);
