@@ -236,3 +236,20 @@ export function mcpCacheOpen(factory, name, version, stores, onUpgrade, onBlocke
     }
   });
 }
+
+// A read: a `get` of every key in `keys` on `store` at once, answered with their results in
+// order as soon as the last one succeeds. A read-only transaction has nothing to commit, so its
+// results are final then (requests are answered in order); waiting for `complete` as well cost
+// ~0.2 ms a read. A failed request fires no success: the transaction aborts, and the read
+// rejects with its error (an `AbortError` when it has none). `keys` is never empty.
+/**
+ * @param {IDBTransaction} tx @param {IDBObjectStore} store @param {string[]} keys
+ * @returns {Promise<unknown[]>}
+ */
+export function mcpCacheGetRows(tx, store, keys) {
+  return new Promise((resolve, reject) => {
+    const requests = keys.map((key) => store.get(key));
+    /** @type {IDBRequest} */ (requests.at(-1)).onsuccess = () => resolve(requests.map((request) => request.result));
+    tx.onabort = () => reject(tx.error ?? Object.assign(new Error('transaction aborted'), { name: 'AbortError' }));
+  });
+}

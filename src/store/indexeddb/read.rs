@@ -4,8 +4,10 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use js_sys::Array;
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     IdbCursorDirection, IdbKeyRange, IdbObjectStore, IdbTransaction, IdbTransactionMode,
 };
@@ -19,9 +21,11 @@ use crate::store::idb_events::transaction_done;
 use crate::store::js_record::{self, field, number};
 use crate::store::{JsRecord, StoreError, StoreStats, Totals};
 
-/// Issues a `get` of every key of `uris` in `store` at once, awaits the completion of `tx` and
-/// reads each result as a record (`None` where absent); order follows `uris`. The chatbox-core
-/// reader reads through this too.
+/// Issues a `get` of every key of `uris` in `store` at once and reads each result as a record
+/// (`None` where absent) as soon as the last one succeeds; order follows `uris`. A read-only
+/// transaction has nothing to commit, so its results are final then: the read does not wait
+/// for `complete` too (`mcpCacheGetRows` in `idb_objects.js`). A failed request aborts the
+/// transaction, and the read is its error. The chatbox-core reader reads through this too.
 ///
 /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
 pub(in crate::store) async fn get_records(
@@ -30,16 +34,26 @@ pub(in crate::store) async fn get_records(
     uris: &[&str],
     context: &str,
 ) -> Result<Vec<Option<JsRecord>>, StoreError> {
-    let requests = uris
-        .iter()
-        .map(|uri| store.get(&JsValue::from_str(uri)))
-        .collect::<Result<Vec<_>, JsValue>>()
+    if uris.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Array = uris.iter().map(|uri| JsValue::from_str(uri)).collect();
+    let rows = JsFuture::from(get_rows(tx, store, &keys))
+        .await
         .map_err(|e| StoreError::from_js(context, &e))?;
-    transaction_done(tx, context).await?;
-    Ok(requests
+    Ok(rows
+        .unchecked_into::<Array>()
         .iter()
-        .map(|r| r.result().ok().and_then(|v| js_record::from_js(&v)))
+        .map(|v| js_record::from_js(&v))
         .collect())
+}
+
+#[wasm_bindgen(module = "/src/store/idb_objects.js")]
+extern "C" {
+    /// Every `get` issued at once; resolves with their results when the last one succeeds,
+    /// rejects with the transaction's error when it aborts.
+    #[wasm_bindgen(js_name = mcpCacheGetRows)]
+    fn get_rows(tx: &IdbTransaction, store: &IdbObjectStore, keys: &Array) -> Promise;
 }
 
 impl IndexedDbStore {
