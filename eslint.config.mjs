@@ -8,7 +8,7 @@ export default [
   {
     ignores: [
       'node_modules/', 'pkg/', 'target/', 'www/', 'bench/', 'examples/', 'tests/*/', '!tests/js/', 'docs/', '.tmp/',
-      'js/browser.mjs', 'js/server.mjs', 'js/lists.mjs', 'js/constants.cjs', 'js/augment.cjs', 'js/defaults.cjs', 'js/cache-flows.cjs',
+      'js/browser.mjs', 'js/server.mjs', 'js/lists.mjs', 'js/constants.cjs', 'js/augment.cjs', 'js/defaults.cjs', 'js/cache-flows.cjs', 'js/warm-up.cjs',
       'js/node.mjs', 'js/server.node.mjs', 'js/lists.node.mjs', 'js/src/constants.mjs', 'js/protocol.mjs',
     ],
   },

@@ -26,6 +26,17 @@ export * from './constants.js';
  */
 export declare function ready(): Promise<void>;
 
+/**
+ * Runs, once, the code a first tool result runs (the engine compiles WebAssembly and JS on first
+ * call; the browser starts IndexedDB's write path on a first read-write transaction): a sample
+ * result of 240 rows is stored by `afterToolCall` and substituted back, in a scratch cache of
+ * its own (database `mcp-result-cache-warm-up`, deleted afterwards; memory where there is no
+ * IndexedDB). Call it at startup, after `ready()`, off the path of any tool result: the first
+ * `afterToolCall` then costs about what later ones do. Never rejects; no cache, database or
+ * `onEvent` of the host sees it.
+ */
+export declare function warmUp(): Promise<void>;
+
 // The free functions: the `ResultCache` methods of the same names, on one default cache
 // (database "mcp-result-cache", IndexedDB when present, else memory) created on first use.
 

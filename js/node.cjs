@@ -44,6 +44,11 @@ class ResultCache extends wasm.ResultCache {
   }
 }
 
+// `warmUp()`: the code of a first tool result run once, in a scratch cache (js/src/warm-up.mjs,
+// shared with the browser entry; written from it by the build).
+const { warmUp: warmUpWith } = /** @type {typeof import('./src/warm-up.mjs')} */ (require('./warm-up.cjs'));
+const warmUp = () => warmUpWith((options) => new ResultCache(options));
+
 // One ResultCache with default options (or configureDefaultCache's), created on first use.
 makeDefaultCacheWith((options) => new ResultCache(options));
 
@@ -60,6 +65,7 @@ module.exports = {
   ready: () => Promise.resolve(),
   ...wasm,
   ResultCache,
+  warmUp,
   augmentTools,
   cacheTools,
   ...free,

@@ -19,6 +19,7 @@ export const {
   parseInvalidations,
   sanitizeConvId,
   wasmMemoryBytes,
+  warmUp,
   augmentTools,
   cacheTools,
   afterToolCall,

@@ -51,7 +51,7 @@ echo "build: toolchain $toolchain ($(rustc --version))"
 # fingerprint of every input (sources, manifests, lockfiles, the build scripts, the toolchain and
 # its flags) is pkg/.inputs, written last; every output must still be there. `npm start` and
 # `npm run build` on an unchanged tree take seconds. BUILD_FORCE=1 rebuilds anyway.
-outputs=(js/browser.mjs js/server.mjs js/lists.mjs js/constants.cjs js/augment.cjs js/cache-flows.cjs js/protocol.mjs js/defaults.cjs js/node.mjs
+outputs=(js/browser.mjs js/server.mjs js/lists.mjs js/constants.cjs js/augment.cjs js/cache-flows.cjs js/warm-up.cjs js/protocol.mjs js/defaults.cjs js/node.mjs
   js/server.node.mjs js/lists.node.mjs pkg/node/index.d.mts pkg/server-node/index.d.mts
   pkg/lists-node/index.d.mts)
 for dir in web node server-web server-node lists-web lists-node; do

@@ -36,6 +36,7 @@ const PROTOCOL = {
   UNKNOWN_SOURCE_TOOL: 'src/core/record.rs',
   DEFAULT_DB_NAME: 'src/cache/builder.rs',
   SERVER_MARK: 'src/core/source.rs',
+  META_URIS_KEY: 'src/core/content.rs',
 };
 
 async function read(name, file) {

@@ -13,6 +13,7 @@ import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
 import { DEFAULT_DB_NAME } from '../protocol.mjs';
 import { cacheToolsLoader, makeDefaultCacheWith } from './defaults.mjs';
 import { cacheFlows } from './cache-flows.mjs';
+import { warmUp as warmUpWith } from './warm-up.mjs';
 
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
 export * from './constants.mjs';
@@ -28,7 +29,7 @@ const requireReady = lazy.requireReady;
 const syncExport = (/** @type {string} */ name) => lazy.syncExport(wasm, name);
 
 // Cold start: a cache's first operation needs both the WebAssembly module and the browser's
-// IndexedDB backend for this origin, and each takes milliseconds to start. `warmUp` starts both
+// IndexedDB backend for this origin, and each takes milliseconds to start. `startEarly` starts both
 // at once, before the module is ready: the module's fetch and compilation, and a version-less
 // open of the database that only wakes the backend. It never creates a database (a creation is
 // aborted in `upgradeneeded`, so the cache's own open creates it with the full schema) and never
@@ -37,7 +38,7 @@ const syncExport = (/** @type {string} */ name) => lazy.syncExport(wasm, name);
 const warmups = new Map();
 
 /** @param {unknown} options @returns {Promise<void> | undefined} */
-function warmUp(options) {
+function startEarly(options) {
   let dbName = DEFAULT_DB_NAME;
   try {
     // Only plain data properties are looked at here: no getter runs twice.
@@ -91,10 +92,17 @@ export const matchGlob = memoizedMatchGlob(lazy, wasm);
 // @ts-expect-error js/readback.mjs is next to the bundle (js/browser.mjs), not to this source
 export const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
 
+/**
+ * Runs the code of a first tool result once, at startup, in a scratch cache (a database of its
+ * own, deleted after): the first `afterToolCall` then costs what later ones do. Awaits `ready()`;
+ * never rejects (a module that failed to load is reported by the calls that need it).
+ */
+export const warmUp = () => ready().then(() => warmUpWith((options) => new ResultCache(options)), () => {});
+
 // The free functions over one ResultCache, made on first use (js/src/defaults.mjs); the cache of
 // configureDefaultCache waits for the module (its options are validated then) and the warm-up.
 // The methods are defined from the WebAssembly class's (below); js/index.d.ts types them.
-makeDefaultCacheWith((options) => /** @type {any} */ (new ResultCache(options)), (options) => Promise.all([ready(), warmUp(options)]));
+makeDefaultCacheWith((options) => /** @type {any} */ (new ResultCache(options)), (options) => Promise.all([ready(), startEarly(options)]));
 export {
   configureDefaultCache, cacheToolResult, readCachedPayload, lookup, clearConversation, evictOlderThan, substituteCacheUris,
   beforeToolCall, afterToolCall,
@@ -122,7 +130,7 @@ export class ResultCache {
     this.#flows = cacheFlows(options);
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
-    else this.#warm = warmUp(options);
+    else this.#warm = startEarly(options);
   }
 
   /** @type {Promise<wasm.ResultCache> | null} */
