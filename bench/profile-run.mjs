@@ -51,4 +51,5 @@ for (const [side, results] of Object.entries(pages)) {
     }
   }
   for (const k of Object.keys(results[0].parts)) console.log(`- ${k}: ${results.map((r) => r.parts[k].toFixed(1)).join(' / ')}`);
+  for (const impl of Object.keys(results[0].big)) console.log(`- 1 MB write+read, ${impl} (ms): ${results.map((r) => r.big[impl].toFixed(2)).join(' / ')}`);
 }

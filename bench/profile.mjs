@@ -214,9 +214,28 @@ for (const [impl, byOp] of Object.entries(timelines)) {
 }
 // The parts before the transaction, each in a loop (per call, µs).
 const loop = (n, f) => { const a = performance.now(); for (let i = 0; i < n; i++) f(); return ((performance.now() - a) / n) * 1000; };
+const oneMb = rowsOfSize(1024 * 1024);
 out.parts = {
   'JSON.stringify 4 KB (µs)': loop(2000, () => JSON.stringify(four)),
   'estimateSize 4 KB through the boundary (µs)': loop(2000, () => ours.estimateSize(four)),
+  // What a 1 MB write+read costs besides the floor's put and get: the contract's size (UTF-8
+  // bytes of its JSON) is a JSON.stringify and a scan; the put and the get each clone it.
+  'JSON.stringify 1 MB (µs)': loop(30, () => JSON.stringify(oneMb)),
+  'estimateSize 1 MB through the boundary (µs)': loop(30, () => ours.estimateSize(oneMb)),
+  'structuredClone 1 MB (µs)': loop(30, () => structuredClone(oneMb)),
 };
+// The 1 MB write+read, whole (medians of 20 rounds after 3, ms), in the same page.
+out.big = {};
+for (const impl of ['floor', 'js-baseline', 'ours']) {
+  const cache = impls[impl];
+  const totals = [];
+  for (let round = 0; round < 23; round++) {
+    const a = performance.now();
+    const uri = await cache.cacheToolResult({ payload: oneMb, convId: 'big' });
+    if (!(await cache.readCachedPayload(uri))) throw new Error(`${impl}: 1 MB miss`);
+    if (round >= 3) totals.push(performance.now() - a);
+  }
+  out.big[impl] = median(totals);
+}
 window.__benchResult = out;
 document.getElementById('out').textContent = JSON.stringify(out, null, 2);

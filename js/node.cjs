@@ -29,7 +29,7 @@ class ResultCache extends wasm.ResultCache {
   /** @param {any} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
   constructor(options) {
     const flows = cacheFlows(options);
-    super(options);
+    super(flows.options);
     this.#flows = flows;
   }
 

@@ -128,6 +128,7 @@ export class ResultCache {
 
   constructor(/** @type {any} */ options) {
     this.#flows = cacheFlows(options);
+    options = this.#flows.options;
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
     else this.#warm = startEarly(options);

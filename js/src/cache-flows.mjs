@@ -8,10 +8,12 @@ import { checkFlows } from '../flows.mjs';
 
 /**
  * The flow policy of a cache made with `options`, checked at once (a bad `flows` is a
- * `TypeError`, before any other option is looked at), and the reporter of its refusals to the
- * `onEvent` observer of the same options (read once, here; the constructor checks its type).
- * A getter of `options` that throws is a `TypeError` naming the option, as the WebAssembly
- * constructor says of the others.
+ * `TypeError`, before any other option is looked at), the reporter of its refusals to the
+ * `onEvent` observer of the same options, and the options to hand the WebAssembly constructor:
+ * `onEvent` is read once, here, and that value is what the constructor reads too (a view of
+ * `options` answering it; every other option is read from `options` itself, when the constructor
+ * reads it). A getter of `options` that throws is a `TypeError` naming the option, as the
+ * WebAssembly constructor says of the others.
  * @param {any} options the `ResultCache` constructor's
  */
 export function cacheFlows(options) {
@@ -28,6 +30,10 @@ export function cacheFlows(options) {
   return {
     /** The `flows` option as given; `"any"` when absent. @type {import('../../pkg/web/mcp_result_cache.js').FlowPolicy} */
     flows: flows ?? 'any',
+    /** What the WebAssembly constructor is given (the caller's options, checked there). @type {any} */
+    options: options !== null && typeof options === 'object'
+      ? new Proxy(options, { get: (target, key) => (key === 'onEvent' ? onEvent : Reflect.get(target, key)) })
+      : options,
     /**
      * Hands `onEvent` a new `blocked` event with the `from`, `to`, `toolName` and `uris` of
      * `flow` (a field that cannot be read is `undefined`). An observer that throws changes

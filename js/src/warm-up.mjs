@@ -12,30 +12,52 @@ import { DEFAULT_DB_NAME, META_URIS_KEY, URI_ARG_SUFFIX } from '../protocol.mjs'
 /** The scratch database: the package's default name with a suffix no cache of the host uses by accident. */
 const SCRATCH_DB = `${DEFAULT_DB_NAME}-warm-up`;
 
-/** Deletes `name`, whatever happens (a failure leaves an empty database of a known name). @param {string} name */
+/**
+ * Deletes `name` and resolves when it is gone, or on an error. A `blocked` delete waits on: the
+ * scratch cache's connection is closing but its last read-only transaction may still run (reads
+ * resolve at their last request's success), and the delete proceeds once it ends; after
+ * `BLOCKED_WAIT_MS` (a connection someone else keeps open) it resolves anyway, and the delete
+ * completes whenever that connection closes.
+ * @param {string} name
+ */
 function deleteDatabase(name) {
   return new Promise((/** @type {(value?: unknown) => void} */ settle) => {
     try {
       const request = indexedDB.deleteDatabase(name);
-      request.onsuccess = request.onerror = request.onblocked = settle;
+      request.onsuccess = request.onerror = settle;
+      request.onblocked = () => setTimeout(settle, BLOCKED_WAIT_MS);
     } catch {
       settle();
     }
   });
 }
 
+/** How long a blocked delete of the scratch database is waited for. */
+const BLOCKED_WAIT_MS = 2000;
+
+/** The one warm-up of this realm (the scratch database has one name: two at once would share it). @type {Promise<void> | undefined} */
+let once;
+
 /**
  * Resolves once a sample tool result (240 rows, ~6 KB) has been stored by `afterToolCall` and
- * substituted back by `substituteCacheUris` in a scratch cache made by `create`. Never rejects:
- * a warm-up that fails (no storage, a quota) only leaves the first call as slow as without it.
+ * substituted back by `substituteCacheUris` in a scratch cache made by `create`, and its
+ * database deleted; later calls answer the same promise. Never rejects: a warm-up that fails
+ * (no storage, a quota, an `indexedDB` the page may not read) only leaves the first call as slow
+ * as without it.
  * @param {(options: object) => any} create makes a `ResultCache` of the entry
  * @returns {Promise<void>}
  */
-export async function warmUp(create) {
-  const idb = typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
+export function warmUp(create) {
+  return (once ??= run(create).catch(() => {}));
+}
+
+/** @param {(options: object) => any} create */
+async function run(create) {
+  let idb = false;
   /** @type {any} */
   let scratch;
   try {
+    idb = typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
     scratch = create(idb ? { dbName: SCRATCH_DB, legacyChatboxCore: false } : { storage: 'memory' });
     const rows = Array.from({ length: 240 }, (_, i) => ({ t: i, value: i % 17, label: `row ${i}` }));
     const result = { content: [{ type: 'text', text: JSON.stringify({ rows }) }], structuredContent: { rows } };

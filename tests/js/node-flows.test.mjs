@@ -347,6 +347,17 @@ test('reportBlockedFlow hands onEvent a new blocked event of the flow, whatever 
   assert.equal(new ResultCache({ storage: 'memory' }).reportBlockedFlow(flow), undefined);
 });
 
+test('onEvent is read once: the observer of blocked flows is the observer of every other event', async () => {
+  let reads = 0;
+  const events = [];
+  const observer = (e) => events.push(e.kind);
+  const cache = new ResultCache({ storage: 'memory', threshold: 0, get onEvent() { reads += 1; return reads === 1 ? observer : () => {}; } });
+  await cache.cacheToolResult({ payload: { rows: [1] }, convId: 'c' });
+  cache.reportBlockedFlow({ from: 'a', to: 'b', toolName: 't', uris: [] });
+  assert.equal(reads, 1);
+  assert.deepEqual(events, ['write', 'blocked']);
+});
+
 test('flows is checked before any other option; an unreadable flows or onEvent is a TypeError naming it', () => {
   assert.throws(() => new ResultCache({ threshold: -1, flows: 'sameserver' }), (e) => e instanceof TypeError && /^ResultCache: flows must be/.test(e.message));
   assert.throws(() => new ResultCache({ threshold: -1 }), (e) => e instanceof TypeError && /threshold/.test(e.message));
