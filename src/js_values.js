@@ -4,30 +4,19 @@
 // snippet file as a module of its own.
 
 // ---- UTF-8 length ----
-// A result's size is the UTF-8 byte length of its JSON (docs/PROTOCOL.md). `encodeInto` into one
-// reused 64 KB buffer, a chunk at a time: nothing the size of the string is allocated, and it is
-// 10× faster than scanning for a non-ASCII character (1 MB: 0.06 against 0.6 ms). It never
-// splits a surrogate pair (a chunk ends before one that does not fit) and writes a lone
-// surrogate as U+FFFD, 3 bytes, as `core::size::utf8_len_of_utf16` counts it. The glue itself
-// needs `TextEncoder` with `encodeInto` (it adds the method where it is missing).
-/** @type {Uint8Array | undefined} */
-let utf8Chunk;
+// A result's size is the UTF-8 byte length of its JSON (docs/PROTOCOL.md). An ASCII-only string
+// (most JSON) costs one regular-expression scan; any other is encoded by `TextEncoder` (a lone
+// surrogate becomes U+FFFD, 3 bytes, as `core::size::utf8_len_of_utf16` counts it). Measured
+// and not kept: `encodeInto` a chunk at a time into one reused buffer, 10× faster in Node but
+// not in Chromium, where every call copies the string it is given into the browser's own (an
+// 8 MB write+read took 2.6× as long).
+const NON_ASCII = /[^\x00-\x7f]/;
 /** @type {TextEncoder | undefined} */
 let utf8Encoder;
 /** @param {string} text */
 export function utf8Length(text) {
-  utf8Chunk ??= new Uint8Array(65536);
-  utf8Encoder ??= new TextEncoder();
-  // An engine without `encodeInto` (none this package supports) measures by encoding whole.
-  if (typeof utf8Encoder.encodeInto !== 'function') return utf8Encoder.encode(text).length;
-  let total = 0;
-  for (let at = 0; at < text.length;) {
-    const { read, written } = utf8Encoder.encodeInto(at ? text.substring(at) : text, utf8Chunk);
-    if (!read) return total + utf8Encoder.encode(text.substring(at)).length; // never: a chunk holds any code point
-    total += /** @type {number} */ (written);
-    at += read;
-  }
-  return total;
+  if (!NON_ASCII.test(text)) return text.length;
+  return (utf8Encoder ??= new TextEncoder()).encode(text).length;
 }
 
 // ---- Payload shape ----

@@ -8,9 +8,9 @@ use wasm_bindgen::JsCast;
 
 use crate::core::pointer::{array_index, JsonPointer};
 
-/// UTF-8 byte length of a JS string (`utf8Length` in `js_values.js`: `TextEncoder.encodeInto`
-/// a chunk at a time into one reused buffer, 0.06 ms a MB where a scan for non-ASCII characters
-/// took 0.6). A lone surrogate counts 3 bytes (U+FFFD), as [`crate::core::size`] counts it.
+/// UTF-8 byte length of a JS string (`utf8Length` in `js_values.js`: an ASCII-only string, most
+/// JSON, costs one regular-expression scan; any other is encoded by `TextEncoder`). A lone
+/// surrogate counts 3 bytes (U+FFFD), as [`crate::core::size`] counts it.
 pub fn utf8_len(s: &JsString) -> u64 {
     utf8_length(s) as u64
 }
