@@ -10,7 +10,7 @@
 // and not kept: `encodeInto` a chunk at a time into one reused buffer, 10× faster in Node but
 // not in Chromium, where every call copies the string it is given into the browser's own (an
 // 8 MB write+read took 2.6× as long).
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 /** @type {TextEncoder | undefined} */
 let utf8Encoder;
 /** @param {string} text */
