@@ -44,9 +44,9 @@ class ResultCache extends wasm.ResultCache {
   }
 }
 
-// `warmUp()`: the code of a first tool result run once, in a scratch cache (js/src/warm-up.mjs,
+// `warmUp()`: the code of a first tool result run once, in a scratch cache (js/warm-up.mjs,
 // shared with the browser entry; written from it by the build).
-const { warmUp: warmUpWith } = /** @type {typeof import('./src/warm-up.mjs')} */ (require('./warm-up.cjs'));
+const { warmUp: warmUpWith } = /** @type {typeof import('./warm-up.mjs')} */ (require('./warm-up.cjs'));
 const warmUp = () => warmUpWith((options) => new ResultCache(options));
 
 // One ResultCache with default options (or configureDefaultCache's), created on first use.

@@ -60,7 +60,7 @@ done
 fingerprint="$({
   printf '%s\n' "$toolchain" "$(rustc --version)" "${RUSTFLAGS:-}" "${build_std[*]:-}"
   find src js/src -type f ! -path js/src/constants.mjs -print0 | sort -z | xargs -0 sha256sum
-  sha256sum Cargo.toml Cargo.lock package.json package-lock.json scripts/build.sh \
+  sha256sum Cargo.toml Cargo.lock package.json package-lock.json js/warm-up.mjs js/flows.mjs scripts/build.sh \
     scripts/release-toolchain.sh scripts/web-glue.mjs scripts/constants.mjs scripts/node-entries.mjs
 } | sha256sum | cut -d' ' -f1)"
 if [ "${BUILD_FORCE:-}" != 1 ] && [ "$(cat pkg/.inputs 2>/dev/null)" = "$fingerprint" ] \

@@ -2,7 +2,7 @@
 // scripts/build.sh):
 // - js/augment.cjs, js/cache-flows.cjs, js/warm-up.cjs and js/defaults.cjs, the CommonJS copies
 //   of js/src/augment.mjs (with the js/protocol.mjs it imports bundled in), js/src/cache-flows.mjs
-//   (with js/flows.mjs's `checkFlows`), js/src/warm-up.mjs and js/src/defaults.mjs that
+//   (with js/flows.mjs's `checkFlows`), js/warm-up.mjs and js/src/defaults.mjs that
 //   js/node.cjs requires: one
 //   source for both module systems, converted by rolldown (already the bundler of the browser
 //   entries), unminified;
@@ -19,7 +19,7 @@ const require = createRequire(import.meta.url);
 const CONVERTED = [
   { source: 'js/src/augment.mjs', out: 'js/augment.cjs', exports: 'augmentTools' },
   { source: 'js/src/cache-flows.mjs', out: 'js/cache-flows.cjs', exports: 'cacheFlows' },
-  { source: 'js/src/warm-up.mjs', out: 'js/warm-up.cjs', exports: 'warmUp' },
+  { source: 'js/warm-up.mjs', out: 'js/warm-up.cjs', exports: 'warmUp' },
   { source: 'js/src/defaults.mjs', out: 'js/defaults.cjs', exports: 'afterToolCall,beforeToolCall,cacheToolResult,cacheToolsLoader,clearConversation,configureDefaultCache,evictOlderThan,lookup,makeDefaultCacheWith,readCachedPayload,substituteCacheUris' },
 ];
 for (const { source, out, exports } of CONVERTED) {

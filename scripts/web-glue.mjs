@@ -102,8 +102,9 @@ async function bundleEntry({ out, source, pkg }, scratch) {
   const bundle = await rolldown({
     input: source,
     treeshake: true,
-    // The read-back tools stay their own module (js/readback.mjs), imported on first use.
-    external: ['./readback.mjs'],
+    // The read-back tools and the warm-up stay their own modules (js/readback.mjs,
+    // js/warm-up.mjs), imported on first use.
+    external: ['./readback.mjs', './warm-up.mjs'],
     plugins: [{
       name: 'wasm-url-from-js',
       transform(code, id) {

@@ -13,7 +13,6 @@ import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
 import { DEFAULT_DB_NAME } from '../protocol.mjs';
 import { cacheToolsLoader, makeDefaultCacheWith } from './defaults.mjs';
 import { cacheFlows } from './cache-flows.mjs';
-import { warmUp as warmUpWith } from './warm-up.mjs';
 
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
 export * from './constants.mjs';
@@ -94,10 +93,15 @@ export const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
 
 /**
  * Runs the code of a first tool result once, at startup, in a scratch cache (a database of its
- * own, deleted after): the first `afterToolCall` then costs what later ones do. Awaits `ready()`;
- * never rejects (a module that failed to load is reported by the calls that need it).
+ * own, deleted after): the first `afterToolCall` then costs what later ones do. Awaits `ready()`
+ * and js/warm-up.mjs (its own module, next to the bundle: a page that never warms up never
+ * downloads it); never rejects (a module that failed to load is reported by the calls that need
+ * it).
  */
-export const warmUp = () => ready().then(() => warmUpWith((options) => new ResultCache(options)), () => {});
+export const warmUp = () => ready()
+  // @ts-expect-error js/warm-up.mjs is next to the bundle (js/browser.mjs), not to this source
+  .then(() => import('./warm-up.mjs'))
+  .then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp((options) => new ResultCache(options)), () => {});
 
 // The free functions over one ResultCache, made on first use (js/src/defaults.mjs); the cache of
 // configureDefaultCache waits for the module (its options are validated then) and the warm-up.

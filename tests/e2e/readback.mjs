@@ -1,7 +1,9 @@
 // The read-back tools in real Chromium over IndexedDB (Playwright, Debian's /usr/bin/chromium):
 // paging 100 000 stored rows visits each exactly once; a derived reference resolves through
 // substituteCacheUris, survives a reload, and is refused once its source is invalidated from
-// another tab, evicted or cleared; conversation scope; byte-identical repeated answers.
+// another tab, evicted or cleared; conversation scope; byte-identical repeated answers. And the
+// entry's other module loaded on first use, js/warm-up.mjs: `warmUp()` fetches it once, leaves
+// no database behind, and the caches made afterwards work.
 import assert from 'node:assert/strict';
 import { checks } from './checks.mjs';
 import { openProfile } from './profile.mjs';
@@ -160,6 +162,27 @@ try {
       assert.ok(answer.length <= 1000);
       assert.match(answer.value.error, /^invalid_args: /);
     }
+    await page.close();
+  });
+
+  await check('warmUp() loads js/warm-up.mjs once, on its first call, and leaves no database behind', async () => {
+    const page = await newPage();
+    const out = await page.evaluate(async () => {
+      const fetched = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/js/warm-up.mjs')).length;
+      const before = fetched();
+      const calls = [window.mrc.warmUp(), window.mrc.warmUp()];
+      await Promise.all(calls);
+      await window.mrc.warmUp();
+      const names = (await indexedDB.databases()).map((d) => d.name);
+      const cache = new window.mrc.ResultCache({ dbName: 'after-warm-up', threshold: 0 });
+      const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3] }, convId: 'w' });
+      const back = await cache.readCachedPayload(uri, { convId: 'w' });
+      return { before, after: fetched(), names, back };
+    });
+    assert.equal(out.before, 0, 'not fetched before warmUp()');
+    assert.equal(out.after, 1, 'fetched once');
+    assert.ok(!out.names.includes('mcp-result-cache-warm-up'), `left behind: ${out.names}`);
+    assert.deepEqual(out.back, { rows: [1, 2, 3] });
     await page.close();
   });
 

@@ -1,4 +1,4 @@
-// warmUp() (js/src/warm-up.mjs) against the built Node entry over fake-indexeddb: it runs a
+// warmUp() (js/warm-up.mjs) against the built Node entry over fake-indexeddb: it runs a
 // store and a substitution in a scratch database of its own and leaves nothing behind, and no
 // cache of the host sees any of it. (What it buys, the first call's time, is measured by the
 // bench's startup workload, not here.)

@@ -1,5 +1,6 @@
 // `warmUp()`: runs, once, the code a chat app's first tool result runs, so that result does not
-// pay for it. A first `afterToolCall` costs 3–5× a warm one (bench/RESULTS.md, *Startup*): the
+// pay for it. Its own module, imported by the browser entry on the first `warmUp()` call (as the
+// read-back tools are): a page that never calls it never downloads it. A first `afterToolCall` costs 3–5× a warm one (bench/RESULTS.md, *Startup*): the
 // engine compiles the WebAssembly functions and the glue on their first call, and the browser
 // starts IndexedDB's write path on a database's first read-write transaction. Both happen here,
 // at startup, in a scratch cache: a result big enough to be stored goes through
@@ -7,7 +8,7 @@
 // database of its own (deleted afterwards) where IndexedDB exists, else memory; no other cache,
 // database or observer sees any of it. Shared by the browser and Node entries (js/node.cjs
 // through the CommonJS copy js/warm-up.cjs).
-import { DEFAULT_DB_NAME, META_URIS_KEY, URI_ARG_SUFFIX } from '../protocol.mjs';
+import { DEFAULT_DB_NAME, META_URIS_KEY, URI_ARG_SUFFIX } from './protocol.mjs';
 
 /** The scratch database: the package's default name with a suffix no cache of the host uses by accident. */
 const SCRATCH_DB = `${DEFAULT_DB_NAME}-warm-up`;
