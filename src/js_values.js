@@ -1,6 +1,7 @@
 // Walks over caller JS values that are plain JS to write and cost far more as catching bindings
 // in WebAssembly: the shape check of a payload (src/cache/payload.rs), the UTF-8 length of its
-// JSON, and the canonical JSON of a call's arguments (src/js_args.rs). One file: the test runner and the browser fetch each
+// JSON, the canonical JSON of a call's arguments (src/js_args.rs), and the order of the objects
+// `entries()` answers (src/bindings/result_cache.rs). One file: the test runner and the browser fetch each
 // snippet file as a module of its own.
 
 // ---- UTF-8 length ----
@@ -103,4 +104,13 @@ export function mcpCanonicalJson(value, depthLimit, itemLimit) {
   } catch {
     return undefined;
   }
+}
+
+// ---- Entry lists ----
+// `entries()` answers its objects oldest first. `Array.prototype.sort` is stable (ES2019): entries
+// added in the same millisecond keep the store's order. A sort in Rust is code per element type
+// (845 B gzip of the host `.wasm` for this one list); here it is one line.
+/** @param {{ addedAt: number }[]} list @returns {void} */
+export function mcpSortByAddedAt(list) {
+  list.sort((a, b) => a.addedAt - b.addedAt);
 }

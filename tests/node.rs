@@ -13,6 +13,8 @@
 mod call_order;
 #[path = "suite/conformance.rs"]
 mod conformance;
+#[path = "suite/utf8_rule.rs"]
+mod utf8_rule;
 // Shared with the browser suites, which use every helper; this one only some.
 #[allow(dead_code)]
 #[path = "suite/support.rs"]

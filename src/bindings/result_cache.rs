@@ -101,6 +101,13 @@ impl JsResultCache {
     }
 }
 
+#[wasm_bindgen(module = "/src/js_values.js")]
+extern "C" {
+    /// Orders `entries()`'s objects by `addedAt`, stably, in JS (`js_values.js`).
+    #[wasm_bindgen(js_name = mcpSortByAddedAt)]
+    fn sort_by_added_at(list: &js_sys::Array);
+}
+
 fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
     if let Some(s) = value.as_string() {
         return Ok(vec![s]);
@@ -390,8 +397,7 @@ impl JsResultCache {
         let cache = self.shared();
         promise(async move {
             let scope = conv_scope(&options.unwrap_or(JsValue::UNDEFINED))?;
-            let mut records = cache.entries(scope.as_deref()).await.map_err(store_error)?;
-            crate::core::sort::sort_by(&mut records, |a, b| a.added_at < b.added_at);
+            let records = cache.entries(scope.as_deref()).await.map_err(store_error)?;
             let list: js_sys::Array = records
                 .into_iter()
                 .map(|r| {
@@ -413,6 +419,7 @@ impl JsResultCache {
                     JsValue::from(obj)
                 })
                 .collect();
+            sort_by_added_at(&list);
             Ok(list.into())
         })
     }

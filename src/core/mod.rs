@@ -12,7 +12,6 @@ pub mod policy;
 pub mod record;
 pub mod reuse;
 pub mod size;
-pub mod sort;
 pub mod source;
 pub mod substitute;
 pub mod text;

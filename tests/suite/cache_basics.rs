@@ -176,6 +176,32 @@ async fn evict_older_than_uses_the_injected_clock() {
 }
 
 #[wasm_bindgen_test]
+async fn entries_are_listed_oldest_first_with_ties_in_reference_order() {
+    let (now, clock) = manual_clock(0.0);
+    let cache = idb_cache(&[("now", now)]);
+    let mut written = Vec::new();
+    for (i, at) in [30.0, 10.0, 20.0, 10.0, 10.0].into_iter().enumerate() {
+        clock.set(at);
+        let uri = put(&cache, &rows(100 + i), "c").await.unwrap();
+        written.push((at, uri));
+    }
+    // Oldest first; entries added in the same millisecond in the store's (reference) order.
+    written.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let list: js_sys::Array = wait(cache.entries(None)).await.unwrap().unchecked_into();
+    let listed: Vec<(f64, String)> = list
+        .iter()
+        .map(|e| {
+            let get = |k: &str| Reflect::get(&e, &k.into()).unwrap();
+            (
+                get("addedAt").as_f64().unwrap(),
+                get("uri").as_string().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, written);
+}
+
+#[wasm_bindgen_test]
 async fn evict_older_than_rejects_a_bad_max_age() {
     let cache = idb_cache(&[]);
     let err = wait(cache.evict_older_than(obj(&[("maxAgeMs", (-1).into())])))

@@ -12,3 +12,4 @@ mod legacy;
 mod pipeline;
 mod state_sync;
 mod substitution;
+mod utf8_rule;
