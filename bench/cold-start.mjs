@@ -85,14 +85,14 @@ export async function coldStart({ origin, rounds = 10, log = () => {} }) {
  * module's), then `rounds` rounds alternating the implementations' order, each implementation
  * measured by `each(impl, context)` in a fresh context.
  */
-async function alternate(origin, rounds, measure, each, done) {
+async function alternate(origin, rounds, measure, each, done, impls = Object.keys(IMPLS)) {
   const browser = await chromium.launch(chromiumOptions());
   try {
     const warm = await browser.newContext();
     await measure(origin, warm, 'js-baseline');
     await warm.close();
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 ? Object.keys(IMPLS).reverse() : Object.keys(IMPLS);
+      const order = round % 2 ? [...impls].reverse() : impls;
       for (const impl of order) {
         const context = await browser.newContext();
         try {
@@ -110,11 +110,14 @@ async function alternate(origin, rounds, measure, each, done) {
 
 /**
  * A chat app's start: the page creates the cache at load (`await ready()`, one cheap call
- * that opens the database, `cache.stats()`, and `warmUp()`, as docs/HOSTS.md says; the JS
- * module: one read, which opens it), the user
+ * that opens the database, `cache.stats()`, and `warmUp(options)` with the cache's options, as
+ * docs/HOSTS.md says; the JS module: one read, which opens it), the user
  * types, and the first tool result arrives a second later. On a fresh page of a new context
  * (new database), times that first `afterToolCall` (the JS module: `cacheToolResult`) and then
  * WARM_CALLS more, one after another; resolves `{ first, warm }` in ms (warm: their median).
+ * The floor is raw IndexedDB in the same page: its database opened and written once at load,
+ * then one `put` of the same result per call (what the browser itself charges for a first write
+ * after a second of idleness).
  */
 const WARM_CALLS = 9;
 async function startupOnce(origin, context, impl) {
@@ -124,14 +127,29 @@ async function startupOnce(origin, context, impl) {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${origin}/bench/cold-start.html`);
     const ours = impl === 'ours';
+    const floor = `const db = await new Promise((resolve, reject) => {
+        const q = indexedDB.open('startup', 1);
+        q.onupgradeneeded = () => q.result.createObjectStore('results', { keyPath: 'uri' });
+        q.onsuccess = () => resolve(q.result);
+        q.onerror = () => reject(q.error);
+      });
+      let key = 0;
+      const call = (n) => new Promise((resolve, reject) => {
+        const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
+        tx.objectStore('results').put({ uri: 'k' + key++, payload: payload(n) });
+        tx.oncomplete = resolve;
+        tx.onabort = () => reject(tx.error);
+      });
+      await call(-1);`;
     const out = await page.evaluate(`(async () => {
       const payload = (n) => ({ ok: true, rows: Array.from({ length: 240 }, (_, i) => ({ t: i + n, value: i % 17 })) });
-      const m = await import(${JSON.stringify(IMPLS[impl].entry)});
+      ${impl === 'floor' ? floor : `const m = await import(${JSON.stringify(IMPLS[impl].entry)});
       ${ours
     ? `await m.ready();
-      const cache = new m.ResultCache({ dbName: 'startup' });
+      const options = { dbName: 'startup' };
+      const cache = new m.ResultCache(options);
       await cache.stats();
-      await m.warmUp();
+      await m.warmUp(options);
       const call = async (n) => {
         const p = payload(n);
         const shown = await cache.afterToolCall('data.query', { content: [{ type: 'text', text: JSON.stringify(p) }], structuredContent: p }, { convId: 'startup' });
@@ -141,7 +159,7 @@ async function startupOnce(origin, context, impl) {
       await cache.readCachedPayload('mcp+cache://startup/none');
       const call = async (n) => {
         if (typeof await cache.cacheToolResult({ payload: payload(n), convId: 'startup' }) !== 'string') throw new Error('not cached');
-      };`}
+      };`}`}
       await new Promise((r) => setTimeout(r, 1000));
       const times = [];
       for (let n = 0; n <= ${WARM_CALLS}; n++) {
@@ -165,12 +183,13 @@ async function startupOnce(origin, context, impl) {
  * Resolves `{ rounds, results: { [impl]: { first: ms[], warm: ms[] } } }`.
  */
 export async function startup({ origin, rounds = 10, log = () => {} }) {
-  const results = Object.fromEntries(Object.keys(IMPLS).map((impl) => [impl, { first: [], warm: [] }]));
+  const impls = [...Object.keys(IMPLS), 'floor'];
+  const results = Object.fromEntries(impls.map((impl) => [impl, { first: [], warm: [] }]));
   await alternate(origin, rounds, startupOnce, async (impl, context) => {
     const { first, warm } = await startupOnce(origin, context, impl);
     results[impl].first.push(first);
     results[impl].warm.push(warm);
-  }, (round) => log(`startup round ${round}/${rounds}`));
+  }, (round) => log(`startup round ${round}/${rounds}`), impls);
   return { rounds, results };
 }
 
@@ -181,10 +200,10 @@ export function startupTable({ rounds, results }) {
     '|---|---:|---:|---:|',
   ];
   for (const [impl, { first, warm }] of Object.entries(results)) {
-    const call = impl === 'ours' ? '`afterToolCall`' : '`cacheToolResult`';
+    const call = { ours: '`afterToolCall`', floor: 'one `put`' }[impl] ?? '`cacheToolResult`';
     lines.push(`| ${impl} (${call}) | ${median(first).toFixed(2)} ms (${Math.min(...first).toFixed(2)}–${Math.max(...first).toFixed(2)}) | ${median(warm).toFixed(2)} ms | ${(median(first) / median(warm)).toFixed(2)}× |`);
   }
-  lines.push('', `${rounds} fresh pages each (new database). At load: ours \`await ready()\`, \`new ResultCache()\`, \`await cache.stats()\`, \`await warmUp()\`; the JS module one read. One second later the first tool result (240 rows, 6 KB), then ${WARM_CALLS} more one after another ("warm": their median).`);
+  lines.push('', `${rounds} fresh pages each (new database). At load: ours \`await ready()\`, \`new ResultCache(options)\`, \`await cache.stats()\`, \`await warmUp(options)\`; the JS module one read; the floor (raw IndexedDB, one store) its database opened and one \`put\`. One second later the first tool result (240 rows, 6 KB), then ${WARM_CALLS} more one after another ("warm": their median).`);
   return lines.join('\n');
 }
 

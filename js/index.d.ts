@@ -28,14 +28,23 @@ export declare function ready(): Promise<void>;
 
 /**
  * Runs, once, the code a first tool result runs (the engine compiles WebAssembly and JS on first
- * call; the browser starts IndexedDB's write path on a first read-write transaction): a sample
- * result of 240 rows is stored by `afterToolCall` and substituted back, in a scratch cache of
- * its own (database `mcp-result-cache-warm-up`, deleted afterwards; memory where there is no
- * IndexedDB). Call it at startup, after `ready()`, off the path of any tool result: the first
- * `afterToolCall` then costs about what later ones do. Never rejects; no cache, database or
- * `onEvent` of the host sees it.
+ * call): a sample result of 240 rows is stored by `afterToolCall` and substituted back, in a
+ * scratch cache of its own (database `mcp-result-cache-warm-up`, deleted afterwards; memory
+ * where there is no IndexedDB). Given the options the host's cache is created with (only
+ * `dbName` and `storage` are read), that cache's IndexedDB database also gets one read-write
+ * transaction that changes nothing (a database's first write is slower than its next ones); it
+ * is created if it does not exist yet, as the cache would on its first write. Call it at
+ * startup, after `ready()`, off the path of any tool result: the first `afterToolCall` then
+ * costs about what later ones do. Never rejects for a failed warm-up; a malformed `options` is
+ * a `TypeError`. No cache of the host, and no `onEvent`, sees any of it.
+ *
+ * ```ts
+ * const options = { dbName: "my-app" };
+ * const cache = new ResultCache(options);
+ * await warmUp(options);
+ * ```
  */
-export declare function warmUp(): Promise<void>;
+export declare function warmUp(options?: Pick<ResultCacheOptions, 'dbName' | 'storage'>): Promise<void>;
 
 // The free functions: the `ResultCache` methods of the same names, on one default cache
 // (database "mcp-result-cache", IndexedDB when present, else memory) created on first use.

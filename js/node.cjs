@@ -47,7 +47,8 @@ class ResultCache extends wasm.ResultCache {
 // `warmUp()`: the code of a first tool result run once, in a scratch cache (js/warm-up.mjs,
 // shared with the browser entry; written from it by the build).
 const { warmUp: warmUpWith } = /** @type {typeof import('./warm-up.mjs')} */ (require('./warm-up.cjs'));
-const warmUp = () => warmUpWith((options) => new ResultCache(options));
+/** @param {unknown} [options] the options of the cache to warm up (its database is touched too) */
+const warmUp = (options) => warmUpWith((o) => new ResultCache(o), options);
 
 // One ResultCache with default options (or configureDefaultCache's), created on first use.
 makeDefaultCacheWith((options) => new ResultCache(options));

@@ -42,14 +42,77 @@ let once;
 /**
  * Resolves once a sample tool result (240 rows, ~6 KB) has been stored by `afterToolCall` and
  * substituted back by `substituteCacheUris` in a scratch cache made by `create`, and its
- * database deleted; later calls answer the same promise. Never rejects: a warm-up that fails
- * (no storage, a quota, an `indexedDB` the page may not read) only leaves the first call as slow
- * as without it.
+ * database deleted; later calls share that run. With `options`, the options of the host's cache
+ * (only `dbName` and `storage` are read), its IndexedDB database then gets one read-write
+ * transaction through the package's own path that changes nothing (`touch`): the first write of
+ * a database is slower than the next ones even once the code is warm (bench/READING.md,
+ * *Startup*). Never rejects for a failure of the warm-up (no storage, a quota, an `indexedDB`
+ * the page may not read: the first call is then only as slow as without it); a malformed
+ * `options` rejects with a `TypeError`.
  * @param {(options: object) => any} create makes a `ResultCache` of the entry
+ * @param {unknown} [options] the host cache's options
  * @returns {Promise<void>}
  */
-export function warmUp(create) {
-  return (once ??= run(create).catch(() => {}));
+export function warmUp(create, options) {
+  let dbName;
+  try {
+    dbName = hostDatabase(options);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const shared = (once ??= run(create).catch(() => {}));
+  return dbName === undefined ? shared : shared.then(() => touch(create, dbName));
+}
+
+/**
+ * The IndexedDB database the host's cache uses, from its options: `undefined` without options,
+ * and for a cache that does not use IndexedDB (`storage` "memory" or a storage object).
+ * @param {unknown} options
+ * @returns {string | undefined}
+ */
+function hostDatabase(options) {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object') throw new TypeError('warmUp options must be the options object of the ResultCache to warm up');
+  /** @type {unknown} */
+  let dbName;
+  /** @type {unknown} */
+  let storage;
+  try {
+    ({ dbName, storage } = /** @type {{ dbName?: unknown, storage?: unknown }} */ (options));
+  } catch {
+    throw new TypeError('warmUp: could not read `dbName` or `storage` (a getter threw, or the object is a revoked Proxy)');
+  }
+  if (dbName !== undefined && (typeof dbName !== 'string' || dbName === '')) throw new TypeError('dbName must be a non-empty string');
+  if (storage !== undefined && storage !== 'auto' && storage !== 'indexeddb') return undefined;
+  return dbName ?? DEFAULT_DB_NAME;
+}
+
+/**
+ * One read-write transaction on the database `dbName` that changes nothing, through a cache of
+ * its own (no `onEvent`, no chatbox-core read-through): `evictOlderThan` with a cutoff before
+ * any entry can have been added (`Number.MAX_VALUE` ms ago). It runs in its turn like any other
+ * operation on that database and creates it, as the host's cache would, when it does not exist
+ * yet. Never rejects.
+ * @param {(options: object) => any} create
+ * @param {string} dbName
+ */
+async function touch(create, dbName) {
+  if (typeof globalThis.indexedDB !== 'object' || globalThis.indexedDB === null) return;
+  /** @type {any} */
+  let cache;
+  try {
+    cache = create({ dbName, storage: 'indexeddb', legacyChatboxCore: false });
+    await cache.evictOlderThan({ maxAgeMs: Number.MAX_VALUE });
+  } catch {
+    // the first call stays as slow as without it
+  } finally {
+    try {
+      cache?.close();
+      cache?.free();
+    } catch {
+      // already freed
+    }
+  }
 }
 
 /** @param {(options: object) => any} create */

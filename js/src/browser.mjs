@@ -93,20 +93,24 @@ export const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
 
 /**
  * Runs the code of a first tool result once, at startup, in a scratch cache (a database of its
- * own, deleted after): the first `afterToolCall` then costs what later ones do. Awaits `ready()`
- * and js/warm-up.mjs (its own module, next to the bundle: a page that never warms up never
- * downloads it); never rejects (a module that failed to load is reported by the calls that need
- * it).
+ * own, deleted after), and with `options` (the host cache's) one read-write transaction that
+ * changes nothing on that cache's database: the first `afterToolCall` then costs about what
+ * later ones do. Loads js/warm-up.mjs (its own module, next to the bundle: a page that never
+ * warms up never downloads it); its caches wait for the WebAssembly module as every cache does.
+ * Never rejects for a failed warm-up (a module that failed to load is reported by the calls that
+ * need it); a malformed `options` is a `TypeError`.
  */
-export const warmUp = () => ready()
+export const warmUp = (/** @type {unknown} */ options) =>
   // @ts-expect-error js/warm-up.mjs is next to the bundle (js/browser.mjs), not to this source
-  .then(() => import('./warm-up.mjs'))
-  .then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp((options) => new ResultCache(options)), () => {});
+  import('./warm-up.mjs').then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp(create, options), () => {});
+
+/** A new `ResultCache` (the warm-up's scratch caches, the default cache). @param {any} options */
+const create = (options) => /** @type {any} */ (new ResultCache(options));
 
 // The free functions over one ResultCache, made on first use (js/src/defaults.mjs); the cache of
 // configureDefaultCache waits for the module (its options are validated then) and the warm-up.
 // The methods are defined from the WebAssembly class's (below); js/index.d.ts types them.
-makeDefaultCacheWith((options) => /** @type {any} */ (new ResultCache(options)), (options) => Promise.all([ready(), startEarly(options)]));
+makeDefaultCacheWith(create, (options) => Promise.all([ready(), startEarly(options)]));
 export {
   configureDefaultCache, cacheToolResult, readCachedPayload, lookup, clearConversation, evictOlderThan, substituteCacheUris,
   beforeToolCall, afterToolCall,

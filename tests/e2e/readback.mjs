@@ -165,24 +165,30 @@ try {
     await page.close();
   });
 
-  await check('warmUp() loads js/warm-up.mjs once, on its first call, and leaves no database behind', async () => {
+  await check('warmUp() loads js/warm-up.mjs once, on its first call, leaves no database behind, and touches the host\'s without changing it', async () => {
     const page = await newPage();
     const out = await page.evaluate(async () => {
       const fetched = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/js/warm-up.mjs')).length;
       const before = fetched();
-      const calls = [window.mrc.warmUp(), window.mrc.warmUp()];
-      await Promise.all(calls);
-      await window.mrc.warmUp();
-      const names = (await indexedDB.databases()).map((d) => d.name);
-      const cache = new window.mrc.ResultCache({ dbName: 'after-warm-up', threshold: 0 });
+      const options = { dbName: 'after-warm-up', threshold: 0 };
+      const events = [];
+      const cache = new window.mrc.ResultCache({ ...options, onEvent: (e) => events.push(e.kind) });
       const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3] }, convId: 'w' });
+      const listed = JSON.stringify(await cache.entries());
+      events.length = 0;
+      await Promise.all([window.mrc.warmUp(), window.mrc.warmUp(options)]);
+      await window.mrc.warmUp(options);
+      const names = (await indexedDB.databases()).map((d) => d.name);
+      const unchanged = JSON.stringify(await cache.entries()) === listed;
       const back = await cache.readCachedPayload(uri, { convId: 'w' });
-      return { before, after: fetched(), names, back };
+      return { before, after: fetched(), names, back, unchanged, events };
     });
     assert.equal(out.before, 0, 'not fetched before warmUp()');
     assert.equal(out.after, 1, 'fetched once');
     assert.ok(!out.names.includes('mcp-result-cache-warm-up'), `left behind: ${out.names}`);
     assert.deepEqual(out.back, { rows: [1, 2, 3] });
+    assert.equal(out.unchanged, true, 'the host database is unchanged');
+    assert.deepEqual(out.events, ['hit'], 'the host cache saw only its own read');
     await page.close();
   });
 

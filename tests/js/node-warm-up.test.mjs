@@ -42,3 +42,46 @@ test('warmUp stores and substitutes in a scratch database, then deletes it; host
   assert.ok(!(await indexedDB.databases()).some((d) => d.name === 'mcp-result-cache-warm-up'));
   cache.close();
 });
+
+test('warmUp(options) touches the host cache\'s database without changing it; bad options are TypeErrors', async () => {
+  await ready();
+  const events = [];
+  const options = { dbName: 'host-warm-up-touch', threshold: 0 };
+  const cache = new ResultCache({ ...options, onEvent: (e) => events.push(e) });
+  const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3] }, convId: 'c', sourceToolName: 't' });
+  const before = { stats: await cache.stats(), entries: await cache.entries() };
+  events.length = 0;
+
+  // Its database is opened: the touch is a transaction of its own on it.
+  const opened = [];
+  const open = indexedDB.open.bind(indexedDB);
+  indexedDB.open = (name, ...rest) => {
+    opened.push(name);
+    return open(name, ...rest);
+  };
+  try {
+    assert.equal(await warmUp(options), undefined);
+    assert.ok(opened.includes('host-warm-up-touch'), `databases opened: ${opened}`);
+    opened.length = 0;
+    // Memory and storage objects have no IndexedDB database to warm.
+    await warmUp({ storage: 'memory' });
+    await warmUp({ dbName: 'never-made', storage: 'memory' });
+    assert.deepEqual(opened.filter((n) => !n.startsWith('mcp-result-cache')), []);
+  } finally {
+    indexedDB.open = open;
+  }
+  assert.deepEqual(events, [], 'the host cache sees nothing');
+  assert.deepEqual({ stats: await cache.stats(), entries: await cache.entries() }, before);
+  assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c' }), { rows: [1, 2, 3] });
+
+  // A database that does not exist yet is made, as the host's cache would on its first write.
+  await warmUp({ dbName: 'host-warm-up-new' });
+  assert.ok((await indexedDB.databases()).some((d) => d.name === 'host-warm-up-new'));
+  const fresh = new ResultCache({ dbName: 'host-warm-up-new' });
+  assert.equal((await fresh.stats()).entries, 0);
+  fresh.close();
+
+  const bads = [5, 'x', null, { dbName: '' }, { dbName: 7 }, { get dbName() { throw new Error('no'); } }];
+  for (const [i, bad] of bads.entries()) await assert.rejects(warmUp(bad), TypeError, `bad options #${i}`);
+  cache.close();
+});
