@@ -27,16 +27,18 @@ export * from './constants.js';
 export declare function ready(): Promise<void>;
 
 /**
- * Runs, once, the code a first tool result runs (the engine compiles WebAssembly and JS on first
- * call): a sample result of 240 rows is stored by `afterToolCall` and substituted back, in a
+ * Runs, at startup, what a first tool result would otherwise pay for. Once per page, worker or
+ * process, a sample result of 240 rows is stored by `afterToolCall` and substituted back, in a
  * scratch cache of its own (database `mcp-result-cache-warm-up`, deleted afterwards; memory
- * where there is no IndexedDB). Given the options the host's cache is created with (only
- * `dbName` and `storage` are read), that cache's IndexedDB database also gets one read-write
- * transaction that changes nothing (a database's first write is slower than its next ones); it
- * is created if it does not exist yet, as the cache would on its first write. Call it at
- * startup, after `ready()`, off the path of any tool result: the first `afterToolCall` then
- * costs about what later ones do. Never rejects for a failed warm-up; a malformed `options` is
- * a `TypeError`. No cache of the host, and no `onEvent`, sees any of it.
+ * where there is no IndexedDB): the engine compiles WebAssembly and JS on first call. Given the
+ * options the host's cache is created with (only `dbName` and `storage` are read), each call
+ * also gives that cache's IndexedDB database one read-write transaction that changes nothing (a
+ * database's first write is slower than its next ones); the database is created if it does not
+ * exist yet, as the cache would on its first write, and nothing is touched for `storage:
+ * "memory"` or a storage object. Call it after `ready()`, off the path of any tool result: the
+ * first `afterToolCall` then costs about what later ones do. Never rejects for a failed
+ * warm-up; a malformed `options` is a `TypeError`. No cache of the host, and no `onEvent`, sees
+ * any of it.
  *
  * ```ts
  * const options = { dbName: "my-app" };
@@ -44,7 +46,7 @@ export declare function ready(): Promise<void>;
  * await warmUp(options);
  * ```
  */
-export declare function warmUp(options?: Pick<ResultCacheOptions, 'dbName' | 'storage'>): Promise<void>;
+export declare function warmUp(options?: ResultCacheOptions): Promise<void>;
 
 // The free functions: the `ResultCache` methods of the same names, on one default cache
 // (database "mcp-result-cache", IndexedDB when present, else memory) created on first use.

@@ -1,17 +1,46 @@
-// `warmUp()`: runs, once, the code a chat app's first tool result runs, so that result does not
-// pay for it. Its own module, imported by the browser entry on the first `warmUp()` call (as the
-// read-back tools are): a page that never calls it never downloads it. A first `afterToolCall` costs 3–5× a warm one (bench/RESULTS.md, *Startup*): the
-// engine compiles the WebAssembly functions and the glue on their first call, and the browser
-// starts IndexedDB's write path on a database's first read-write transaction. Both happen here,
-// at startup, in a scratch cache: a result big enough to be stored goes through
-// `afterToolCall`, and its reference through `substituteCacheUris`. The scratch cache has a
-// database of its own (deleted afterwards) where IndexedDB exists, else memory; no other cache,
-// database or observer sees any of it. Shared by the browser and Node entries (js/node.cjs
-// through the CommonJS copy js/warm-up.cjs).
+// `warmUp(options?)`: runs, at startup, what a chat app's first tool result would otherwise pay
+// for. A first `afterToolCall` costs 3–5× a warm one without it (bench/READING.md, *Startup*):
+// the engine compiles the WebAssembly functions and the glue on their first call, and a
+// database's first read-write transaction is slower than its next ones. So, once per realm, a
+// result big enough to be stored goes through `afterToolCall` and its reference through
+// `substituteCacheUris` in a scratch cache (a database of its own, deleted afterwards, where
+// IndexedDB exists, else memory); and, on each call given the options of the host's cache, that
+// cache's IndexedDB database gets one read-write transaction that changes nothing. No cache of
+// the host and no `onEvent` sees either.
+//
+// Its own module, imported by the browser entry on the first `warmUp` call as the read-back
+// tools are (with js/protocol.mjs, which they share): a page that never calls it never
+// downloads it. Node's entry requires the CommonJS copy js/warm-up.cjs, written from this file
+// by the build.
 import { DEFAULT_DB_NAME, META_URIS_KEY, URI_ARG_SUFFIX } from './protocol.mjs';
 
 /** The scratch database: the package's default name with a suffix no cache of the host uses by accident. */
 const SCRATCH_DB = `${DEFAULT_DB_NAME}-warm-up`;
+
+/** How long a blocked delete of the scratch database is waited for. */
+const BLOCKED_WAIT_MS = 2000;
+
+/** The `storage` values a `ResultCache` takes as strings (anything else but an object is refused). */
+const STORAGE_NAMES = ['auto', 'indexeddb', 'memory'];
+
+/** Whether this realm has IndexedDB (reading it may throw in a sandboxed frame: then no). */
+function hasIndexedDB() {
+  try {
+    return typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** Releases a cache made here, whatever state it is in. @param {any} cache */
+function release(cache) {
+  try {
+    cache?.close();
+    cache?.free();
+  } catch {
+    // already freed
+  }
+}
 
 /**
  * Deletes `name` and resolves when it is gone, or on an error. A `blocked` delete waits on: the
@@ -33,10 +62,7 @@ function deleteDatabase(name) {
   });
 }
 
-/** How long a blocked delete of the scratch database is waited for. */
-const BLOCKED_WAIT_MS = 2000;
-
-/** The one warm-up of this realm (the scratch database has one name: two at once would share it). @type {Promise<void> | undefined} */
+/** The one scratch run of this realm (the scratch database has one name: two at once would share it). @type {Promise<void> | undefined} */
 let once;
 
 /**
@@ -44,11 +70,10 @@ let once;
  * substituted back by `substituteCacheUris` in a scratch cache made by `create`, and its
  * database deleted; later calls share that run. With `options`, the options of the host's cache
  * (only `dbName` and `storage` are read), its IndexedDB database then gets one read-write
- * transaction through the package's own path that changes nothing (`touch`): the first write of
- * a database is slower than the next ones even once the code is warm (bench/READING.md,
- * *Startup*). Never rejects for a failure of the warm-up (no storage, a quota, an `indexedDB`
- * the page may not read: the first call is then only as slow as without it); a malformed
- * `options` rejects with a `TypeError`.
+ * transaction through the package's own path that changes nothing (`touch`), on every such
+ * call. Never rejects for a failure of the warm-up (no storage, a quota, an `indexedDB` the page
+ * may not read: the first call is then only as slow as without it); a malformed `options`
+ * rejects with a `TypeError`.
  * @param {(options: object) => any} create makes a `ResultCache` of the entry
  * @param {unknown} [options] the host cache's options
  * @returns {Promise<void>}
@@ -66,7 +91,8 @@ export function warmUp(create, options) {
 
 /**
  * The IndexedDB database the host's cache uses, from its options: `undefined` without options,
- * and for a cache that does not use IndexedDB (`storage` "memory" or a storage object).
+ * and for a cache that does not use IndexedDB (`storage` "memory" or a storage object). A value
+ * the `ResultCache` constructor would refuse is a `TypeError` here too.
  * @param {unknown} options
  * @returns {string | undefined}
  */
@@ -83,7 +109,10 @@ function hostDatabase(options) {
     throw new TypeError('warmUp: could not read `dbName` or `storage` (a getter threw, or the object is a revoked Proxy)');
   }
   if (dbName !== undefined && (typeof dbName !== 'string' || dbName === '')) throw new TypeError('dbName must be a non-empty string');
-  if (storage !== undefined && storage !== 'auto' && storage !== 'indexeddb') return undefined;
+  if (storage !== undefined && !STORAGE_NAMES.includes(/** @type {string} */ (storage)) && (storage === null || typeof storage !== 'object')) {
+    throw new TypeError('storage must be "auto", "indexeddb", "memory" or a storage object');
+  }
+  if (storage === 'memory' || typeof storage === 'object') return undefined;
   return dbName ?? DEFAULT_DB_NAME;
 }
 
@@ -92,12 +121,13 @@ function hostDatabase(options) {
  * its own (no `onEvent`, no chatbox-core read-through): `evictOlderThan` with a cutoff before
  * any entry can have been added (`Number.MAX_VALUE` ms ago). It runs in its turn like any other
  * operation on that database and creates it, as the host's cache would, when it does not exist
- * yet. Never rejects.
+ * yet (a database an older version left without running totals gets them recounted, as the
+ * host's first write would). Never rejects.
  * @param {(options: object) => any} create
  * @param {string} dbName
  */
 async function touch(create, dbName) {
-  if (typeof globalThis.indexedDB !== 'object' || globalThis.indexedDB === null) return;
+  if (!hasIndexedDB()) return;
   /** @type {any} */
   let cache;
   try {
@@ -106,22 +136,16 @@ async function touch(create, dbName) {
   } catch {
     // the first call stays as slow as without it
   } finally {
-    try {
-      cache?.close();
-      cache?.free();
-    } catch {
-      // already freed
-    }
+    release(cache);
   }
 }
 
 /** @param {(options: object) => any} create */
 async function run(create) {
-  let idb = false;
+  const idb = hasIndexedDB();
   /** @type {any} */
   let scratch;
   try {
-    idb = typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
     scratch = create(idb ? { dbName: SCRATCH_DB, legacyChatboxCore: false } : { storage: 'memory' });
     const rows = Array.from({ length: 240 }, (_, i) => ({ t: i, value: i % 17, label: `row ${i}` }));
     const result = { content: [{ type: 'text', text: JSON.stringify({ rows }) }], structuredContent: { rows } };
@@ -131,12 +155,7 @@ async function run(create) {
   } catch {
     // nothing to undo but the database, below
   } finally {
-    try {
-      scratch?.close();
-      scratch?.free();
-    } catch {
-      // already freed
-    }
+    release(scratch);
     if (idb) await deleteDatabase(SCRATCH_DB);
   }
 }

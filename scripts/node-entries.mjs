@@ -15,7 +15,7 @@ import { rolldown } from 'rolldown';
 
 const require = createRequire(import.meta.url);
 
-/** Plain-JS sources of js/src/ the CommonJS entry requires: the file written, its exports. */
+/** Plain-JS sources (of js/src/, and js/warm-up.mjs) the CommonJS entry requires: the file written, its exports. */
 const CONVERTED = [
   { source: 'js/src/augment.mjs', out: 'js/augment.cjs', exports: 'augmentTools' },
   { source: 'js/src/cache-flows.mjs', out: 'js/cache-flows.cjs', exports: 'cacheFlows' },

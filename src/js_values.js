@@ -109,7 +109,7 @@ export function mcpCanonicalJson(value, depthLimit, itemLimit) {
 // ---- Entry lists ----
 // `entries()` answers its objects oldest first. `Array.prototype.sort` is stable (ES2019): entries
 // added in the same millisecond keep the store's order. A sort in Rust is code per element type
-// (845 B gzip of the host `.wasm` for this one list); here it is one line.
+// (851 B gzip of the host `.wasm` for this one list); here it is one line.
 /** @param {{ addedAt: number }[]} list @returns {void} */
 export function mcpSortByAddedAt(list) {
   list.sort((a, b) => a.addedAt - b.addedAt);

@@ -4,7 +4,7 @@
 // reads the text each tool result gives it and writes the next call, with no network. A second
 // turn ("Mail the invoice") has the model try to move the invoice by reference into the
 // mailer's open-world tool: the cache's flow policy ("guarded") asks the user in the page.
-import { ResultCache, cacheTools } from '../js/browser.mjs';
+import { ResultCache, cacheTools, ready, warmUp } from '../js/browser.mjs';
 import { Client, ResourceUpdatedNotificationSchema, StreamableHTTPClientTransport, wrapMcpClient }
   from './vendor/mcp-sdk.js';
 
@@ -91,8 +91,13 @@ let events = [];
 // more with the read-back tools (`readTools`: the hints name them).
 // `flows: "guarded"`: a reference's data reaches its own server, or a tool that declares
 // `openWorldHint: false` (chart.create); anything else asks the user first (`approve`).
-const cache = new ResultCache({ dbName: DB_NAME, reuseImmutable: true, view: 'preview', readTools: true, flows: 'guarded',
-  onEvent: (e) => events.push(e) });
+const CACHE_OPTIONS = { dbName: DB_NAME, reuseImmutable: true, view: 'preview', readTools: true, flows: 'guarded' };
+const cache = new ResultCache({ ...CACHE_OPTIONS, onEvent: (e) => events.push(e) });
+// At startup, while the servers connect: the module compiled, the database opened and written
+// once without change, the pipeline run once in a scratch cache, so the first tool result pays
+// for none of it (docs/HOSTS.md, *At startup*). A module that fails to load is reported by the
+// calls that need it.
+const started = ready().then(() => cache.stats()).then(() => warmUp(CACHE_OPTIONS)).catch(() => {});
 let convId = '';
 
 async function renderEntries() {
@@ -222,7 +227,7 @@ const nEntries = (n) => `${n} entr${n === 1 ? 'y' : 'ies'}`;
 
 /** One tool call through the wrapped clients (exported for the end-to-end test). */
 export async function callTool(name, args, what = `${name}, as the model emits it`) {
-  await connected;
+  await Promise.all([connected, started]);
   const client = route.get(name);
   if (!client) throw new Error(`no server lists ${name}`);
   step('assistant', 'assistant (scripted) → tool call', what, { name, arguments: args }).dataset.call = name;

@@ -95,14 +95,15 @@ export const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
  * Runs the code of a first tool result once, at startup, in a scratch cache (a database of its
  * own, deleted after), and with `options` (the host cache's) one read-write transaction that
  * changes nothing on that cache's database: the first `afterToolCall` then costs about what
- * later ones do. Loads js/warm-up.mjs (its own module, next to the bundle: a page that never
- * warms up never downloads it); its caches wait for the WebAssembly module as every cache does.
- * Never rejects for a failed warm-up (a module that failed to load is reported by the calls that
- * need it); a malformed `options` is a `TypeError`.
+ * later ones do. Awaits `ready()` (a module that failed to load leaves the warm-up to a later
+ * call), then loads js/warm-up.mjs (its own module, next to the bundle: a page that never warms
+ * up never downloads it). Never rejects for a failed warm-up (a module that failed to load is
+ * reported by the calls that need it); a malformed `options` is a `TypeError`.
  */
-export const warmUp = (/** @type {unknown} */ options) =>
+export const warmUp = (/** @type {unknown} */ options) => ready()
   // @ts-expect-error js/warm-up.mjs is next to the bundle (js/browser.mjs), not to this source
-  import('./warm-up.mjs').then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp(create, options), () => {});
+  .then(() => import('./warm-up.mjs'))
+  .then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp(create, options), () => {});
 
 /** A new `ResultCache` (the warm-up's scratch caches, the default cache). @param {any} options */
 const create = (options) => /** @type {any} */ (new ResultCache(options));

@@ -180,7 +180,12 @@ async fn entries_are_listed_oldest_first_with_ties_in_reference_order() {
     let (now, clock) = manual_clock(0.0);
     let cache = idb_cache(&[("now", now)]);
     let mut written = Vec::new();
-    for (i, at) in [30.0, 10.0, 20.0, 10.0, 10.0].into_iter().enumerate() {
+    // Written newest first, with three in the same millisecond: listed in the store's own
+    // (reference) order, a 1 in 8!/3! chance of looking sorted.
+    for (i, at) in [60.0, 50.0, 40.0, 30.0, 20.0, 10.0, 10.0, 10.0]
+        .into_iter()
+        .enumerate()
+    {
         clock.set(at);
         let uri = put(&cache, &rows(100 + i), "c").await.unwrap();
         written.push((at, uri));
