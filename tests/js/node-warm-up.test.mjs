@@ -8,16 +8,17 @@ import assert from 'node:assert/strict';
 
 import { ResultCache, warmUp, ready } from '../../js/node.mjs';
 
-test('warmUp stores and substitutes in a scratch database, then deletes it; host caches see nothing', async () => {
+/** A host cache with one entry, and the events it sees from here on. */
+async function hostCache(options) {
   await ready();
   const events = [];
-  const cache = new ResultCache({ dbName: 'host-warm-up-test', threshold: 0, onEvent: (e) => events.push(e) });
+  const cache = new ResultCache({ ...options, onEvent: (e) => events.push(e) });
   const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3] }, convId: 'c', sourceToolName: 't' });
-  const before = await cache.stats();
-  assert.equal(before.entries, 1);
-  events.length = 0;
+  return { cache, uri, events };
+}
 
-  // The scratch cache really stores: its database exists while the warm-up runs.
+/** Runs `body` with every `indexedDB.open` noted, by name, in the array it is given. */
+async function noteOpens(body) {
   const opened = [];
   const open = indexedDB.open.bind(indexedDB);
   indexedDB.open = (name, ...rest) => {
@@ -25,11 +26,23 @@ test('warmUp stores and substitutes in a scratch database, then deletes it; host
     return open(name, ...rest);
   };
   try {
-    assert.equal(await warmUp(), undefined);
+    await body(opened);
   } finally {
     indexedDB.open = open;
   }
-  assert.ok(opened.includes('mcp-result-cache-warm-up'), `databases opened: ${opened}`);
+}
+
+test('warmUp stores and substitutes in a scratch database, then deletes it; host caches see nothing', async () => {
+  const { cache, uri, events } = await hostCache({ dbName: 'host-warm-up-test', threshold: 0 });
+  const before = await cache.stats();
+  assert.equal(before.entries, 1);
+  events.length = 0;
+
+  // The scratch cache really stores: its database exists while the warm-up runs.
+  await noteOpens(async (opened) => {
+    assert.equal(await warmUp(), undefined);
+    assert.ok(opened.includes('mcp-result-cache-warm-up'), `databases opened: ${opened}`);
+  });
 
   const names = (await indexedDB.databases()).map((d) => d.name);
   assert.ok(!names.includes('mcp-result-cache-warm-up'), `left behind: ${names}`);
@@ -44,22 +57,13 @@ test('warmUp stores and substitutes in a scratch database, then deletes it; host
 });
 
 test('warmUp(options) touches the host cache\'s database without changing it; bad options are TypeErrors', async () => {
-  await ready();
-  const events = [];
   const options = { dbName: 'host-warm-up-touch', threshold: 0 };
-  const cache = new ResultCache({ ...options, onEvent: (e) => events.push(e) });
-  const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3] }, convId: 'c', sourceToolName: 't' });
+  const { cache, uri, events } = await hostCache(options);
   const before = { stats: await cache.stats(), entries: await cache.entries() };
   events.length = 0;
 
   // Its database is opened: the touch is a transaction of its own on it.
-  const opened = [];
-  const open = indexedDB.open.bind(indexedDB);
-  indexedDB.open = (name, ...rest) => {
-    opened.push(name);
-    return open(name, ...rest);
-  };
-  try {
+  await noteOpens(async (opened) => {
     assert.equal(await warmUp(options), undefined);
     assert.ok(opened.includes('host-warm-up-touch'), `databases opened: ${opened}`);
     opened.length = 0;
@@ -68,9 +72,7 @@ test('warmUp(options) touches the host cache\'s database without changing it; ba
     await warmUp({ storage: 'memory' });
     await warmUp({ dbName: 'never-made', storage: 'memory' });
     assert.deepEqual(opened, []);
-  } finally {
-    indexedDB.open = open;
-  }
+  });
   assert.deepEqual(events, [], 'the host cache sees nothing');
   assert.deepEqual({ stats: await cache.stats(), entries: await cache.entries() }, before);
   assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c' }), { rows: [1, 2, 3] });
