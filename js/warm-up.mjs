@@ -20,9 +20,6 @@ const SCRATCH_DB = `${DEFAULT_DB_NAME}-warm-up`;
 /** How long a blocked delete of the scratch database is waited for. */
 const BLOCKED_WAIT_MS = 2000;
 
-/** The `storage` values a `ResultCache` takes as strings (anything else but an object is refused). */
-const STORAGE_NAMES = ['auto', 'indexeddb', 'memory'];
-
 /** Whether this realm has IndexedDB (reading it may throw in a sandboxed frame: then no). */
 function hasIndexedDB() {
   try {
@@ -73,30 +70,32 @@ let once;
  * transaction through the package's own path that changes nothing (`touch`), on every such
  * call. Never rejects for a failure of the warm-up (no storage, a quota, an `indexedDB` the page
  * may not read: the first call is then only as slow as without it); a malformed `options`
- * rejects with a `TypeError`.
- * @param {(options: object) => any} create makes a `ResultCache` of the entry
+ * rejects with the `TypeError` the `ResultCache` constructor gives it.
+ * @param {(options: object) => any} create makes a `ResultCache` of the entry (at once: the module is ready)
  * @param {unknown} [options] the host cache's options
  * @returns {Promise<void>}
  */
 export function warmUp(create, options) {
-  let dbName;
+  let host;
   try {
-    dbName = hostDatabase(options);
+    host = hostCache(create, options);
   } catch (e) {
     return Promise.reject(e);
   }
   const shared = (once ??= run(create).catch(() => {}));
-  return dbName === undefined ? shared : shared.then(() => touch(create, dbName));
+  return host === undefined ? shared : shared.then(() => touch(host));
 }
 
 /**
- * The IndexedDB database the host's cache uses, from its options: `undefined` without options,
- * and for a cache that does not use IndexedDB (`storage` "memory" or a storage object). A value
- * the `ResultCache` constructor would refuse is a `TypeError` here too.
+ * A cache of its own on the database of the host's cache (no `onEvent`, no chatbox-core
+ * read-through), made from the host's `dbName` and `storage`: the constructor checks them as it
+ * checks the host's own, so a malformed one is its `TypeError`. Creating it opens nothing.
+ * `undefined` without options, and where that storage is not IndexedDB (`"memory"`, a storage
+ * object, `"auto"` without IndexedDB, or IndexedDB unavailable).
+ * @param {(options: object) => any} create
  * @param {unknown} options
- * @returns {string | undefined}
  */
-function hostDatabase(options) {
+function hostCache(create, options) {
   if (options === undefined) return undefined;
   if (options === null || typeof options !== 'object') throw new TypeError('warmUp options must be the options object of the ResultCache to warm up');
   /** @type {unknown} */
@@ -108,30 +107,27 @@ function hostDatabase(options) {
   } catch {
     throw new TypeError('warmUp: could not read `dbName` or `storage` (a getter threw, or the object is a revoked Proxy)');
   }
-  if (dbName !== undefined && (typeof dbName !== 'string' || dbName === '')) throw new TypeError('dbName must be a non-empty string');
-  if (storage !== undefined && !STORAGE_NAMES.includes(/** @type {string} */ (storage)) && (storage === null || typeof storage !== 'object')) {
-    throw new TypeError('storage must be "auto", "indexeddb", "memory" or a storage object');
+  let cache;
+  try {
+    cache = create({ dbName, storage, legacyChatboxCore: false });
+    if (cache.storage === 'indexeddb') return cache;
+  } catch (e) {
+    if (e instanceof TypeError) throw e;
   }
-  if (storage === 'memory' || typeof storage === 'object') return undefined;
-  return dbName ?? DEFAULT_DB_NAME;
+  release(cache);
+  return undefined;
 }
 
 /**
- * One read-write transaction on the database `dbName` that changes nothing, through a cache of
- * its own (no `onEvent`, no chatbox-core read-through): `evictOlderThan` with a cutoff before
- * any entry can have been added (`Number.MAX_VALUE` ms ago). It runs in its turn like any other
- * operation on that database and creates it, as the host's cache would, when it does not exist
- * yet (a database an older version left without running totals gets them recounted, as the
- * host's first write would). Never rejects.
- * @param {(options: object) => any} create
- * @param {string} dbName
+ * One read-write transaction on the database of `cache` that changes nothing: `evictOlderThan`
+ * with a cutoff before any entry can have been added (`Number.MAX_VALUE` ms ago). It runs in its
+ * turn like any other operation on that database and creates it, as the host's cache would, when
+ * it does not exist yet (a database an older version left without running totals gets them
+ * recounted, as the host's first write would). Never rejects.
+ * @param {any} cache
  */
-async function touch(create, dbName) {
-  if (!hasIndexedDB()) return;
-  /** @type {any} */
-  let cache;
+async function touch(cache) {
   try {
-    cache = create({ dbName, storage: 'indexeddb', legacyChatboxCore: false });
     await cache.evictOlderThan({ maxAgeMs: Number.MAX_VALUE });
   } catch {
     // the first call stays as slow as without it
