@@ -43,6 +43,11 @@ function idbOpen(name) {
   });
 }
 const txDone = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); tx.onabort = () => reject(tx.error); });
+// The floor does what raw IndexedDB can do at best, as ours does: a write commits as soon as its
+// request is issued (`commit()`), a read resolves at its request's success (a read-only
+// transaction has nothing left to commit).
+const committed = (tx) => { tx.commit(); return txDone(tx); };
+const answered = (req) => new Promise((resolve, reject) => { req.onsuccess = () => resolve(req.result); req.transaction.onabort = () => reject(req.transaction.error); });
 let floorKey = 0;
 const floor = {
   db: await idbOpen(`bench-floor-${run}`),
@@ -50,11 +55,9 @@ const floor = {
     const uri = `k${floorKey++}`;
     const w = this.db.transaction('results', 'readwrite', { durability: 'relaxed' });
     w.objectStore('results').put({ uri, payload });
-    await txDone(w);
+    await committed(w);
     const r = this.db.transaction('results', 'readonly');
-    const req = r.objectStore('results').get(uri);
-    await txDone(r);
-    return req.result.payload;
+    return (await answered(r.objectStore('results').get(uri))).payload;
   },
   async clear() {
     const tx = this.db.transaction('results', 'readwrite', { durability: 'relaxed' });
@@ -244,14 +247,12 @@ const stores = {
         const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
         const r = record(payload, convId);
         tx.objectStore('results').put(r);
-        await txDone(tx);
+        await committed(tx);
         return r.uri;
       },
       async read(uri) {
         const tx = db.transaction('results', 'readonly');
-        const req = tx.objectStore('results').get(uri);
-        await txDone(tx);
-        return req.result.payload;
+        return (await answered(tx.objectStore('results').get(uri))).payload;
       },
       async fill(convId, count) {
         const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
@@ -425,14 +426,12 @@ const CLEAR_M = SMOKE ? 50 : 1000;
 {
   const floorGet = async (key) => {
     const tx = floor.db.transaction('results', 'readonly');
-    const req = tx.objectStore('results').get(key);
-    await txDone(tx);
-    return req.result.payload;
+    return (await answered(tx.objectStore('results').get(key))).payload;
   };
   const floorPut = async (key, payload) => {
     const tx = floor.db.transaction('results', 'readwrite', { durability: 'relaxed' });
     tx.objectStore('results').put({ uri: key, payload });
-    await txDone(tx);
+    await committed(tx);
   };
   const tools = ours.cacheTools(oursCache, { convId: 'readback', maxChars: 100_000 });
   const uris = {};

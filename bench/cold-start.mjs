@@ -137,6 +137,7 @@ async function startupOnce(origin, context, impl) {
       const call = (n) => new Promise((resolve, reject) => {
         const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
         tx.objectStore('results').put({ uri: 'k' + key++, payload: payload(n) });
+        tx.commit();
         tx.oncomplete = resolve;
         tx.onabort = () => reject(tx.error);
       });

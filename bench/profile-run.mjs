@@ -19,7 +19,7 @@ const browser = await chromium.launch(chromiumOptions());
 const pages = { this: [], other: [] };
 try {
   const order = other ? ['this', 'other', 'other', 'this'] : ['this', 'this'];
-  for (const side of order) pages[side].push(await runBenchPage(browser, servers[side], { profile: 1, iterations: rounds, ...(process.argv.includes('--events') ? { events: 1 } : {}) }));
+  for (const side of order) pages[side].push(await runBenchPage(browser, servers[side], { profile: 1, iterations: rounds, ...(process.argv.includes('--events') ? { events: 1 } : {}), ...(process.argv.includes('--writes') ? { writes: 1 } : {}) }));
 } finally {
   await browser.close();
   await Promise.all(Object.values(servers).map((s) => s.close()));

@@ -21,6 +21,9 @@ window.addEventListener('unhandledrejection', (e) => { window.__benchError = Str
 const params = new URLSearchParams(location.search);
 // `&events=1`: the success events' arrival too (a listener each: adds a little to every request).
 const EVENTS = params.has('events');
+// `&writes=1`: writes only, one after another (the sequential workload: no read or substitution
+// between them, so no remembered last uses to write).
+const WRITES_ONLY = params.has('writes');
 const ROUNDS = Number(params.get('iterations') ?? 200);
 const run = Date.now().toString(36);
 
@@ -107,7 +110,8 @@ const sixtyFour = rowsOfSize(64 * 1024);
 // The contract's floor in plain JS: the requests ours issues for a write (the totals and the
 // conversation's row read first, the record and its usage row put, the new totals and row put
 // from the totals' success event), over the same three stores, and a read resolved at its
-// request's success; and the floor (one store, one put, one get awaited to `complete`).
+// request's success; and the floor (one store, one put committed at once, one get resolved at
+// its success). Both writes commit as soon as their last request is issued, as ours does.
 const openDb = (name, stores) => new Promise((resolve, reject) => {
   const req = indexedDB.open(name, 1);
   req.onupgradeneeded = () => { for (const s of stores) req.result.createObjectStore(s, s === 'meta' ? undefined : { keyPath: 'uri' }); };
@@ -134,6 +138,7 @@ const contractFloor = {
       const c = conv.result ?? { bytes: 0, entries: 0 };
       meta.put({ bytes: t.bytes + sizeBytes, entries: t.entries + 1, perConversation: true }, 'totals');
       meta.put({ bytes: c.bytes + sizeBytes, entries: c.entries + 1, irregular: false }, ['conv', convId]);
+      tx.commit(); // the last requests are issued, as ours commits
     };
     await done(tx);
     return uri;
@@ -153,14 +158,17 @@ const floor = {
     const uri = `f${key++}`;
     const tx = floorDb.transaction('results', 'readwrite', { durability: 'relaxed' });
     tx.objectStore('results').put({ uri, payload });
+    tx.commit();
     await done(tx);
     return uri;
   },
-  async readCachedPayload(uri) {
-    const tx = floorDb.transaction('results', 'readonly');
-    const req = tx.objectStore('results').get(uri);
-    await done(tx);
-    return req.result.payload;
+  readCachedPayload(uri) {
+    return new Promise((resolve, reject) => {
+      const tx = floorDb.transaction('results', 'readonly');
+      const req = tx.objectStore('results').get(uri);
+      req.onsuccess = () => resolve(req.result.payload);
+      tx.onabort = () => reject(tx.error);
+    });
   },
   substituteCacheUris: async (args) => ({ ok: (await floor.readCachedPayload(args.data_uri)) !== null }),
 };
@@ -185,8 +193,8 @@ for (let round = 0; round < ROUNDS + 10; round++) {
     const cache = impls[impl];
     let uri;
     const w = await timed(async () => { uri = await cache.cacheToolResult({ payload: four, convId: 'bench' }); });
-    const r = await timed(async () => { if (!(await cache.readCachedPayload(uri))) throw new Error(`${impl}: miss`); });
-    const s = await timed(async () => { if (!(await cache.substituteCacheUris({ data_uri: substUri[impl] })).ok) throw new Error(`${impl}: substitution`); });
+    const r = WRITES_ONLY ? w : await timed(async () => { if (!(await cache.readCachedPayload(uri))) throw new Error(`${impl}: miss`); });
+    const s = WRITES_ONLY ? w : await timed(async () => { if (!(await cache.substituteCacheUris({ data_uri: substUri[impl] })).ok) throw new Error(`${impl}: substitution`); });
     if (round < 10) continue;
     for (const [k, events] of [['write', w], ['read', r], ['substitute', s]]) {
       result[impl][k].push(steps(events));

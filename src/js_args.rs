@@ -40,6 +40,11 @@ extern "C" {
     /// [MDN: Object.hasOwn](https://developer.mozilla.org/docs/Web/JavaScript/Reference/Global_Objects/Object/hasOwn)
     #[wasm_bindgen(js_namespace = Object, js_name = hasOwn, catch)]
     fn object_has_own(value: &JsValue, key: &JsValue) -> Result<bool, JsValue>;
+    /// `JSON.parse` over a JS string handle (js-sys's binding takes a `&str`, which would copy
+    /// the whole text into wasm memory and back); the one import of it every caller shares.
+    /// [MDN](https://developer.mozilla.org/docs/Web/JavaScript/Reference/Global_Objects/JSON/parse)
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    pub fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
 }
 
 /// Most items read from one array argument (policies, tools, content blocks, `required`): far

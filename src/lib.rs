@@ -19,8 +19,8 @@
 //! | [`core`] | pure protocol rules and cache policy: URIs, sizes, records, JSON Pointers, envelopes, caps, substitution, the budget/eviction/quota policy, reuse bookkeeping, content rules, entry sources, the map type | nothing JS |
 //! | [`state_sync`] | pure MCP Fusion vocabulary: globs, policies, directives, invalidation tags, what a server's `StateSync` decorates, SEP-2549 list TTLs, URI templates | `core` |
 //! | [`store`] | [`store::RecordStore`]: thin record stores over IndexedDB and memory, and the chatbox-core reader | `core`, `web-sys` |
-//! | [`cache`] | [`cache::ResultCache`]: minting, exact-id scoping, quota recovery, events, one store underneath | `core`, `state_sync`, `store` |
-//! | [`js_args`] | reading caller values: the catching readers every export and the pipeline use (strict and lenient reads, arrays, own properties, well-formed strings, option objects) | `core`, `state_sync` |
+//! | [`js_args`] | reading caller values: the catching readers every export, the pipeline and the cache use (strict and lenient reads, arrays, own properties, well-formed strings, option objects) | `core`, `state_sync` |
+//! | [`cache`] | [`cache::ResultCache`]: minting, exact-id scoping, quota recovery, events, one store underneath | `core`, `state_sync`, `store`, `js_args` |
 //! | [`pipeline`] | the host pipeline on JS values: substitution, inline cap, `beforeToolCall` / `afterToolCall`, what the model sees of each content block | `core`, `state_sync`, `cache`, `js_args` |
 //! | `bindings` | `#[wasm_bindgen]` exports and JS conversions only (the npm package's API) | all of the above |
 //!

@@ -21,8 +21,8 @@ const RULES: &[(&str, &[&str])] = &[
     ("core", &[]),
     ("state_sync", &["core"]),
     ("store", &["core"]),
-    ("cache", &["core", "state_sync", "store"]),
     ("js_args", &["core", "state_sync"]),
+    ("cache", &["core", "state_sync", "store", "js_args"]),
     ("pipeline", &["core", "state_sync", "cache", "js_args"]),
     (
         "bindings",

@@ -94,5 +94,5 @@ pub fn parse_invalidations(
             })?;
         }
     }
-    js_sys::JSON::parse(&json.finish())
+    crate::js_args::json_parse(&json.finish().into())
 }

@@ -2,11 +2,12 @@
 //! rule, and JSON Pointer selection by property access. Nothing here copies the payload into
 //! wasm memory.
 
-use js_sys::{Array, JsString, Object, Reflect, JSON};
+use js_sys::{Array, JsString, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::core::pointer::{array_index, JsonPointer};
+use crate::js_args;
 
 /// UTF-8 byte length of a JS string (`utf8Length` in `js_values.js`: an ASCII-only string, most
 /// JSON, costs one regular-expression scan; any other is encoded by `TextEncoder`). A lone
@@ -82,19 +83,17 @@ pub fn is_referenceable(payload: &JsValue) -> bool {
 pub fn select(payload: &JsValue, pointer: &JsonPointer) -> Option<JsValue> {
     let mut current = payload.clone();
     for token in pointer.tokens() {
-        current = if Array::is_array(&current) {
+        // The catching checks of `js_args`: one import each for every caller (a stored payload
+        // cannot be a Proxy, so nothing here throws).
+        current = if js_args::is_array(&current) {
             let array: &Array = current.unchecked_ref();
             let index = array_index(token)?;
             if index >= array.length() {
                 return None;
             }
             array.get(index)
-        } else if current.is_object() {
-            let key = JsValue::from_str(token);
-            if !Object::has_own(current.unchecked_ref::<Object>(), &key) {
-                return None;
-            }
-            Reflect::get(&current, &key).ok()?
+        } else if js_args::has_own(&current, token) {
+            js_args::get(&current, token)
         } else {
             return None;
         };

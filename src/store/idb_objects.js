@@ -49,6 +49,18 @@ export function mcpCacheConversationRow(bytes, entries, irregular) {
   return { bytes, entries, irregular };
 }
 
+// `IDBTransaction.commit()` once the last request is issued (src/store/indexeddb/tx.rs). Where
+// `commit` is missing (older engines) or refused (the transaction is already aborting), the
+// transaction ends on its own, as it would have.
+/** @param {IDBTransaction} tx */
+export function mcpCacheCommit(tx) {
+  try {
+    tx.commit?.();
+  } catch {
+    // refused: the transaction is already aborting, and reports that itself
+  }
+}
+
 // `db.transaction(storeNames, "readwrite", { durability: "relaxed" })` (throws what it throws:
 // the import catches).
 /** @param {IDBDatabase} db @param {string[]} storeNames */

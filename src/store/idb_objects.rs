@@ -35,6 +35,12 @@ extern "C" {
     #[wasm_bindgen(js_name = mcpCacheConversationRow)]
     pub(super) fn conversation_row(bytes: f64, entries: f64, irregular: bool) -> Object;
 
+    /// `tx.commit()`, when the engine has it and the transaction is still active.
+    ///
+    /// [MDN: IDBTransaction.commit](https://developer.mozilla.org/docs/Web/API/IDBTransaction/commit)
+    #[wasm_bindgen(js_name = mcpCacheCommit)]
+    pub(super) fn commit(tx: &IdbTransaction);
+
     /// `db.transaction(storeNames, "readwrite", { durability: "relaxed" })`: web-sys gates the
     /// options dictionary behind `web_sys_unstable_apis`.
     ///

@@ -52,6 +52,18 @@ test('plain JSON data, null-prototype objects and dates are stored', async () =>
   }
 });
 
+test('an enumerable property on Object.prototype is not part of the payload', async () => {
+  const { cache, events } = newCache();
+  try {
+    Object.defineProperty(Object.prototype, 'polluted', { value: new Map([['a', pad]]), enumerable: true, configurable: true });
+    assert.ok(await cache.cacheToolResult({ payload: { pad, rows: [{ a: 1 }] }, convId: 'c' }));
+    assert.equal(await cache.cacheToolResult({ payload: { pad, own: new Map() }, convId: 'c' }), null);
+  } finally {
+    delete Object.prototype.polluted;
+  }
+  assert.deepEqual(events.filter((e) => e.kind === 'skip').map((e) => e.reason), ['notPlainJson']);
+});
+
 test('arrays nested thousands deep are refused (they could not be read back); listing keeps working', async () => {
   const { cache, events } = newCache({ threshold: 1 });
   const ok = await cache.cacheToolResult({ payload: { pad }, convId: 'c' });

@@ -2,11 +2,10 @@
 //! data (`structuredContent`, else the first JSON text block) with the text block that copies it.
 
 use js_sys::JsString;
-use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::cache::payload::utf8_len;
-use crate::js_args::{array_items, get_own, has_own, is_args_object, own_keys};
+use crate::js_args::{array_items, get_own, has_own, is_args_object, json_parse, own_keys};
 use crate::pipeline::visible::json_text;
 use crate::state_sync::invalidation::{is_invalidation_text, parse_invalidations, Invalidation};
 
@@ -30,15 +29,6 @@ pub(super) fn invalidation_text(text: &JsString) -> Option<String> {
     }
     let text = String::from(text);
     is_invalidation_text(&text).then_some(text)
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `JSON.parse` over a JS string handle (js-sys's binding takes a `&str`, which would copy
-    /// the whole text into wasm memory and back).
-    /// [MDN](https://developer.mozilla.org/docs/Web/JavaScript/Reference/Global_Objects/JSON/parse)
-    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
-    fn json_parse(text: &JsString) -> Result<JsValue, JsValue>;
 }
 
 /// True for an MCP `CallToolResult`: an object whose `content` is an array of typed blocks.

@@ -137,10 +137,12 @@ impl ConversationDeltas {
 
     /// Updates the row of each conversation touched: from the row read ahead when there is one,
     /// otherwise from a `get` issued now, and the `put` of the updated row (or its `delete` once
-    /// the conversation has no entry left) from its success event.
+    /// the conversation has no entry left) from its success event. True when every update was
+    /// issued now (no row waits for a read), the common case of a write.
     ///
     /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
-    pub(super) fn apply(self, tx: &Rc<Tx>, handlers: &Handlers) {
+    pub(super) fn apply(self, tx: &Rc<Tx>, handlers: &Handlers) -> bool {
+        let mut all_issued = true;
         for (conv, ConversationTotals { totals: delta, .. }) in self.changes {
             if delta.entries == 0.0 && delta.bytes == 0.0 {
                 continue;
@@ -150,12 +152,14 @@ impl ConversationDeltas {
                 update(tx, &key, request, delta);
                 continue;
             }
+            all_issued = false;
             let Ok(request) = tx.meta.get(&key) else {
                 continue; // the transaction is aborting; its error is reported
             };
             let tx = tx.clone();
             handlers.on(&request, move |request| update(&tx, &key, request, delta));
         }
+        all_issued
     }
 }
 

@@ -94,7 +94,7 @@ pub(super) fn delete_each(
         );
         handlers2.on(&last, move |_| {
             put_totals(&tx, totals.get());
-            std::mem::take(&mut *deltas.borrow_mut()).apply(&tx, &handlers3);
+            let _ = std::mem::take(&mut *deltas.borrow_mut()).apply(&tx, &handlers3);
         });
     });
 }

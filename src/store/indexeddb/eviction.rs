@@ -17,7 +17,9 @@ use crate::store::StoreError;
 
 /// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
 /// record, never `keep`, until `walk` is done; then applies `deltas` (the caller's, plus the
-/// evictions) to the per-conversation rows and calls `finish(walk)`.
+/// evictions) to the per-conversation rows and calls `finish(walk)`, which issues the
+/// transaction's last requests. When no row update waits for a read by then, the transaction
+/// is committed at once ([`Tx::commit_now`]).
 ///
 /// [MDN: IDBIndex.openCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openCursor)
 pub(super) fn evict_oldest_first(
@@ -29,8 +31,7 @@ pub(super) fn evict_oldest_first(
     finish: Box<dyn FnOnce(Eviction)>,
 ) {
     if walk.done() {
-        deltas.apply(tx, handlers);
-        return finish(walk);
+        return end(tx, handlers, deltas, finish, walk);
     }
     let Ok(cursor_request) = tx
         .usage
@@ -44,31 +45,44 @@ pub(super) fn evict_oldest_first(
     let (tx, handlers2) = (tx.clone(), handlers.clone());
     handlers.on(&cursor_request, move |request| {
         let cursor = request.result().ok().filter(JsValue::is_object);
-        let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) else {
-            if let Some((finish, deltas)) = finish.take() {
-                deltas.apply(&tx, &handlers2);
-                finish(walk); // the store is empty
+        // No cursor: the store is empty.
+        if let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) {
+            let row = cursor.value().unwrap_or(JsValue::UNDEFINED);
+            let (uri, size) = usage_size(&row);
+            if keep.as_ref() != Some(&uri)
+                && tx.results.delete(&uri).is_ok()
+                && cursor.delete().is_ok()
+            {
+                walk.evicted(size);
+                if let Some((_, deltas)) = finish.as_mut() {
+                    deltas.remove_row(&row, size);
+                }
             }
-            return;
-        };
-        let row = cursor.value().unwrap_or(JsValue::UNDEFINED);
-        let (uri, size) = usage_size(&row);
-        if keep.as_ref() != Some(&uri) && tx.results.delete(&uri).is_ok() && cursor.delete().is_ok()
-        {
-            walk.evicted(size);
-            if let Some((_, deltas)) = finish.as_mut() {
-                deltas.remove_row(&row, size);
+            if !walk.done() {
+                let _ = cursor.continue_();
+                return;
             }
         }
-        if walk.done() {
-            if let Some((finish, deltas)) = finish.take() {
-                deltas.apply(&tx, &handlers2);
-                finish(walk);
-            }
-        } else {
-            let _ = cursor.continue_();
+        if let Some((finish, deltas)) = finish.take() {
+            end(&tx, &handlers2, deltas, finish, walk);
         }
     });
+}
+
+/// The end of a walk: the per-conversation rows, `finish`'s requests, and the commit when
+/// nothing is left to issue.
+fn end(
+    tx: &Rc<Tx>,
+    handlers: &Handlers,
+    deltas: ConversationDeltas,
+    finish: Box<dyn FnOnce(Eviction)>,
+    walk: Eviction,
+) {
+    let all_issued = deltas.apply(tx, handlers);
+    finish(walk);
+    if all_issued {
+        tx.commit_now();
+    }
 }
 
 impl IndexedDbStore {
