@@ -32,7 +32,7 @@ for (const [side, results] of Object.entries(pages)) {
   console.log('| operation | impl | transaction | before it | requests | issuing them | IndexedDB (last request → complete) | complete → resolved | total |');
   console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
   for (const impl of ['floor', 'contract floor', 'js-baseline', 'ours']) {
-    for (const op of ['write', 'read', 'substitute']) {
+    for (const op of process.argv.includes('--writes') ? ['write'] : ['write', 'read', 'substitute']) {
       const per = results.map((r) => r[impl][op]);
       const steps = per[0].steps;
       steps.forEach((s, i) => {
@@ -44,7 +44,7 @@ for (const [side, results] of Object.entries(pages)) {
   }
   if (process.argv.includes('--timelines')) {
     for (const impl of ['floor', 'contract floor', 'js-baseline', 'ours']) {
-      for (const op of ['write', 'read', 'substitute']) {
+      for (const op of process.argv.includes('--writes') ? ['write'] : ['write', 'read', 'substitute']) {
         const t = results[0].timelines[impl][op];
         console.log(`- ${impl} ${op} (${t.rounds}/${t.of} rounds): ${t.events.map(([w, ms]) => `${w} ${ms.toFixed(3)}`).join(' · ')}`);
       }

@@ -47,7 +47,9 @@ const transaction = IDBDatabase.prototype.transaction;
 IDBDatabase.prototype.transaction = function (...args) {
   mark(`tx:${args[1] ?? 'readonly'}`);
   const tx = transaction.apply(this, args);
-  if (t0) tx.addEventListener('complete', () => mark('complete'));
+  // Only into the log of the operation that made it (a read resolves before its `complete`).
+  const own = t0;
+  if (t0) tx.addEventListener('complete', () => { if (t0 === own) mark('complete'); });
   return tx;
 };
 

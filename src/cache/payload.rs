@@ -83,8 +83,8 @@ pub fn is_referenceable(payload: &JsValue) -> bool {
 pub fn select(payload: &JsValue, pointer: &JsonPointer) -> Option<JsValue> {
     let mut current = payload.clone();
     for token in pointer.tokens() {
-        // The catching checks of `js_args`: one import each for every caller (a stored payload
-        // cannot be a Proxy, so nothing here throws).
+        // The catching reads of `js_args` (one import each for every caller); a read that
+        // throws selects nothing.
         current = if js_args::is_array(&current) {
             let array: &Array = current.unchecked_ref();
             let index = array_index(token)?;
@@ -93,7 +93,7 @@ pub fn select(payload: &JsValue, pointer: &JsonPointer) -> Option<JsValue> {
             }
             array.get(index)
         } else if js_args::has_own(&current, token) {
-            js_args::get(&current, token)
+            js_args::read(&current, token).ok()?
         } else {
             return None;
         };
