@@ -5,7 +5,8 @@
 //! may lose its last writes on an OS crash; it must not pay an fsync per tool result), and every
 //! request of a transaction is issued before anything is awaited. Follow-up requests (an
 //! eviction walk, the deletes of a clear) are issued from inside the success events of the same
-//! transaction, so it can never auto-commit midway.
+//! transaction, so it can never auto-commit midway; a write commits explicitly once its last
+//! request is issued (`Tx::commit_now`).
 //!
 //! Schema: database `dbName` at [`SCHEMA_VERSION`]:
 //! - [`STORE_NAME`] keyed by `uri`, indexes `convId`, `addedAt`: the records;
