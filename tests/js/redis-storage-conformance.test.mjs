@@ -41,13 +41,22 @@ after(async () => {
 function mapAdapter() {
   const rows = new Map();
   const once = new Map();
+  // Call order: every operation runs after the ones called before it; between freshTools and
+  // markStale the others wait (markStale itself goes first).
+  let tail = Promise.resolve();
+  let unblock = () => {};
+  const serial = (fn) => {
+    const done = tail.then(fn);
+    tail = done.catch(() => {});
+    return done;
+  };
   const clone = (row) => ({ ...row, payload: structuredClone(row.payload) });
   const drop = (uri) => rows.delete(uri);
   const totals = (list) => [list.length, list.reduce((sum, r) => sum + r.sizeBytes, 0)];
   const older = (a, b) => a.lastUsedAt - b.lastUsedAt || (a.uri < b.uri ? -1 : 1);
   return {
     kind: 'map',
-    async write(row, maxBytes, maxEntries) {
+    write: (row, maxBytes, maxEntries) => serial(() => {
       const stored = clone(row);
       drop(row.uri);
       const mine = [...rows.values()].filter((r) => r.convId === row.convId).sort(older);
@@ -62,16 +71,14 @@ function mapAdapter() {
       }
       rows.set(row.uri, stored);
       return [evicted, bytes + row.sizeBytes, entries + 1];
-    },
-    async read(uris, now) {
-      return uris.map((uri) => {
-        const row = rows.get(uri);
-        if (!row) return undefined;
-        row.lastUsedAt = Math.max(row.lastUsedAt, now);
-        return clone(row);
-      });
-    },
-    async evictOldest(bytes) {
+    }),
+    read: (uris, now) => serial(() => uris.map((uri) => {
+      const row = rows.get(uri);
+      if (!row) return undefined;
+      row.lastUsedAt = Math.max(row.lastUsedAt, now);
+      return clone(row);
+    })),
+    evictOldest: (bytes) => serial(() => {
       let count = 0;
       for (const row of [...rows.values()].sort(older)) {
         if (bytes <= 0) break;
@@ -80,18 +87,21 @@ function mapAdapter() {
         count += 1;
       }
       return count;
-    },
-    async stats() {
+    }),
+    stats: () => serial(() => {
       const list = [...rows.values()];
       return [...totals(list), new Set(list.map((r) => r.convId)).size];
-    },
-    async remove(convId, cutoff) {
+    }),
+    remove: (convId, cutoff) => serial(() => {
       const doomed = [...rows.values()].filter((r) => (typeof convId === 'string' ? r.convId === convId : r.addedAt < cutoff));
       for (const row of doomed) drop(row.uri);
       return doomed.length;
-    },
-    async freshTools() {
-      return [...new Set([...rows.values()].filter((r) => r.staleCause === undefined).map((r) => r.sourceToolName))];
+    }),
+    freshTools() {
+      const names = serial(() => [...new Set([...rows.values()].filter((r) => r.staleCause === undefined).map((r) => r.sourceToolName))]);
+      const blocked = new Promise((resolve) => { unblock = resolve; });
+      tail = tail.then(() => blocked);
+      return names;
     },
     async markStale(names, cause) {
       let count = 0;
@@ -101,11 +111,10 @@ function mapAdapter() {
           count += 1;
         }
       }
+      unblock();
       return count;
     },
-    async list(convId) {
-      return [...rows.values()].filter((r) => convId === undefined || r.convId === convId).map(clone).sort((a, b) => (a.uri < b.uri ? -1 : 1));
-    },
+    list: (convId) => serial(() => [...rows.values()].filter((r) => convId === undefined || r.convId === convId).map(clone).sort((a, b) => (a.uri < b.uri ? -1 : 1))),
     async consumeOnce(key, ttlMs) {
       if (typeof key !== 'string' || key === '') throw new TypeError('consumeOnce: key must be a non-empty string');
       if (!(Number.isSafeInteger(ttlMs) && ttlMs > 0)) throw new TypeError('consumeOnce: ttlMs must be a positive integer');
