@@ -11,6 +11,9 @@ const { join } = require('node:path');
 const SCRIPT = readFileSync(join(__dirname, 'redis-script.lua'), 'utf8');
 const SHA = createHash('sha1').update(SCRIPT).digest('hex');
 
+/** The longest one `WAIT` blocks the connection it is sent on, in ms. */
+const WAIT_SLICE_MS = 50;
+
 /** @param {string} name @param {string} message */
 const named = (name, message) => Object.assign(new Error(message), { name });
 
@@ -119,14 +122,20 @@ function runner(link, { ttl, timeoutMs, replicas }) {
         alive();
         return link.send(key, args);
       },
+      // WAIT blocks the connection it is sent on, which the client shares with every other
+      // command to that master: it is sent in slices of at most WAIT_SLICE_MS, so a master whose
+      // replicas do not answer delays the others' commands by a slice, not by timeoutMs.
       replicate: async (key) => {
         if (replicas === 0) return;
-        alive();
-        const ms = Math.max(1, deadline - Date.now());
-        const acked = Number(await link.wait(key, replicas, ms));
-        if (!(acked >= replicas)) {
-          throw named('TimeoutError', `redisStorage: ${what}: ${acked} of ${replicas} replicas confirmed the write within ${timeoutMs} ms (it may or may not be readable later)`);
+        let acked = 0;
+        for (;;) {
+          alive();
+          const left = deadline - Date.now();
+          if (left <= 0) break;
+          acked = Number(await link.wait(key, replicas, Math.max(1, Math.min(WAIT_SLICE_MS, left))));
+          if (acked >= replicas) return;
         }
+        throw named('TimeoutError', `redisStorage: ${what}: ${acked} of ${replicas} replicas confirmed the write within ${timeoutMs} ms (it may or may not be readable later)`);
       },
       masters: () => {
         alive();
