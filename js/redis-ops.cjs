@@ -47,6 +47,8 @@ function storageError(error, what) {
  */
 function runner(link, { ttl, timeoutMs, replicas }) {
   let held = 0;
+  /** The operations started and not yet settled (or given up on). @type {Set<Promise<unknown>>} */
+  const inflight = new Set();
   /** @type {(() => void)[]} */
   const queue = [];
   const drain = () => {
@@ -142,16 +144,34 @@ function runner(link, { ttl, timeoutMs, replicas }) {
         return link.masters();
       },
     };
+    /** Ends this operation's place among those sent and not yet settled. */
+    let finish = (/** @type {unknown} */ _value) => {};
     const sent = new Promise((resolve, reject) => {
+      const start = () => {
+        onStart?.();
+        body(step).then(resolve, (error) => reject(storageError(error, what))).finally(() => release());
+      };
       const run = () => {
         if (cancelled) return;
         if (!link.ready()) {
           reject(named('NetworkError', `redisStorage: ${what}: the Redis client is not connected`));
           return;
         }
-        if (multi) release = hold();
-        onStart?.();
-        body(step).then(resolve, (error) => reject(storageError(error, what))).finally(() => release());
+        const before = [...inflight];
+        const done = new Promise((resolve) => {
+          finish = resolve;
+        });
+        inflight.add(done);
+        done.then(() => inflight.delete(done));
+        if (!multi) {
+          start();
+          return;
+        }
+        // Steps on several connections (SCAN on every master): it starts once every operation
+        // sent before it has settled, and later ones wait for it.
+        release = hold();
+        if (before.length === 0) start();
+        else Promise.allSettled(before).then(() => (cancelled ? undefined : start()));
       };
       if (!first && (held > 0 || queue.length > 0)) queue.push(run);
       else run();
@@ -166,7 +186,12 @@ function runner(link, { ttl, timeoutMs, replicas }) {
       timer.unref?.();
     });
     sent.catch(() => {});
-    return /** @type {Promise<T>} */ (Promise.race([sent, late]).finally(() => clearTimeout(timer)));
+    // Settled, or given up on at its timeout (a reply Redis never sends holds nothing back).
+    const result = /** @type {Promise<T>} */ (Promise.race([sent, late]).finally(() => {
+      clearTimeout(timer);
+      finish(undefined);
+    }));
+    return result;
   }
 
   return { operation, hold };
