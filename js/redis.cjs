@@ -52,12 +52,15 @@ const globEscape = (text) => text.replace(/[*?[\]\\]/g, '\\$&');
 /** A JSON string field of a reply (null/undefined: absent). @param {unknown} value */
 const parsed = (value) => (value === null || value === undefined || value === false ? undefined : JSON.parse(String(value)));
 
+/** @typedef {import('mcp-result-cache').StoredRow} StoredRow */
+
 /**
  * A stored row from the script's four values (meta, payload, stale cause, lastUsedAt).
  * @param {unknown} meta @param {unknown} payload @param {unknown} stale @param {unknown} lastUsed
- * @returns {Record<string, unknown>}
+ * @returns {StoredRow}
  */
 function rowOf(meta, payload, stale, lastUsed) {
+  /** @type {StoredRow} */
   const row = JSON.parse(String(meta));
   row.payload = JSON.parse(String(payload));
   row.lastUsedAt = Number(lastUsed);
@@ -108,7 +111,7 @@ function redisStorage(client, options) {
       }
       return operation('reading entries', async (step) => {
         const answers = [...groups].map(([segment, list]) => step.script(keysOf(segment), ['r', ttl, String(now), ...list]));
-        /** @type {Map<string, Record<string, unknown> | undefined>} */
+        /** @type {Map<string, StoredRow | undefined>} */
         const found = new Map();
         for (const [i, [, list]] of [...groups].entries()) {
           const reply = await answers[i];
@@ -133,7 +136,9 @@ function redisStorage(client, options) {
           conversations += 1;
         }
       });
-      return [entries, bytes, conversations];
+      /** @type {[number, number, number]} */
+      const totals = [entries, bytes, conversations];
+      return totals;
     }, { multi: true }),
     remove(convId, cutoff) {
       if (typeof convId === 'string') {
@@ -189,7 +194,7 @@ function redisStorage(client, options) {
     },
     list(convId) {
       return operation('listing entries', async (step) => {
-        /** @type {Map<string, Record<string, unknown>>} */
+        /** @type {Map<string, StoredRow>} */
         const rows = new Map();
         const collect = (/** @type {string} */ segment, /** @type {string} */ conv) => scanBucket(step, segment, (cursor) => ['l', ttl, conv, cursor, batch], (reply) => {
           for (let i = 1; i + 4 < reply.length; i += 5) {
@@ -216,8 +221,8 @@ function redisStorage(client, options) {
   };
 
   /**
-   * @param {Record<string, unknown>} row @param {number} maxBytes @param {number} maxEntries
-   * @param {string} [json] @returns {Promise<number[]>}
+   * @param {StoredRow} row @param {number} maxBytes @param {number} maxEntries
+   * @param {string} [json] @returns {Promise<[number, number, number]>}
    */
   function write(row, maxBytes, maxEntries, json) {
     let args;
@@ -239,7 +244,9 @@ function redisStorage(client, options) {
         [, , more, bytes, entries] = reply;
       }
       await step.replicate(keys[0]);
-      return [evicted, bytes, entries];
+      /** @type {[number, number, number]} */
+      const totals = [evicted, bytes, entries];
+      return totals;
     });
   }
 

@@ -50,10 +50,7 @@ export function storageConformance(makeStorage, options) {
   const { test, name = 'storage' } = options;
   /** @type {Set<ResultCache>} */
   const open = new Set();
-  /**
-   * A cache over a fresh storage; `clock` is its `now`.
-   * @param {Record<string, unknown>} [limits]
-   */
+  /** A cache over a fresh storage; `clock` is its `now`. @type {Fresh} */
   const fresh = async (limits = {}) => {
     const storage = await makeStorage();
     const clock = { now: 1_000_000 };
@@ -61,7 +58,7 @@ export function storageConformance(makeStorage, options) {
     open.add(cache);
     return { cache, storage, clock };
   };
-  /** @param {string} title @param {(fresh: typeof fresh) => Promise<void>} body */
+  /** @param {string} title @param {(fresh: Fresh) => Promise<void>} body */
   const check = (title, body) => test(`${name}: ${title}`, async () => {
     try {
       await body(fresh);
@@ -77,7 +74,10 @@ export function storageConformance(makeStorage, options) {
   registerConsume(check, test, name, makeStorage);
 }
 
-/** @typedef {(title: string, body: (fresh: (limits?: Record<string, unknown>) => Promise<{ cache: ResultCache, storage: unknown, clock: { now: number } }>) => Promise<void>) => void} Check */
+/**
+ * @typedef {(limits?: Record<string, unknown>) => Promise<{ cache: ResultCache, storage: unknown, clock: { now: number } }>} Fresh
+ * @typedef {(title: string, body: (fresh: Fresh) => Promise<void>) => void} Check
+ */
 
 /** @param {Check} check */
 function registerData(check) {
@@ -263,14 +263,15 @@ function registerInvalidation(check) {
 function registerConsume(check, test, name, makeStorage) {
   test(`${name}: consumeOnce is true the first time within its TTL, false after, atomically`, async (t) => {
     const storage = await makeStorage();
+    /** @type {unknown} */
     const consume = storage !== null && typeof storage === 'object' ? Reflect.get(storage, 'consumeOnce') : undefined;
     if (typeof consume !== 'function') {
       // A built-in storage named by a string ("memory") is not an object with methods.
       t.skip('this storage value is not an object with consumeOnce');
       return;
     }
-    /** @type {(key: unknown, ttlMs: unknown) => Promise<boolean>} */
-    const once = (key, ttlMs) => consume.call(storage, key, ttlMs);
+    /** @type {(key: unknown, ttlMs: unknown) => Promise<unknown>} */
+    const once = async (key, ttlMs) => Reflect.apply(consume, storage, [key, ttlMs]);
     const key = `approval:${Math.random().toString(36).slice(2)}`;
     const answers = await Promise.all(Array.from({ length: 12 }, () => once(key, 250)));
     assert.equal(answers.filter((a) => a === true).length, 1, 'exactly one of concurrent calls wins');

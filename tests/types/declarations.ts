@@ -15,6 +15,9 @@ import type * as ServerDecl from '../../js/server.js';
 import * as serverImpl from '../../js/src/server.mjs';
 import type * as ListsDecl from '../../js/lists.js';
 import * as listsImpl from '../../js/src/lists.mjs';
+import type * as ConformanceDecl from '../../js/storage-conformance.js';
+import * as conformanceImpl from '../../js/storage-conformance.mjs';
+import type { CacheStorage } from '../../js/index.js';
 
 /** `true` only when the two key sets are the same; otherwise the names that differ. */
 type SameNames<D, I> = [Exclude<keyof D, keyof I> | Exclude<keyof I, keyof D>] extends [never]
@@ -37,3 +40,8 @@ export const defaultPrefix: typeof RedisDecl.DEFAULT_PREFIX = redisImpl.DEFAULT_
 export const ready: typeof IndexDecl.ready = indexImpl.ready;
 export const serverReady: typeof ServerDecl.ready = serverImpl.ready;
 export const listsReady: typeof ListsDecl.ready = listsImpl.ready;
+export const conformanceNames: SameNames<typeof ConformanceDecl, typeof conformanceImpl> = true;
+export const storageConformance: typeof ConformanceDecl.storageConformance = conformanceImpl.storageConformance;
+export const redisStorage: typeof RedisDecl.redisStorage = redisImpl.redisStorage;
+/** `redisStorage` answers the storage contract. */
+export const redisIsStorage = (client: object): CacheStorage => redisImpl.redisStorage(client);
