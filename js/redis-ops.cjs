@@ -42,32 +42,40 @@ function storageError(error, what) {
  */
 
 /**
- * @param {import('./redis-link.cjs').Link} link
- * @param {{ ttl: string, timeoutMs: number, replicas: number }} options
+ * The hold: while held, operations wait in a queue and are sent, in order, when it ends.
+ * @returns {{ hold: () => () => void, held: () => boolean, enqueue: (run: () => void) => void }}
  */
-function runner(link, { ttl, timeoutMs, replicas }) {
+function gate() {
   let held = 0;
-  /** The operations started and not yet settled (or given up on). @type {Set<Promise<unknown>>} */
-  const inflight = new Set();
   /** @type {(() => void)[]} */
   const queue = [];
   const drain = () => {
     while (held === 0 && queue.length > 0) queue.shift()?.();
   };
-  const hold = () => {
-    held += 1;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      held -= 1;
-      drain();
-    };
+  return {
+    hold: () => {
+      held += 1;
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        held -= 1;
+        drain();
+      };
+    },
+    held: () => held > 0 || queue.length > 0,
+    enqueue: (run) => queue.push(run),
   };
+}
 
-  // A server restart (or SCRIPT FLUSH) forgot the script: EVAL loads it. Every operation already
-  // sent failed the same way and retries (with the script itself) when it is loaded, in the order
-  // it was sent; operations called meanwhile wait until those retries are sent.
+/**
+ * Script calls. A server restart (or SCRIPT FLUSH) forgot the script: EVAL loads it. Every
+ * operation already sent failed the same way and retries (with the script itself) when it is
+ * loaded, in the order it was sent; operations called meanwhile wait until those retries are sent.
+ * @param {import('./redis-link.cjs').Link} link @param {string} ttl @param {() => () => void} hold
+ * @returns {(keys: string[], args: string[]) => Promise<unknown[]>}
+ */
+function scripts(link, ttl, hold) {
   /** @type {Promise<unknown> | null} */
   let reloading = null;
   /** @param {string[]} keys */
@@ -84,9 +92,7 @@ function runner(link, { ttl, timeoutMs, replicas }) {
     }
     return reloading;
   }
-
-  /** @param {string[]} keys @param {string[]} args @returns {Promise<unknown[]>} */
-  async function script(keys, args) {
+  return async (keys, args) => {
     const evalsha = ['EVALSHA', SHA, String(keys.length), ...keys, ...args];
     const reply = await link.send(keys[0], evalsha).catch(async (error) => {
       if (!/^NOSCRIPT\b/.test(messageOf(error))) throw error;
@@ -94,7 +100,18 @@ function runner(link, { ttl, timeoutMs, replicas }) {
       return link.send(keys[0], ['EVAL', SCRIPT, String(keys.length), ...keys, ...args]);
     });
     return Array.isArray(reply) ? reply : [reply];
-  }
+  };
+}
+
+/**
+ * @param {import('./redis-link.cjs').Link} link
+ * @param {{ ttl: string, timeoutMs: number, replicas: number }} options
+ */
+function runner(link, { ttl, timeoutMs, replicas }) {
+  /** The operations started and not yet settled (or given up on). @type {Set<Promise<unknown>>} */
+  const inflight = new Set();
+  const { hold, held, enqueue } = gate();
+  const script = scripts(link, ttl, hold);
 
   /**
    * One operation. `body` sends its first command before its first `await` (call order).
@@ -173,7 +190,7 @@ function runner(link, { ttl, timeoutMs, replicas }) {
         if (before.length === 0) start();
         else Promise.allSettled(before).then(() => (cancelled ? undefined : start()));
       };
-      if (!first && (held > 0 || queue.length > 0)) queue.push(run);
+      if (!first && held()) enqueue(run);
       else run();
     });
     const late = new Promise((_, reject) => {

@@ -73,6 +73,18 @@ function rowOf(meta, payload, stale, lastUsed) {
 const byUri = (p, q) => (String(p.uri) < String(q.uri) ? -1 : String(p.uri) > String(q.uri) ? 1 : 0);
 
 /**
+ * What the operations share: the key names, the walk over every master, the runner.
+ * @typedef {object} Context
+ * @property {string} prefix
+ * @property {string} ttl
+ * @property {string} batch
+ * @property {(segment: string) => string[]} keysOf The four keys of a conversation's bucket.
+ * @property {(step: Step, visit: (segment: string) => Promise<void>, limit?: number) => Promise<void>} walk
+ * @property {ReturnType<typeof runner>['operation']} operation
+ * @typedef {import('./redis-ops.cjs').Step} Step
+ */
+
+/**
  * A storage object for `new ResultCache({ storage })` over a connected Redis `client`
  * (node-redis 6 `createClient` / `createCluster`, ioredis 6 `Redis` / `Cluster`).
  *
@@ -89,41 +101,132 @@ function redisStorage(client, options) {
   const settings = readOptions(options);
   const { prefix, ttl } = settings;
   const { operation, hold } = runner(link, settings);
-  /** The four keys of a conversation's bucket. @param {string} segment */
-  const keysOf = (segment) => ['rows', 'lru', 'added', 'fresh'].map((name) => `${prefix}{${segment}}:${name}`);
-  const pattern = `${globEscape(prefix)}{*}:rows`;
-  const walk = walker(pattern, prefix);
-  const batch = String(BATCH);
-
-  /** Ends the hold of an invalidation whose `freshTools` answered (set until `markStale`). */
-  let releaseStale = () => {};
-
+  /** @type {Context} */
+  const ctx = {
+    prefix,
+    ttl,
+    batch: String(BATCH),
+    keysOf: (segment) => ['rows', 'lru', 'added', 'fresh'].map((name) => `${prefix}{${segment}}:${name}`),
+    walk: walker(`${globEscape(prefix)}{*}:rows`, prefix),
+    operation,
+  };
   return {
     kind: 'redis',
     prefix,
-    write: (row, maxBytes, maxEntries, json) => write(row, maxBytes, maxEntries, json),
-    read(uris, now) {
-      /** @type {Map<string, string[]>} */
-      const groups = new Map();
-      for (const uri of uris) {
-        const segment = segmentOfUri(uri);
-        groups.set(segment, [...(groups.get(segment) ?? []), uri]);
-      }
-      return operation('reading entries', async (step) => {
-        const answers = [...groups].map(([segment, list]) => step.script(keysOf(segment), ['r', ttl, String(now), ...list]));
-        /** @type {Map<string, StoredRow | undefined>} */
-        const found = new Map();
-        for (const [i, [, list]] of [...groups].entries()) {
-          const reply = await answers[i];
-          list.forEach((uri, j) => {
-            const at = j * 4;
-            found.set(uri, reply[at + 1] === null || reply[at + 1] === undefined || reply[at + 1] === false ? undefined : rowOf(reply[at], reply[at + 1], reply[at + 2], reply[at + 3]));
-          });
-        }
-        return uris.map((uri) => found.get(uri));
+    write: (row, maxBytes, maxEntries, json) => write(ctx, row, maxBytes, maxEntries, json),
+    read: (uris, now) => read(ctx, uris, now),
+    ...spanning(ctx),
+    ...invalidation(ctx, hold),
+    consumeOnce(key, ttlMs) {
+      if (typeof key !== 'string' || key === '') return Promise.reject(typeError('consumeOnce: key must be a non-empty string'));
+      if (!(Number.isSafeInteger(ttlMs) && ttlMs > 0)) return Promise.reject(typeError('consumeOnce: ttlMs must be a positive integer (milliseconds)'));
+      const name = `${prefix}once:{${createHash('sha256').update(key).digest('hex')}}`;
+      return operation('consuming a key', async (step) => {
+        const first = (await step.command(name, ['SET', name, '1', 'NX', 'PX', String(ttlMs)])) !== null;
+        if (first) await step.replicate(name);
+        return first;
       });
     },
-    evictOldest: (bytes) => operation('evicting entries', (step) => evictOldest(step, bytes), { multi: true }),
+    close() {},
+  };
+}
+
+/**
+ * One write: one script call on its conversation (more only when a lowered budget leaves more to
+ * evict than one batch), then `WAIT` when the storage asks for replicas.
+ * @param {Context} ctx @param {StoredRow} row @param {number} maxBytes @param {number} maxEntries
+ * @param {string} [json] @returns {Promise<[number, number, number]>}
+ */
+function write({ ttl, batch, keysOf, operation }, row, maxBytes, maxEntries, json) {
+  let args;
+  try {
+    const payload = encodePayload(row.payload, json);
+    const { payload: _payload, lastUsedAt: _used, staleCause: _stale, ...rest } = row;
+    args = ['w', ttl, String(row.uri), JSON.stringify(row.convId), String(row.sizeBytes), String(row.addedAt), String(row.lastUsedAt),
+      JSON.stringify(row.sourceToolName), JSON.stringify(rest), payload, String(maxBytes), String(maxEntries), batch];
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const keys = keysOf(segmentOfUri(String(row.uri)));
+  return operation('writing an entry', async (step) => {
+    let [evicted, bytes, entries, more] = (await step.script(keys, args)).map(Number);
+    while (more === 1) {
+      const reply = (await step.script(keys, ['e', ttl, String(bytes - maxBytes), String(entries - maxEntries), batch, String(row.uri)])).map(Number);
+      evicted += reply[0];
+      [, , more, bytes, entries] = reply;
+    }
+    await step.replicate(keys[0]);
+    /** @type {[number, number, number]} */
+    const totals = [evicted, bytes, entries];
+    return totals;
+  });
+}
+
+/**
+ * The rows of `uris`: one script call per conversation, all sent at once.
+ * @param {Context} ctx @param {string[]} uris @param {number} now
+ */
+function read({ ttl, keysOf, operation }, uris, now) {
+  /** @type {Map<string, string[]>} */
+  const groups = new Map();
+  for (const uri of uris) {
+    const segment = segmentOfUri(uri);
+    groups.set(segment, [...(groups.get(segment) ?? []), uri]);
+  }
+  return operation('reading entries', async (step) => {
+    const answers = [...groups].map(([segment, list]) => step.script(keysOf(segment), ['r', ttl, String(now), ...list]));
+    /** @type {Map<string, StoredRow | undefined>} */
+    const found = new Map();
+    for (const [i, [, list]] of [...groups].entries()) {
+      const reply = await answers[i];
+      list.forEach((uri, j) => {
+        const at = j * 4;
+        const present = reply[at + 1] !== null && reply[at + 1] !== undefined && reply[at + 1] !== false;
+        found.set(uri, present ? rowOf(reply[at], reply[at + 1], reply[at + 2], reply[at + 3]) : undefined);
+      });
+    }
+    return uris.map((uri) => found.get(uri));
+  });
+}
+
+/**
+ * Calls the script on one conversation with a cursor until it answers cursor "0".
+ * @param {Context} ctx @param {Step} step @param {string} segment
+ * @param {(cursor: string) => string[]} argsOf @param {(reply: unknown[]) => void} take
+ */
+async function scanBucket(ctx, step, segment, argsOf, take) {
+  let cursor = '0';
+  do {
+    const reply = await step.script(ctx.keysOf(segment), argsOf(cursor));
+    take(reply);
+    cursor = String(reply[0]);
+  } while (cursor !== '0');
+}
+
+/**
+ * Deletes the rows of conversation `conv` (JSON) in `segment`, or those added before `cutoff`
+ * (conv ''), a batch a call.
+ * @param {Context} ctx @param {Step} step @param {string} segment @param {string} conv @param {string} cutoff
+ */
+async function removeIn(ctx, step, segment, conv, cutoff) {
+  let removed = 0;
+  let cursor = '0';
+  for (;;) {
+    const reply = await step.script(ctx.keysOf(segment), ['d', ctx.ttl, conv, cutoff, ctx.batch, cursor]);
+    removed += Number(reply[0]);
+    if (Number(reply[1]) !== 1) return removed;
+    if (reply[2] !== undefined) cursor = String(reply[2]);
+  }
+}
+
+/**
+ * The operations that may span conversations: totals, clears and age eviction, listing, and the
+ * eviction after a quota error.
+ * @param {Context} ctx
+ */
+function spanning(ctx) {
+  const { ttl, batch, keysOf, walk, operation } = ctx;
+  return {
     stats: () => operation('reading the totals', async (step) => {
       let entries = 0;
       let bytes = 0;
@@ -140,31 +243,53 @@ function redisStorage(client, options) {
       const totals = [entries, bytes, conversations];
       return totals;
     }, { multi: true }),
-    remove(convId, cutoff) {
-      if (typeof convId === 'string') {
-        const conv = JSON.stringify(convId);
-        return operation('deleting entries', (step) => removeIn(step, segmentOf(convId), conv, '0'), { multi: true });
-      }
-      return operation('deleting entries', async (step) => {
-        let removed = 0;
-        await walk(step, async (segment) => {
-          removed += await removeIn(step, segment, '', String(cutoff));
-        });
-        return removed;
-      }, { multi: true });
-    },
+    /** @param {string | undefined} convId @param {number} cutoff */
+    remove: (convId, cutoff) => operation('deleting entries', async (step) => {
+      if (typeof convId === 'string') return removeIn(ctx, step, segmentOf(convId), JSON.stringify(convId), '0');
+      let removed = 0;
+      await walk(step, async (segment) => {
+        removed += await removeIn(ctx, step, segment, '', String(cutoff));
+      });
+      return removed;
+    }, { multi: true }),
+    /** @param {string} [convId] */
+    list: (convId) => operation('listing entries', async (step) => {
+      /** @type {Map<string, StoredRow>} */
+      const rows = new Map();
+      const collect = (/** @type {string} */ segment, /** @type {string} */ conv) => scanBucket(ctx, step, segment, (cursor) => ['l', ttl, conv, cursor, batch], (reply) => {
+        for (let i = 1; i + 4 < reply.length; i += 5) {
+          const row = rowOf(reply[i + 1], reply[i + 2], reply[i + 3], reply[i + 4]);
+          if (typeof convId !== 'string' || row.convId === convId) rows.set(String(reply[i]), row);
+        }
+      });
+      if (typeof convId === 'string') await collect(segmentOf(convId), JSON.stringify(convId));
+      else await walk(step, (segment) => collect(segment, ''));
+      return [...rows.values()].sort(byUri);
+    }, { multi: true }),
+    /** @param {number} bytes */
+    evictOldest: (bytes) => operation('evicting entries', (step) => evictOldest(ctx, step, bytes), { multi: true }),
+  };
+}
+
+/**
+ * `freshTools` and `markStale`: between the two, later operations wait (the marks take effect
+ * where they were called; the cache calls markStale after every freshTools that answered).
+ * @param {Context} ctx @param {() => () => void} hold
+ */
+function invalidation(ctx, hold) {
+  const { ttl, batch, walk, operation } = ctx;
+  let releaseStale = () => {};
+  return {
     freshTools() {
       return operation('invalidating entries', async (step) => {
         /** @type {Set<string>} */
         const names = new Set();
-        await walk(step, (segment) => scanBucket(step, segment, (cursor) => ['f', ttl, cursor, batch], (reply) => {
+        await walk(step, (segment) => scanBucket(ctx, step, segment, (cursor) => ['f', ttl, cursor, batch], (reply) => {
           for (const name of reply.slice(1)) names.add(String(name));
         }));
-        return [...names].map((name) => JSON.parse(name));
+        return [...names].map((name) => String(JSON.parse(name)));
       }, {
         multi: true,
-        // Until markStale is called, later operations wait: the marks take effect where they were
-        // called. The cache calls markStale after every freshTools that answered.
         onStart: () => {
           releaseStale = hold();
         },
@@ -173,6 +298,7 @@ function redisStorage(client, options) {
         throw error;
       });
     },
+    /** @param {string[]} names @param {string} cause */
     markStale(names, cause) {
       const release = releaseStale;
       releaseStale = () => {};
@@ -184,7 +310,7 @@ function redisStorage(client, options) {
       const causeJson = JSON.stringify(String(cause));
       const marked = operation('invalidating entries', async (step) => {
         let count = 0;
-        await walk(step, (segment) => scanBucket(step, segment, (cursor) => ['k', ttl, causeJson, cursor, batch, ...wanted], (reply) => {
+        await walk(step, (segment) => scanBucket(ctx, step, segment, (cursor) => ['k', ttl, causeJson, cursor, batch, ...wanted], (reply) => {
           count += Number(reply[1]);
         }));
         return count;
@@ -192,115 +318,33 @@ function redisStorage(client, options) {
       release();
       return marked;
     },
-    list(convId) {
-      return operation('listing entries', async (step) => {
-        /** @type {Map<string, StoredRow>} */
-        const rows = new Map();
-        const collect = (/** @type {string} */ segment, /** @type {string} */ conv) => scanBucket(step, segment, (cursor) => ['l', ttl, conv, cursor, batch], (reply) => {
-          for (let i = 1; i + 4 < reply.length; i += 5) {
-            const row = rowOf(reply[i + 1], reply[i + 2], reply[i + 3], reply[i + 4]);
-            if (typeof convId !== 'string' || row.convId === convId) rows.set(String(reply[i]), row);
-          }
-        });
-        if (typeof convId === 'string') await collect(segmentOf(convId), JSON.stringify(convId));
-        else await walk(step, (segment) => collect(segment, ''));
-        return [...rows.values()].sort(byUri);
-      }, { multi: true });
-    },
-    consumeOnce(key, ttlMs) {
-      if (typeof key !== 'string' || key === '') return Promise.reject(typeError('consumeOnce: key must be a non-empty string'));
-      if (!(Number.isSafeInteger(ttlMs) && ttlMs > 0)) return Promise.reject(typeError('consumeOnce: ttlMs must be a positive integer (milliseconds)'));
-      const name = `${prefix}once:{${createHash('sha256').update(key).digest('hex')}}`;
-      return operation('consuming a key', async (step) => {
-        const first = (await step.command(name, ['SET', name, '1', 'NX', 'PX', String(ttlMs)])) !== null;
-        if (first) await step.replicate(name);
-        return first;
-      });
-    },
-    close() {},
   };
+}
 
-  /**
-   * @param {StoredRow} row @param {number} maxBytes @param {number} maxEntries
-   * @param {string} [json] @returns {Promise<[number, number, number]>}
-   */
-  function write(row, maxBytes, maxEntries, json) {
-    let args;
-    try {
-      const payload = encodePayload(row.payload, json);
-      const { payload: _payload, lastUsedAt: _used, staleCause: _stale, ...rest } = row;
-      args = ['w', ttl, String(row.uri), JSON.stringify(row.convId), String(row.sizeBytes), String(row.addedAt), String(row.lastUsedAt),
-        JSON.stringify(row.sourceToolName), JSON.stringify(rest), payload, String(maxBytes), String(maxEntries), batch];
-    } catch (error) {
-      return Promise.reject(error);
+/**
+ * Frees `bytes` from the conversations whose least recently used entry is oldest (compared
+ * over at most EVICT_SAMPLE conversations): Redis Cluster keeps no global order.
+ * @param {Context} ctx @param {Step} step @param {number} bytes
+ */
+async function evictOldest({ ttl, batch, keysOf, walk }, step, bytes) {
+  /** @type {{ segment: string, oldest: number }[]} */
+  const sample = [];
+  await walk(step, async (segment) => {
+    const [oldest] = await step.script(keysOf(segment), ['q', ttl]);
+    if (oldest !== false && oldest !== null && oldest !== undefined) sample.push({ segment, oldest: Number(oldest) });
+  }, EVICT_SAMPLE);
+  sample.sort((p, q) => p.oldest - q.oldest);
+  let count = 0;
+  for (const { segment } of sample) {
+    while (bytes > 0) {
+      const [evicted, freed, more] = (await step.script(keysOf(segment), ['e', ttl, String(bytes), '0', batch, ''])).map(Number);
+      count += evicted;
+      bytes -= freed;
+      if (more !== 1) break;
     }
-    const keys = keysOf(segmentOfUri(String(row.uri)));
-    return operation('writing an entry', async (step) => {
-      let [evicted, bytes, entries, more] = (await step.script(keys, args)).map(Number);
-      // A budget lowered far below what the conversation holds: the rest, a batch a call.
-      while (more === 1) {
-        const reply = (await step.script(keys, ['e', ttl, String(bytes - maxBytes), String(entries - maxEntries), batch, String(row.uri)])).map(Number);
-        evicted += reply[0];
-        [, , more, bytes, entries] = reply;
-      }
-      await step.replicate(keys[0]);
-      /** @type {[number, number, number]} */
-      const totals = [evicted, bytes, entries];
-      return totals;
-    });
+    if (bytes <= 0) break;
   }
-
-  /** @param {import('./redis-ops.cjs').Step} step @param {string} segment @param {string} conv @param {string} cutoff */
-  async function removeIn(step, segment, conv, cutoff) {
-    let removed = 0;
-    let cursor = '0';
-    for (;;) {
-      const reply = await step.script(keysOf(segment), ['d', ttl, conv, cutoff, batch, cursor]);
-      removed += Number(reply[0]);
-      if (Number(reply[1]) !== 1) return removed;
-      if (reply[2] !== undefined) cursor = String(reply[2]);
-    }
-  }
-
-  /**
-   * Calls the script on one conversation with a cursor until it answers cursor "0".
-   * @param {import('./redis-ops.cjs').Step} step @param {string} segment
-   * @param {(cursor: string) => string[]} argsOf @param {(reply: unknown[]) => void} take
-   */
-  async function scanBucket(step, segment, argsOf, take) {
-    let cursor = '0';
-    do {
-      const reply = await step.script(keysOf(segment), argsOf(cursor));
-      take(reply);
-      cursor = String(reply[0]);
-    } while (cursor !== '0');
-  }
-
-  /**
-   * Frees `bytes` from the conversations whose least recently used entry is oldest (compared
-   * over at most EVICT_SAMPLE conversations): Redis Cluster keeps no global order.
-   * @param {import('./redis-ops.cjs').Step} step @param {number} bytes
-   */
-  async function evictOldest(step, bytes) {
-    /** @type {{ segment: string, oldest: number }[]} */
-    const sample = [];
-    await walk(step, async (segment) => {
-      const [oldest] = await step.script(keysOf(segment), ['q', ttl]);
-      if (oldest !== false && oldest !== null && oldest !== undefined) sample.push({ segment, oldest: Number(oldest) });
-    }, EVICT_SAMPLE);
-    sample.sort((p, q) => p.oldest - q.oldest);
-    let count = 0;
-    for (const { segment } of sample) {
-      while (bytes > 0) {
-        const [evicted, freed, more] = (await step.script(keysOf(segment), ['e', ttl, String(bytes), '0', batch, ''])).map(Number);
-        count += evicted;
-        bytes -= freed;
-        if (more !== 1) break;
-      }
-      if (bytes <= 0) break;
-    }
-    return count;
-  }
+  return count;
 }
 
 /**
