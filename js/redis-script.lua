@@ -24,15 +24,17 @@ local function num(v) return tonumber(v or '0') or 0 end
 
 -- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
 -- an entry is whole or absent, never half.
-local b, e, f, c
+local b, e, f, c, existing
 do
-  local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c')
+  -- A write also reads the size of the entry it replaces, if any (ARGV[3] is its uri).
+  local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c', op == 'w' and ('z:' .. ARGV[3]) or 'c')
   b, e, f, c = num(h[1]), num(h[2]), num(h[3]), h[4]
+  if op == 'w' then existing = h[5] end
   local expected = 0
   if h[2] then expected = (f > 0) and 4 or 3 end
   if redis.call('EXISTS', R, L, A, F) ~= expected or (h[2] and e <= 0) then
     redis.call('UNLINK', R, L, A, F)
-    b, e, f, c = 0, 0, 0, false
+    b, e, f, c, existing = 0, 0, 0, false, false
   end
 end
 
@@ -107,19 +109,15 @@ if op == 'w' then
   -- uri, conv JSON, size, addedAt, lastUsedAt, tool JSON, meta JSON, payload JSON, maxBytes,
   -- maxEntries, batch
   local uri, conv, size = ARGV[3], ARGV[4], tonumber(ARGV[5])
-  remove({ uri })
+  if existing then remove({ uri }) end
   local evicted, more = evict(b + size - tonumber(ARGV[11]), e + 1 - tonumber(ARGV[12]), uri, tonumber(ARGV[13]))
-  redis.call('HSET', R, 'p:' .. uri, ARGV[10], 'm:' .. uri, ARGV[9], 'z:' .. uri, ARGV[5])
+  b, e, f = b + size, e + 1, f + 1
+  local owner = conv
+  if c and c ~= conv then owner = '*' end
+  redis.call('HSET', R, 'p:' .. uri, ARGV[10], 'm:' .. uri, ARGV[9], 'z:' .. uri, ARGV[5], 'b', b, 'e', e, 'f', f, 'c', owner)
   redis.call('ZADD', L, ARGV[7], uri)
   redis.call('ZADD', A, ARGV[6], uri)
   redis.call('HSET', F, uri, ARGV[8])
-  b, e, f = b + size, e + 1, f + 1
-  if not c then
-    redis.call('HSET', R, 'c', conv)
-  elseif c ~= conv and c ~= '*' then
-    redis.call('HSET', R, 'c', '*')
-  end
-  save()
   touch()
   return { evicted, b, e, more and 1 or 0 }
 end

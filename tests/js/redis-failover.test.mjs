@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import {
   closeClient, clusterConverged, ioredisCluster, nodeRedisCluster, startRedisCluster,

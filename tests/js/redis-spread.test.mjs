@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { redisStorage, BATCH } from '../../js/redis.cjs';
 import { SHA } from '../../js/redis-ops.cjs';
 import { segmentOf } from '../../js/redis-link.cjs';
