@@ -24,8 +24,10 @@ local function num(v) return tonumber(v or '0') or 0 end
 
 -- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
 -- an entry is whole or absent, never half.
-local b, e, f, c, existing
-do
+local b, e, f, c, existing = 0, 0, 0, false, false
+-- A read needs no totals: its rows are whole by construction (payload and fields in one hash),
+-- and one whose `lru` Redis evicted is answered as a miss.
+if op ~= 'r' then
   -- A write also reads the size of the entry it replaces, if any (ARGV[3] is its uri).
   local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c', op == 'w' and ('z:' .. ARGV[3]) or 'c')
   b, e, f, c = num(h[1]), num(h[2]), num(h[3]), h[4]
@@ -128,16 +130,17 @@ if op == 'r' then
   for i = 4, #ARGV do
     local uri = ARGV[i]
     local row = redis.call('HMGET', R, 'm:' .. uri, 'p:' .. uri, 's:' .. uri)
-    if row[2] then
+    local used = row[2] and redis.call('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri) and redis.call('ZSCORE', L, uri)
+    if used then
       hit = true
-      redis.call('ZADD', L, 'XX', 'GT', ARGV[3], uri)
-      out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]
-      out[#out + 1] = redis.call('ZSCORE', L, uri)
+      out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]; out[#out + 1] = used
     else
       out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false
     end
   end
-  if hit then touch() end
+  if hit and ttl > 0 then
+    for _, key in ipairs({ R, L, A, F }) do redis.call('PEXPIRE', key, ttl) end
+  end
   return out
 end
 

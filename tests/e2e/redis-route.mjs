@@ -275,8 +275,8 @@ async function main() {
   await check('the rows live in Redis under the chat\'s conversation', async () => {
     const client = await nodeRedisClient(redis.url);
     try {
-      const key = `mcp-result-cache:{all}:p:${JSON.stringify(status.chatId)}`;
-      const entries = await client.hGetAll(key);
+      const key = `mcp-result-cache:{${status.chatId}}:rows`;
+      const entries = Object.fromEntries(Object.entries(await client.hGetAll(key)).filter(([field]) => field.startsWith('p:')));
       const payloads = Object.values(entries).map((v) => JSON.parse(v));
       assert(payloads.some((p) => Array.isArray(p?.rows) && p.rows.length === 240), `${key} holds ${Object.keys(entries).length} entr(ies) without the 240 rows`);
     } finally {

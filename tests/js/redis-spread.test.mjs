@@ -143,9 +143,14 @@ describe('standalone', () => {
     for (const victim of ['lru', 'rows', 'added', 'fresh']) {
       const uri = await cache.cacheToolResult({ payload: { half: victim }, convId: 'half', sourceToolName: 't' });
       await raw.sendCommand(['DEL', `${prefix}{half}:${victim}`]);
-      assert.deepEqual(await cache.lookup(uri, { convId: 'half' }), { status: 'miss' }, `without ${victim}`);
-      assert.equal(await cache.readCachedPayload(`${uri}#/half`, { convId: 'half' }), null);
+      // A read answers the entry whole (its payload and fields are one hash) or a miss: never a part.
+      const seen = await cache.lookup(uri, { convId: 'half' });
+      if (victim === 'rows' || victim === 'lru') assert.deepEqual(seen, { status: 'miss' }, `without ${victim}`);
+      else assert.deepEqual(seen, { status: 'hit', payload: { half: victim } }, `without ${victim}`);
+      // The next operation that counts drops the conversation whole.
       assert.deepEqual(await cache.entries({ convId: 'half' }), []);
+      assert.deepEqual(await cache.lookup(uri, { convId: 'half' }), { status: 'miss' }, `without ${victim}, after`);
+      assert.equal(await cache.readCachedPayload(`${uri}#/half`, { convId: 'half' }), null);
       const stats = await cache.stats();
       assert.deepEqual([stats.entries, stats.conversations], [1, 1], `without ${victim}: only the whole conversation counts`);
       assert.deepEqual(await keysOn(raw, `${prefix}{half}`), [], 'the rest went with it');
