@@ -158,6 +158,25 @@ describe('standalone', () => {
     assert.equal((await cache.lookup(kept, { convId: 'kept' })).status, 'hit');
   });
 
+  test('Redis out of memory (noeviction): the cache evicts the least recently used conversations and the write lands', async () => {
+    const small = await startRedis({ extraArgs: ['--maxmemory', '6mb', '--maxmemory-policy', 'noeviction'] });
+    const client = await nodeRedisClient(small.url);
+    try {
+      let clock = 1_000;
+      const events = [];
+      const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), onEvent: (e) => events.push(e), storage: redisStorage(client, { prefix: fresh() }) });
+      const uris = [];
+      for (let i = 0; i < 40; i += 1) uris.push(await cache.cacheToolResult({ payload: { i, blob: 'x'.repeat(300_000) }, convId: `c${i}` }));
+      assert.ok(events.some((e) => e.kind === 'evict' && e.reason === 'quota'), 'evicted for the quota');
+      assert.equal((await cache.lookup(uris[0], { convId: 'c0' })).status, 'miss', 'the oldest went, whole');
+      assert.deepEqual(await cache.lookup(uris[39], { convId: 'c39' }), { status: 'hit', payload: { i: 39, blob: 'x'.repeat(300_000) } });
+      assert.ok((await cache.stats()).entries < 40);
+    } finally {
+      await closeClient(client);
+      await small.stop();
+    }
+  });
+
   test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', async () => {
     const prefix = fresh();
     const old = `${prefix}{all}:`;
