@@ -6,6 +6,7 @@
 import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
+import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
 
 /** Most tool calls remembered as sent to the AI SDK's approval (`needsApproval` answered `true`). */
 const MAX_PENDING_APPROVALS = 1024;
@@ -124,6 +125,7 @@ export function createAiSdk(api) {
     }
     const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
     checkCommonOptions(options, 'wrapAiSdkTools');
+    const omitStored = wantsStoredPayloadOmitted(options, 'wrapAiSdkTools');
     const { augment, server } = options;
     const origin = () => (server ? { server } : {});
 
@@ -163,7 +165,7 @@ export function createAiSdk(api) {
       if (typeof tool.description === 'string') described.push({ name, description: tool.description });
       wrapped[name] = wrapTool(name, tool);
     }
-    return wrapped;
+    return omitStored ? omitStoredPayloads(wrapped) : wrapped;
 
     /** @param {string} name @param {Loose} tool */
     function wrapTool(name, tool) {
@@ -272,6 +274,7 @@ export function createAiSdk(api) {
     }
     if (!isPlainObject(options)) throw new TypeError('clientToolSet: options must be an object');
     checkCommonOptions(options, 'clientToolSet');
+    wantsStoredPayloadOmitted(options, 'clientToolSet');
     if (options.cache !== undefined) createToolPipeline(options, 'clientToolSet'); // the same checks, before any listing
 
     /** @type {any[]} */

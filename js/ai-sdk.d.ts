@@ -43,6 +43,16 @@ export interface WrapAiSdkToolsOptions {
    * the tool's `needsApproval` answer `true` for that call. Default: the cache's.
    */
   flows?: FlowPolicy;
+  /**
+   * Keeps the stored payload out of the tool part: the output of a call whose result was stored
+   * loses its `structuredContent` (the server's copy of the payload the cache now holds), so
+   * `toUIMessageStream` does not stream it to the page and `useChat` does not post it back with
+   * every later turn. What the model sees (the text with `_cache_uri`) and the references
+   * (`_meta["mcp-result-cache/uris"]`) stay; a page reads the data by reference (`cacheRoute`,
+   * `useCachedResult`). Results that were not stored, and `wrapMcpClient`, are unchanged.
+   * Default `false`. With {@link clientToolSet}, only together with `cache`.
+   */
+  omitStoredPayload?: boolean;
 }
 
 /** Options of {@link clientToolSet}: without `cache`, the tools run without the pipeline. */

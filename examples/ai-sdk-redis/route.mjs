@@ -25,7 +25,9 @@ export async function POST(request) {
   const { id, messages } = await request.json(); // DefaultChatTransport sends the chat's id
   const tools = {};
   for (const client of Object.values(servers.clients)) {
-    Object.assign(tools, await clientToolSet(client, { cache, convId: id }));
+    // omitStoredPayload: the rows Redis holds are not streamed to the page nor posted back with
+    // every later turn; the page reads them by reference (GET /api/cache).
+    Object.assign(tools, await clientToolSet(client, { cache, convId: id, omitStoredPayload: true }));
   }
   const result = streamText({
     model,

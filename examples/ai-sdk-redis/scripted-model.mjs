@@ -5,6 +5,7 @@
 //   "query …" -> call timeseries.query; once its result is in, answer in text
 //   "chart …" -> call chart.create with `data_uri` copied from the last `_cache_refs.rows` of an
 //                earlier tool result (possibly made by another instance); then answer in text
+//   "thanks"  -> answer in text
 import { randomUUID } from 'node:crypto';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
@@ -53,6 +54,7 @@ function nextStep(prompt) {
     const out = parse(outputText(answered.output));
     return { text: out?._cache_uri ? `I have the series; its rows are stored as ${out._cache_uri}.` : `timeseries.query answered: ${outputText(answered.output).slice(0, 200)}` };
   }
+  if (/thank/i.test(ask)) return { text: 'You are welcome.' };
   return { text: 'Say "query the series", then "chart it".' };
 }
 
