@@ -7,6 +7,7 @@ import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
 import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
+import { checkPageReferences, withPageReferences } from './page-references.mjs';
 
 /** Most tool calls remembered as sent to the AI SDK's approval (`needsApproval` answered `true`). */
 const MAX_PENDING_APPROVALS = 1024;
@@ -126,6 +127,7 @@ export function createAiSdk(api) {
     const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
     checkCommonOptions(options, 'wrapAiSdkTools');
     const omitStored = wantsStoredPayloadOmitted(options, 'wrapAiSdkTools');
+    const pageReferences = checkPageReferences(options, 'wrapAiSdkTools');
     const { augment, server } = options;
     const origin = () => (server ? { server } : {});
 
@@ -165,7 +167,8 @@ export function createAiSdk(api) {
       if (typeof tool.description === 'string') described.push({ name, description: tool.description });
       wrapped[name] = wrapTool(name, tool);
     }
-    return omitStored ? omitStoredPayloads(wrapped) : wrapped;
+    const resolving = pageReferences ? withPageReferences(wrapped, { cache: options.cache, conversation: pipeline.conversation, received: pageReferences }) : wrapped;
+    return omitStored ? omitStoredPayloads(resolving) : resolving;
 
     /** @param {string} name @param {Loose} tool */
     function wrapTool(name, tool) {

@@ -53,7 +53,46 @@ export interface WrapAiSdkToolsOptions {
    * Default `false`. With {@link clientToolSet}, only together with `cache`.
    */
   omitStoredPayload?: boolean;
+  /**
+   * Resolves references minted in the page (a client-side tool's result in the page's cache) in
+   * these tools' calls: the payloads the page attached to this request (its `pageReferences`
+   * field, from {@link pageReferencePayloads}; `[]` or the field as sent when it sent none).
+   * With it, a call carrying a reference this cache misses needs approval (`needsApproval`
+   * answers `true`), so the page can answer it with the payloads; before an approved call runs,
+   * each payload it references is stored in this cache under the conversation, with the page
+   * entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the call's
+   * references are rewritten to the new entries. The flow policy then judges the flow from the
+   * client tool's server. Default: off.
+   * @throws TypeError when it is not an array of {@link PageReference}s.
+   */
+  pageReferences?: readonly PageReference[];
 }
+
+/** A payload the page sends for one of its references ({@link pageReferencePayloads}). */
+export interface PageReference {
+  /** The page's reference, without a `#` fragment. */
+  uri: string;
+  /** The stored JSON object or array. */
+  payload: object;
+  /** The client-side tool that produced it. */
+  sourceToolName?: string;
+  /** That tool's MCP server: the source the flow policy judges. */
+  sourceServer?: string;
+}
+
+/**
+ * In the page: the payloads one request to the route must carry — those of the references in the
+ * inputs of the tool calls the page approved that have not run yet (tool parts
+ * `approval-responded`, approved), that `cache` holds fresh for `convId`, at most
+ * `maxEntryBytes` bytes of JSON each (default: the cache's own). Call it in
+ * `DefaultChatTransport`'s `prepareSendMessagesRequest` and send the answer as the body's
+ * `pageReferences`; the route passes it to {@link wrapAiSdkTools} / {@link clientToolSet}.
+ * @throws TypeError (as a rejection) without a cache, a `convId` or `messages`, or with a bad `maxEntryBytes`.
+ */
+export function pageReferencePayloads(
+  cache: ResultCache,
+  options: { convId: string | number; messages: ReadonlyArray<{ role?: string; parts?: ReadonlyArray<unknown> }>; maxEntryBytes?: number },
+): Promise<PageReference[]>;
 
 /** Options of {@link clientToolSet}: without `cache`, the tools run without the pipeline. */
 export interface ClientToolSetOptions extends Omit<WrapAiSdkToolsOptions, 'cache'> {

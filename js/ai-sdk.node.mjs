@@ -4,3 +4,4 @@ import { createAiSdk, toModelOutput } from './ai-sdk-core.mjs';
 
 export const { wrapAiSdkTools, clientToolSet, cacheToolSet } = createAiSdk({ augmentTools, cacheTools, ready });
 export { toModelOutput };
+export { pageReferencePayloads } from './page-references.mjs';

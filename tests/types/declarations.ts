@@ -32,6 +32,7 @@ export const names: [
 
 export const mcpClient: typeof McpClientDecl.wrapMcpClient = mcpClientImpl.wrapMcpClient;
 export const clientToolSet: typeof AiSdkDecl.clientToolSet = aiSdkImpl.clientToolSet;
+export const pageReferencePayloads: typeof AiSdkDecl.pageReferencePayloads = aiSdkImpl.pageReferencePayloads;
 export const cacheToolSet: typeof AiSdkDecl.cacheToolSet = aiSdkImpl.cacheToolSet;
 export const defaultPrefix: typeof RedisDecl.DEFAULT_PREFIX = redisImpl.DEFAULT_PREFIX;
 export const ready: typeof IndexDecl.ready = indexImpl.ready;
