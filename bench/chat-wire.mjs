@@ -10,7 +10,7 @@
 // series" (240 rows stored in Redis), "chart it" (by reference), "thanks". Prints a Markdown
 // table; the numbers do not depend on the machine (byte counts, not timings).
 import { convertToModelMessages, createUIMessageStreamResponse, stepCountIs, streamText, toUIMessageStream } from 'ai';
-import { ResultCache } from '../js/node.mjs';
+import { ResultCache } from '../pkg/node.mjs';
 import { redisStorage } from '../js/redis.mjs';
 import { clientToolSet } from '../js/ai-sdk.node.mjs';
 import { startServers } from '../examples/ai-sdk-redis/mcp-servers.mjs';

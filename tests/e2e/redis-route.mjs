@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { startRedis, nodeRedisClient, closeClient } from '../support/redis-servers.mjs';
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');

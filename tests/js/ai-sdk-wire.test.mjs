@@ -15,7 +15,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { convertToModelMessages, createUIMessageStreamResponse, stepCountIs, streamText, toUIMessageStream, tool, jsonSchema } from 'ai';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { clientToolSet, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { converse, toolParts } from '../support/chat-wire.mjs';
 

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { jsonSchema, tool } from 'ai';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 
 const CHAT = 'chat-page-1';
