@@ -21,6 +21,8 @@ export const {
   wasmMemoryBytes,
   warmUp,
   augmentTools,
+  referencesOf,
+  cacheRoute,
   cacheTools,
   afterToolCall,
   beforeToolCall,

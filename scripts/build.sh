@@ -51,7 +51,7 @@ echo "build: toolchain $toolchain ($(rustc --version))"
 # fingerprint of every input (sources, manifests, lockfiles, the build scripts, the toolchain and
 # its flags) is pkg/.inputs, written last; every output must still be there. `npm start` and
 # `npm run build` on an unchanged tree take seconds. BUILD_FORCE=1 rebuilds anyway.
-outputs=(js/browser.mjs js/server.mjs js/lists.mjs js/constants.cjs js/augment.cjs js/cache-flows.cjs js/warm-up.cjs js/protocol.mjs js/defaults.cjs js/node.mjs
+outputs=(js/browser.mjs js/server.mjs js/lists.mjs js/constants.cjs js/augment.cjs js/cache-flows.cjs js/warm-up.cjs js/references.cjs js/cache-route.cjs js/protocol.mjs js/defaults.cjs js/node.mjs
   js/server.node.mjs js/lists.node.mjs pkg/node/index.d.mts pkg/server-node/index.d.mts
   pkg/lists-node/index.d.mts)
 for dir in web node server-web server-node lists-web lists-node; do
@@ -60,7 +60,7 @@ done
 fingerprint="$({
   printf '%s\n' "$toolchain" "$(rustc --version)" "${RUSTFLAGS:-}" "${build_std[*]:-}"
   find src js/src -type f ! -path js/src/constants.mjs -print0 | sort -z | xargs -0 sha256sum
-  sha256sum Cargo.toml Cargo.lock package.json package-lock.json js/warm-up.mjs js/flows.mjs scripts/build.sh \
+  sha256sum Cargo.toml Cargo.lock package.json package-lock.json js/warm-up.mjs js/flows.mjs js/references.mjs js/cache-route.mjs js/route-args.mjs js/page.mjs scripts/build.sh \
     scripts/release-toolchain.sh scripts/web-glue.mjs scripts/constants.mjs scripts/node-entries.mjs
 } | sha256sum | cut -d' ' -f1)"
 if [ "${BUILD_FORCE:-}" != 1 ] && [ "$(cat pkg/.inputs 2>/dev/null)" = "$fingerprint" ] \

@@ -20,6 +20,8 @@ const CONVERTED = [
   { source: 'js/src/augment.mjs', out: 'js/augment.cjs', exports: 'augmentTools' },
   { source: 'js/src/cache-flows.mjs', out: 'js/cache-flows.cjs', exports: 'cacheFlows' },
   { source: 'js/warm-up.mjs', out: 'js/warm-up.cjs', exports: 'warmUp' },
+  { source: 'js/references.mjs', out: 'js/references.cjs', exports: 'referencesOf' },
+  { source: 'js/cache-route.mjs', out: 'js/cache-route.cjs', exports: 'cacheRoute' },
   { source: 'js/src/defaults.mjs', out: 'js/defaults.cjs', exports: 'afterToolCall,beforeToolCall,cacheToolResult,cacheToolsLoader,clearConversation,configureDefaultCache,evictOlderThan,lookup,makeDefaultCacheWith,readCachedPayload,substituteCacheUris' },
 ];
 for (const { source, out, exports } of CONVERTED) {

@@ -104,7 +104,7 @@ async function bundleEntry({ out, source, pkg }, scratch) {
     treeshake: true,
     // The read-back tools and the warm-up stay their own modules (js/readback.mjs,
     // js/warm-up.mjs), imported on first use.
-    external: ['./readback.mjs', './warm-up.mjs'],
+    external: ['./readback.mjs', './warm-up.mjs', './cache-changes.mjs'],
     plugins: [{
       name: 'wasm-url-from-js',
       transform(code, id) {
