@@ -9,7 +9,7 @@ import './file-fetch.mjs';
 
 import * as node from 'mcp-result-cache';
 
-const browser = await import('../../js/browser.mjs');
+const browser = await import('../../pkg/browser.mjs');
 const table = (n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 let n = 0;
