@@ -1,6 +1,7 @@
 // Types of `mcp-result-cache/ai-sdk`.
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { CacheToolsOptions, FlowPolicy, ResultCache } from './index.js';
+export { referencesOf } from './index.js';
 
 /** The output a tool gives the model (the AI SDK's `ToolResultOutput`: `text`, `json`, `content`, …). */
 export type ToolModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
