@@ -5,7 +5,7 @@
 // instance that ran turn 1 resolves on the instance that runs turn 2.
 import { createClient } from 'redis';
 import { convertToModelMessages, createUIMessageStreamResponse, jsonSchema, stepCountIs, streamText, toUIMessageStream, tool } from 'ai';
-import { ResultCache } from 'mcp-result-cache';
+import { ResultCache, cacheRoute } from 'mcp-result-cache';
 import { redisStorage } from 'mcp-result-cache/redis';
 import { clientToolSet, wrapAiSdkTools } from 'mcp-result-cache/ai-sdk';
 import { startServers } from './mcp-servers.mjs';
@@ -49,6 +49,13 @@ export async function POST(request) {
   });
   return createUIMessageStreamResponse({ stream: toUIMessageStream({ stream: result.stream, tools, originalMessages: messages }) });
 }
+
+// `GET /api/cache`: what the chat's references hold, for the page (`useCachedResult` under
+// `<ResultCacheProvider endpoint="/api/cache">`). This example has no accounts: a chat's id is a
+// random UUID only its page knows, so knowing it is the permission. A real app answers whether
+// the session's user owns `convId`.
+const CHAT_ID = /^chat-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const GET = cacheRoute(cache, { authorize: (_request, { convId }) => CHAT_ID.test(convId) });
 
 /** Closes the Redis connection (the cache leaves it open: the app owns the client). */
 export async function close() {

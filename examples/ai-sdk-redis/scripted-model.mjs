@@ -6,6 +6,7 @@
 //   "chart …" -> call chart.create with `data_uri` copied from the last `_cache_refs.rows` of an
 //                earlier tool result (possibly made by another instance); then answer in text
 //   "thanks"  -> answer in text
+//   "backfill …" -> call timeseries.backfill; then answer in text
 //   "… local …" -> call sensors.read (a tool of the page), then chart.create with `data_uri` copied
 //                from its `_cache_refs.rows` (a reference minted in the page); then answer in text
 import { randomUUID } from 'node:crypto';
@@ -39,6 +40,10 @@ function nextStep(prompt) {
   const ask = userText(prompt[lastUser]);
   const earlier = toolResults(prompt.slice(0, lastUser));
   const thisTurn = toolResults(prompt.slice(lastUser));
+  if (/backfill/i.test(ask)) {
+    if (!thisTurn.some((r) => r.toolName === 'timeseries.backfill')) return { tool: 'timeseries.backfill', input: { metric: 'cpu.load' } };
+    return { text: 'The series was backfilled: the rows stored earlier are out of date; ask me to query it again.' };
+  }
   if (/local/i.test(ask)) {
     const drawn = thisTurn.findLast((r) => r.toolName === 'chart.create');
     if (drawn) {

@@ -14,7 +14,8 @@
 // page's IndexedDB), the model passes that reference to the server's chart.create, the route
 // asks by tool approval, and after "Allow" exactly that payload goes up in one request: the
 // chart server receives the page's 240 rows, stored in Redis with the page tool's server as the
-// source.
+// source. Last, the page's table of the rows stored in Redis (`GET /api/cache`, cacheRoute, read
+// by `useCachedResult`), and that table turned stale after "backfill the series".
 //
 // No network install: the example's dependencies resolve from the repository's node_modules by
 // walking up, except `mcp-result-cache` itself, which is linked to this repository
@@ -231,9 +232,15 @@ async function main() {
     page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-    page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
+    // Chromium logs every 4xx as a console error: the cache route's 410 for a stale entry is expected.
+    const staleAnswer = (m) => /status of 410/.test(m.text()) && new URL(m.location().url || 'http://x/').pathname === '/api/cache';
+    page.on('console', (m) => m.type() === 'error' && !staleAnswer(m) && problems.push(`console.error: ${m.text()}`));
+    // Chromium sometimes reports a conditional revalidation of the cache route (If-None-Match,
+    // answered 304) as ERR_ABORTED; what the page shows of the entry is checked below.
+    const revalidation = (r) => new URL(r.url()).pathname === '/api/cache' && r.headers()['if-none-match'] && r.failure()?.errorText === 'net::ERR_ABORTED';
+    page.on('requestfailed', (r) => !revalidation(r) && problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    // A 410 of the cache route is the answer for a stale entry, which the page shows.
+    page.on('response', (r) => r.status() >= 400 && !(r.status() === 410 && new URL(r.url()).pathname === '/api/cache') && problems.push(`HTTP ${r.status()}: ${r.url()}`));
     page.on('request', (r) => {
       if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/chat') posts.push(JSON.parse(r.postData() ?? 'null'));
     });
@@ -309,6 +316,39 @@ async function main() {
   });
 
   await pageToServer({ page, redis, status, logs });
+  await storedRows({ page, log });
+}
+
+/**
+ * The page shows the rows the route stored in Redis, read through `GET /api/cache` (cacheRoute,
+ * `useCachedResult`), and shows them stale after "backfill the series" invalidated them.
+ */
+async function storedRows({ page, log }) {
+  const [query] = Object.values(log).flatMap((l) => l.queries);
+  const shown = async () => page.$eval('#stored-rows', (el) => ({
+    ...el.dataset,
+    rows: [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+    text: el.textContent,
+  }));
+  const ready = await check('the page shows the rows the route stored in Redis, read by reference from GET /api/cache', async () => {
+    await page.waitForSelector('#stored-rows[data-status="ready"], #stored-rows[data-status="error"], #stored-rows[data-status="missing"]');
+    const rows = await shown();
+    assert(rows.status === 'ready' && rows.total === '240', `#stored-rows ${JSON.stringify(rows).slice(0, 300)}`);
+    assert(rows.rows.length === 10, `${rows.rows.length} table rows`);
+    assert(JSON.stringify(rows.rows[0]) === JSON.stringify([query.firstRow.t, String(query.firstRow.value)]), `first row ${JSON.stringify(rows.rows[0])}, the server returned ${JSON.stringify(query.firstRow)}`);
+    assert(/^mcp\+cache:\/\//.test(rows.uri), `uri ${rows.uri}`);
+  });
+  if (!ready) return;
+  await check('after "backfill the series" invalidated them, the page shows the rows stale (keeping them)', async () => {
+    const answered = (await page.$$('.msg.assistant')).length;
+    await page.click('#backfill');
+    await page.waitForFunction((n) => document.querySelectorAll('.msg.assistant').length > n, answered);
+    await page.waitForSelector('#stored-rows[data-status="stale"]');
+    const rows = await shown();
+    assert(rows.rows.length === 10 && JSON.stringify(rows.rows[0]) === JSON.stringify([query.firstRow.t, String(query.firstRow.value)]), `stale rows ${JSON.stringify(rows.rows.slice(0, 2))}`);
+    assert(/out of date/.test(rows.text), `#stored-rows says ${rows.text.slice(0, 200)}`);
+    assert(problems.length === 0, `${problems.length} page problem(s): ${problems.join(' | ')}`);
+  });
 }
 
 /**
