@@ -42,7 +42,7 @@ function renderHook(hook, props) {
   return { seen, last: () => seen.at(-1), view, controls };
 }
 
-const until = (probe, status) => waitFor(() => assert.equal(probe.last().status, status, String(probe.last().error?.stack ?? probe.last().error)), { timeout: 5000 });
+const until = (probe, status) => waitFor(() => assert.equal(probe.last().status, status, String(probe.last().error?.stack ?? probe.last().error)), { timeout: 10000 });
 
 test('a cache in the page (IndexedDB): ready with the exact data, then stale, then missing', async () => {
   const cache = new ResultCache({ storage: 'indexeddb', dbName: `react-${process.pid}-${n++}` });
@@ -141,7 +141,7 @@ test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missi
   // Focus revalidates with If-None-Match: unchanged entries answer 304 and stay ready.
   const before = requests.length;
   await act(async () => window.dispatchEvent(new window.Event('focus')));
-  await waitFor(() => assert.ok(requests.length >= before + 3));
+  await waitFor(() => assert.ok(requests.length >= before + 3), { timeout: 10000 });
   assert.ok(requests.slice(before).every((r) => r.ifNoneMatch), 'conditional requests');
   assert.equal(whole.last().status, 'ready');
 
