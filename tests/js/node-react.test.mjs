@@ -21,7 +21,9 @@ const cleanupDom = globalJsdom(undefined, { url: 'http://localhost/' });
 await import('fake-indexeddb/auto');
 for (const name of Object.getOwnPropertyNames(window).filter((n) => n === 'indexedDB' || n.startsWith('IDB'))) globalThis[name] = window[name];
 globalThis.IS_REACT_ACT_ENVIRONMENT = true;
-const { render, cleanup, waitFor, act } = await import('@testing-library/react');
+const { render, cleanup, waitFor, act, configure } = await import('@testing-library/react');
+// Reads go through IndexedDB and HTTP: a busy machine may take more than the default second.
+configure({ asyncUtilTimeout: 10000 });
 afterEach(() => cleanup());
 after(() => cleanupDom());
 
