@@ -116,3 +116,11 @@ test('a cache made without options can be subscribed to', async () => {
   await told(changes, 2);
   assert.deepEqual(changes[1], { kind: 'clear', convId: 'default', uris: [uri] });
 });
+
+test('an onEvent that is no function is still refused by the constructor', () => {
+  assert.throws(() => new node.ResultCache({ storage: 'memory', onEvent: 'log' }), { name: 'TypeError', message: /onEvent must be a function/ });
+  const events = [];
+  new node.ResultCache({ storage: 'memory', onEvent: null });
+  const cache = new node.ResultCache({ storage: 'memory', onEvent: (e) => events.push(e.kind) });
+  assert.equal(typeof cache.subscribe, 'function');
+});
