@@ -2,6 +2,7 @@
 // dependency: only this entry imports it.
 import type { ReactNode, ReactElement } from 'react';
 import type { CacheEntryInfo, CacheRouteEntry, ResultCache } from './index.js';
+export { referencesOf } from './index.js';
 
 /** What a hook holds: where it stands, the data, and the error of a failed read. */
 export interface CachedResult<T = unknown> {

@@ -11,6 +11,9 @@ import { DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
 import { referencesOf } from './references.mjs';
 import { pageOf } from './page.mjs';
 
+// The references a tool part carries (js/references.mjs), for the components that show them.
+export { referencesOf };
+
 /**
  * @typedef {{ status: 'loading' | 'ready' | 'missing' | 'stale' | 'error', data: unknown, error: unknown }} Snapshot
  * @typedef {{ kind: string, convId?: string | null, uris?: string[] | null }} Change

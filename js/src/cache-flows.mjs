@@ -35,10 +35,12 @@ export function cacheFlows(options, loadChanges, cache) {
   checkFlows(flows, 'ResultCache');
   const onEvent = read('onEvent');
   const changes = cacheChanges(loadChanges, cache);
-  const observer = (/** @type {import('../cache-changes.mjs').Happening} */ event) => {
+  // What the constructor reads as `onEvent`: an observer of the events that calls the caller's,
+  // or the caller's value itself when it is no function (the constructor's TypeError says so).
+  const observer = onEvent == null || typeof onEvent === 'function' ? (/** @type {import('../cache-changes.mjs').Happening} */ event) => {
     changes.note(event);
-    if (typeof onEvent === 'function') onEvent.call(null, event);
-  };
+    onEvent?.call(null, event);
+  } : onEvent;
   return {
     ...changes,
     /** The `flows` option as given; `"any"` when absent. @type {import('../../pkg/web/mcp_result_cache.js').FlowPolicy} */

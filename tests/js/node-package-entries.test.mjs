@@ -47,10 +47,10 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   const cjs = createRequire(entry)('mcp-result-cache');
 
   const output = { _cache_uri: 'mcp+cache://c/AAAAAAAAAAA', _cache_refs: { rows: 'mcp+cache://c/AAAAAAAAAAA#/rows' } };
-  for (const referencesOf of [main.referencesOf, cjs.referencesOf, aiSdk.referencesOf, mcpClient.referencesOf]) {
+  for (const referencesOf of [main.referencesOf, cjs.referencesOf, aiSdk.referencesOf, mcpClient.referencesOf, react.referencesOf]) {
     assert.deepEqual(referencesOf({ type: 'tool-query', output }), ['mcp+cache://c/AAAAAAAAAAA', 'mcp+cache://c/AAAAAAAAAAA#/rows']);
   }
-  assert.deepEqual(Object.keys(react).sort(), ['ResultCacheProvider', 'useCacheEntries', 'useCacheRevalidate', 'useCachedResult']);
+  assert.deepEqual(Object.keys(react).sort(), ['ResultCacheProvider', 'referencesOf', 'useCacheEntries', 'useCacheRevalidate', 'useCachedResult']);
   assert.equal(typeof cjs.cacheRoute, 'function');
   assert.throws(() => main.cacheRoute(new main.ResultCache({ storage: 'memory' })), TypeError);
 
@@ -60,7 +60,8 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   cache.subscribe((change) => changes.push(change));
   const visible = await cache.afterToolCall('metrics.query', { rows: Array.from({ length: 300 }, (_, i) => ({ i, name: `row ${i}` })) }, { convId: 'c' });
   const [uri] = main.referencesOf(visible);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Told asynchronously (js/cache-changes.mjs is loaded on the first change).
+  for (let i = 0; i < 1000 && changes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(changes, [{ kind: 'write', convId: 'c', uris: [uri] }]);
   const route = main.cacheRoute(cache, { authorize: () => true });
   const response = await route(new Request(`http://localhost/?convId=c&uri=${encodeURIComponent(`${uri}#/rows/299`)}`));

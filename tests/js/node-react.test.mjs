@@ -21,7 +21,9 @@ const cleanupDom = globalJsdom(undefined, { url: 'http://localhost/' });
 await import('fake-indexeddb/auto');
 for (const name of Object.getOwnPropertyNames(window).filter((n) => n === 'indexedDB' || n.startsWith('IDB'))) globalThis[name] = window[name];
 globalThis.IS_REACT_ACT_ENVIRONMENT = true;
-const { render, cleanup, waitFor, act } = await import('@testing-library/react');
+const { render, cleanup, waitFor, act, configure } = await import('@testing-library/react');
+// Reads go through IndexedDB and HTTP: a busy machine may take more than the default second.
+configure({ asyncUtilTimeout: 10000 });
 afterEach(() => cleanup());
 after(() => cleanupDom());
 
@@ -42,7 +44,7 @@ function renderHook(hook, props) {
   return { seen, last: () => seen.at(-1), view, controls };
 }
 
-const until = (probe, status) => waitFor(() => assert.equal(probe.last().status, status, String(probe.last().error?.stack ?? probe.last().error)), { timeout: 5000 });
+const until = (probe, status) => waitFor(() => assert.equal(probe.last().status, status, String(probe.last().error?.stack ?? probe.last().error)), { timeout: 10000 });
 
 test('a cache in the page (IndexedDB): ready with the exact data, then stale, then missing', async () => {
   const cache = new ResultCache({ storage: 'indexeddb', dbName: `react-${process.pid}-${n++}` });
@@ -141,7 +143,7 @@ test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missi
   // Focus revalidates with If-None-Match: unchanged entries answer 304 and stay ready.
   const before = requests.length;
   await act(async () => window.dispatchEvent(new window.Event('focus')));
-  await waitFor(() => assert.ok(requests.length >= before + 3));
+  await waitFor(() => assert.ok(requests.length >= before + 3), { timeout: 10000 });
   assert.ok(requests.slice(before).every((r) => r.ifNoneMatch), 'conditional requests');
   assert.equal(whole.last().status, 'ready');
 
