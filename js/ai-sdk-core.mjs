@@ -278,6 +278,7 @@ export function createAiSdk(api) {
     if (!isPlainObject(options)) throw new TypeError('clientToolSet: options must be an object');
     checkCommonOptions(options, 'clientToolSet');
     wantsStoredPayloadOmitted(options, 'clientToolSet');
+    checkPageReferences(options, 'clientToolSet');
     if (options.cache !== undefined) createToolPipeline(options, 'clientToolSet'); // the same checks, before any listing
 
     /** @type {any[]} */

@@ -52,6 +52,7 @@ export function checkPageReferences(options, who) {
   const given = options.pageReferences;
   if (given === undefined) return null;
   if (!Array.isArray(given)) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
+  if (options.cache === undefined) throw new TypeError(`${who}: pageReferences needs a cache (the server's, which stores the page's payloads)`);
   /** @type {Map<string, PageReference>} */
   const byUri = new Map();
   for (const entry of given) {

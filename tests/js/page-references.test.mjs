@@ -142,6 +142,13 @@ test('pageReferences and pageReferencePayloads: bad input is a TypeError', async
     [{ uri: 'mcp+cache://c/abcdefgh', payload: 3 }], [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer: 1 }]]) {
     assert.throws(() => wrapAiSdkTools(tools, { cache, pageReferences: bad }), { name: 'TypeError', message: /pageReferences must be an array/ });
   }
+  const client = await chartClient([]);
+  try {
+    await assert.rejects(clientToolSet(client, { pageReferences: [] }), { name: 'TypeError', message: /pageReferences needs a cache/ });
+    await assert.rejects(clientToolSet(client, { cache, pageReferences: {} }), TypeError);
+  } finally {
+    await client.close();
+  }
   await assert.rejects(pageReferencePayloads(null, { convId: 'c', messages: [] }), TypeError);
   await assert.rejects(pageReferencePayloads(cache, { messages: [] }), TypeError);
   await assert.rejects(pageReferencePayloads(cache, { convId: 'c', messages: [], maxEntryBytes: -1 }), TypeError);
