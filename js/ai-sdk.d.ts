@@ -64,7 +64,7 @@ export interface WrapAiSdkToolsOptions {
    * entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the call's
    * references are rewritten to the new entries. The flow policy then judges the flow from the
    * client tool's server. Default: off.
-   * @throws TypeError when it is not an array of {@link PageReference}s.
+   * @throws TypeError when it is not an array of {@link PageReference}s, or is given without `cache`.
    */
   pageReferences?: readonly PageReference[];
 }
