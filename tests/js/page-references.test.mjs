@@ -37,11 +37,11 @@ async function pageWithRows() {
 }
 
 /** The chart server; `received` gets what chart.create was called with. */
-async function chartClient(received) {
+async function chartClient(received, { openWorld = false } = {}) {
   const server = new McpServer({ name: 'chart-server', version: '1.0.0' });
   server.registerTool('chart.create', {
     description: 'Draws rows.',
-    annotations: { openWorldHint: false },
+    annotations: { openWorldHint: openWorld },
     inputSchema: z.strictObject({ data: z.array(z.object({ t: z.string(), value: z.number() })).min(1) }),
   }, async ({ data }) => {
     received.push(data);
@@ -130,6 +130,29 @@ test('page payloads are judged by the flow policy with the page tool\'s server a
     assert.equal(missed.isError, true);
     assert.equal(received.length, 1, 'the chart server was called without the rows');
     assert.deepEqual(await small.entries({ convId: CHAT }), []);
+  } finally {
+    await client.close();
+  }
+});
+
+test('a flow the policy asks about ("guarded", an open-world tool) runs on the approval that brought the payload, and only then', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true)) });
+  const received = [];
+  const client = await chartClient(received, { openWorld: true });
+  try {
+    const server = new ResultCache({ storage: 'memory', flows: 'guarded' });
+    // Run without asking first (as a page's onToolCall would): refused, nothing dispatched.
+    const direct = await (await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads }))['chart.create'].execute({ data_uri: rowsRef }, { toolCallId: 'c0', messages: [] });
+    assert.equal(direct.isError, true);
+    assert.equal(received.length, 0);
+    // The approved call: the AI SDK asks needsApproval again before running it; the policy's
+    // question is answered by that approval, so the call runs once.
+    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    assert.equal(await tools['chart.create'].needsApproval({ data_uri: rowsRef }, call), true);
+    const drawn = await tools['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(JSON.parse(drawn.content[0].text).points, 240);
+    assert.deepEqual(received, [ROWS]);
   } finally {
     await client.close();
   }
