@@ -18,7 +18,7 @@
 //      pipeline then substitutes them as any reference, and the flow policy judges the flow
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
 //      asks about was answered by this very approval.
-import { META_URIS_KEY, hasCacheScheme } from './protocol.mjs';
+import { CACHE_URI_SCHEME, META_URIS_KEY, hasCacheScheme } from './protocol.mjs';
 import { isPlainObject } from './tool-pipeline.mjs';
 
 /**
@@ -36,7 +36,7 @@ import { isPlainObject } from './tool-pipeline.mjs';
  */
 /** A tool as `wrapAiSdkTools` answers it: read loosely, its functions called as they are. @typedef {Record<string, unknown>} LooseTool */
 
-const ENTRY_TYPE = 'pageReferences must be an array of { uri: "mcp+cache://…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: string }';
+const ENTRY_TYPE = `pageReferences must be an array of { uri: "${CACHE_URI_SCHEME}…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: string }`;
 
 /** A reference without its `#/pointer` fragment. */
 const baseOf = (/** @type {string} */ uri) => (uri.includes('#') ? uri.slice(0, uri.indexOf('#')) : uri);
