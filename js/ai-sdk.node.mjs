@@ -1,6 +1,6 @@
 // `mcp-result-cache/ai-sdk` for Node: the by-reference pipeline around AI SDK tools.
 import { augmentTools, cacheTools, ready } from './node.mjs';
-import { createAiSdk, toModelOutput } from './ai-sdk-core.mjs';
+import { cacheToolApproval, createAiSdk, toModelOutput } from './ai-sdk-core.mjs';
 
 export const { wrapAiSdkTools, clientToolSet, cacheToolSet } = createAiSdk({ augmentTools, cacheTools, ready });
-export { toModelOutput };
+export { cacheToolApproval, toModelOutput };

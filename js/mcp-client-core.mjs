@@ -4,10 +4,28 @@
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
 import { isServerName } from './protocol.mjs';
+import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
 
 const RESOURCE_UPDATED = 'notifications/resources/updated';
 /** Where a client's notification chain lives (one per client, whichever copy of us wrapped it). */
 const CHAIN = Symbol.for('mcp-result-cache.resourceUpdatedChain');
+/** Where a `ResultCache` answers the stored size of a recent write (js/src/cache-flows.mjs). */
+const STORED_BYTES = Symbol.for('mcp-result-cache.storedBytes');
+/** Most task answers remembered until their final result is read. */
+const MAX_PENDING_TASKS = 1024;
+
+/**
+ * A `tools/call` answer that is a task, not a result: `{ task: { taskId, … } }` (the SDK's
+ * `CreateTaskResult`) or `resultType: "task"` (the tasks extension). Its task id, or `null`.
+ * @param {unknown} result
+ * @returns {string | null | undefined} the task id; `null` for a task without one; `undefined`: not a task
+ */
+export function taskIdOf(result) {
+  if (!isPlainObject(result)) return undefined;
+  if (isPlainObject(result.task)) return typeof result.task.taskId === 'string' ? result.task.taskId : null;
+  if (result.resultType === 'task') return typeof result.taskId === 'string' ? result.taskId : null;
+  return undefined;
+}
 
 /**
  * The method literal of a notification schema (`"notifications/resources/updated"`), read as the
@@ -99,6 +117,66 @@ function resourceUpdatedChain(client) {
 }
 
 /**
+ * The raw client as this module calls it (an `@modelcontextprotocol/sdk` `Client`, typed for
+ * hosts by js/mcp-client.d.ts).
+ * @typedef {{
+ *   callTool(params: object, resultSchema?: unknown, options?: unknown): Promise<unknown>,
+ *   listTools(params?: unknown, options?: unknown): Promise<unknown>,
+ *   getServerVersion?(): { name?: unknown } | undefined,
+ *   getTaskResult?(params: object, resultSchema?: unknown, options?: unknown): Promise<unknown>,
+ *   experimental?: unknown,
+ * }} SdkClient
+ */
+
+/**
+ * A task answer's call, remembered until its final result is read; `visible` once read.
+ * @typedef {{ name: string, args: unknown, convId: unknown, visible?: Promise<unknown> }} PendingTask
+ */
+
+/**
+ * The tools a wrapped client knows of its server: the declared properties of each tool's
+ * original input schema and its MCP annotations, listing the server's tools once when a tool
+ * is called before it was listed.
+ * @param {SdkClient} client
+ */
+function toolCatalog(client) {
+  /** @type {Map<string, Record<string, unknown> | null>} */
+  const declared = new Map();
+  /** @type {Map<string, Record<string, unknown>>} */
+  const annotated = new Map();
+  /** @type {Promise<void> | null} */
+  let listing = null;
+  const remember = (/** @type {unknown} */ tools) => {
+    for (const tool of Array.isArray(tools) ? tools : []) {
+      if (!isPlainObject(tool) || typeof tool.name !== 'string') continue;
+      declared.set(tool.name, declaredProperties(tool.inputSchema));
+      annotated.set(tool.name, isPlainObject(tool.annotations) ? { ...tool.annotations } : {});
+    }
+  };
+  /** The declared properties of a tool, listing the server's tools once if needed. */
+  async function declaredOf(/** @type {string} */ name) {
+    if (!declared.has(name)) {
+      listing ??= eachToolPage(client, (page) => remember(isPlainObject(page) ? page.tools : undefined)).finally(() => {
+        listing = null;
+      });
+      await listing;
+    }
+    return declared.get(name) ?? null;
+  }
+  const annotationsOf = async (/** @type {string} */ name) => {
+    await declaredOf(name);
+    return annotated.get(name) ?? {};
+  };
+  return { remember, declaredOf, annotationsOf };
+}
+
+/** `params` with the active trace context in its `_meta` (js/telemetry.mjs), keys the caller set kept. */
+function traced(/** @type {Record<string, unknown>} */ params) {
+  const meta = withTraceContext(params._meta);
+  return meta === params._meta ? params : { ...params, _meta: meta };
+}
+
+/**
  * @param {{ augmentTools(tools: unknown, options?: unknown): unknown, ready(): Promise<unknown> }} api the entry's package API
  */
 export function createWrapMcpClient(api) {
@@ -123,7 +201,13 @@ export function createWrapMcpClient(api) {
    *     object with members of the right type, the hint names ready references to them;
    *   - a retry carrying MCP input responses (`params.inputResponses` or `params.requestState`,
    *     multi round-trip requests) is never answered from a reused result and its result is not
-   *     stored; an `input_required` result is handed back untouched.
+   *     stored; an `input_required` result is handed back untouched;
+   *   - an answer that is a task (`{ task }`, or `resultType: "task"`) is handed back untouched
+   *     (nothing stored, no invalidation); the task's final result, read through the wrapped
+   *     client's `getTaskResult` (or `experimental.tasks.getTaskResult`), goes through the
+   *     pipeline once, as a direct call's result would;
+   *   - the active OpenTelemetry context's trace context goes into `params._meta` (keys the
+   *     caller set are kept), and the call is a `tools/call {tool}` span (js/telemetry.mjs).
    * - `notifications/resources/updated` reach `cache.handleNotification` first, then the handler
    *   the host set for that method (before wrapping, or after it: through the wrapped client or
    *   the raw one, with the SDK's ESM or CommonJS schema; the method literal is what counts, so
@@ -141,82 +225,99 @@ export function createWrapMcpClient(api) {
    *   `approve`: refused). An approval covers that call only.
    * - Everything else is the original client's.
    *
-   * @param client an `@modelcontextprotocol/sdk` `Client` (connected or not)
-   * @param options `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?, flows?, approve? }`:
+   * @param {unknown} rawClient an `@modelcontextprotocol/sdk` `Client` (connected or not)
+   * @param {unknown} options `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?, flows?, approve? }`:
    *   `convId` is the conversation id, or a function returning the current one (for hosts that
    *   switch conversations); `augment` is passed to `augmentTools` (e.g. `{ objects: true }`);
    *   `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap); `maxChars` to both
    *   (reused and fresh results); `mediaMaxBytes` to `afterToolCall`.
    */
-  return function wrapMcpClient(/** @type {any} */ client, /** @type {any} */ options) {
-    if (client === null || typeof client !== 'object' || typeof client.callTool !== 'function') {
+  return function wrapMcpClient(rawClient, options) {
+    if (!isPlainObject(rawClient) || typeof rawClient.callTool !== 'function') {
       throw new TypeError('wrapMcpClient expects an MCP SDK Client');
     }
-    const { cache, augment, approve } = options ?? {};
+    const client = /** @type {SdkClient} */ (/** @type {unknown} */ (rawClient));
     const pipeline = createToolPipeline(options, 'wrapMcpClient');
+    const { augment, approve } = /** @type {Record<string, unknown>} */ (options);
     if (approve !== undefined && typeof approve !== 'function') {
       throw new TypeError('wrapMcpClient: approve must be a function (flow) => Promise<boolean>');
     }
+    const cache = /** @type {import('./tool-pipeline.mjs').PipelineCache & { handleNotification(n: unknown, origin: object): unknown, [STORED_BYTES]?: (uri: string) => number | undefined }} */ (pipeline.cache);
     // The server's own name (known once connected): entries remember it, and its invalidations
     // and stale notifications touch only its entries, whatever tool names other servers share.
     const origin = () => {
       const name = client.getServerVersion?.()?.name;
       return isServerName(name) ? { server: name } : {};
     };
-
-    /** Tool name → the top-level properties of its original input schema (`null`: any). */
-    /** @type {Map<string, Record<string, unknown> | null>} */
-    const declared = new Map();
-    /** Tool name → its MCP annotations (`openWorldHint`, …), for the flow policy. */
-    /** @type {Map<string, Record<string, unknown>>} */
-    const annotated = new Map();
-    /** @type {Promise<void> | null} */
-    let listing = null;
-
-    const remember = (/** @type {any[] | undefined} */ tools) => {
-      for (const tool of tools ?? []) {
-        declared.set(tool.name, declaredProperties(tool?.inputSchema));
-        annotated.set(tool.name, isPlainObject(tool?.annotations) ? { ...tool.annotations } : {});
-      }
-    };
+    const catalog = toolCatalog(client);
+    const telemetryCache = { bytesOf: (/** @type {string} */ uri) => cache[STORED_BYTES]?.(uri) };
+    /** Task id → the call whose answer it was. @type {Map<string, PendingTask>} */
+    const tasks = new Map();
 
     async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {
       const result = await client.listTools(params, requestOptions);
-      remember(result.tools);
+      const tools = isPlainObject(result) ? result.tools : undefined;
+      catalog.remember(tools);
       await api.ready();
-      cache.observeTools(result.tools, origin());
-      return { ...result, tools: api.augmentTools(result.tools, augment) };
+      cache.observeTools(tools, origin());
+      return { ...(isPlainObject(result) ? result : {}), tools: api.augmentTools(tools, augment) };
     }
 
-    /** The declared properties of a tool, listing the server's tools once if needed. */
-    async function declaredOf(/** @type {string} */ name) {
-      if (!declared.has(name)) {
-        listing ??= eachToolPage(client, (page) => remember(page.tools)).finally(() => {
-          listing = null;
-        });
-        await listing;
-      }
-      return declared.get(name) ?? null;
-    }
-
-    async function callTool(/** @type {any} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
-      const name = params?.name;
-      return pipeline.run(name, params?.arguments ?? {}, {
-        convId: pipeline.conversation(),
+    async function callTool(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
+      const call = isPlainObject(params) ? params : {};
+      const name = /** @type {string} */ (call.name);
+      const convId = pipeline.conversation();
+      return instrumentToolCall(name, telemetryCache, (facts, onRaw) => pipeline.run(name, call.arguments ?? {}, {
+        convId,
         origin,
-        declaredOf: () => declaredOf(name),
-        annotationsOf: async () => {
-          await declaredOf(name);
-          return annotated.get(name) ?? {};
-        },
-        ask: approve && ((/** @type {unknown} */ flow) => approve(flow)),
+        declaredOf: () => catalog.declaredOf(name),
+        annotationsOf: () => catalog.annotationsOf(name),
+        ask: typeof approve === 'function' ? (flow) => approve(flow) : undefined,
         // A retry of a multi round-trip call: its result depends on the answers it carries.
-        retry: params?.inputResponses != null || params?.requestState != null,
-        dispatch: (/** @type {unknown} */ dispatched) => client.callTool({ ...params, arguments: dispatched }, resultSchema, requestOptions),
-        // The server asks for input first: the host answers it and retries; nothing to keep.
-        passThrough: (/** @type {any} */ result) => result?.resultType === 'input_required',
-      });
+        retry: call.inputResponses != null || call.requestState != null,
+        dispatch: (dispatched) => client.callTool(traced({ ...call, arguments: dispatched }), resultSchema, requestOptions),
+        // The server asks for input first (the host answers it and retries), or answers with a
+        // task (its final result is read later): nothing to keep now.
+        passThrough: (result, args) => {
+          const taskId = taskIdOf(result);
+          if (taskId === undefined) return isPlainObject(result) && result.resultType === 'input_required';
+          if (taskId !== null) {
+            tasks.set(taskId, { name, args, convId });
+            if (tasks.size > MAX_PENDING_TASKS) tasks.delete(/** @type {string} */ (tasks.keys().next().value));
+          }
+          return true;
+        },
+        facts,
+        onRaw,
+      }));
     }
+
+    /** `tasks/result` through the pipeline: the final result of a task answer, once (later reads answer the same). */
+    async function getTaskResult(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
+      if (typeof client.getTaskResult !== 'function') throw new TypeError('wrapMcpClient: this client has no getTaskResult (an MCP SDK with tasks is needed)');
+      const taskId = isPlainObject(params) ? params.taskId : undefined;
+      const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
+      if (!pending) return client.getTaskResult(/** @type {object} */ (params), resultSchema, requestOptions);
+      pending.visible ??= client.getTaskResult(/** @type {object} */ (params), resultSchema, requestOptions).then((result) =>
+        instrumentToolCall(pending.name, telemetryCache, (facts, onRaw) => {
+          onRaw?.(result);
+          return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
+        }, 'tasks/result'));
+      return pending.visible;
+    }
+
+    /** `client.experimental`, its `tasks.getTaskResult(taskId, …)` through {@link getTaskResult}. */
+    const experimental = () => {
+      const raw = client.experimental;
+      if (!isPlainObject(raw) || !isPlainObject(raw.tasks)) return raw;
+      const rawTasks = raw.tasks;
+      const wrappedTasks = new Proxy(rawTasks, {
+        get: (target, prop) => (prop === 'getTaskResult'
+          ? (/** @type {unknown} */ taskId, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) => getTaskResult({ taskId }, resultSchema, requestOptions)
+          : bound(target, prop)),
+      });
+      return new Proxy(raw, { get: (target, prop) => (prop === 'tasks' ? wrappedTasks : bound(target, prop)) });
+    };
 
     // Stale notifications: every wrapping cache first, then the host's (set before or after).
     const chain = resourceUpdatedChain(client);
@@ -226,15 +327,22 @@ export function createWrapMcpClient(api) {
     const overrides = {
       listTools,
       callTool,
+      getTaskResult,
       setNotificationHandler: chain.setNotificationHandler,
       removeNotificationHandler: chain.removeNotificationHandler,
     };
     return new Proxy(client, {
       get(target, prop) {
         if (Object.hasOwn(overrides, prop)) return overrides[prop];
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        if (prop === 'experimental') return experimental();
+        return bound(target, prop);
       },
     });
   };
+}
+
+/** A property of `target`, methods bound to it (what the wrapped client's proxies answer). */
+function bound(/** @type {object} */ target, /** @type {string | symbol} */ prop) {
+  const value = Reflect.get(target, prop, target);
+  return typeof value === 'function' ? value.bind(target) : value;
 }

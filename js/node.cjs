@@ -42,6 +42,24 @@ class ResultCache extends wasm.ResultCache {
   reportBlockedFlow(flow) {
     this.#flows.report(flow);
   }
+
+  /**
+   * `true` the first time `key` is consumed within `ttlMs` ms, `false` after, in this cache's
+   * storage (js/src/consume-once.mjs). @param {string} key @param {number} ttlMs
+   */
+  consumeOnce(key, ttlMs) {
+    return this.#flows.consumeOnce(this.storage, key, ttlMs);
+  }
+
+  close() {
+    this.#flows.close();
+    super.close();
+  }
+
+  /** The stored size of a recent write, for telemetry (js/telemetry.mjs). @param {string} uri */
+  [Symbol.for('mcp-result-cache.storedBytes')](uri) {
+    return this.#flows.storedBytes(uri);
+  }
 }
 
 // `warmUp()`: the code of a first tool result run once, in a scratch cache (js/warm-up.mjs,

@@ -7,6 +7,7 @@
 const { readFileSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const { join } = require('node:path');
+const { redisConsumeOnce } = require('./redis-consume-once.cjs');
 
 const SCRIPT = readFileSync(join(__dirname, 'redis-script.lua'), 'utf8');
 const SHA = createHash('sha1').update(SCRIPT).digest('hex');
@@ -320,6 +321,7 @@ function redisStorage(client, options) {
         return rows.sort((p, q) => (p.uri < q.uri ? -1 : p.uri > q.uri ? 1 : 0));
       });
     },
+    consumeOnce: redisConsumeOnce(link, prefix, timeoutMs, storageError),
     close() {},
   };
 }

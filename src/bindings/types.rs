@@ -117,6 +117,16 @@ export interface ResultCache {
    * may too. Needs no `ready()`.
    */
   reportBlockedFlow(flow: Pick<Flow, "from" | "to" | "toolName" | "uris">): void;
+  /**
+   * Resolves `true` the first time `key` is consumed within `ttlMs` milliseconds and `false`
+   * after, in this cache's own storage: a map of the cache (`"memory"`), a database next to the
+   * cache's (`"indexeddb"`, shared by an origin's tabs), or the storage object's own
+   * `consumeOnce` (`redisStorage`: shared by every instance over the same Redis). The AI SDK
+   * integration records each used tool approval with it, so a replayed approval never runs a
+   * tool twice. Rejects with a `TypeError` for an empty key or a storage object without
+   * `consumeOnce`, a `RangeError` for a `ttlMs` that is not a positive integer.
+   */
+  consumeOnce(key: string, ttlMs: number): Promise<boolean>;
 }
 
 /** Where the data of one resolved reference comes from. */
