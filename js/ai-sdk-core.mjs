@@ -438,7 +438,8 @@ export function createAiSdk(api) {
         ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
         ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
         ...(isPlainObject(tool.annotations) ? { annotations: { ...tool.annotations } } : {}),
-        inputSchema: jsonSchema({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} }),
+        // The server's JSON Schema, as it listed it (a foreign value: the AI SDK reads it as JSON Schema 7).
+        inputSchema: jsonSchema(/** @type {import('ai').JSONSchema7} */ ({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} })),
         async execute(/** @type {unknown} */ args, /** @type {unknown} */ executeOptions) {
           const signal = isPlainObject(executeOptions) && executeOptions.abortSignal instanceof AbortSignal ? executeOptions.abortSignal : undefined;
           signal?.throwIfAborted();

@@ -34,20 +34,41 @@ export function taskIdOf(result) {
  * `def.value`, `def.values[0]`, then `.value`), so any copy of zod or of the SDK (ESM or
  * CommonJS) is recognized; `undefined` when it cannot be read (it is then not ours to take).
  */
-export function notificationMethodOf(/** @type {any} */ schema) {
+export function notificationMethodOf(/** @type {unknown} */ schema) {
   try {
-    if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) return undefined;
-    let shape = schema._zod ? schema._zod.def?.shape : schema.shape;
+    const zod = member(schema, '_zod');
+    let shape = zod !== undefined ? member(member(zod, 'def'), 'shape') : member(schema, 'shape');
     if (typeof shape === 'function') shape = shape();
-    const method = shape?.method;
-    if (method === null || (typeof method !== 'object' && typeof method !== 'function')) return undefined;
-    const literal = (/** @type {any} */ def) => (def?.value !== undefined ? def.value : Array.isArray(def?.values) ? def.values[0] : undefined);
-    const value = (method._zod ? literal(method._zod.def) : undefined) ?? literal(method._def) ?? method.value;
+    const method = member(shape, 'method');
+    if (method === undefined || method === null) return undefined;
+    const literal = (/** @type {unknown} */ def) => {
+      const value = member(def, 'value');
+      if (value !== undefined) return value;
+      const values = member(def, 'values');
+      return Array.isArray(values) ? values[0] : undefined;
+    };
+    const methodZod = member(method, '_zod');
+    const value = (methodZod !== undefined ? literal(member(methodZod, 'def')) : undefined) ?? literal(member(method, '_def')) ?? member(method, 'value');
     return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined; // a throwing getter or a hostile Proxy: not a schema we route
   }
 }
+
+/** A property of an object or function (`undefined` for anything else); its getter may throw. */
+function member(/** @type {unknown} */ value, /** @type {string} */ key) {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') ? /** @type {Record<string, unknown>} */ (value)[key] : undefined;
+}
+
+/**
+ * The notification methods of a client the chain takes over, and where it keeps itself.
+ * @typedef {{
+ *   setNotificationHandler(schema: unknown, handler: NotificationHandler): unknown,
+ *   removeNotificationHandler?(method: unknown): unknown,
+ *   _notificationHandlers?: { get?(method: string): unknown },
+ *   [CHAIN]?: Chain,
+ * }} NotifyingClient
+ */
 
 /**
  * The one `notifications/resources/updated` handler of a client: every cache that wrapped it,
@@ -65,18 +86,20 @@ export function notificationMethodOf(/** @type {any} */ schema) {
  * }} Chain
  */
 /**
- * @param {any} client an `@modelcontextprotocol/sdk` `Client` (typed by js/mcp-client.d.ts)
+ * @param {unknown} rawClient an `@modelcontextprotocol/sdk` `Client` (typed by js/mcp-client.d.ts)
  * @returns {Chain}
  */
-function resourceUpdatedChain(client) {
+function resourceUpdatedChain(rawClient) {
+  const client = /** @type {NotifyingClient} */ (rawClient);
   const existing = client[CHAIN];
   if (existing) return existing;
   const originalSet = client.setNotificationHandler;
   const originalRemove = client.removeNotificationHandler;
+  const hostHandler = client._notificationHandlers?.get?.(RESOURCE_UPDATED);
   /** @type {Chain} */
   const chain = {
     caches: [],
-    host: client._notificationHandlers?.get?.(RESOURCE_UPDATED) ?? null,
+    host: typeof hostHandler === 'function' ? /** @type {NotificationHandler} */ (hostHandler) : null,
     setNotificationHandler(schema, handler) {
       if (notificationMethodOf(schema) === RESOURCE_UPDATED) {
         chain.host = handler;
@@ -170,6 +193,52 @@ function toolCatalog(client) {
   return { remember, declaredOf, annotationsOf };
 }
 
+/**
+ * The final results of task answers (`tasks/result`), read through the wrapped client: the first
+ * read of a remembered task goes through the pipeline (`complete`); later reads answer the same.
+ * @param {SdkClient} client
+ * @param {ReturnType<typeof createToolPipeline>} pipeline
+ * @param {() => { server?: string }} origin
+ * @param {{ bytesOf(uri: string): number | undefined }} telemetryCache
+ */
+function taskResults(client, pipeline, origin, telemetryCache) {
+  /** Task id → the call whose answer it was. @type {Map<string, PendingTask>} */
+  const tasks = new Map();
+  /** `client.getTaskResult` through the pipeline, once a remembered task. */
+  async function getTaskResult(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
+    if (typeof client.getTaskResult !== 'function') throw new TypeError('wrapMcpClient: this client has no getTaskResult (an MCP SDK with tasks is needed)');
+    const read = () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema, requestOptions);
+    const taskId = isPlainObject(params) ? params.taskId : undefined;
+    const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
+    if (!pending) return read();
+    pending.visible ??= read().then((result) =>
+      instrumentToolCall(pending.name, telemetryCache, (_facts, onRaw) => {
+        onRaw?.(result);
+        return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
+      }, 'tasks/result'));
+    return pending.visible;
+  }
+  return {
+    getTaskResult,
+    /** Remembers the call a task answered (the oldest forgotten past `MAX_PENDING_TASKS`). */
+    remember(/** @type {string} */ taskId, /** @type {PendingTask} */ call) {
+      tasks.set(taskId, call);
+      if (tasks.size > MAX_PENDING_TASKS) tasks.delete(/** @type {string} */ (tasks.keys().next().value));
+    },
+    /** `client.experimental`, its `tasks.getTaskResult(taskId, …)` through {@link getTaskResult}. */
+    experimental() {
+      const raw = client.experimental;
+      if (!isPlainObject(raw) || !isPlainObject(raw.tasks)) return raw;
+      const wrappedTasks = new Proxy(raw.tasks, {
+        get: (target, prop) => (prop === 'getTaskResult'
+          ? (/** @type {unknown} */ taskId, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) => getTaskResult({ taskId }, resultSchema, requestOptions)
+          : bound(target, prop)),
+      });
+      return new Proxy(raw, { get: (target, prop) => (prop === 'tasks' ? wrappedTasks : bound(target, prop)) });
+    },
+  };
+}
+
 /** `params` with the active trace context in its `_meta` (js/telemetry.mjs), keys the caller set kept. */
 function traced(/** @type {Record<string, unknown>} */ params) {
   const meta = withTraceContext(params._meta);
@@ -177,62 +246,62 @@ function traced(/** @type {Record<string, unknown>} */ params) {
 }
 
 /**
+ * `wrapMcpClient` over the entry's package API `api`: it wraps an MCP SDK `Client` so that every
+ * tool gets by-reference arguments.
+ *
+ * - `listTools()` answers the tools with `<name>_uri` siblings for array parameters
+ *   (`augmentTools`), and teaches the cache their `[Cache-Control]` directives. The original
+ *   input schemas are remembered (a tool never listed is listed once on its first call).
+ * - `callTool()` runs the whole pipeline: inline cap (`cap`, `cappedArgs`), reuse of immutable
+ *   results, substitution of references, dispatch (never with a reference key the server did not
+ *   declare), then `afterToolCall` (`maxChars`, `mediaMaxBytes`); it resolves what the model
+ *   should see. A blocked call resolves an `isError` result whose text is the envelope for the
+ *   model; the server is not called. In particular:
+ *   - a `<name>_uri` that is `null`, `""` or `undefined` (strict function-calling modes send
+ *     every optional property) means "not given": it is removed before the pipeline runs, unless
+ *     the server declared that property itself (then it is passed on untouched). Any other value
+ *     that is not a reference is refused (`invalid_args: \`<name>_uri\` must hold …`);
+ *   - a reference whose value is not of the type the original schema gives `<name>` (only
+ *     checked when that is `array` or `object`, possibly nullable) is refused with
+ *     `{error: "type_mismatch: …", fix_hint, _expected, _got, _uri}`; when the value is an
+ *     object with members of the right type, the hint names ready references to them;
+ *   - a retry carrying MCP input responses (`params.inputResponses` or `params.requestState`,
+ *     multi round-trip requests) is never answered from a reused result and its result is not
+ *     stored; an `input_required` result is handed back untouched;
+ *   - an answer that is a task (`{ task }`, or `resultType: "task"`) is handed back untouched
+ *     (nothing stored, no invalidation); the task's final result, read through the wrapped
+ *     client's `getTaskResult` (or `experimental.tasks.getTaskResult`), goes through the
+ *     pipeline once, as a direct call's result would;
+ *   - the active OpenTelemetry context's trace context goes into `params._meta` (keys the
+ *     caller set are kept), and the call is a `tools/call {tool}` span (js/telemetry.mjs).
+ * - `notifications/resources/updated` reach `cache.handleNotification` first, then the handler
+ *   the host set for that method (before wrapping, or after it: through the wrapped client or
+ *   the raw one, with the SDK's ESM or CommonJS schema; the method literal is what counts, so
+ *   the cache's handler is never replaced). A failing cache does not keep the host's handler
+ *   from running. `removeNotificationHandler('notifications/resources/updated')` removes only
+ *   the host's. Several caches may wrap one client; each gets the notifications.
+ * - The server's name (`serverInfo.name`, once connected) goes with every call to the cache:
+ *   entries remember which server they came from, and that server's invalidation signals and
+ *   stale notifications touch only its own entries, even when another server has tools of the
+ *   same names.
+ * - Before dispatch, the flow policy (`flows`, else the cache's; js/flows.mjs) decides whether
+ *   the data of each resolved reference may reach this server: a denied call resolves the
+ *   `reference_not_allowed` envelope (the server is not called) and is a `blocked` event of the
+ *   cache; a flow the policy asks about goes to `approve(flow)`, one call at a time (no
+ *   `approve`: refused). An approval covers that call only.
+ * - Everything else is the original client's.
+ *
+ * `wrapMcpClient(client, options)`: `client` an `@modelcontextprotocol/sdk` `Client` (connected
+ * or not); `options` `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?,
+ * flows?, approve? }`: `convId` is the conversation id, or a function returning the current one
+ * (for hosts that switch conversations); `augment` is passed to `augmentTools` (e.g.
+ * `{ objects: true }`); `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap);
+ * `maxChars` to both (reused and fresh results); `mediaMaxBytes` to `afterToolCall`.
+ *
  * @param {{ augmentTools(tools: unknown, options?: unknown): unknown, ready(): Promise<unknown> }} api the entry's package API
  */
 export function createWrapMcpClient(api) {
-  /**
-   * Wraps an MCP SDK `Client` so that every tool gets by-reference arguments.
-   *
-   * - `listTools()` answers the tools with `<name>_uri` siblings for array parameters
-   *   (`augmentTools`), and teaches the cache their `[Cache-Control]` directives. The original
-   *   input schemas are remembered (a tool never listed is listed once on its first call).
-   * - `callTool()` runs the whole pipeline: inline cap (`cap`, `cappedArgs`), reuse of immutable
-   *   results, substitution of references, dispatch (never with a reference key the server did not
-   *   declare), then `afterToolCall` (`maxChars`, `mediaMaxBytes`); it resolves what the model
-   *   should see. A blocked call resolves an `isError` result whose text is the envelope for the
-   *   model; the server is not called. In particular:
-   *   - a `<name>_uri` that is `null`, `""` or `undefined` (strict function-calling modes send
-   *     every optional property) means "not given": it is removed before the pipeline runs, unless
-   *     the server declared that property itself (then it is passed on untouched). Any other value
-   *     that is not a reference is refused (`invalid_args: \`<name>_uri\` must hold …`);
-   *   - a reference whose value is not of the type the original schema gives `<name>` (only
-   *     checked when that is `array` or `object`, possibly nullable) is refused with
-   *     `{error: "type_mismatch: …", fix_hint, _expected, _got, _uri}`; when the value is an
-   *     object with members of the right type, the hint names ready references to them;
-   *   - a retry carrying MCP input responses (`params.inputResponses` or `params.requestState`,
-   *     multi round-trip requests) is never answered from a reused result and its result is not
-   *     stored; an `input_required` result is handed back untouched;
-   *   - an answer that is a task (`{ task }`, or `resultType: "task"`) is handed back untouched
-   *     (nothing stored, no invalidation); the task's final result, read through the wrapped
-   *     client's `getTaskResult` (or `experimental.tasks.getTaskResult`), goes through the
-   *     pipeline once, as a direct call's result would;
-   *   - the active OpenTelemetry context's trace context goes into `params._meta` (keys the
-   *     caller set are kept), and the call is a `tools/call {tool}` span (js/telemetry.mjs).
-   * - `notifications/resources/updated` reach `cache.handleNotification` first, then the handler
-   *   the host set for that method (before wrapping, or after it: through the wrapped client or
-   *   the raw one, with the SDK's ESM or CommonJS schema; the method literal is what counts, so
-   *   the cache's handler is never replaced). A failing cache does not keep the host's handler
-   *   from running. `removeNotificationHandler('notifications/resources/updated')` removes only
-   *   the host's. Several caches may wrap one client; each gets the notifications.
-   * - The server's name (`serverInfo.name`, once connected) goes with every call to the cache:
-   *   entries remember which server they came from, and that server's invalidation signals and
-   *   stale notifications touch only its own entries, even when another server has tools of the
-   *   same names.
-   * - Before dispatch, the flow policy (`flows`, else the cache's; js/flows.mjs) decides whether
-   *   the data of each resolved reference may reach this server: a denied call resolves the
-   *   `reference_not_allowed` envelope (the server is not called) and is a `blocked` event of the
-   *   cache; a flow the policy asks about goes to `approve(flow)`, one call at a time (no
-   *   `approve`: refused). An approval covers that call only.
-   * - Everything else is the original client's.
-   *
-   * @param {unknown} rawClient an `@modelcontextprotocol/sdk` `Client` (connected or not)
-   * @param {unknown} options `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?, flows?, approve? }`:
-   *   `convId` is the conversation id, or a function returning the current one (for hosts that
-   *   switch conversations); `augment` is passed to `augmentTools` (e.g. `{ objects: true }`);
-   *   `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap); `maxChars` to both
-   *   (reused and fresh results); `mediaMaxBytes` to `afterToolCall`.
-   */
-  return function wrapMcpClient(rawClient, options) {
+  return function wrapMcpClient(/** @type {unknown} */ rawClient, /** @type {unknown} */ options) {
     if (!isPlainObject(rawClient) || typeof rawClient.callTool !== 'function') {
       throw new TypeError('wrapMcpClient expects an MCP SDK Client');
     }
@@ -251,8 +320,7 @@ export function createWrapMcpClient(api) {
     };
     const catalog = toolCatalog(client);
     const telemetryCache = { bytesOf: (/** @type {string} */ uri) => cache[STORED_BYTES]?.(uri) };
-    /** Task id → the call whose answer it was. @type {Map<string, PendingTask>} */
-    const tasks = new Map();
+    const tasks = taskResults(client, pipeline, origin, telemetryCache);
 
     async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {
       const result = await client.listTools(params, requestOptions);
@@ -281,10 +349,7 @@ export function createWrapMcpClient(api) {
         passThrough: (result, args) => {
           const taskId = taskIdOf(result);
           if (taskId === undefined) return isPlainObject(result) && result.resultType === 'input_required';
-          if (taskId !== null) {
-            tasks.set(taskId, { name, args, convId });
-            if (tasks.size > MAX_PENDING_TASKS) tasks.delete(/** @type {string} */ (tasks.keys().next().value));
-          }
+          if (taskId !== null) tasks.remember(taskId, { name, args, convId });
           return true;
         },
         facts,
@@ -292,32 +357,6 @@ export function createWrapMcpClient(api) {
       }));
     }
 
-    /** `tasks/result` through the pipeline: the final result of a task answer, once (later reads answer the same). */
-    async function getTaskResult(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
-      if (typeof client.getTaskResult !== 'function') throw new TypeError('wrapMcpClient: this client has no getTaskResult (an MCP SDK with tasks is needed)');
-      const taskId = isPlainObject(params) ? params.taskId : undefined;
-      const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
-      if (!pending) return client.getTaskResult(/** @type {object} */ (params), resultSchema, requestOptions);
-      pending.visible ??= client.getTaskResult(/** @type {object} */ (params), resultSchema, requestOptions).then((result) =>
-        instrumentToolCall(pending.name, telemetryCache, (facts, onRaw) => {
-          onRaw?.(result);
-          return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
-        }, 'tasks/result'));
-      return pending.visible;
-    }
-
-    /** `client.experimental`, its `tasks.getTaskResult(taskId, …)` through {@link getTaskResult}. */
-    const experimental = () => {
-      const raw = client.experimental;
-      if (!isPlainObject(raw) || !isPlainObject(raw.tasks)) return raw;
-      const rawTasks = raw.tasks;
-      const wrappedTasks = new Proxy(rawTasks, {
-        get: (target, prop) => (prop === 'getTaskResult'
-          ? (/** @type {unknown} */ taskId, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) => getTaskResult({ taskId }, resultSchema, requestOptions)
-          : bound(target, prop)),
-      });
-      return new Proxy(raw, { get: (target, prop) => (prop === 'tasks' ? wrappedTasks : bound(target, prop)) });
-    };
 
     // Stale notifications: every wrapping cache first, then the host's (set before or after).
     const chain = resourceUpdatedChain(client);
@@ -327,14 +366,14 @@ export function createWrapMcpClient(api) {
     const overrides = {
       listTools,
       callTool,
-      getTaskResult,
+      getTaskResult: tasks.getTaskResult,
       setNotificationHandler: chain.setNotificationHandler,
       removeNotificationHandler: chain.removeNotificationHandler,
     };
     return new Proxy(client, {
       get(target, prop) {
         if (Object.hasOwn(overrides, prop)) return overrides[prop];
-        if (prop === 'experimental') return experimental();
+        if (prop === 'experimental') return tasks.experimental();
         return bound(target, prop);
       },
     });

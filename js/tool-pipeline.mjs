@@ -300,6 +300,38 @@ function referenceMismatch(name, args, dispatched, props) {
 }
 
 /**
+ * The arguments to dispatch after `beforeToolCall`, or the value to answer without dispatch:
+ * `{ dispatched, sources, noted }` (`noted`: `beforeToolCall` opened bookkeeping that
+ * `afterToolCall` must close) or `{ answer }`.
+ * @param {PipelineCache} cache
+ * @param {Record<string, unknown>} beforeOptions
+ * @param {string} name
+ * @param {unknown} args
+ * @param {CallHooks} hooks
+ * @param {CallFacts} facts
+ */
+async function prepare(cache, beforeOptions, name, args, hooks, facts) {
+  const { convId: id, origin = () => ({}), retry = false } = hooks;
+  const before = await cache.beforeToolCall(name, args, { convId: id, ...beforeOptions, ...origin() });
+  if (before.dispatch) {
+    if (facts !== UNREAD_FACTS) facts.lookups = { hit: uniqueUris(before.sources), miss: 0, stale: 0 };
+    return { dispatched: before.args, sources: before.sources, noted: true };
+  }
+  if ('reused' in before && retry) {
+    // Never answer a retry from an earlier result: resolve its references and dispatch.
+    const substituted = await cache.substituteCacheUris(args, { convId: id });
+    if (!substituted.ok) return { answer: blocked(facts, substituted.envelope) };
+    if (facts !== UNREAD_FACTS) facts.lookups = { hit: uniqueUris(substituted.sources), miss: 0, stale: 0 };
+    return { dispatched: substituted.args, sources: substituted.sources, noted: false };
+  }
+  if ('reused' in before) {
+    facts.reused = true;
+    return { answer: visibleResult(before.reused) };
+  }
+  return { answer: blocked(facts, before.envelope) };
+}
+
+/**
  * What one call reports of itself (`hooks.facts`, for telemetry): filled as the call goes.
  * @typedef {{
  *   references?: number,
@@ -338,36 +370,6 @@ export function createToolPipeline(options, who) {
   const needsApproval = async (name, args, hooks) => (await gate.askedFlows(name, args, hooks)).length > 0;
 
   /**
-   * The arguments to dispatch after `beforeToolCall`, or the value to answer without dispatch:
-   * `{ dispatched, sources, noted }` (`noted`: `beforeToolCall` opened bookkeeping that
-   * `afterToolCall` must close) or `{ answer }`.
-   * @param {string} name
-   * @param {unknown} args
-   * @param {CallHooks} hooks
-   * @param {CallFacts} facts
-   */
-  async function prepare(name, args, hooks, facts) {
-    const { convId: id, origin = () => ({}), retry = false } = hooks;
-    const before = await cache.beforeToolCall(name, args, { convId: id, ...beforeOptions, ...origin() });
-    if (before.dispatch) {
-      if (facts !== UNREAD_FACTS) facts.lookups = { hit: uniqueUris(before.sources), miss: 0, stale: 0 };
-      return { dispatched: before.args, sources: before.sources, noted: true };
-    }
-    if ('reused' in before && retry) {
-      // Never answer a retry from an earlier result: resolve its references and dispatch.
-      const substituted = await cache.substituteCacheUris(args, { convId: id });
-      if (!substituted.ok) return { answer: blocked(facts, substituted.envelope) };
-      if (facts !== UNREAD_FACTS) facts.lookups = { hit: uniqueUris(substituted.sources), miss: 0, stale: 0 };
-      return { dispatched: substituted.args, sources: substituted.sources, noted: false };
-    }
-    if ('reused' in before) {
-      facts.reused = true;
-      return { answer: visibleResult(before.reused) };
-    }
-    return { answer: blocked(facts, before.envelope) };
-  }
-
-  /**
    * Runs one call. `hooks`:
    * - `convId`: the conversation of this call;
    * - `origin()`: `{ server }` when the tool's server is known, else `{}`;
@@ -395,7 +397,7 @@ export function createToolPipeline(options, who) {
     const facts = hooks.facts ?? UNREAD_FACTS;
     const cleaned = await withoutUnusedReferences(input ?? {}, declaredOf);
     const args = cleaned.args;
-    const prepared = await prepare(name, args, hooks, facts);
+    const prepared = await prepare(cache, beforeOptions, name, args, hooks, facts);
     if ('answer' in prepared) return prepared.answer;
     let { dispatched } = prepared;
     facts.references = Array.isArray(prepared.sources) ? prepared.sources.length : 0;
