@@ -1,7 +1,7 @@
 // wrapMcpClient: the whole by-reference pipeline around the official MCP TypeScript SDK's
 // `Client`, for servers that never heard of references. Shared by the browser and Node entries
 // (js/mcp-client.mjs, js/mcp-client.node.mjs), which pass in their own package API.
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
 import { isServerName } from './protocol.mjs';
 import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
@@ -207,7 +207,8 @@ function taskResults(client, pipeline, origin, telemetryCache) {
   /** `client.getTaskResult` through the pipeline, once a remembered task. */
   async function getTaskResult(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
     if (typeof client.getTaskResult !== 'function') throw new TypeError('wrapMcpClient: this client has no getTaskResult (an MCP SDK with tasks is needed)');
-    const read = () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema, requestOptions);
+    // A `tools/call` task's result is a `CallToolResult` (the SDK needs a schema to parse it).
+    const read = () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema ?? CallToolResultSchema, requestOptions);
     const taskId = isPlainObject(params) ? params.taskId : undefined;
     const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
     if (!pending) return read();
