@@ -406,7 +406,7 @@ export function createAiSdk(api) {
   /**
    * Lists a client's tools and answers them as an AI SDK `ToolSet`; see js/ai-sdk.d.ts.
    */
-  /** @param {unknown} given @param {unknown} [options] */
+  /** @param {unknown} given @param {unknown} [options] @returns {Promise<import('ai').ToolSet>} */
   async function clientToolSet(given, options = {}) {
     if (!isPlainObject(given) || typeof given.listTools !== 'function' || typeof given.callTool !== 'function') {
       throw new TypeError('clientToolSet expects an MCP client: an object with listTools() and callTool({ name, arguments })');
@@ -449,10 +449,11 @@ export function createAiSdk(api) {
         toModelOutput,
       };
     }
-    if (options.cache === undefined) return tools;
+    // Tools made here, in the AI SDK's shape (dynamic tools over the client).
+    if (options.cache === undefined) return /** @type {import('ai').ToolSet} */ (/** @type {unknown} */ (tools));
     const name = client.getServerVersion?.()?.name;
     const server = options.server ?? (isServerName(name) ? name : undefined);
-    return wrapAiSdkTools(tools, { ...options, server });
+    return /** @type {import('ai').ToolSet} */ (/** @type {unknown} */ (wrapAiSdkTools(tools, { ...options, server })));
   }
 
   /**

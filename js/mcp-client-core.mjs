@@ -302,7 +302,13 @@ function traced(/** @type {Record<string, unknown>} */ params) {
  * @param {{ augmentTools(tools: unknown, options?: unknown): unknown, ready(): Promise<unknown> }} api the entry's package API
  */
 export function createWrapMcpClient(api) {
-  return function wrapMcpClient(/** @type {unknown} */ rawClient, /** @type {unknown} */ options) {
+  /**
+   * @template C
+   * @param {C} rawClient
+   * @param {unknown} options
+   * @returns {C} the wrapped client (a Proxy of it)
+   */
+  return function wrapMcpClient(rawClient, options) {
     if (!isPlainObject(rawClient) || typeof rawClient.callTool !== 'function') {
       throw new TypeError('wrapMcpClient expects an MCP SDK Client');
     }
@@ -371,13 +377,13 @@ export function createWrapMcpClient(api) {
       setNotificationHandler: chain.setNotificationHandler,
       removeNotificationHandler: chain.removeNotificationHandler,
     };
-    return new Proxy(client, {
+    return /** @type {C} */ (/** @type {unknown} */ (new Proxy(client, {
       get(target, prop) {
         if (Object.hasOwn(overrides, prop)) return overrides[prop];
         if (prop === 'experimental') return tasks.experimental();
         return bound(target, prop);
       },
-    });
+    })));
   };
 }
 
