@@ -1,7 +1,6 @@
 // OpenTelemetry around `wrapMcpClient` calls on real MCP SDK servers (`McpServer` and a low-level
 // `Server` over InMemoryTransport), with OpenTelemetry's own SDK registered through its API:
-// `@opentelemetry/sdk-trace`'s in-memory span exporter, `@opentelemetry/sdk-metrics` collected
-// by a reader, the async-hooks context manager and W3C propagators. Checked: the MCP client
+// `@opentelemetry/sdk-trace`'s and `@opentelemetry/sdk-metrics`' in-memory exporters, the async-hooks context manager and W3C propagators. Checked: the MCP client
 // span (name, kind, attributes, parent), the cache's `mcp_result_cache.*` facts, the guardrail
 // attributes of a refused flow, the metrics, no payload text anywhere in what was exported, the
 // `traceparent` (and `baggage`) the server received in `_meta` next to the caller's own keys,
@@ -14,7 +13,7 @@ import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,11 +26,9 @@ import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 // Registered before any cache exists (as a host's instrumentation does at startup).
 const exporter = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-class Reader extends MetricReader {
-  async onShutdown() {}
-  async onForceFlush() {}
-}
-const reader = new Reader();
+// Cumulative: the last export holds the totals; exported on demand (forceFlush).
+const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
 const meterProvider = new MeterProvider({ readers: [reader] });
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
@@ -87,9 +84,10 @@ const textOf = (result) => result.content.filter((b) => b.type === 'text').map((
 const referenceOf = (result) => result._meta?.['mcp-result-cache/uris']?.[0] ?? JSON.parse(textOf(result))._cache_uri;
 
 async function collected() {
-  const { resourceMetrics } = await reader.collect();
+  await reader.forceFlush();
+  const resourceMetrics = metricExporter.getMetrics().at(-1);
   const points = {};
-  for (const scope of resourceMetrics.scopeMetrics) {
+  for (const scope of resourceMetrics?.scopeMetrics ?? []) {
     for (const metric of scope.metrics) points[metric.descriptor.name] = metric.dataPoints;
   }
   return points;
