@@ -1,8 +1,8 @@
 // Runs in the browser page: floor (raw IndexedDB), js-baseline (bench/js-baseline.mjs) and ours
 // (the release package), interleaved, with warm-up; publishes window.__benchResult.
-import * as ours from '../js/browser.mjs';
+import * as ours from '../pkg/browser.mjs';
 // Server-side State Sync lives in its own entry (and its own .wasm) since the host/server split.
-import * as oursServer from '../js/server.mjs';
+import * as oursServer from '../pkg/server.mjs';
 import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlob as jsMatchGlob, openDb as openBaselineDb } from './js-baseline.mjs';
 
 const params = new URLSearchParams(location.search);

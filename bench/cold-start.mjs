@@ -35,7 +35,7 @@ const IMPLS = {
     run: 'new m.JsBaselineCache(dbName).cacheToolResult({ payload, convId: "cold" })',
   },
   ours: {
-    entry: '/js/browser.mjs',
+    entry: '/pkg/browser.mjs',
     run: 'new m.ResultCache({ dbName }).cacheToolResult({ payload, convId: "cold" })',
   },
 };

@@ -13,7 +13,7 @@
 // resolved" the way back (success handlers, waking the futures, reading the record's fields,
 // events). The parts inside "call → transaction" are timed apart by calling them in a loop
 // (estimateSize: JSON.stringify and the boundary crossing; JSON.stringify alone).
-import * as ours from '../js/browser.mjs';
+import * as ours from '../pkg/browser.mjs';
 import { JsBaselineCache } from './js-baseline.mjs';
 import { payloadShape, utf8Length } from '../src/js_values.js';
 

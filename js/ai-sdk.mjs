@@ -1,6 +1,6 @@
 // `mcp-result-cache/ai-sdk` for browsers, workers and bundlers: the by-reference pipeline around
 // AI SDK tools (`ai`, an optional peer dependency).
-import { augmentTools, cacheTools, ready } from './browser.mjs';
+import { augmentTools, cacheTools, ready } from '../pkg/browser.mjs';
 import { cacheToolApproval, createAiSdk, toModelOutput } from './ai-sdk-core.mjs';
 
 export const { wrapAiSdkTools, clientToolSet, cacheToolSet } = createAiSdk({ augmentTools, cacheTools, ready });

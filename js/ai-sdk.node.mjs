@@ -1,5 +1,5 @@
 // `mcp-result-cache/ai-sdk` for Node: the by-reference pipeline around AI SDK tools.
-import { augmentTools, cacheTools, ready } from './node.mjs';
+import { augmentTools, cacheTools, ready } from '../pkg/node.mjs';
 import { cacheToolApproval, createAiSdk, toModelOutput } from './ai-sdk-core.mjs';
 
 export const { wrapAiSdkTools, clientToolSet, cacheToolSet } = createAiSdk({ augmentTools, cacheTools, ready });

@@ -17,8 +17,8 @@ import type {
   AugmentToolsOptions,
   McpTool,
 } from '../pkg/web/mcp_result_cache.js';
-// The constants, written from the Rust ones by the build (scripts/constants.mjs).
-export * from './constants.js';
+// The constants, written from the Rust ones by the build (scripts/constants.mjs, into pkg/).
+export * from '../pkg/constants.js';
 
 /**
  * Resolves once the WebAssembly module is instantiated (idempotent). Async exports await it

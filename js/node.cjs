@@ -5,18 +5,18 @@
 const wasm = require('../pkg/node/mcp_result_cache.js');
 
 // The constants, written from the Rust ones by the build (scripts/constants.mjs).
-const constants = require('./constants.cjs');
+const constants = require('../pkg/constants.cjs');
 // `augmentTools`, plain JS: written from js/src/augment.mjs by the build (scripts/node-entries.mjs).
-const { augmentTools } = require('./augment.cjs');
+const { augmentTools } = require('../pkg/augment.cjs');
 
 // The free functions over a default cache and the `cacheTools` loader, shared with the browser
 // entry: written from js/src/defaults.mjs by the build (scripts/node-entries.mjs).
-const defaults = require('./defaults.cjs');
+const defaults = require('../pkg/defaults.cjs');
 const { cacheToolsLoader, makeDefaultCacheWith, ...free } = defaults;
 
 // The flow policy and its `blocked` events, kept in JS (js/src/cache-flows.mjs, shared with the
 // browser entry): written from it by the build (scripts/node-entries.mjs).
-const { cacheFlows } = /** @type {typeof import('./src/cache-flows.mjs')} */ (require('./cache-flows.cjs'));
+const { cacheFlows } = /** @type {typeof import('./src/cache-flows.mjs')} */ (require('../pkg/cache-flows.cjs'));
 
 /**
  * A result cache: the WebAssembly class with its flow policy, which the integrations apply in
@@ -64,7 +64,7 @@ class ResultCache extends wasm.ResultCache {
 
 // `warmUp()`: the code of a first tool result run once, in a scratch cache (js/warm-up.mjs,
 // shared with the browser entry; written from it by the build).
-const { warmUp: warmUpWith } = /** @type {typeof import('./warm-up.mjs')} */ (require('./warm-up.cjs'));
+const { warmUp: warmUpWith } = /** @type {typeof import('./warm-up.mjs')} */ (require('../pkg/warm-up.cjs'));
 /** @param {unknown} [options] the options of the cache to warm up (its database is touched too) */
 const warmUp = (options) => warmUpWith((o) => new ResultCache(o), options);
 

@@ -10,7 +10,7 @@
 //
 // Its own module, imported by the browser entry on the first `warmUp` call as the read-back
 // tools are (with js/protocol.mjs, which they share): a page that never calls it never
-// downloads it. Node's entry requires the CommonJS copy js/warm-up.cjs, written from this file
+// downloads it. Node's entry requires the CommonJS copy pkg/warm-up.cjs, written from this file
 // by the build.
 import { DEFAULT_DB_NAME, META_URIS_KEY, URI_ARG_SUFFIX } from './protocol.mjs';
 

@@ -47,69 +47,66 @@ else
 fi
 echo "build: toolchain $toolchain ($(rustc --version))"
 
-# Nothing to do when nothing the build reads changed since the last complete build: the
-# fingerprint of every input (sources, manifests, lockfiles, the build scripts, the toolchain and
-# its flags) is pkg/.inputs, written last; every output must still be there. `npm start` and
-# `npm run build` on an unchanged tree take seconds. BUILD_FORCE=1 rebuilds anyway.
-outputs=(js/browser.mjs js/server.mjs js/lists.mjs js/constants.cjs js/augment.cjs js/cache-flows.cjs js/warm-up.cjs js/protocol.mjs js/defaults.cjs js/node.mjs
-  js/server.node.mjs js/lists.node.mjs pkg/node/index.d.mts pkg/server-node/index.d.mts
-  pkg/lists-node/index.d.mts)
-for dir in web node server-web server-node lists-web lists-node; do
-  outputs+=("pkg/$dir/mcp_result_cache_bg.wasm" "pkg/$dir/mcp_result_cache.d.ts")
-done
-fingerprint="$({
-  printf '%s\n' "$toolchain" "$(rustc --version)" "${RUSTFLAGS:-}" "${build_std[*]:-}"
-  find src js/src -type f ! -path js/src/constants.mjs -print0 | sort -z | xargs -0 sha256sum
-  sha256sum Cargo.toml Cargo.lock package.json package-lock.json js/warm-up.mjs js/flows.mjs scripts/build.sh \
-    scripts/release-toolchain.sh scripts/web-glue.mjs scripts/constants.mjs scripts/node-entries.mjs
-} | sha256sum | cut -d' ' -f1)"
-if [ "${BUILD_FORCE:-}" != 1 ] && [ "$(cat pkg/.inputs 2>/dev/null)" = "$fingerprint" ] \
-  && [ "$(cat pkg/.toolchain 2>/dev/null)" = "$toolchain" ]; then
-  missing=0
-  for f in "${outputs[@]}"; do [ -e "$f" ] || missing=1; done
-  if [ "$missing" = 0 ]; then
-    echo "build: up to date (no input changed since the last build; BUILD_FORCE=1 rebuilds)"
-    exit 0
-  fi
-fi
-rm -f pkg/.toolchain pkg/.inputs
+# Every output goes to pkg/, the build's one output folder (git-ignored, never committed; the
+# published package ships the parts package.json's "files" names). Two stages, each skipped when
+# nothing it reads changed since its last complete run (a fingerprint of its inputs, written
+# last; BUILD_FORCE=1 runs both anyway), so editing the JS never recompiles the WebAssembly:
+#   1. the WebAssembly: each entry's .wasm for browsers and for Node (wasm-pack), its browser
+#      glue finished (scripts/web-glue.mjs: snippets inlined, names shortened) and its
+#      declarations; fingerprint pkg/.wasm-inputs;
+#   2. the JS: the constants (scripts/constants.mjs), the bundled browser entries
+#      (scripts/web-glue.mjs --entries), the Node entries' generated parts
+#      (scripts/node-entries.mjs) and the Node declarations; fingerprint pkg/.inputs.
+# Every output of stage 2 is named once, in OUTPUTS below; stage 1's are pkg/<dir>/.
+OUTPUTS=(pkg/browser.mjs pkg/server.mjs pkg/lists.mjs pkg/constants.mjs pkg/constants.cjs pkg/constants.d.ts
+  pkg/protocol-constants.mjs pkg/augment.cjs pkg/cache-flows.cjs pkg/warm-up.cjs pkg/defaults.cjs
+  pkg/node.mjs pkg/server.node.mjs pkg/lists.node.mjs
+  pkg/node/index.d.mts pkg/node/index.d.cts pkg/server-node/index.d.mts pkg/server-node/index.d.cts
+  pkg/lists-node/index.d.mts pkg/lists-node/index.d.cts)
+WASM_DIRS=(web node server-web server-node lists-web lists-node)
 
-for entry in host server lists; do
-  prefix=""
-  [ "$entry" = host ] || prefix="$entry-"
-  for target in web nodejs; do
-    out="pkg/${prefix}${target/nodejs/node}"
-    features="$entry"
-    # Storage objects made in JS (redisStorage) exist in Node only: the browser .wasm stays without them.
-    [ "$entry/$target" = host/nodejs ] && features="host,external-store"
-    echo "build: wasm-pack build --release --target $target --features $features -> $out"
-    rm -rf "$out"
-    wasm-pack --quiet build --release --mode no-install --target "$target" --out-dir "$out" \
-      --out-name mcp_result_cache -- --no-default-features --features "$features" \
-      ${build_std[@]+"${build_std[@]}"}
-    # wasm-pack drops a '*' .gitignore into the output, which would hide it from `npm pack`.
-    rm -f "$out/.gitignore" "$out/README.md" "$out/LICENSE-MIT" "$out/LICENSE-APACHE"
-  done
-done
-# Browsers: the glue gets its JS snippets inlined and short import/export names, then each
-# browser entry (js/src/*.mjs) is bundled with its glue into one minified module, js/browser.mjs,
-# js/server.mjs and js/lists.mjs (scripts/web-glue.mjs).
+# `fresh NAME FINGERPRINT FILE…`: whether stage NAME's last complete run had this fingerprint
+# and its outputs are all there.
+fresh() {
+  local stamp="$1" print="$2"; shift 2
+  [ "${BUILD_FORCE:-}" != 1 ] && [ "$(cat "$stamp" 2>/dev/null)" = "$print" ] || return 1
+  local f; for f in "$@"; do [ -e "$f" ] || return 1; done
+}
+hash_files() { sort -z | xargs -0 sha256sum; }
+
+wasm_print="$({
+  printf '%s\n' "$toolchain" "$(rustc --version)" "${RUSTFLAGS:-}" "${build_std[*]:-}"
+  find src -type f -print0 | hash_files
+  sha256sum Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/release-toolchain.sh scripts/web-glue.mjs \
+    scripts/wasm-imports.mjs
+} | sha256sum | cut -d' ' -f1)"
+wasm_outputs=()
+for dir in "${WASM_DIRS[@]}"; do wasm_outputs+=("pkg/$dir/mcp_result_cache_bg.wasm" "pkg/$dir/mcp_result_cache.d.ts"); done
+for dir in web server-web lists-web; do wasm_outputs+=("pkg/$dir/mcp_result_cache.js"); done
+if fresh pkg/.wasm-inputs "$wasm_print" "${wasm_outputs[@]}" && [ "$(cat pkg/.toolchain 2>/dev/null)" = "$toolchain" ]; then
+  echo "build: WebAssembly up to date (no Rust input changed; BUILD_FORCE=1 rebuilds)"
+else
+  rm -f pkg/.toolchain pkg/.wasm-inputs pkg/.inputs
+  bash scripts/build-wasm.sh "${build_std[@]+"${build_std[@]}"}"
+  echo "$toolchain" > pkg/.toolchain
+  echo "$wasm_print" > pkg/.wasm-inputs
+fi
+
+js_print="$({
+  cat pkg/.wasm-inputs
+  find js src -type f \( -name '*.mjs' -o -name '*.cjs' -o -name '*.js' -o -name '*.d.ts' -o -name '*.rs' \) -print0 | hash_files
+  sha256sum package.json package-lock.json scripts/build.sh scripts/web-glue.mjs scripts/constants.mjs scripts/node-entries.mjs
+} | sha256sum | cut -d' ' -f1)"
+if fresh pkg/.inputs "$js_print" "${OUTPUTS[@]}"; then
+  echo "build: up to date (no input changed since the last build; BUILD_FORCE=1 rebuilds)"
+  exit 0
+fi
+rm -f pkg/.inputs
 # The exported constants, from the Rust ones (scripts/constants.mjs): the entries import them.
 node scripts/constants.mjs
-node scripts/web-glue.mjs pkg/web pkg/server-web pkg/lists-web
+# Each browser entry (js/src/*.mjs) is bundled with its glue into one minified module,
+# pkg/browser.mjs, pkg/server.mjs and pkg/lists.mjs (scripts/web-glue.mjs).
 node scripts/web-glue.mjs --entries
-# The browser builds' glue now lives inside js/browser.mjs, js/server.mjs and js/lists.mjs (web-glue.mjs
-# removes it from pkg/); their directories keep the .wasm and the declarations, and a package.json that only
-# says how to read those (wasm-pack's names a `main` and `snippets/` that are gone).
-for dir in pkg/web pkg/server-web pkg/lists-web; do
-  printf '{\n  "type": "module",\n  "types": "mcp_result_cache.d.ts"\n}\n' > "$dir/package.json"
-done
-# The browser builds' declarations describe the API only: their glue (and with it `init`,
-# `initSync` and the raw wasm exports of `InitOutput`) lives inside the bundled entry, which
-# exports none of them; js/index.d.ts, js/server.d.ts and js/lists.d.ts re-export these files whole.
-for dir in pkg/web pkg/server-web pkg/lists-web; do
-  sed -i '/^export type InitInput\b/,$d' "$dir/mcp_result_cache.d.ts"
-done
 # The Node ES module entries name the CommonJS entries' exports one by one (Node cannot see
 # through `module.exports = { ...wasm }`): written from those modules' keys.
 node scripts/node-entries.mjs
@@ -118,15 +115,12 @@ node scripts/node-entries.mjs
 # ESM (.d.mts).
 for ext in d.cts d.mts; do
   sed -e "s#'../pkg/web/mcp_result_cache.js'#'./mcp_result_cache.js'#" \
-    -e "s#'./constants.js'#'../../js/constants.js'#" js/index.d.ts > "pkg/node/index.$ext"
+    -e "s#'../pkg/constants.js'#'../constants.js'#" js/index.d.ts > "pkg/node/index.$ext"
   sed "s#'../pkg/server-web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/server.d.ts > "pkg/server-node/index.$ext"
   sed "s#'../pkg/lists-web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/lists.d.ts > "pkg/lists-node/index.$ext"
 done
-for f in pkg/*/mcp_result_cache_bg.wasm; do
-  printf 'build: %s %s bytes raw, %s bytes gzip -9\n' "$f" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"
-done
-echo "$toolchain" > pkg/.toolchain
-echo "$fingerprint" > pkg/.inputs
+for f in "${OUTPUTS[@]}"; do [ -e "$f" ] || { echo "build: $f was not written" >&2; exit 1; }; done
+echo "$js_print" > pkg/.inputs
 if [ "$toolchain" = stable ]; then
   echo "$warning" >&2
 fi

@@ -29,7 +29,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { StateSync } from '../js/server.node.mjs';
+import { StateSync } from '../pkg/server.node.mjs';
 
 const MAX_SESSIONS = 32;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;

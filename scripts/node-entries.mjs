@@ -1,12 +1,12 @@
 // Writes the Node entries' generated parts, after the nodejs builds exist (run by
 // scripts/build.sh):
-// - js/augment.cjs, js/cache-flows.cjs, js/warm-up.cjs and js/defaults.cjs, the CommonJS copies
+// - pkg/augment.cjs, pkg/cache-flows.cjs, pkg/warm-up.cjs and pkg/defaults.cjs, the CommonJS copies
 //   of js/src/augment.mjs (with the js/protocol.mjs it imports bundled in), js/src/cache-flows.mjs
 //   (with js/flows.mjs's `checkFlows`), js/warm-up.mjs and js/src/defaults.mjs that
 //   js/node.cjs requires: one
 //   source for both module systems, converted by rolldown (already the bundler of the browser
 //   entries), unminified;
-// - the ES module entries (js/node.mjs, js/server.node.mjs, js/lists.node.mjs) from their
+// - the ES module entries (pkg/node.mjs, pkg/server.node.mjs, pkg/lists.node.mjs) from their
 //   CommonJS entries' exports, so the list of names is never written by hand: Node's ES-module
 //   view of a CommonJS module cannot see names behind `module.exports = { ...wasm, … }`.
 import { createRequire } from 'node:module';
@@ -17,10 +17,10 @@ const require = createRequire(import.meta.url);
 
 /** Plain-JS sources (of js/src/, and js/warm-up.mjs) the CommonJS entry requires: the file written, its exports. */
 const CONVERTED = [
-  { source: 'js/src/augment.mjs', out: 'js/augment.cjs', exports: 'augmentTools' },
-  { source: 'js/src/cache-flows.mjs', out: 'js/cache-flows.cjs', exports: 'cacheFlows' },
-  { source: 'js/warm-up.mjs', out: 'js/warm-up.cjs', exports: 'warmUp' },
-  { source: 'js/src/defaults.mjs', out: 'js/defaults.cjs', exports: 'afterToolCall,beforeToolCall,cacheToolResult,cacheToolsLoader,clearConversation,configureDefaultCache,evictOlderThan,lookup,makeDefaultCacheWith,readCachedPayload,substituteCacheUris' },
+  { source: 'js/src/augment.mjs', out: 'pkg/augment.cjs', exports: 'augmentTools' },
+  { source: 'js/src/cache-flows.mjs', out: 'pkg/cache-flows.cjs', exports: 'cacheFlows' },
+  { source: 'js/warm-up.mjs', out: 'pkg/warm-up.cjs', exports: 'warmUp' },
+  { source: 'js/src/defaults.mjs', out: 'pkg/defaults.cjs', exports: 'afterToolCall,beforeToolCall,cacheToolResult,cacheToolsLoader,clearConversation,configureDefaultCache,evictOlderThan,lookup,makeDefaultCacheWith,readCachedPayload,substituteCacheUris' },
 ];
 for (const { source, out, exports } of CONVERTED) {
   const bundle = await rolldown({ input: source, logLevel: 'silent' });
@@ -34,12 +34,12 @@ for (const { source, out, exports } of CONVERTED) {
   console.log(`node-entries: ${out}: from ${source}`);
 }
 const ENTRIES = [
-  { out: 'js/node.mjs', from: './node.cjs', what: 'Node entry (ES module)' },
-  { out: 'js/server.node.mjs', from: './server.node.cjs', what: '`mcp-result-cache/server` for Node (ES module)' },
-  { out: 'js/lists.node.mjs', from: './lists.node.cjs', what: '`mcp-result-cache/lists` for Node (ES module)' },
+  { out: 'pkg/node.mjs', from: '../js/node.cjs', what: 'Node entry (ES module)' },
+  { out: 'pkg/server.node.mjs', from: '../js/server.node.cjs', what: '`mcp-result-cache/server` for Node (ES module)' },
+  { out: 'pkg/lists.node.mjs', from: '../js/lists.node.cjs', what: '`mcp-result-cache/lists` for Node (ES module)' },
 ];
 for (const { out, from, what } of ENTRIES) {
-  const names = Object.keys(require(`../js/${from.slice(2)}`));
+  const names = Object.keys(require(from));
   const text = `// ${what}: the CommonJS entry's exports, by name.\n`
     + '// Written by scripts/node-entries.mjs from that module\'s keys (npm run build): do not edit.\n'
     + `import api from '${from}';\n\nexport const {\n${names.map((n) => `  ${n},\n`).join('')}} = api;\n`;

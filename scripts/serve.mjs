@@ -1,11 +1,11 @@
 // The demo's server (`npm start`), on 127.0.0.1 only:
-// - the repository root as static files, so that www/ can import ../js/browser.mjs and ../pkg/web/*;
+// - the repository root as static files, so that www/ can import ../pkg/browser.mjs and ../pkg/web/*;
 // - the demo's real MCP servers on Streamable HTTP under /mcp/data, /mcp/chart, /mcp/billing, /mcp/mailer
 //   (scripts/mcp-servers.mjs), closed with the server;
 // - www/vendor/mcp-sdk.js: the page's bundle of the MCP SDK client and of this package's
 //   `mcp-client` subpath (www/mcp-sdk.src.mjs), built with Vite from node_modules on its first
 //   request when missing or older than its inputs (generated, git-ignored). The package's main
-//   entry stays outside the bundle (`import … from "/js/browser.mjs"`), so the page and the
+//   entry stays outside the bundle (`import … from "/pkg/browser.mjs"`), so the page and the
 //   wrapper share one module and one WebAssembly instance. No network beyond loopback.
 import { createServer } from 'node:http';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
@@ -27,7 +27,7 @@ const TYPES = {
 
 const SDK_BUNDLE = join(ROOT, 'www/vendor/mcp-sdk.js');
 const SDK_ENTRY = join(ROOT, 'www/mcp-sdk.src.mjs');
-const PACKAGE_ENTRY = join(ROOT, 'js/browser.mjs');
+const PACKAGE_ENTRY = join(ROOT, 'pkg/browser.mjs');
 const JITLESS = join(ROOT, 'www/zod-jitless.mjs');
 const SDK_INPUTS = [SDK_ENTRY, JITLESS, join(ROOT, 'js/mcp-client.mjs'), join(ROOT, 'js/mcp-client-core.mjs'), join(ROOT, 'js/tool-pipeline.mjs'),
   join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), fileURLToPath(import.meta.url)];
@@ -56,7 +56,7 @@ export function buildSdkBundle() {
         resolveId(source, importer) {
           if (!importer || !source.startsWith('.')) return null;
           const file = resolve(dirname(importer), source);
-          if (file === PACKAGE_ENTRY) return { id: '/js/browser.mjs', external: 'absolute' };
+          if (file === PACKAGE_ENTRY) return { id: '/pkg/browser.mjs', external: 'absolute' };
           // Imported for its effect only: kept although the package says `sideEffects: false`.
           if (file === JITLESS) return { id: file, moduleSideEffects: true };
           return null;

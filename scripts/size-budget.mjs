@@ -1,5 +1,5 @@
 // The size budget (`npm test`, right after the build): what a browser downloads for the host
-// entry (`mcp-result-cache`: the bundled module js/browser.mjs and pkg/web's .wasm)
+// entry (`mcp-result-cache`: the bundled module pkg/browser.mjs and pkg/web's .wasm)
 // must stay within package.json's "sizeBudget" (bytes, gzip -9, summed per file), and so must
 // the server entry's (`mcp-result-cache/server`).
 // Bytes, never time: the same build gives the same answer on any machine. Sizes are GNU
@@ -31,9 +31,9 @@ async function gzipSize(file) {
  * same files.
  */
 export const ENTRY_FILES = {
-  host: ['js/browser.mjs', 'pkg/web/mcp_result_cache_bg.wasm'],
-  server: ['js/server.mjs', 'pkg/server-web/mcp_result_cache_bg.wasm'],
-  lists: ['js/lists.mjs', 'pkg/lists-web/mcp_result_cache_bg.wasm'],
+  host: ['pkg/browser.mjs', 'pkg/web/mcp_result_cache_bg.wasm'],
+  server: ['pkg/server.mjs', 'pkg/server-web/mcp_result_cache_bg.wasm'],
+  lists: ['pkg/lists.mjs', 'pkg/lists-web/mcp_result_cache_bg.wasm'],
 };
 
 // Run as a script (`node scripts/size-budget.mjs`, through a symlinked path too), not when imported.

@@ -40,8 +40,8 @@ step node tests/support/with-redis.mjs env \
 step bash scripts/build.sh
 # Bytes a browser downloads per entry, against package.json's "sizeBudget".
 step node scripts/size-budget.mjs
-# The hand-written JS held to the Rust half's standard (after the build: it reads js/protocol.mjs
-# and the declarations of pkg/): tsc --checkJs --strict over JSDoc types, and ESLint.
+# The hand-written JS held to the Rust half's standard (after the build: it reads the constants
+# and declarations the build writes into pkg/): tsc --checkJs --strict over JSDoc types, and ESLint.
 step npx tsc -p tsconfig.json
 # The hand-written declarations (js/*.d.ts) against the modules they describe.
 step npx tsc -p tests/types/tsconfig.json

@@ -15,13 +15,14 @@
 // 2. Bundle each browser entry into one module, minified (rolldown, already a dev dependency
 //    through Vite; the glue is not minified on its own first: the bundle came out byte for byte
 //    the same with and without that pass): js/src/browser.mjs (with js/src/wasm-entry.mjs
-//    and pkg/web's glue) becomes js/browser.mjs, js/src/server.mjs js/server.mjs, js/src/lists.mjs
-//    js/lists.mjs. A page
+//    and pkg/web's glue) becomes pkg/browser.mjs, js/src/server.mjs pkg/server.mjs, js/src/lists.mjs
+//    pkg/lists.mjs (pkg/ is the build's one output folder). A page
 //    then imports one module instead of three on two levels (each level is a network round trip
 //    before the `.wasm` can be requested). The glue's `new URL('mcp_result_cache_bg.wasm',
-//    import.meta.url)` is rewritten to the `.wasm`'s path from js/ (bundlers and browsers both
-//    resolve it); the bundle must export exactly what its source does. The glue file is then
-//    removed from pkg/: the entry's sources in js/src/ are build inputs only.
+//    import.meta.url)` is rewritten to the `.wasm`'s path from pkg/ (bundlers and browsers both
+//    resolve it), and the modules loaded on first use (js/readback.mjs, js/warm-up.mjs) stay
+//    external, imported from the bundle's folder; the bundle must export exactly what its source does. The glue file is then
+//    left in pkg/ as this step's input only, never shipped: the entry's sources in js/src/ are build inputs only.
 //
 //   node scripts/web-glue.mjs pkg/web [pkg/server-web …]   (steps 1 and 1b)
 //   node scripts/web-glue.mjs --entries                      (step 2, after them)
@@ -34,10 +35,13 @@ import { shortenExports, shortenImports } from './wasm-imports.mjs';
 
 /** The browser entries: the bundle written, its source, and the directory of its glue. */
 const ENTRIES = [
-  { out: 'js/browser.mjs', source: 'js/src/browser.mjs', pkg: 'pkg/web' },
-  { out: 'js/server.mjs', source: 'js/src/server.mjs', pkg: 'pkg/server-web' },
-  { out: 'js/lists.mjs', source: 'js/src/lists.mjs', pkg: 'pkg/lists-web' },
+  { out: 'pkg/browser.mjs', source: 'js/src/browser.mjs', pkg: 'pkg/web' },
+  { out: 'pkg/server.mjs', source: 'js/src/server.mjs', pkg: 'pkg/server-web' },
+  { out: 'pkg/lists.mjs', source: 'js/src/lists.mjs', pkg: 'pkg/lists-web' },
 ];
+// The modules an entry loads on first use: as its source (js/src/) imports them, and as the
+// bundle (pkg/) must.
+const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs' };
 // wasm-bindgen's default `.wasm` location in the glue, `new URL('mcp_result_cache_bg.wasm', import.meta.url)`.
 const WASM_URL = /new URL\((['"`])mcp_result_cache_bg\.wasm\1,\s*import\.meta\.url\)/g;
 
@@ -104,13 +108,13 @@ async function bundleEntry({ out, source, pkg }, scratch) {
     treeshake: true,
     // The read-back tools and the warm-up stay their own modules (js/readback.mjs,
     // js/warm-up.mjs), imported on first use.
-    external: ['./readback.mjs', './warm-up.mjs'],
+    external: Object.keys(LAZY),
     plugins: [{
       name: 'wasm-url-from-js',
       transform(code, id) {
         if (resolve(id) !== glue) return null;
         rewritten = code.match(WASM_URL)?.length ?? 0;
-        return code.replace(WASM_URL, `new URL(\`../${pkg}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
+        return code.replace(WASM_URL, `new URL(\`./${pkg.slice('pkg/'.length)}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
       },
     }],
   });
@@ -122,7 +126,13 @@ async function bundleEntry({ out, source, pkg }, scratch) {
   if (rewritten !== 1) throw new Error(`${glue}: ${rewritten} occurrences of ${WASM_URL}, expected one`);
   // Not type-checked itself (tsconfig.json checks its sources): the minified bundle has no JSDoc.
   // One line says so and where it comes from (every byte of it is downloaded).
-  const code = `// @ts-nocheck: built from ${source}\n${output[0].code}`;
+  let code = `// @ts-nocheck: built from ${source}\n${output[0].code}`;
+  for (const [from, to] of Object.entries(LAZY)) {
+    for (const quote of ['"', "'", '`']) code = code.replaceAll(`${quote}${from}${quote}`, `${quote}${to}${quote}`);
+  }
+  if (Object.keys(LAZY).some((from) => ['"', "'", '`'].some((quote) => code.includes(`${quote}${from}${quote}`)))) {
+    throw new Error(`${out}: a module loaded on first use was not pointed at js/`);
+  }
   const [before, after] = [Object.keys(await import(pathToFileURL(resolve(source)).href)).sort().join(), await exportNames(code, scratch, `entry-${out.replace(/\W/g, '_')}.mjs`)];
   if (before !== after) throw new Error(`${out}: bundling changed the exports (${before} -> ${after})`);
   await writeFile(out, code);
@@ -132,10 +142,9 @@ async function bundleEntry({ out, source, pkg }, scratch) {
 const scratch = await mkdtemp(join(tmpdir(), 'web-glue-'));
 try {
   if (process.argv[2] === '--entries') {
+    // The glue now lives inside its entry's module; its file stays in pkg/ as this step's input
+    // (package.json's "files" leaves it out of the package).
     for (const entry of ENTRIES) await bundleEntry(entry, scratch);
-    // The glue now lives inside its entry's module. Left in pkg/, it would be counted as a
-    // download it no longer is, and importing it would make a second WebAssembly instance.
-    for (const { pkg } of ENTRIES) await rm(join(pkg, 'mcp_result_cache.js'));
   } else {
     for (const dir of process.argv.slice(2)) {
       const gluePath = join(dir, 'mcp_result_cache.js');

@@ -4,7 +4,7 @@
 // reads the text each tool result gives it and writes the next call, with no network. A second
 // turn ("Mail the invoice") has the model try to move the invoice by reference into the
 // mailer's open-world tool: the cache's flow policy ("guarded") asks the user in the page.
-import { ResultCache, cacheTools, ready, warmUp } from '../js/browser.mjs';
+import { ResultCache, cacheTools, ready, warmUp } from '../pkg/browser.mjs';
 import { Client, ResourceUpdatedNotificationSchema, StreamableHTTPClientTransport, wrapMcpClient }
   from './vendor/mcp-sdk.js';
 

@@ -9,5 +9,5 @@ export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 export { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 // This package's wrapper over the SDK Client (it imports the SDK too); its own import of the
-// package entry is left as `/js/browser.mjs`, the very module the page imports.
+// package entry is left as `/pkg/browser.mjs`, the very module the page imports.
 export { wrapMcpClient } from '../js/mcp-client.mjs';

@@ -1,7 +1,7 @@
 // Browser / worker / bundler entry (ES module) for chat hosts. The server-side State-Sync
-// decoration (`StateSync`, `detectOverlaps`, …) is `mcp-result-cache/server` (js/server.mjs),
+// decoration (`StateSync`, `detectOverlaps`, …) is `mcp-result-cache/server` (pkg/server.mjs),
 // and the SEP-2549 list-result cache (`ListCache`, `matchUriTemplate`) is
-// `mcp-result-cache/lists` (js/lists.mjs): separate modules a host downloads only if it uses them.
+// `mcp-result-cache/lists` (pkg/lists.mjs): separate modules a host downloads only if it uses them.
 //
 // The WebAssembly module is fetched and instantiated once, on first need: every async export
 // awaits that shared initialization, so hosts never call an init function. Synchronous helpers
@@ -14,8 +14,8 @@ import { DEFAULT_DB_NAME } from '../protocol.mjs';
 import { cacheToolsLoader, makeDefaultCacheWith } from './defaults.mjs';
 import { cacheFlows } from './cache-flows.mjs';
 
-// The constants, written from the Rust ones by the build (scripts/constants.mjs).
-export * from './constants.mjs';
+// The constants, written from the Rust ones by the build (scripts/constants.mjs, into pkg/).
+export * from '../../pkg/constants.mjs';
 // Plain JS over the caller's tool objects: works before `ready()`.
 export { augmentTools } from './augment.mjs';
 
@@ -87,9 +87,9 @@ export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
 export const matchGlob = memoizedMatchGlob(lazy, wasm);
 
-// js/readback.mjs, next to the bundle this file becomes (scripts/web-glue.mjs keeps it external).
-// @ts-expect-error js/readback.mjs is next to the bundle (js/browser.mjs), not to this source
-export const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
+// js/readback.mjs, its own module (scripts/web-glue.mjs keeps it external and points the bundle,
+// pkg/browser.mjs, at it).
+export const cacheTools = cacheToolsLoader(() => import('../readback.mjs'));
 
 /**
  * Runs the code of a first tool result once, at startup, in a scratch cache (a database of its
@@ -101,8 +101,7 @@ export const cacheTools = cacheToolsLoader(() => import('./readback.mjs'));
  * reported by the calls that need it); a malformed `options` is a `TypeError`.
  */
 export const warmUp = (/** @type {unknown} */ options) => ready()
-  // @ts-expect-error js/warm-up.mjs is next to the bundle (js/browser.mjs), not to this source
-  .then(() => import('./warm-up.mjs'))
+  .then(() => import('../warm-up.mjs'))
   .then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp(create, options), () => {});
 
 /** A new `ResultCache` (the warm-up's scratch caches, the default cache). @param {any} options */

@@ -3,7 +3,7 @@
 // is applied by the integrations (js/tool-pipeline.mjs), which are JS, so neither it nor its
 // events cross into the `.wasm`; checking it with `checkFlows` (js/flows.mjs) keeps its one
 // rule in one place. The browser entry's `ResultCache` (js/src/browser.mjs) and the Node
-// entry's (js/node.cjs, through the CommonJS copy js/cache-flows.cjs) both hold one.
+// entry's (js/node.cjs, through the CommonJS copy pkg/cache-flows.cjs) both hold one.
 // It also keeps the cache's consume-once records (`consumeOnce`, js/src/consume-once.mjs): the
 // AI SDK integration's record that an approval was used, in the cache's own storage.
 import { checkFlows } from '../flows.mjs';

@@ -1,6 +1,6 @@
 // What the two main entries share above their caches, written once: the free functions over a
-// default cache and the `cacheTools` loader. Bundled into the browser entry (js/browser.mjs) and
-// converted to js/defaults.cjs for the CommonJS entry (js/node.cjs) by scripts/node-entries.mjs.
+// default cache and the `cacheTools` loader. Bundled into the browser entry (pkg/browser.mjs) and
+// converted to pkg/defaults.cjs for the CommonJS entry (js/node.cjs) by scripts/node-entries.mjs.
 // Plain JS, no imports: each entry says how it makes a cache (`makeDefaultCacheWith`) and how it
 // loads js/readback.mjs (`cacheToolsLoader`).
 
@@ -40,7 +40,7 @@ const theDefault = () => {
  * How the entry importing this module makes its default cache: `make(options?)`, on first use of
  * a free function (never at import time); `before(options)`, when given, is awaited before
  * `configureDefaultCache` makes its cache (the browser entry's module and database warm-up).
- * Each entry has its own copy of this module (bundled, or js/defaults.cjs), so its own default.
+ * Each entry has its own copy of this module (bundled, or pkg/defaults.cjs), so its own default.
  * @param {(options?: unknown) => DefaultCache} make
  * @param {(options: unknown) => Promise<unknown>} [before]
  */

@@ -1,4 +1,4 @@
-// Helpers shared by the browser entries (js/browser.mjs, js/server.mjs, js/lists.mjs): lazy
+// Helpers shared by the browser entries (pkg/browser.mjs, pkg/server.mjs, pkg/lists.mjs): lazy
 // instantiation of an entry's WebAssembly module, and the bounded memos in front of the calls
 // hosts and servers make per tool name. Importing this module has no side effects.
 

@@ -3,9 +3,9 @@
 // that does not settle, or any exception that escapes as uncaught; then checks the module still
 // works. BOUNDARY_CASES (default 200000) calls, seeded by BOUNDARY_SEED for reruns.
 import 'fake-indexeddb/auto';
-import * as host from '../../js/node.mjs';
-import * as server from '../../js/server.node.mjs';
-import * as lists from '../../js/lists.node.mjs';
+import * as host from '../../pkg/node.mjs';
+import * as server from '../../pkg/server.node.mjs';
+import * as lists from '../../pkg/lists.node.mjs';
 import { HOSTILE, HOSTILE_NAMES, targets, classify, stillWorks } from './hostile.mjs';
 
 // Every entry's exports (the host's where names are shared: matchGlob, ready, wasmMemoryBytes).

@@ -369,9 +369,9 @@ const C = {
   chat: 'react-chat (useChat, client-side tools via onToolCall/addToolOutput, mock model) in Chromium: the chart server receives the 240 rows while the model typed only the reference',
   mail: 'react-chat: mailing the rows by reference asks through useChat\'s tool approval (flows "guarded"); Deny: the mailer gets nothing; Allow: the 240 rows',
   worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
-  plain: 'a plain <script type="module"> page imports js/browser.mjs unbundled and round-trips',
-  plainServer: 'a plain <script type="module"> page imports js/server.mjs unbundled and fetches only the server .wasm',
-  plainLists: 'a plain <script type="module"> page imports js/lists.mjs unbundled, round-trips a list result and fetches only the lists .wasm',
+  plain: 'a plain <script type="module"> page imports pkg/browser.mjs unbundled and round-trips',
+  plainServer: 'a plain <script type="module"> page imports pkg/server.mjs unbundled and fetches only the server .wasm',
+  plainLists: 'a plain <script type="module"> page imports pkg/lists.mjs unbundled, round-trips a list result and fetches only the lists .wasm',
 };
 
 async function main() {
@@ -501,9 +501,9 @@ async function main() {
     // Each entry: its declarations, the consumer that must import all of them, its modules (the
     // Node one and the browser one: importing the browser module has no side effects).
     const entries = [
-      { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, modules: ['js/node.mjs', 'js/browser.mjs'] },
-      { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, modules: ['js/server.node.mjs', 'js/server.mjs'] },
-      { dts: 'js/lists.d.ts', consumer: 'lists-consumer.ts', specifier: `${PACKAGE}/lists`, modules: ['js/lists.node.mjs', 'js/lists.mjs'] },
+      { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, modules: ['pkg/node.mjs', 'pkg/browser.mjs'] },
+      { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, modules: ['pkg/server.node.mjs', 'pkg/server.mjs'] },
+      { dts: 'js/lists.d.ts', consumer: 'lists-consumer.ts', specifier: `${PACKAGE}/lists`, modules: ['pkg/lists.node.mjs', 'pkg/lists.mjs'] },
       { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, modules: ['js/ai-sdk.node.mjs', 'js/ai-sdk.mjs'] },
       { dts: 'js/redis.d.ts', consumer: 'redis-consumer.ts', specifier: `${PACKAGE}/redis`, modules: ['js/redis.mjs', 'js/redis-unsupported.mjs'] },
     ];
@@ -529,9 +529,9 @@ async function main() {
     const listNames = ['ListCache', 'matchUriTemplate', 'ListCacheOptions', 'ListRequestParams', 'ListCacheHit'];
     const root = installedRoot();
     const modules = {
-      'js/node.mjs': await import(pathToFileURL(join(root, 'js/node.mjs')).href),
+      'pkg/node.mjs': await import(pathToFileURL(join(root, 'pkg/node.mjs')).href),
       'js/node.cjs': createRequire(join(root, 'package.json'))(join(root, 'js/node.cjs')),
-      'js/browser.mjs': await import(pathToFileURL(join(root, 'js/browser.mjs')).href),
+      'pkg/browser.mjs': await import(pathToFileURL(join(root, 'pkg/browser.mjs')).href),
     };
     for (const [entry, exports] of Object.entries(modules)) {
       assert(Object.keys(exports).length > 10, `${entry} exports only ${Object.keys(exports).join(', ')}`);
@@ -658,8 +658,8 @@ async function main() {
     assert(wasmAssets.some((w) => w.equals(hostWasm)), 'the host .wasm is not among the emitted assets');
     const scripts = await Promise.all(files.filter((f) => f.endsWith('.js')).map((f) => readFile(join(dist, f), 'utf8')));
     for (const { name, wasm, glue, marker } of [
-      { name: 'server', wasm: 'pkg/server-web/mcp_result_cache_bg.wasm', glue: 'js/server.mjs', marker: 'new StateSync' },
-      { name: 'lists', wasm: 'pkg/lists-web/mcp_result_cache_bg.wasm', glue: 'js/lists.mjs', marker: 'new ListCache' },
+      { name: 'server', wasm: 'pkg/server-web/mcp_result_cache_bg.wasm', glue: 'pkg/server.mjs', marker: 'new StateSync' },
+      { name: 'lists', wasm: 'pkg/lists-web/mcp_result_cache_bg.wasm', glue: 'pkg/lists.mjs', marker: 'new ListCache' },
     ]) {
       const entryWasm = await readFile(join(installed, wasm));
       assert(!wasmAssets.some((w) => w.equals(entryWasm)), `the ${name} .wasm was bundled into a host-only build`);
@@ -772,7 +772,7 @@ async function main() {
       `round trip: hit=${status.hit}, expired=${status.expired}, dropped=${status.dropped}`);
     assert(status.vars === '{"id":"7"}', `matchUriTemplate gave ${status.vars}`);
     assert(Number(status.hostExports) > 10 && status.hostListExports === '',
-      `js/browser.mjs (${status.hostExports} exports) exports ${status.hostListExports}`);
+      `pkg/browser.mjs (${status.hostExports} exports) exports ${status.hostListExports}`);
     const fetched = page.wasmResponses.map((r) => r.url);
     assert(fetched.length === 1 && fetched[0].endsWith('/node_modules/mcp-result-cache/pkg/lists-web/mcp_result_cache_bg.wasm'),
       `wasm fetched: ${fetched.join(', ')}`);

@@ -18,7 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { checks } from './checks.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { timeseries } from '../../scripts/mcp-servers.mjs';
-import * as nodeEntry from '../../js/node.mjs';
+import * as nodeEntry from '../../pkg/node.mjs';
 
 const server = await serve();
 const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-chromium-'));
@@ -212,7 +212,7 @@ try {
     assert.match(await page.textContent('#entries tbody tr.stale'), /billing\.get_invoice/);
   });
   await check('the browser entry exports what the Node entry exports', async () => {
-    const names = await page.evaluate(async () => Object.keys(await import('/js/browser.mjs')).sort());
+    const names = await page.evaluate(async () => Object.keys(await import('/pkg/browser.mjs')).sort());
     assert.deepEqual(names, Object.keys(nodeEntry).sort());
   });
   const before = Number(await page.getAttribute('#entries', 'data-count'));

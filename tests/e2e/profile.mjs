@@ -26,7 +26,7 @@ export async function openProfile(label) {
     page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
     await page.goto(`${origin}/tests/e2e/blank.html`);
     await page.evaluate(async () => {
-      window.mrc = await import('/js/browser.mjs');
+      window.mrc = await import('/pkg/browser.mjs');
       await window.mrc.ready();
     });
     if (setup) await page.evaluate(setup);

@@ -69,7 +69,7 @@ try {
     assert.equal(made.otherConv, true, 'another conversation cannot read it');
     await page.reload();
     await page.evaluate(async () => {
-      window.mrc = await import('/js/browser.mjs');
+      window.mrc = await import('/pkg/browser.mjs');
       await window.mrc.ready();
     });
     const reloaded = await page.evaluate(async (derived) => {

@@ -1,6 +1,6 @@
 // The MCP reference servers (npm @modelcontextprotocol/server-everything, -filesystem, -memory,
 // pinned devDependencies) in real headless Chromium (Playwright, Debian's /usr/bin/chromium): the
-// page runs the browser entry (/js/browser.mjs), the SDK Client and wrapMcpClient (the bundle
+// page runs the browser entry (/pkg/browser.mjs), the SDK Client and wrapMcpClient (the bundle
 // scripts/serve.mjs builds, www/vendor/mcp-sdk.js) over real IndexedDB; each server runs in Node
 // over stdio (the SDK's StdioClientTransport spawning `node <bin>`), and the page's Client reaches
 // it through a relay: an in-page SDK `Transport` whose `send` is an exposed function writing to

@@ -110,7 +110,7 @@ try {
       return out;
     });
     await page.reload();
-    await page.evaluate(async () => { window.mrc = await import('/js/browser.mjs'); await window.mrc.ready(); });
+    await page.evaluate(async () => { window.mrc = await import('/pkg/browser.mjs'); await window.mrc.ready(); });
     const equal = await page.evaluate(async (uris) => {
       const cache = new window.mrc.ResultCache({ dbName: 'reload-test' });
       let n = 0;
@@ -146,7 +146,7 @@ try {
         return { later: later.size, survivors: survivors.length, exact, entries: stats.entries };
       };
       // A module instance of its own: its first operations are called before it is ready.
-      const cold = await run(await import('/js/browser.mjs?call-order'), 'order-cold');
+      const cold = await run(await import('/pkg/browser.mjs?call-order'), 'order-cold');
       const warm = await run(window.mrc, 'order-warm');
       return { cold, warm };
     });

@@ -1,4 +1,4 @@
-// Lets the browser entries (js/browser.mjs, js/server.mjs) fetch their `.wasm` in Node, where
+// Lets the browser entries (pkg/browser.mjs, pkg/server.mjs) fetch their `.wasm` in Node, where
 // `fetch` has no `file:` scheme: a `file:` URL is answered from disk as `application/wasm`, so
 // the entry's own `ready()` resolves the URL it was built with (a wrong path fails the test).
 // Any other URL goes to Node's fetch.

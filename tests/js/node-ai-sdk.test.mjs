@@ -15,7 +15,7 @@ import { createMCPClient } from '@ai-sdk/mcp';
 import { asSchema, generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { cacheToolSet, clientToolSet, toModelOutput, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 
 const CONV = 'ai-chat-1';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 
-import { augmentTools, ResultCache, matchGlob } from '../../js/node.mjs';
+import { augmentTools, ResultCache, matchGlob } from '../../pkg/node.mjs';
 
 const chartCreate = () => ({
   name: 'chart.create',

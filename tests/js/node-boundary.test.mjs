@@ -5,9 +5,9 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import * as host from '../../js/node.mjs';
-import * as server from '../../js/server.node.mjs';
-import * as lists from '../../js/lists.node.mjs';
+import * as host from '../../pkg/node.mjs';
+import * as server from '../../pkg/server.node.mjs';
+import * as lists from '../../pkg/lists.node.mjs';
 import { HOSTILE, HOSTILE_NAMES, targets, classify, stillWorks } from '../boundary/hostile.mjs';
 
 // Every entry's exports (the host's where names are shared: matchGlob, ready, wasmMemoryBytes).

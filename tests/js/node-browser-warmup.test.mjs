@@ -1,4 +1,4 @@
-// The browser entry's cold-start warm-up (js/browser.mjs), over fake-indexeddb: constructing a
+// The browser entry's cold-start warm-up (pkg/browser.mjs), over fake-indexeddb: constructing a
 // ResultCache before the module is ready opens its database only to wake the backend. That open
 // never creates a database, never upgrades one, and the cache's own open creates the full
 // schema afterwards.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 // The entry as published (one bundled module); its `.wasm` is fetched from disk.
 import './file-fetch.mjs';
 
-const browser = await import('../../js/browser.mjs');
+const browser = await import('../../pkg/browser.mjs');
 
 const names = async () => (await indexedDB.databases()).map((d) => d.name);
 const open = (name, version) => new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 
 const payload = { rows: 'x'.repeat(4096) };
 let n = 0;

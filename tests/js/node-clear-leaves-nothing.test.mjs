@@ -5,7 +5,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 
 const rows = (i) => ({ i, rows: Array.from({ length: 200 }, (_, j) => ({ j, label: `row ${i}.${j}` })) });
 

@@ -4,7 +4,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { configureDefaultCache, cacheToolResult, beforeToolCall, readCachedPayload, clearConversation, lookup } from '../../js/node.mjs';
+import { configureDefaultCache, cacheToolResult, beforeToolCall, readCachedPayload, clearConversation, lookup } from '../../pkg/node.mjs';
 
 test('configure, then observe conflicts and misses; configuring after first use is refused', async () => {
   const events = [];

@@ -15,7 +15,7 @@ import { createMCPClient } from '@ai-sdk/mcp';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
-import { ResultCache, cacheTools } from '../../js/node.mjs';
+import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 import { wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { checkFlows, decideFlow, flowsOf, judgeFlows } from '../../js/flows.mjs';

@@ -4,7 +4,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache, sanitizeConvId } from '../../js/node.mjs';
+import { ResultCache, sanitizeConvId } from '../../pkg/node.mjs';
 
 let n = 0;
 const newCache = (options = {}) => new ResultCache({ dbName: `iso-${process.pid}-${n++}`, ...options });

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ListCache, matchUriTemplate, wasmMemoryBytes } from '../../js/lists.node.mjs';
-import { listCacheMeta } from '../../js/server.node.mjs';
+import { ListCache, matchUriTemplate, wasmMemoryBytes } from '../../pkg/lists.node.mjs';
+import { listCacheMeta } from '../../pkg/server.node.mjs';
 
 const FRESH = { ttlMs: 60_000, cacheScope: 'public' };
 const fixedClock = () => new ListCache({ now: () => 1_000 });

@@ -17,8 +17,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { ResultCache } from '../../js/node.mjs';
-import { StateSync } from '../../js/server.node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
+import { StateSync } from '../../pkg/server.node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: 1_767_225_600_000 + i * 3_600_000, value: Math.round(100 + 40 * Math.sin(i / 12)) }));

@@ -4,7 +4,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 
 let n = 0;
 const newCache = (options = {}) => {
@@ -85,7 +85,7 @@ test('arrays nested thousands deep are refused (they could not be read back); li
 });
 
 test('a 23 MB JSON text result never enters wasm memory (parsed and measured on the JS side)', async () => {
-  const { wasmMemoryBytes } = await import('../../js/node.mjs');
+  const { wasmMemoryBytes } = await import('../../pkg/node.mjs');
   const { cache } = newCache();
   const rows = Array.from({ length: 230_000 }, (_, i) => ({ i, label: `row ${i} of the big result`, v: i * 7 }));
   const text = JSON.stringify({ ok: true, rows });

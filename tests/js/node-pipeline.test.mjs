@@ -4,7 +4,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache, checkInlineListCap, substituteCacheUris, cacheToolResult } from '../../js/node.mjs';
+import { ResultCache, checkInlineListCap, substituteCacheUris, cacheToolResult } from '../../pkg/node.mjs';
 
 let n = 0;
 const table = (count) => ({

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Ajv from 'ajv';
 
-import { ResultCache, cacheTools } from '../../js/node.mjs';
+import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 
 let n = 0;
 const fresh = (options = {}) => new ResultCache({ storage: 'memory', ...options, dbName: `readback-${process.pid}-${n++}` });

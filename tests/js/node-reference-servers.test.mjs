@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 import { createContext, makeFixtures, scenarios, serverSpecs, stdioTransport } from '../support/reference-servers.mjs';
 

@@ -1,4 +1,4 @@
-// The built RELEASE package (pkg/node via js/node.mjs and js/node.cjs), in Node, over
+// The built RELEASE package (pkg/node via pkg/node.mjs and js/node.cjs), in Node, over
 // fake-indexeddb — the way a chat host's Node test suite uses it. Also catches a release build
 // broken by a bad wasm-opt (it would fail at load).
 import 'fake-indexeddb/auto';
@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
-import * as api from '../../js/node.mjs';
+import * as api from '../../pkg/node.mjs';
 
 const require = createRequire(import.meta.url);
 const SERVER_REGEX = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}$/;

@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 
 import {
   ResultCache, matchGlob, parseCacheControl, parseInvalidations, wasmMemoryBytes,
-} from '../../js/node.mjs';
+} from '../../pkg/node.mjs';
 // The SEP-2549 list-result cache and URI templates: their own entry and WebAssembly module.
-import { ListCache, matchUriTemplate } from '../../js/lists.node.mjs';
+import { ListCache, matchUriTemplate } from '../../pkg/lists.node.mjs';
 // The server's half of State Sync: its own entry and WebAssembly module.
 import {
   StateSync, validatePattern, detectOverlaps, listCacheMeta, matchGlob as serverMatchGlob,
   wasmMemoryBytes as serverMemoryBytes,
-} from '../../js/server.node.mjs';
+} from '../../pkg/server.node.mjs';
 
 test('matchGlob reference rows and separators', () => {
   const rows = [
@@ -173,7 +173,7 @@ test('string edge cases: lone surrogates never compare equal', () => {
 test('the browser entry memoizes matchGlob with collision-free keys', async () => {
   // The entries as published (bundled modules); their `.wasm` is fetched from disk.
   await import('./file-fetch.mjs');
-  const browser = await import('../../js/browser.mjs');
+  const browser = await import('../../pkg/browser.mjs');
   await browser.ready();
   // With `\0`-joined keys these two calls shared one key, and the second got the first's answer.
   assert.equal(browser.matchGlob('*', '*\0x'), true);
@@ -191,7 +191,7 @@ test('the browser entry memoizes matchGlob with collision-free keys', async () =
   assert.throws(() => browser.matchGlob('a', 'a', { get separator() { throw new Error('boom'); } }), TypeError);
   assert.throws(() => browser.matchGlob({ length: 3e9 }, 'a'), TypeError);
   // The server entry's browser build memoizes StateSync#resolve.
-  const serverBrowser = await import('../../js/server.mjs');
+  const serverBrowser = await import('../../pkg/server.mjs');
   await serverBrowser.ready();
   assert.equal(serverBrowser.matchGlob('*', '*\0x'), true);
   assert.equal(serverBrowser.matchGlob('*\0*', 'x'), false);

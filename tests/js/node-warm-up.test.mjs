@@ -6,7 +6,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache, warmUp, ready } from '../../js/node.mjs';
+import { ResultCache, warmUp, ready } from '../../pkg/node.mjs';
 
 /** A host cache with one entry, and the events it sees from here on. */
 async function hostCache(options) {

@@ -1,5 +1,5 @@
-// The protocol's JS home (js/protocol.mjs, written by scripts/constants.mjs from the Rust
-// sources) against the Rust rules it mirrors, observed through the release package: thousands of
+// The protocol's JS home (js/protocol.mjs: hand-written rules over the constants that
+// scripts/constants.mjs writes from the Rust declarations) against the Rust rules it mirrors, observed through the release package: thousands of
 // generated inputs, hostile ones included (lone surrogates, control characters, `~` and `/`,
 // astral characters, strings around the length limits, non-strings). Also: no hand-written JS file
 // restates the scheme or the `_uri` suffix.
@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import * as api from '../../js/node.mjs';
+import * as api from '../../pkg/node.mjs';
 import * as protocol from '../../js/protocol.mjs';
 
 const { ResultCache, cacheTools, parseCacheUri } = api;
@@ -171,8 +171,8 @@ test('invalidArgs is shaped as the envelopes of the cache', async () => {
 });
 
 /**
- * Every hand-written JS file of js/ and src/: the ones git tracks (the build's outputs are
- * ignored by .gitignore; the Node ES-module entries it writes are tracked but name exports only).
+ * Every hand-written JS file of js/ and src/: the ones git tracks (the build writes its outputs
+ * into pkg/, which git ignores).
  */
 async function handWritten() {
   const root = fileURLToPath(new URL('../../', import.meta.url));

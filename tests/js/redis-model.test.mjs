@@ -11,7 +11,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache, matchGlob } from '../../js/node.mjs';
+import { ResultCache, matchGlob } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import { closeClient, ioredisClient, nodeRedisClient, startRedis } from '../support/redis-servers.mjs';
 import { checkInvariants, prng, rawCommand, sleep, snapshot } from '../support/redis-model.mjs';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import { closeClient, ioredisClient, nodeRedisClient, startRedis } from '../support/redis-servers.mjs';
 import { sleep } from '../support/redis-model.mjs';

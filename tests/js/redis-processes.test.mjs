@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import { closeClient, ioredisClient, startRedis } from '../support/redis-servers.mjs';
 
@@ -19,7 +19,7 @@ const here = (path) => new URL(path, import.meta.url).href;
 
 // The child: REDIS_URL, PREFIX, and a JSON list of steps in STEPS; prints one JSON line of answers.
 const CHILD = `
-import { ResultCache } from ${JSON.stringify(here('../../js/node.mjs'))};
+import { ResultCache } from ${JSON.stringify(here('../../pkg/node.mjs'))};
 import { redisStorage } from ${JSON.stringify(here('../../js/redis.mjs'))};
 import { nodeRedisClient, closeClient } from ${JSON.stringify(here('../support/redis-servers.mjs'))};
 

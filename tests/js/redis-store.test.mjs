@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache, cacheTools } from '../../js/node.mjs';
+import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import {
   closeClient, ioredisClient, ioredisCluster, nodeRedisClient, nodeRedisCluster,
