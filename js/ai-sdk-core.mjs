@@ -4,7 +4,7 @@
 // js/ai-sdk.node.mjs), which pass in their own package API. `ai` is an optional peer dependency:
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
-import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
 import { approvalKey, findApproval, registerApprovalHook } from './approval.mjs';
 import { instrumentToolCall } from './telemetry.mjs';
@@ -125,6 +125,12 @@ function approvalReason(/** @type {string} */ toolName, /** @type {import('./flo
 
 /** What the queue of a streaming tool carries. @typedef {{ output: unknown, done?: undefined } | { visible: unknown, done: true } | { error: unknown, done: true }} QueueItem */
 
+/** What a call run again from an approval already used answers (the tool does not run). */
+const replayedEnvelope = (/** @type {string} */ name) => ({
+  error: 'approval_already_used',
+  fix_hint: `This approval of ${name} was already used once, and an approval runs a call only once. Do not repeat the call by yourself; if it is still wanted, call ${name} again so that the user is asked again.`,
+});
+
 /** A small single-consumer queue: what a streaming tool yields while its pipeline runs. */
 function channel() {
   /** @type {QueueItem[]} */
@@ -184,8 +190,22 @@ function approvalGate(cache) {
   const approvals = boundedSet();
   const consulted = boundedSet();
   let warned = false;
-  /** Whether the call of `executeOptions` may let an asked flow through (at most once). */
-  const approved = async (/** @type {string} */ name, /** @type {unknown} */ executeOptions) => {
+  /**
+   * The approval the AI SDK runs this call from (an approved `tool-approval-response` for it in
+   * the messages), consumed once in the cache's storage: `"none"` (no approval), `"fresh"` (its
+   * first use) or `"replayed"` (used before, here or on another instance: the call never runs).
+   * @param {unknown} executeOptions
+   * @returns {Promise<'none' | 'fresh' | 'replayed'>}
+   */
+  const admit = async (executeOptions) => {
+    const options = isPlainObject(executeOptions) ? executeOptions : {};
+    const approval = findApproval(options.messages, options.toolCallId);
+    if (!approval?.approved) return 'none';
+    if (typeof cache.consumeOnce !== 'function') throw new TypeError('wrapAiSdkTools: the cache has no consumeOnce(key, ttlMs): approvals need a ResultCache');
+    return (await cache.consumeOnce(approvalKey(approval.approvalId), APPROVAL_RECORD_TTL_MS)) === true ? 'fresh' : 'replayed';
+  };
+  /** Whether the call of `executeOptions` (admitted as `admitted`) may let an asked flow through (at most once). */
+  const approved = (/** @type {string} */ name, /** @type {unknown} */ executeOptions, /** @type {'none' | 'fresh'} */ admitted) => {
     const options = isPlainObject(executeOptions) ? executeOptions : {};
     const id = options.toolCallId;
     if (typeof id !== 'string') return false;
@@ -197,14 +217,13 @@ function approvalGate(cache) {
       }
       return false;
     }
-    const approval = findApproval(options.messages, id);
-    if (!approval) return true; // sent to approval and run in this process (no history to replay)
-    if (!approval.approved) return false;
-    if (typeof cache.consumeOnce !== 'function') throw new TypeError('wrapAiSdkTools: the cache has no consumeOnce(key, ttlMs): approvals need a ResultCache');
-    return (await cache.consumeOnce(approvalKey(approval.approvalId), APPROVAL_RECORD_TTL_MS)) === true;
+    // Approved by the user from the messages (consumed just now), or sent to approval and run in
+    // this process without a history to replay (`execute` called after `needsApproval`).
+    return admitted === 'fresh' || findApproval(options.messages, id) === null;
   };
   const idOf = (/** @type {unknown} */ options) => (isPlainObject(options) ? options.toolCallId : undefined);
   return {
+    admit,
     approved,
     /** The cache was asked about this call (whatever it answered). */
     consulted: (/** @type {unknown} */ options) => consulted.add(idOf(options)),
@@ -298,18 +317,22 @@ function wrapTool(ctx, name, tool) {
   const annotationsOf = async () => annotations;
   /** @type {(input: unknown, executeOptions: unknown, dispatch: (args: unknown) => Promise<unknown>) => Promise<unknown>} */
   const run = (input, executeOptions, dispatch) =>
-    observe().then(() => instrumentToolCall(name, ctx.telemetryCache, (facts, onRaw) =>
-      pipeline.run(name, input, {
+    observe().then(() => instrumentToolCall(name, ctx.telemetryCache, async (facts, onRaw) => {
+      // An approval is used once: the same approval sent again never runs the tool.
+      const admitted = await gate.admit(executeOptions);
+      if (admitted === 'replayed') return envelopeResult(replayedEnvelope(name));
+      return pipeline.run(name, input, {
         convId: pipeline.conversation(executeOptions),
         origin,
         declaredOf: async () => declaredProperties(await originalJson()),
         validate,
         annotationsOf,
-        ask: once(() => gate.approved(name, executeOptions)),
+        ask: once(async () => gate.approved(name, executeOptions, admitted)),
         dispatch,
         facts,
         onRaw,
-      })));
+      });
+    }));
   // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
   // wants approval, or when this call would move referenced data the policy asks about.
   const ownApproval = tool.needsApproval;

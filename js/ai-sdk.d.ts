@@ -95,9 +95,10 @@ export interface ToolClient {
  *   `reference_not_allowed` envelope, without running the original (a `blocked` event of the
  *   cache). The tool's MCP `annotations` (which `@ai-sdk/mcp` tools carry) give `openWorldHint`
  *   to the `"guarded"` policy. When the AI SDK runs the call from an approval in the messages
- *   (`tool-approval-response`), that approval is also consumed once in the cache's storage
- *   (`ResultCache#consumeOnce`): the same approval sent again in a later request is refused, on
- *   this instance or any other sharing the storage. `streamText`'s own `toolApproval` takes
+ *   (`tool-approval-response`), `execute` first consumes that approval once in the cache's
+ *   storage (`ResultCache#consumeOnce`): the same approval sent again in a later request never
+ *   runs the tool (it answers `{ error: "approval_already_used", fix_hint }`), on this instance
+ *   or any other sharing the storage. `streamText`'s own `toolApproval` takes
  *   precedence over `needsApproval`: compose it with {@link cacheToolApproval}; a call it
  *   decided without asking the cache is refused such a flow, with a one-time `console.warn`
  *   saying what to add.
@@ -159,7 +160,8 @@ export function toModelOutput(options: { toolCallId: string; input: unknown; out
  *
  * An approved call runs once with the data; a denied one never runs. Set
  * `experimental_toolApprovalSecret` too: the AI SDK then rejects a forged or tampered approval,
- * and the cache refuses a replayed one (each approval is consumed once in its storage).
+ * and the wrapped tools refuse a replayed one (each approval is consumed once in the cache's
+ * storage, `approval_already_used`).
  *
  * @throws TypeError when `tools` is not an object, none of its tools is wrapped, or `own` is not
  *   a function or an object of statuses (or functions).

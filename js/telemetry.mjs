@@ -2,11 +2,12 @@
 // it: the API keeps what a host registered (tracer provider, meter provider, context manager,
 // propagator) on one global, `globalThis[Symbol.for("opentelemetry.js.api.1")]`, and every copy
 // of the API of major version 1 reads it there; so does this module. A bundler never sees an
-// import it must resolve, and with nothing registered a call costs one property read: no span,
+// import of it to resolve, and with nothing registered a call costs one property read: no span,
 // no object allocated. docs/TELEMETRY.md lists every span, attribute and metric.
 //
 // Never recorded: a payload, an argument's value, a result's text. Only names (tools, servers),
 // references (opaque `mcp+cache://` ids), counts, sizes and decisions.
+import { META_URIS_KEY } from './protocol.mjs';
 
 /** Where `@opentelemetry/api` 1.x keeps what a host registered. */
 const API_KEY = Symbol.for('opentelemetry.js.api.1');
@@ -17,8 +18,6 @@ const SCOPE = 'mcp-result-cache';
 /** `SpanKind.CLIENT`, `SpanStatusCode.ERROR` of `@opentelemetry/api`. */
 const SPAN_KIND_CLIENT = 2;
 const STATUS_ERROR = 2;
-/** The `_meta` key listing the references minted for one result (src/core/content.rs). */
-const META_URIS_KEY = 'mcp-result-cache/uris';
 /** The guardrail name of the flow policy (GenAI security conventions' `gen_ai.guardian.name`). */
 const GUARDIAN = 'mcp-result-cache flows';
 

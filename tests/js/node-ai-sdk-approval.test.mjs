@@ -16,7 +16,7 @@ import { createMCPClient } from '@ai-sdk/mcp';
 import { stepCountIs, streamText } from 'ai';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
-import { ResultCache } from '../../js/node.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
 import { cacheToolApproval, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import { closeClient, nodeRedisClient, startRedis } from '../support/redis-servers.mjs';
@@ -141,7 +141,7 @@ test('an asked flow is an approval request naming servers and tool, never data; 
     const replayed = await request(host.tools, respond(history, asked.approvalId, true));
     assert.deepEqual(replayed.errors, []);
     assert.equal(sent.length, 1, 'a replayed approval never runs the tool');
-    assert.match(replayed.text, /reference_not_allowed/);
+    assert.match(replayed.text, /approval_already_used/);
   } finally {
     await host.close();
   }
@@ -240,8 +240,8 @@ test('two instances behind one Redis: approved on one runs once; the replay on t
     assert.deepEqual(sent[0].lines, LINES);
     const replayedOnA = await request(a.tools, respond(history, asked.approvalId, true));
     const replayedOnB = await request(b.tools, respond(history, asked.approvalId, true));
-    assert.match(replayedOnA.text, /reference_not_allowed/);
-    assert.match(replayedOnB.text, /reference_not_allowed/);
+    assert.match(replayedOnA.text, /approval_already_used/);
+    assert.match(replayedOnB.text, /approval_already_used/);
     assert.equal(sent.length, 1, 'the replay runs on neither instance');
     // The store operation itself: first true, then false, on either client.
     const key = `k-${randomUUID()}`;
@@ -270,4 +270,43 @@ test('consumeOnce in memory and IndexedDB storage: true once, false after, true 
   assert.deepEqual(answers.sort(), [false, true], 'two caches on one database: one sees it new');
   tab1.close();
   tab2.close();
+});
+
+test('any approval of a wrapped tool is used once: a host-asked call replayed never runs again', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const wiped = [];
+  const tools = wrapAiSdkTools({
+    wipe: { description: 'Wipes a folder.', inputSchema: z.object({ folder: z.string() }), execute: async ({ folder }) => (wiped.push(folder), { wiped: folder }) },
+  }, { cache, convId: CONV });
+  const model = new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const done = prompt.some((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool-result'));
+      const parts = [{ type: 'stream-start', warnings: [] }];
+      if (!done) {
+        parts.push({ type: 'tool-call', toolCallId: `call-${randomUUID()}`, toolName: 'wipe', input: JSON.stringify({ folder: '/tmp/x' }) });
+        parts.push({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
+      } else {
+        parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' });
+        parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage });
+      }
+      return { stream: convertArrayToReadableStream(parts) };
+    },
+  });
+  const run = async (messages) => {
+    const result = streamText({
+      model, tools, messages, stopWhen: stepCountIs(3), experimental_toolApprovalSecret: SECRET,
+      toolApproval: cacheToolApproval(tools, { wipe: 'user-approval' }),
+    });
+    await result.consumeStream();
+    return { content: await result.content, responseMessages: await result.responseMessages };
+  };
+  const first = await run(USER);
+  const asked = approvalRequestOf(first.content);
+  assert.ok(asked, 'the host asks');
+  const history = [...USER, ...first.responseMessages];
+  await run(respond(history, asked.approvalId, true));
+  assert.deepEqual(wiped, ['/tmp/x'], 'approved: ran once');
+  const replay = await run(respond(history, asked.approvalId, true));
+  assert.deepEqual(wiped, ['/tmp/x'], 'replayed: never again');
+  assert.match(JSON.stringify(replay.responseMessages), /approval_already_used/, 'the model is told why');
 });
