@@ -8,6 +8,7 @@ import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, i
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
 import { approvalKey, findApproval, registerApprovalHook } from './approval.mjs';
 import { instrumentToolCall } from './telemetry.mjs';
+import { consumeOnceFor } from './consume-once.mjs';
 
 export { cacheToolApproval } from './approval.mjs';
 
@@ -201,8 +202,13 @@ function approvalGate(cache) {
     const options = isPlainObject(executeOptions) ? executeOptions : {};
     const approval = findApproval(options.messages, options.toolCallId);
     if (!approval?.approved) return 'none';
-    if (typeof cache.consumeOnce !== 'function') throw new TypeError('wrapAiSdkTools: the cache has no consumeOnce(key, ttlMs): approvals need a ResultCache');
-    return (await cache.consumeOnce(approvalKey(approval.approvalId), APPROVAL_RECORD_TTL_MS)) === true ? 'fresh' : 'replayed';
+    const key = approvalKey(approval.approvalId);
+    // The Node entry's caches consume in their storage; the browser entry's (memory or IndexedDB,
+    // no method: its bundle's size budget) through the same records, kept here.
+    const fresh = typeof cache.consumeOnce === 'function'
+      ? await cache.consumeOnce(key, APPROVAL_RECORD_TTL_MS)
+      : await consumeOnceFor(cache, String(cache.storage), undefined, key, APPROVAL_RECORD_TTL_MS);
+    return fresh === true ? 'fresh' : 'replayed';
   };
   /** Whether the call of `executeOptions` (admitted as `admitted`) may let an asked flow through (at most once). */
   const approved = (/** @type {string} */ name, /** @type {unknown} */ executeOptions, /** @type {'none' | 'fresh'} */ admitted) => {

@@ -18,6 +18,42 @@ const { cacheToolsLoader, makeDefaultCacheWith, ...free } = defaults;
 // browser entry): written from it by the build (scripts/node-entries.mjs).
 const { cacheFlows } = /** @type {typeof import('./src/cache-flows.mjs')} */ (require('../pkg/cache-flows.cjs'));
 
+/** Where OpenTelemetry's API 1.x keeps what a host registered (js/telemetry.mjs reads it too). */
+const OTEL_API_KEY = Symbol.for('opentelemetry.js.api.1');
+/** Most recent writes whose sizes a cache remembers for telemetry. */
+const MAX_REMEMBERED_WRITES = 256;
+
+/**
+ * The options a Node cache is made with, and the sizes of its recent writes (`storedBytes(uri)`,
+ * the `mcp_result_cache.stored.bytes` of a call's span, js/telemetry.mjs): when the host observes
+ * events anyway (`onEvent`) or OpenTelemetry is registered, the cache's observer is a tap that
+ * remembers each `write` event's `sizeBytes`, then calls the host's. Neither: the options as
+ * given (the cache builds no events). An `onEvent` that cannot be read is left to `cacheFlows`.
+ * @param {any} options
+ */
+function writeSizes(options) {
+  /** @type {Map<string, number>} */
+  const writes = new Map();
+  const storedBytes = (/** @type {string} */ uri) => writes.get(uri);
+  /** @type {unknown} */
+  let onEvent;
+  try {
+    onEvent = options?.onEvent;
+  } catch {
+    return { options, storedBytes };
+  }
+  const otel = /** @type {Record<symbol, unknown>} */ (/** @type {unknown} */ (globalThis))[OTEL_API_KEY];
+  if (options === null || typeof options !== 'object' || (typeof onEvent !== 'function' && !otel)) return { options, storedBytes };
+  /** @param {{ kind?: unknown, uri?: unknown, sizeBytes?: unknown }} event */
+  const tap = (event) => {
+    if (event?.kind === 'write' && typeof event.uri === 'string' && typeof event.sizeBytes === 'number') {
+      if (writes.set(event.uri, event.sizeBytes).size > MAX_REMEMBERED_WRITES) writes.delete(/** @type {string} */ (writes.keys().next().value));
+    }
+    if (typeof onEvent === 'function') onEvent.call(null, event);
+  };
+  return { options: new Proxy(options, { get: (target, key) => (key === 'onEvent' ? tap : Reflect.get(target, key)) }), storedBytes };
+}
+
 /**
  * A result cache: the WebAssembly class with its flow policy, which the integrations apply in
  * JS (`flows`, `reportBlockedFlow`; `flows` is checked before any other option).
@@ -26,11 +62,19 @@ class ResultCache extends wasm.ResultCache {
   /** @type {ReturnType<typeof cacheFlows>} */
   #flows;
 
+  /** The recent writes' sizes, for telemetry (see `writeSizes`). @type {(uri: string) => number | undefined} */
+  #storedBytes;
+  /** The options as given (`storage` and `dbName` make the consume-once records). @type {unknown} */
+  #given;
+
   /** @param {any} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
   constructor(options) {
-    const flows = cacheFlows(options);
+    const sizes = writeSizes(options);
+    const flows = cacheFlows(sizes.options);
     super(flows.options);
     this.#flows = flows;
+    this.#storedBytes = sizes.storedBytes;
+    this.#given = options;
   }
 
   /** The `flows` option as given; `"any"` when absent. */
@@ -45,20 +89,21 @@ class ResultCache extends wasm.ResultCache {
 
   /**
    * `true` the first time `key` is consumed within `ttlMs` ms, `false` after, in this cache's
-   * storage (js/src/consume-once.mjs). @param {string} key @param {number} ttlMs
+   * storage (js/consume-once.mjs, loaded on the first call). @param {string} key @param {number} ttlMs
    */
-  consumeOnce(key, ttlMs) {
-    return this.#flows.consumeOnce(this.storage, key, ttlMs);
+  async consumeOnce(key, ttlMs) {
+    const { consumeOnceFor } = await import('./consume-once.mjs');
+    return consumeOnceFor(this, this.storage, this.#given, key, ttlMs);
   }
 
   close() {
-    this.#flows.close();
+    import('./consume-once.mjs').then((m) => m.closeRecords(this), () => {});
     super.close();
   }
 
   /** The stored size of a recent write, for telemetry (js/telemetry.mjs). @param {string} uri */
   [Symbol.for('mcp-result-cache.storedBytes')](uri) {
-    return this.#flows.storedBytes(uri);
+    return this.#storedBytes(uri);
   }
 }
 

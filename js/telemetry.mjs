@@ -134,8 +134,13 @@ function mintedOf(/** @type {unknown} */ visible) {
  */
 function factsOf(facts, raw, visible, bytesOf) {
   const minted = facts.passedThrough ? [] : mintedOf(visible);
+  // Known only when the cache reported every write (the Node entry's caches do; see docs/TELEMETRY.md).
+  /** @type {number | undefined} */
   let bytes = 0;
-  for (const uri of minted) bytes += bytesOf(uri) ?? 0;
+  for (const uri of minted) {
+    const size = bytesOf(uri);
+    bytes = size === undefined || bytes === undefined ? undefined : bytes + size;
+  }
   const resultChars = raw === undefined ? 0 : shownChars(raw);
   const shown = shownChars(visible);
   return { minted, bytes, resultChars, shown, lookups: facts.lookups ?? { hit: 0, miss: 0, stale: 0 } };
@@ -237,7 +242,7 @@ function finish(span, instruments, facts, raw, visible, cache, started, toolName
   }
   // A task answer is not a result: it stays out of the metrics (its final result counts).
   if (!instruments || facts.passedThrough) return;
-  if (f.bytes > 0) instruments.bytes.add(f.bytes);
+  if (f.bytes !== undefined && f.bytes > 0) instruments.bytes.add(f.bytes);
   if (raw !== undefined && f.resultChars > f.shown) instruments.chars.add(f.resultChars - f.shown);
   for (const outcome of /** @type {const} */ (['hit', 'miss', 'stale'])) {
     if (f.lookups[outcome] > 0) instruments.lookups.add(f.lookups[outcome], { 'mcp_result_cache.lookup.outcome': outcome });

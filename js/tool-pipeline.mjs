@@ -27,6 +27,7 @@ import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme,
  *   reportBlockedFlow?(flow: object): Promise<unknown> | undefined,
  *   observeTools(tools: unknown, origin: object): unknown,
  *   consumeOnce?(key: string, ttlMs: number): Promise<boolean>,
+ *   storage?: unknown,
  *   flows?: unknown,
  * }} PipelineCache
  */

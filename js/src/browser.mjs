@@ -169,7 +169,6 @@ export class ResultCache {
   }
 
   close() {
-    this.#flows.close();
     this.#inner?.close();
   }
   /** The `flows` option as given (checked at once); `"any"` when absent. */
@@ -180,20 +179,6 @@ export class ResultCache {
   /** Reports a flow the policy refused to `onEvent` as a `blocked` event (needs no `ready()`). @param {unknown} flow */
   reportBlockedFlow(flow) {
     this.#flows.report(flow);
-  }
-
-  /**
-   * `true` the first time `key` is consumed within `ttlMs` ms, `false` after, in this cache's
-   * storage (js/src/consume-once.mjs). @param {string} key @param {number} ttlMs
-   */
-  async consumeOnce(key, ttlMs) {
-    const inner = await this.#cache();
-    return this.#flows.consumeOnce(inner.storage, key, ttlMs);
-  }
-
-  /** The stored size of a recent write, for telemetry (js/telemetry.mjs). @param {string} uri */
-  [Symbol.for('mcp-result-cache.storedBytes')](uri) {
-    return this.#flows.storedBytes(uri);
   }
 
   free() {

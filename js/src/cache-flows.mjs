@@ -4,39 +4,7 @@
 // events cross into the `.wasm`; checking it with `checkFlows` (js/flows.mjs) keeps its one
 // rule in one place. The browser entry's `ResultCache` (js/src/browser.mjs) and the Node
 // entry's (js/node.cjs, through the CommonJS copy pkg/cache-flows.cjs) both hold one.
-// It also keeps the cache's consume-once records (`consumeOnce`, js/src/consume-once.mjs): the
-// AI SDK integration's record that an approval was used, in the cache's own storage.
 import { checkFlows } from '../flows.mjs';
-import { consumeOnceOf } from './consume-once.mjs';
-
-/** Where OpenTelemetry's API 1.x keeps what a host registered (js/telemetry.mjs reads it too). */
-const OTEL_API_KEY = Symbol.for('opentelemetry.js.api.1');
-/** Most recent writes whose sizes a cache remembers for telemetry (js/telemetry.mjs). */
-const MAX_REMEMBERED_WRITES = 256;
-
-/**
- * The observer the WebAssembly cache is given: the host's `onEvent`, and, when the host observes
- * events anyway or OpenTelemetry is registered, a tap remembering the size of recent writes
- * (`storedBytes(uri)`, for the `mcp_result_cache.stored.bytes` of a call's span). Neither: the
- * host's value as it was (the cache builds no events).
- * @param {unknown} onEvent
- */
-function observer(onEvent) {
-  /** @type {Map<string, number>} */
-  const writes = new Map();
-  const storedBytes = (/** @type {string} */ uri) => writes.get(uri);
-  const otel = /** @type {Record<symbol, unknown>} */ (/** @type {unknown} */ (globalThis))[OTEL_API_KEY];
-  if (typeof onEvent !== 'function' && (otel === null || typeof otel !== 'object')) return { onEvent, storedBytes };
-  const tap = (/** @type {unknown} */ event) => {
-    const e = /** @type {{ kind?: unknown, uri?: unknown, sizeBytes?: unknown }} */ (event);
-    if (e !== null && typeof e === 'object' && e.kind === 'write' && typeof e.uri === 'string' && typeof e.sizeBytes === 'number') {
-      writes.set(e.uri, e.sizeBytes);
-      if (writes.size > MAX_REMEMBERED_WRITES) writes.delete(/** @type {string} */ (writes.keys().next().value));
-    }
-    if (typeof onEvent === 'function') onEvent.call(null, event);
-  };
-  return { onEvent: tap, storedBytes };
-}
 
 /**
  * The flow policy of a cache made with `options`, checked at once (a bad `flows` is a
@@ -59,28 +27,13 @@ export function cacheFlows(options) {
   const flows = read('flows');
   checkFlows(flows, 'ResultCache');
   const onEvent = read('onEvent');
-  const observed = observer(onEvent);
-  const storage = read('storage');
-  const dbName = read('dbName');
-  const once = consumeOnceOf(storage, dbName);
   return {
     /** The `flows` option as given; `"any"` when absent. @type {import('../../pkg/web/mcp_result_cache.js').FlowPolicy} */
     flows: flows ?? 'any',
     /** What the WebAssembly constructor is given (the caller's options, checked there). @type {any} */
     options: options !== null && typeof options === 'object'
-      ? new Proxy(options, {
-        get: (target, key) => (key === 'onEvent' ? observed.onEvent : key === 'storage' ? storage : key === 'dbName' ? dbName : Reflect.get(target, key)),
-      })
+      ? new Proxy(options, { get: (target, key) => (key === 'onEvent' ? onEvent : Reflect.get(target, key)) })
       : options,
-    /**
-     * `consumeOnce(kind, key, ttlMs)`: `true` the first time `key` is consumed within `ttlMs`,
-     * `false` after, in the storage the cache resolved to (`kind`: its `storage` getter).
-     */
-    consumeOnce: once.consume,
-    /** The size of a recent write (`uri` → bytes), when the cache observes its events. */
-    storedBytes: observed.storedBytes,
-    /** Closes what `consumeOnce` opened (an IndexedDB connection). */
-    close: once.close,
     /**
      * Hands `onEvent` a new `blocked` event with the `from`, `to`, `toolName` and `uris` of
      * `flow` (a field that cannot be read is `undefined`). An observer that throws changes

@@ -118,15 +118,18 @@ export interface ResultCache {
    */
   reportBlockedFlow(flow: Pick<Flow, "from" | "to" | "toolName" | "uris">): void;
   /**
-   * Resolves `true` the first time `key` is consumed within `ttlMs` milliseconds and `false`
-   * after, in this cache's own storage: a map of the cache (`"memory"`), a database next to the
-   * cache's (`"indexeddb"`, shared by an origin's tabs), or the storage object's own
+   * Node entry: resolves `true` the first time `key` is consumed within `ttlMs` milliseconds and
+   * `false` after, in this cache's own storage: a map of the cache (`"memory"`), a database next
+   * to the cache's (`"indexeddb"`: `<dbName>-consume-once`), or the storage object's own
    * `consumeOnce` (`redisStorage`: shared by every instance over the same Redis). The AI SDK
    * integration records each used tool approval with it, so a replayed approval never runs a
    * tool twice. Rejects with a `TypeError` for an empty key or a storage object without
-   * `consumeOnce`, a `RangeError` for a `ttlMs` that is not a positive integer.
+   * `consumeOnce`, a `RangeError` for a `ttlMs` that is not a positive integer. The browser
+   * entry's caches leave the method out (its bundle stays within its size budget); the AI SDK
+   * entry keeps their records itself, the same way (IndexedDB: `mcp-result-cache-consume-once`,
+   * shared by an origin's tabs).
    */
-  consumeOnce(key: string, ttlMs: number): Promise<boolean>;
+  consumeOnce?(key: string, ttlMs: number): Promise<boolean>;
 }
 
 /** Where the data of one resolved reference comes from. */

@@ -272,8 +272,13 @@ test('consumeOnce in memory and IndexedDB storage: true once, false after, true 
   tab2.close();
 });
 
-test('any approval of a wrapped tool is used once: a host-asked call replayed never runs again', async () => {
-  const cache = new ResultCache({ storage: 'memory' });
+// A cache without `consumeOnce` (as the browser entry's): the AI SDK entry keeps its records itself.
+const withoutConsumeOnce = (cache) => new Proxy(cache, {
+  get: (target, key) => (key === 'consumeOnce' ? undefined : typeof target[key] === 'function' ? target[key].bind(target) : target[key]),
+});
+
+for (const [label, make] of [['a Node cache', (c) => c], ['a cache without consumeOnce (the browser entry\'s)', withoutConsumeOnce]]) test(`any approval of a wrapped tool is used once: a host-asked call replayed never runs again (${label})`, async () => {
+  const cache = make(new ResultCache({ storage: 'memory' }));
   const wiped = [];
   const tools = wrapAiSdkTools({
     wipe: { description: 'Wipes a folder.', inputSchema: z.object({ folder: z.string() }), execute: async ({ folder }) => (wiped.push(folder), { wiped: folder }) },

@@ -9,7 +9,7 @@
 //   (`<dbName>-consume-once`), shared by the tabs of an origin: one read-write transaction reads
 //   and writes the record, and IndexedDB runs read-write transactions over one store one at a
 //   time, so two tabs never both see a key as new.
-import { DEFAULT_DB_NAME } from '../protocol.mjs';
+import { DEFAULT_DB_NAME } from './protocol.mjs';
 
 /** Most records a memory cache keeps: past it, expired ones go, then the oldest. */
 const MAX_MEMORY_RECORDS = 100_000;
@@ -130,6 +130,8 @@ export function consumeOnceOf(storage, dbName) {
         return (await own.call(storage, k, ttl)) === true;
       }
       if (kind === 'indexeddb') {
+        // A cache made without a `dbName` here (the browser entry's, through the AI SDK entry):
+        // the default database's records, shared by the origin's caches and tabs.
         idb ??= indexedDbRecords(typeof dbName === 'string' ? dbName : DEFAULT_DB_NAME);
         return idb.consume(k, ttl);
       }
@@ -141,4 +143,33 @@ export function consumeOnceOf(storage, dbName) {
       idb = null;
     },
   };
+}
+
+/** The records of each cache, made on its first `consumeOnce`. @type {WeakMap<object, ReturnType<typeof consumeOnceOf>>} */
+const byCache = new WeakMap();
+
+/**
+ * `ResultCache#consumeOnce` of both entries: `key` consumed in the records of `cache`, made on
+ * its first call from its options' `storage` and `dbName` (`options`), in the storage it resolved
+ * to (`kind`, its `storage` getter).
+ * @param {object} cache
+ * @param {string} kind
+ * @param {unknown} options the options the cache was made with
+ * @param {unknown} key
+ * @param {unknown} ttlMs
+ */
+export function consumeOnceFor(cache, kind, options, key, ttlMs) {
+  let records = byCache.get(cache);
+  if (!records) {
+    const own = options !== null && typeof options === 'object' ? /** @type {{ storage?: unknown, dbName?: unknown }} */ (options) : {};
+    records = consumeOnceOf(own.storage, own.dbName);
+    byCache.set(cache, records);
+  }
+  return records.consume(kind, key, ttlMs);
+}
+
+/** Closes what the records of `cache` opened (`ResultCache#close`). @param {object} cache */
+export function closeRecords(cache) {
+  byCache.get(cache)?.close();
+  byCache.delete(cache);
 }
