@@ -6,9 +6,11 @@
 import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
-import { approvalKey, findApproval, registerApprovalHook } from './approval.mjs';
+import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
 import { instrumentToolCall } from './telemetry.mjs';
 import { consumeOnceFor } from './consume-once.mjs';
+import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
+import { checkPageReferences, withPageReferences } from './page-references.mjs';
 
 export { cacheToolApproval } from './approval.mjs';
 
@@ -399,6 +401,8 @@ export function createAiSdk(api) {
     const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
     const { augment, server } = /** @type {Record<string, unknown>} */ (options);
     checkCommonOptions(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+    const omitStored = wantsStoredPayloadOmitted(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+    const pageReferences = checkPageReferences(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
     const origin = () => (typeof server === 'string' && server ? { server } : {});
     const cache = /** @type {import('./tool-pipeline.mjs').PipelineCache & { [STORED_BYTES]?: (uri: string) => number | undefined }} */ (pipeline.cache);
 
@@ -417,7 +421,7 @@ export function createAiSdk(api) {
       telemetryCache: { bytesOf: (uri) => cache[STORED_BYTES]?.(uri) },
     };
 
-    /** @type {Record<string, unknown>} */
+    /** @type {Record<string, Record<string, unknown>>} */
     const wrapped = {};
     for (const [name, tool] of Object.entries(tools)) {
       if (!isPlainObject(tool)) throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
@@ -429,7 +433,9 @@ export function createAiSdk(api) {
       if (typeof tool.description === 'string') described.push({ name, description: tool.description });
       wrapped[name] = wrapTool(ctx, name, tool);
     }
-    return wrapped;
+    const resolving = pageReferences ? withPageReferences(wrapped, { cache: /** @type {Parameters<typeof withPageReferences>[1]["cache"]} */ (/** @type {unknown} */ (pipeline.cache)), conversation: pipeline.conversation, received: pageReferences }) : wrapped;
+    // Each tool made anew keeps its approval hook (`cacheToolApproval` finds it by the tool).
+    return carryApprovalHooks(wrapped, omitStored ? omitStoredPayloads(resolving) : resolving);
   }
 
   /**
@@ -443,6 +449,8 @@ export function createAiSdk(api) {
     const client = /** @type {import('./ai-sdk.d.ts').ToolClient} */ (/** @type {unknown} */ (given));
     if (!isPlainObject(options)) throw new TypeError('clientToolSet: options must be an object');
     checkCommonOptions(options, 'clientToolSet');
+    wantsStoredPayloadOmitted(options, 'clientToolSet');
+    checkPageReferences(options, 'clientToolSet');
     if (options.cache !== undefined) createToolPipeline(options, 'clientToolSet'); // the same checks, before any listing
 
     /** @type {unknown[]} */

@@ -4,3 +4,6 @@ import { cacheToolApproval, createAiSdk, toModelOutput } from './ai-sdk-core.mjs
 
 export const { wrapAiSdkTools, clientToolSet, cacheToolSet } = createAiSdk({ augmentTools, cacheTools, ready });
 export { cacheToolApproval, toModelOutput };
+// The references a tool part or its `output` carries (js/references.mjs).
+export { referencesOf } from './references.mjs';
+export { pageReferencePayloads } from './page-references.mjs';

@@ -30,6 +30,23 @@ export function registerApprovalHook(tool, hook) {
   hooks.set(tool, hook);
 }
 
+/**
+ * `tools` (made from `wrapped` by another layer: each tool a new object) with the approval hook
+ * of each `wrapped` tool carried over to the tool of the same name. Answers `tools`.
+ * @template {Record<string, unknown>} T
+ * @param {Record<string, unknown>} wrapped
+ * @param {T} tools
+ * @returns {T}
+ */
+export function carryApprovalHooks(wrapped, tools) {
+  for (const [name, tool] of Object.entries(tools)) {
+    const from = wrapped[name];
+    const hook = isPlainObject(from) ? hooks.get(from) : undefined;
+    if (hook && isPlainObject(tool) && tool !== from) hooks.set(tool, hook);
+  }
+  return tools;
+}
+
 /** A status as the AI SDK reads it (`undefined`: not-applicable); a `TypeError` for anything else. */
 export function normalizeStatus(/** @type {unknown} */ status, /** @type {string} */ who) {
   if (status === undefined) return /** @type {Status} */ ({ type: 'not-applicable' });

@@ -122,6 +122,105 @@ export declare function augmentTools(tools: readonly McpTool[], options?: Augmen
  */
 export declare function augmentTools<T extends { tools: readonly McpTool[] }>(result: T, options?: AugmentToolsOptions | null): Omit<T, 'tools'> & { tools: McpTool[] };
 
+/**
+ * The references a tool output carries, as reference strings (`mcp+cache://…`, with any `#`
+ * pointer), deduplicated, in order of appearance. Every form this package produces:
+ *
+ * - a stored result as the model sees it, `{ ...payload, _cache_uri, _cache_refs? }` or the
+ *   summary above `maxChars` (its `_cache_uri`, then the values of `_cache_refs`);
+ * - a `CallToolResult` (`afterToolCall`, `wrapMcpClient`): `_meta["mcp-result-cache/uris"]`,
+ *   the `resource_link` blocks to stored blocks, and the JSON text blocks' `_cache_uri` /
+ *   `_cache_refs`;
+ * - an AI SDK tool part (`{ type: "tool-<name>" | "dynamic-tool", output }`, as `useChat`
+ *   shows it, or a `tool-result` part) or its `output`, and a model output (`{ type: "json" |
+ *   "text" | "content", value }`, what `toModelOutput` answers);
+ * - JSON text of any of these, and an array of them.
+ *
+ * Anything else carries none (`[]`). Never throws (a value that cannot be read carries none)
+ * and never mutates `output`. Plain JavaScript: it works before `ready()`.
+ *
+ * ```js
+ * const [uri] = referencesOf(part); // part: a useChat tool part
+ * ```
+ */
+export declare function referencesOf(output: unknown): string[];
+
+/** Options of `cacheRoute`. */
+export interface CacheRouteOptions {
+  /**
+   * Whether `request` may read `uri` (`null` for the list) of conversation `convId`: the route
+   * answers 403 before reading anything unless it answers `true` (or a promise of `true`).
+   * Required: the route has no default policy. A throw answers 500.
+   */
+  authorize: (request: Request, scope: { convId: string; uri: string | null }) => boolean | PromiseLike<boolean>;
+  /**
+   * The conversation of a request, for a server that knows it from the session rather than the
+   * query (then `?convId=` is ignored). Answers a string or a number (a 400 otherwise).
+   */
+  convId?: (request: Request) => string | number | PromiseLike<string | number>;
+}
+
+/** One entry as `cacheRoute` lists it (`GET ?convId=`): its metadata, no payload. */
+export interface CacheRouteEntry {
+  uri: string;
+  sourceToolName: string;
+  sourceServer?: string;
+  addedAt: number;
+  sizeBytes: number;
+  /** The invalidating tool, or `null` while fresh. */
+  staleCause: string | null;
+  derivedFrom?: string;
+}
+
+/** What `cacheRoute` answers for `GET ?convId=` (no `uri`). */
+export interface CacheRouteList {
+  convId: string;
+  entries: CacheRouteEntry[];
+}
+
+/** What `cacheRoute` answers for `GET ?uri=&offset=&limit=`: a page of an array, as `cache_read` shapes it. */
+export interface CacheRoutePage {
+  uri: string;
+  total: number;
+  offset: number;
+  items: unknown[];
+  /** Where the next page starts; absent on the last page. */
+  next_offset?: number;
+}
+
+/**
+ * A web-standard request handler, `(Request) => Promise<Response>` (Next.js route handlers,
+ * Hono, `node:http` through a small adapter), that serves `cache`'s entries
+ * to the people in the chat:
+ *
+ * - `GET ?uri=<reference>&convId=<id>`: the stored JSON, unwrapped (a `#` JSON Pointer selects;
+ *   the reference arrives URL-encoded, its `#` as `%23`); with `offset`/`limit` (a page of
+ *   1–10 000 items, default 100) of an array, a `CacheRoutePage`;
+ * - `GET ?convId=<id>`: the conversation's entries, oldest first, as a `CacheRouteList`
+ *   (metadata, no payloads; it reads the entries as `entries()` does).
+ *
+ * Every answer is JSON with `Cache-Control: private`; 200s carry an `ETag` (a reference's
+ * entry never changes; the list's tag changes when the list does), and a request whose
+ * `If-None-Match` names it gets 304. Errors: 400 (`bad_request`: a malformed reference, a bad
+ * `offset`/`limit`, no conversation), 403 (`forbidden`, when `authorize` does not answer
+ * `true`: nothing is read), 404 (`not_found`, the same body for a missing reference and one of
+ * another conversation), 405 (`method_not_allowed`, anything but `GET`), 410 (`stale`, with
+ * the `cause` and the `sourceToolName` to call again), 500 (`internal_error`). No error body
+ * carries payload data.
+ *
+ * Throws a `TypeError` when `cache` is not a cache, `options.authorize` is not a function, or
+ * `options.convId` is given and is not a function.
+ *
+ * Node only (`import { cacheRoute } from "mcp-result-cache"` on the server): the browser module
+ * does not export it, so a page bundle importing it fails to build.
+ *
+ * ```js
+ * // app/api/cache/route.js (Next.js)
+ * export const GET = cacheRoute(cache, { authorize: async (req, { convId }) => ownsChat(await session(req), convId) });
+ * ```
+ */
+export declare function cacheRoute(cache: ResultCache, options: CacheRouteOptions): (request: Request) => Promise<Response>;
+
 /** One read-back tool, as an MCP `tools/list` entry. */
 export interface CacheReadTool {
   name: string;

@@ -41,7 +41,7 @@ const ENTRIES = [
 ];
 // The modules an entry loads on first use: as its source (js/src/) imports them, and as the
 // bundle (pkg/) must.
-const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs' };
+const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs', '../cache-changes.mjs': '../js/cache-changes.mjs' };
 // wasm-bindgen's default `.wasm` location in the glue, `new URL('mcp_result_cache_bg.wasm', import.meta.url)`.
 const WASM_URL = /new URL\((['"`])mcp_result_cache_bg\.wasm\1,\s*import\.meta\.url\)/g;
 
