@@ -220,9 +220,15 @@ test('a task answer passes through untouched (not stored, not counted); its fina
   const task = { taskId: 'task-1', status: 'working', ttl: 60_000, createdAt: now, lastUpdatedAt: now };
   const server = new Server({ name: 'jobs', version: '1.0.0' }, { capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } } });
   let finalReads = 0;
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'report', inputSchema: { type: 'object', properties: { month: { type: 'string' } } } }] }));
-  // A big `_meta` on the task answer: never stored.
-  server.setRequestHandler(CallToolRequestSchema, async () => ({ task, _meta: { 'example.com/trace': 'x'.repeat(10_000) } }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [
+    { name: 'report', inputSchema: { type: 'object', properties: { month: { type: 'string' } } } },
+    { name: 'report.ext', inputSchema: { type: 'object', properties: {} } },
+  ] }));
+  // A big `_meta` on the task answer: never stored. `report.ext` answers as the tasks extension
+  // does (`resultType: "task"`), with a big JSON text: not stored either.
+  server.setRequestHandler(CallToolRequestSchema, async (request) => (request.params.name === 'report.ext'
+    ? { resultType: 'task', taskId: 'task-ext', content: [{ type: 'text', text: JSON.stringify({ rows: ROWS }) }] }
+    : { task, _meta: { 'example.com/trace': 'x'.repeat(10_000) } }));
   server.setRequestHandler(GetTaskPayloadRequestSchema, async () => {
     finalReads += 1;
     return json({ ok: true, rows: ROWS });
@@ -238,6 +244,10 @@ test('a task answer passes through untouched (not stored, not counted); its fina
     assert.deepEqual(answer.task, task, 'the task, untouched');
     assert.equal(answer._meta['example.com/trace'].length, 10_000);
     assert.equal(answer._meta['mcp-result-cache/uris'], undefined, 'no reference');
+    assert.equal(writes.length, 0, 'nothing stored');
+    const ext = await client.callTool({ name: 'report.ext', arguments: {} });
+    assert.equal(ext.resultType, 'task');
+    assert.deepEqual(JSON.parse(ext.content[0].text).rows, ROWS, 'untouched');
     assert.equal(writes.length, 0, 'nothing stored');
     assert.deepEqual(await cache.stats(), statsBefore, 'absent from stats');
     await flushed();
