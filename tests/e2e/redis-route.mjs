@@ -306,8 +306,8 @@ async function main() {
   await check('the rows live in Redis under the chat\'s conversation', async () => {
     const client = await nodeRedisClient(redis.url);
     try {
-      const key = `mcp-result-cache:{all}:p:${JSON.stringify(status.chatId)}`;
-      const entries = await client.hGetAll(key);
+      const key = `mcp-result-cache:{${status.chatId}}:rows`;
+      const entries = Object.fromEntries(Object.entries(await client.hGetAll(key)).filter(([field]) => field.startsWith('p:')));
       const payloads = Object.values(entries).map((v) => JSON.parse(v));
       assert(payloads.some((p) => Array.isArray(p?.rows) && p.rows.length === 240), `${key} holds ${Object.keys(entries).length} entr(ies) without the 240 rows`);
     } finally {
@@ -386,8 +386,8 @@ async function pageToServer({ page, redis, status, logs }) {
   await check('page → server: the server stored the page\'s rows in Redis with the page tool\'s server as the source', async () => {
     const client = await nodeRedisClient(redis.url);
     try {
-      const key = `mcp-result-cache:{all}:p:${JSON.stringify(status.chatId)}`;
-      const payloads = Object.values(await client.hGetAll(key)).map((v) => JSON.parse(v));
+      const key = `mcp-result-cache:{${status.chatId}}:rows`;
+      const payloads = Object.entries(await client.hGetAll(key)).filter(([field]) => field.startsWith('p:')).map(([, v]) => JSON.parse(v));
       assert(payloads.some((p) => p?.sensor === 'this-browser' && p.rows?.length === 240), `${key} lacks the page's rows`);
       const cache = new ResultCache({ storage: redisStorage(client) });
       const entries = await cache.entries({ convId: status.chatId });

@@ -15,6 +15,9 @@ import type * as ServerDecl from '../../js/server.js';
 import * as serverImpl from '../../js/src/server.mjs';
 import type * as ListsDecl from '../../js/lists.js';
 import * as listsImpl from '../../js/src/lists.mjs';
+import type * as ConformanceDecl from '../../js/storage-conformance.js';
+import * as conformanceImpl from '../../js/storage-conformance.mjs';
+import type { CacheStorage } from '../../js/index.js';
 import type * as ReactDecl from '../../js/react.js';
 import * as reactImpl from '../../js/react.mjs';
 
@@ -42,6 +45,11 @@ export const defaultPrefix: typeof RedisDecl.DEFAULT_PREFIX = redisImpl.DEFAULT_
 export const ready: typeof IndexDecl.ready = indexImpl.ready;
 export const serverReady: typeof ServerDecl.ready = serverImpl.ready;
 export const listsReady: typeof ListsDecl.ready = listsImpl.ready;
+export const conformanceNames: SameNames<typeof ConformanceDecl, typeof conformanceImpl> = true;
+export const storageConformance: typeof ConformanceDecl.storageConformance = conformanceImpl.storageConformance;
+export const redisStorage: typeof RedisDecl.redisStorage = redisImpl.redisStorage;
+/** `redisStorage` answers the storage contract. */
+export const redisIsStorage = (client: object): CacheStorage => redisImpl.redisStorage(client);
 export const referencesOf: typeof IndexDecl.referencesOf = indexImpl.referencesOf;
 // The hooks' data is `unknown` in the JSDoc (the declarations let a caller name its type).
 export const useCachedResult: (uriOrOutput: unknown, options?: ReactDecl.UseCachedResultOptions) => ReactDecl.CachedResult<unknown> = reactImpl.useCachedResult;
