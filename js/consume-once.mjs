@@ -24,7 +24,7 @@ const SWEEP_LIMIT = 32;
 function checkArgs(/** @type {unknown} */ key, /** @type {unknown} */ ttlMs) {
   if (typeof key !== 'string' || key === '') throw new TypeError('consumeOnce: key must be a non-empty string');
   if (!(typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
-    throw new RangeError('consumeOnce: ttlMs must be a positive integer (milliseconds)');
+    throw new TypeError('consumeOnce: ttlMs must be a positive integer (milliseconds)');
   }
 }
 

@@ -123,8 +123,8 @@ export interface ResultCache {
    * to the cache's (`"indexeddb"`: `<dbName>-consume-once`), or the storage object's own
    * `consumeOnce` (`redisStorage`: shared by every instance over the same Redis). The AI SDK
    * integration records each used tool approval with it, so a replayed approval never runs a
-   * tool twice. Rejects with a `TypeError` for an empty key or a storage object without
-   * `consumeOnce`, a `RangeError` for a `ttlMs` that is not a positive integer. The browser
+   * tool twice. Rejects with a `TypeError` for an empty key, a `ttlMs` that is not a positive
+   * integer, or a storage object without `consumeOnce`. The browser
    * entry's caches leave the method out (its bundle stays within its size budget); the AI SDK
    * entry keeps their records itself, the same way (IndexedDB: `mcp-result-cache-consume-once`,
    * shared by an origin's tabs).
