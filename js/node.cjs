@@ -120,12 +120,16 @@ class ResultCache extends wasm.ResultCache {
    * storage (js/consume-once.mjs, loaded on the first call). @param {string} key @param {number} ttlMs
    */
   async consumeOnce(key, ttlMs) {
+    this.#consumed = true;
     const { consumeOnceFor } = await import('./consume-once.mjs');
     return consumeOnceFor(this, this.storage, this.#given, key, ttlMs);
   }
 
+  /** Whether `consumeOnce` was called (its records then have a connection to close). */
+  #consumed = false;
+
   close() {
-    import('./consume-once.mjs').then((m) => m.closeRecords(this), () => {});
+    if (this.#consumed) import('./consume-once.mjs').then((m) => m.closeRecords(this), () => {});
     super.close();
   }
 
