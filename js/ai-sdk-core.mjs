@@ -4,28 +4,34 @@
 // js/ai-sdk.node.mjs), which pass in their own package API. `ai` is an optional peer dependency:
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
-import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
+import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
+import { instrumentToolCall } from './telemetry.mjs';
+import { consumeOnceFor } from './consume-once.mjs';
 import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
 import { checkPageReferences, withPageReferences } from './page-references.mjs';
 
+export { cacheToolApproval } from './approval.mjs';
+
 /** Most tool calls remembered as sent to the AI SDK's approval (`needsApproval` answered `true`). */
 const MAX_PENDING_APPROVALS = 1024;
+/**
+ * How long the record of a used approval is kept (ms): a replay of it within this time never
+ * runs the tool. The AI SDK's signed approvals do not expire; 90 days outlives any chat session.
+ */
+const APPROVAL_RECORD_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
 /** Longest base64 run an unknown content block may carry into a text part before it is elided. */
 const MAX_INLINE_DATA_CHARS = 256;
 /** Most characters of a validation error quoted back to the model. */
 const MAX_VALIDATION_MESSAGE_CHARS = 600;
 
-/**
- * AI SDK tools and MCP values are the caller's (typed by js/ai-sdk.d.ts): read as loose records here.
- * @typedef {Record<string, any>} Loose
- */
 
 const isAsyncGeneratorFunction = (/** @type {unknown} */ f) => typeof f === 'function' && f.constructor?.name === 'AsyncGeneratorFunction';
 
 /** An optional `{ objects?: boolean }` (`augmentTools`' options) or `server` name, checked. */
-function checkCommonOptions(/** @type {Loose} */ options, /** @type {string} */ who) {
+function checkCommonOptions(/** @type {Record<string, unknown>} */ options, /** @type {string} */ who) {
   const { augment, server } = options;
   if (augment !== undefined && !isPlainObject(augment)) throw new TypeError(`${who}: augment must be an object ({ objects?: boolean })`);
   if (server !== undefined && !isServerName(server)) {
@@ -81,69 +87,324 @@ export function toModelOutput(/** @type {{ output: unknown }} */ { output }) {
   return { type: 'json', value: output === undefined ? null : JSON.parse(JSON.stringify(output) ?? 'null') };
 }
 
-function invalidInputEnvelope(/** @type {string} */ name, /** @type {any} */ error) {
-  const message = String(error?.message ?? error).slice(0, MAX_VALIDATION_MESSAGE_CHARS);
+function invalidInputEnvelope(/** @type {string} */ name, /** @type {unknown} */ error) {
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_VALIDATION_MESSAGE_CHARS);
   return invalidArgs(
     `the arguments of ${name} (with references resolved) do not match its input schema: ${message}`,
     `Call ${name} again with arguments its schema accepts; pass references in the \`<name>${URI_ARG_SUFFIX}\` parameters.`,
   );
 }
 
+/** A set of call ids that forgets its oldest past `MAX_PENDING_APPROVALS`; `take` removes and tells. */
+function boundedSet() {
+  /** @type {Set<string>} */
+  const ids = new Set();
+  return {
+    add(/** @type {unknown} */ id) {
+      if (typeof id !== 'string') return;
+      ids.delete(id);
+      ids.add(id);
+      if (ids.size > MAX_PENDING_APPROVALS) ids.delete(/** @type {string} */ (ids.values().next().value));
+    },
+    has: (/** @type {string} */ id) => ids.has(id),
+    take: (/** @type {string} */ id) => ids.delete(id),
+  };
+}
+
+/** A function that runs `f` once and answers its promise to every call. @template T @param {() => Promise<T>} f */
+function once(f) {
+  /** @type {Promise<T> | null} */
+  let promise = null;
+  return () => (promise ??= f());
+}
+
+const quoted = (/** @type {string | null} */ server) => (server === null ? 'a server the host did not name' : `server ${JSON.stringify(server)}`);
+
+/** Why the user is asked about a call: the servers and tools its referenced data moves between (never the data). */
+function approvalReason(/** @type {string} */ toolName, /** @type {import('./flows.mjs').Flow[]} */ flows) {
+  const from = flows.map((f) => `${f.sourceToolName} (${quoted(f.from)})`).join(', ');
+  return `${toolName} (${quoted(flows[0].to)}) would receive data from ${from}.`;
+}
+
+/** What the queue of a streaming tool carries. @typedef {{ output: unknown, done?: undefined } | { visible: unknown, done: true } | { error: unknown, done: true }} QueueItem */
+
+/** What a call run again from an approval already used answers (the tool does not run). */
+const replayedEnvelope = (/** @type {string} */ name) => ({
+  error: 'approval_already_used',
+  fix_hint: `This approval of ${name} was already used once, and an approval runs a call only once. Do not repeat the call by yourself; if it is still wanted, call ${name} again so that the user is asked again.`,
+});
+
 /** A small single-consumer queue: what a streaming tool yields while its pipeline runs. */
 function channel() {
-  /** @type {any[]} */
+  /** @type {QueueItem[]} */
   const items = [];
   /** @type {(() => void) | null} */
   let wake = null;
   return {
-    push(/** @type {unknown} */ item) {
+    push(/** @type {QueueItem} */ item) {
       items.push(item);
       wake?.();
     },
     async next() {
       while (items.length === 0) await new Promise((resolve) => (wake = /** @type {() => void} */ (resolve)));
       wake = null;
-      return items.shift();
+      return /** @type {QueueItem} */ (items.shift());
     },
   };
 }
 
 /**
- * @param {{
- *   augmentTools(tools: unknown, options?: unknown): any,
+ * What a wrapped tool set shares: the entry's API, the pipeline, the tools' server, the
+ * approvals, and the teaching of `[Cache-Control: …]` directives to the cache.
+ * @typedef {{
+ *   api: AiSdkApi,
+ *   pipeline: ReturnType<typeof createToolPipeline>,
+ *   origin: () => { server?: string },
+ *   observe: () => Promise<void>,
+ *   gate: ReturnType<typeof approvalGate>,
+ *   augment: unknown,
+ *   telemetryCache: { bytesOf(uri: string): number | undefined },
+ * }} ToolSetContext
+ */
+/**
+ * The entry's package API.
+ * @typedef {{
+ *   augmentTools(tools: unknown, options?: unknown): unknown,
  *   cacheTools(cache: unknown, options?: unknown): unknown,
  *   ready(): Promise<unknown>,
- * }} api the entry's package API
+ * }} AiSdkApi
+ */
+
+/** Where a `ResultCache` answers the stored size of a recent write (js/src/cache-flows.mjs). */
+const STORED_BYTES = Symbol.for('mcp-result-cache.storedBytes');
+
+/**
+ * The approvals of one wrapped tool set. The tool calls whose approval the cache asked for
+ * (`needsApproval` answered `true`, or `cacheToolApproval` answered `user-approval`): the AI SDK
+ * runs them only once the user approved, and asks again right before it does, so `execute` lets
+ * a flow the policy asks about through for these calls alone, once. Any other call (`execute`
+ * run directly, by a page's `onToolCall`, or by the AI SDK after a host `toolApproval` that
+ * ignored the cache) is refused such a flow. With the approval in the messages (the AI SDK's
+ * loop), the call also consumes it once in the cache's storage: a replayed approval, on this
+ * instance or another sharing the storage, is refused.
+ * @param {import('./tool-pipeline.mjs').PipelineCache} cache
+ */
+function approvalGate(cache) {
+  const approvals = boundedSet();
+  const consulted = boundedSet();
+  let warned = false;
+  /**
+   * The approval the AI SDK runs this call from (an approved `tool-approval-response` for it in
+   * the messages), consumed once in the cache's storage: `"none"` (no approval), `"fresh"` (its
+   * first use) or `"replayed"` (used before, here or on another instance: the call never runs).
+   * @param {unknown} executeOptions
+   * @returns {Promise<'none' | 'fresh' | 'replayed'>}
+   */
+  const admit = async (executeOptions) => {
+    const options = isPlainObject(executeOptions) ? executeOptions : {};
+    const approval = findApproval(options.messages, options.toolCallId);
+    if (!approval?.approved) return 'none';
+    const key = approvalKey(approval.approvalId);
+    // The Node entry's caches consume in their storage; the browser entry's (memory or IndexedDB,
+    // no method: its bundle's size budget) through the same records, kept here.
+    const fresh = typeof cache.consumeOnce === 'function'
+      ? await cache.consumeOnce(key, APPROVAL_RECORD_TTL_MS)
+      : await consumeOnceFor(cache, String(cache.storage), undefined, key, APPROVAL_RECORD_TTL_MS);
+    return fresh === true ? 'fresh' : 'replayed';
+  };
+  /** Whether the call of `executeOptions` (admitted as `admitted`) may let an asked flow through (at most once). */
+  const approved = (/** @type {string} */ name, /** @type {unknown} */ executeOptions, /** @type {'none' | 'fresh'} */ admitted) => {
+    const options = isPlainObject(executeOptions) ? executeOptions : {};
+    const id = options.toolCallId;
+    if (typeof id !== 'string') return false;
+    if (!approvals.take(id)) {
+      // Asked by nobody of ours, yet run by the AI SDK's loop: a host `toolApproval` decided.
+      if (!consulted.has(id) && Array.isArray(options.messages) && options.messages.length > 0 && !warned) {
+        warned = true;
+        globalThis.console?.warn?.(`mcp-result-cache: ${name} was called with referenced data the flow policy asks about, but the cache was never asked for its approval (streamText's own \`toolApproval\` decided): the call was refused. Compose the cache's: \`toolApproval: cacheToolApproval(tools, yourToolApproval)\` from "mcp-result-cache/ai-sdk".`);
+      }
+      return false;
+    }
+    // Approved by the user from the messages (consumed just now), or sent to approval and run in
+    // this process without a history to replay (`execute` called after `needsApproval`).
+    return admitted === 'fresh' || findApproval(options.messages, id) === null;
+  };
+  const idOf = (/** @type {unknown} */ options) => (isPlainObject(options) ? options.toolCallId : undefined);
+  return {
+    admit,
+    approved,
+    /** The cache was asked about this call (whatever it answered). */
+    consulted: (/** @type {unknown} */ options) => consulted.add(idOf(options)),
+    /** The cache asked for the user's approval of this call. */
+    asked: (/** @type {unknown} */ options) => approvals.add(idOf(options)),
+  };
+}
+
+/**
+ * The schemas of a wrapped tool: its original (as the AI SDK reads it), its JSON Schema once
+ * resolved, the augmented `inputSchema`, and a validation of substituted arguments when the
+ * original validates.
+ * @param {ToolSetContext} ctx
+ * @param {string} name
+ * @param {Record<string, unknown>} tool
+ */
+function schemasOf(ctx, name, tool) {
+  /** @type {import('ai').Schema<unknown>} */
+  let original;
+  try {
+    original = asSchema(/** @type {Parameters<typeof asSchema>[0]} */ (tool.inputSchema));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new TypeError(`wrapAiSdkTools: the inputSchema of \`${name}\` is not a schema the AI SDK can read (${message})`, { cause: error });
+  }
+  /** @type {Promise<Record<string, unknown>> | null} */
+  let resolved = null;
+  const originalJson = () =>
+    (resolved ??= Promise.resolve(original.jsonSchema).then((/** @type {unknown} */ json) => {
+      if (!isPlainObject(json)) throw new TypeError(`wrapAiSdkTools: the JSON Schema of \`${name}\` is not an object`);
+      return json;
+    }));
+  const inputSchema = jsonSchema(async () => {
+    const json = await originalJson();
+    await ctx.api.ready();
+    const [augmented] = /** @type {{ inputSchema: import('ai').JSONSchema7 }[]} */ (ctx.api.augmentTools([{ name, inputSchema: json }], ctx.augment));
+    return augmented.inputSchema;
+  });
+  const check = original.validate;
+  const validate = typeof check === 'function'
+    ? async (/** @type {unknown} */ args) => {
+      const checked = await check.call(original, args);
+      return checked.success
+        ? { ok: /** @type {const} */ (true), args: /** @type {unknown} */ (checked.value) }
+        : { ok: /** @type {const} */ (false), envelope: invalidInputEnvelope(name, checked.error) };
+    }
+    : undefined;
+  return { inputSchema, originalJson, validate };
+}
+
+/**
+ * A streaming tool's `execute` (an `async function*`): its outputs are passed on as they come
+ * (preliminary results for the UI), then what the model should see of the last one.
+ * @param {(input: unknown, executeOptions: unknown, dispatch: (args: unknown) => Promise<unknown>) => Promise<unknown>} run
+ * @param {(args: unknown, executeOptions: unknown) => AsyncIterable<unknown>} execute the original, bound to its tool
+ */
+function streamingExecute(run, execute) {
+  return async function* (/** @type {unknown} */ input, /** @type {unknown} */ executeOptions) {
+    const queue = channel();
+    run(input, executeOptions, async (args) => {
+      let last;
+      for await (const output of execute(args, executeOptions)) {
+        last = output;
+        queue.push({ output });
+      }
+      return last;
+    }).then((visible) => queue.push({ visible, done: true }), (/** @type {unknown} */ error) => queue.push({ error, done: true }));
+    for (;;) {
+      const item = await queue.next();
+      if ('error' in item) throw item.error;
+      yield item.done ? item.visible : item.output;
+      if (item.done) return;
+    }
+  };
+}
+
+/**
+ * One wrapped tool (see js/ai-sdk.d.ts): the augmented schema, `toModelOutput`, and for a tool
+ * with `execute`, `needsApproval` and an `execute` running the pipeline.
+ * @param {ToolSetContext} ctx
+ * @param {string} name
+ * @param {Record<string, unknown>} tool
+ */
+function wrapTool(ctx, name, tool) {
+  const { pipeline, origin, observe, gate } = ctx;
+  const { inputSchema, originalJson, validate } = schemasOf(ctx, name, tool);
+  // The tool's MCP annotations (`openWorldHint` for the `"guarded"` flow policy): its own
+  // `annotations`, or where `@ai-sdk/mcp` tools carry them, `metadata.annotations`.
+  const given = isPlainObject(tool.annotations) ? tool.annotations : isPlainObject(tool.metadata) ? tool.metadata.annotations : undefined;
+  const annotations = isPlainObject(given) ? { ...given } : {};
+  const annotationsOf = async () => annotations;
+  /** @type {(input: unknown, executeOptions: unknown, dispatch: (args: unknown) => Promise<unknown>) => Promise<unknown>} */
+  const run = (input, executeOptions, dispatch) =>
+    observe().then(() => instrumentToolCall(name, ctx.telemetryCache, async (facts, onRaw) => {
+      // An approval is used once: the same approval sent again never runs the tool.
+      const admitted = await gate.admit(executeOptions);
+      if (admitted === 'replayed') return envelopeResult(replayedEnvelope(name));
+      return pipeline.run(name, input, {
+        convId: pipeline.conversation(executeOptions),
+        origin,
+        declaredOf: async () => declaredProperties(await originalJson()),
+        validate,
+        annotationsOf,
+        ask: once(async () => gate.approved(name, executeOptions, admitted)),
+        dispatch,
+        facts,
+        onRaw,
+      });
+    }));
+  // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
+  // wants approval, or when this call would move referenced data the policy asks about.
+  const ownApproval = tool.needsApproval;
+  const ownAsks = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) =>
+    (typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true) === true;
+  /** The flows of this call the policy asks about (none: `[]`), the call marked as consulted (and as asked, when it asks). */
+  const askedFlows = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
+    gate.consulted(approvalOptions);
+    await observe();
+    const flows = await pipeline.askedFlows(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf });
+    if (flows.length > 0) gate.asked(approvalOptions);
+    return flows;
+  };
+  const needsApproval = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
+    gate.consulted(approvalOptions);
+    if (await ownAsks(input, approvalOptions)) {
+      gate.asked(approvalOptions);
+      return true;
+    }
+    return (await askedFlows(input, approvalOptions)).length > 0;
+  };
+
+  // No outputSchema: the output is what the model should see (a reference, a summary, an
+  // envelope), which the tool's own output schema does not describe.
+  const { outputSchema: _outputSchema, ...rest } = tool;
+  /** @type {Record<string, unknown>} */
+  const out = { ...rest, inputSchema, toModelOutput };
+  const execute = tool.execute;
+  if (typeof execute !== 'function') return out; // declared here, executed elsewhere
+  out.needsApproval = needsApproval;
+  registerApprovalHook(out, {
+    async flowReason(input, approvalOptions) {
+      const flows = await askedFlows(input, approvalOptions);
+      return flows.length > 0 ? approvalReason(name, flows) : null;
+    },
+    ownStatus: async (input, approvalOptions) => ({ type: (await ownAsks(input, approvalOptions)) ? 'user-approval' : 'not-applicable' }),
+  });
+  out.execute = isAsyncGeneratorFunction(execute)
+    ? streamingExecute(run, (args, executeOptions) => execute.call(tool, args, executeOptions))
+    : (/** @type {unknown} */ input, /** @type {unknown} */ executeOptions) => run(input, executeOptions, (args) => execute.call(tool, args, executeOptions));
+  return out;
+}
+
+/**
+ * @param {AiSdkApi} api the entry's package API
  */
 export function createAiSdk(api) {
   /**
    * Wraps an AI SDK `ToolSet`; see js/ai-sdk.d.ts. Synchronous: schemas are resolved, converted
    * and augmented when the AI SDK first asks for them (it awaits `inputSchema.jsonSchema`).
+   * @param {unknown} tools
+   * @param {unknown} options
    */
-  function wrapAiSdkTools(/** @type {any} */ tools, /** @type {any} */ options) {
-    if (tools === null || typeof tools !== 'object' || Array.isArray(tools)) {
+  function wrapAiSdkTools(tools, options) {
+    if (!isPlainObject(tools)) {
       throw new TypeError('wrapAiSdkTools expects an AI SDK ToolSet (an object of tools by name)');
     }
     const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
-    checkCommonOptions(options, 'wrapAiSdkTools');
-    const omitStored = wantsStoredPayloadOmitted(options, 'wrapAiSdkTools');
-    const pageReferences = checkPageReferences(options, 'wrapAiSdkTools');
-    const { augment, server } = options;
-    const origin = () => (server ? { server } : {});
-
-    // The tool calls whose `needsApproval` answered `true`: the AI SDK runs them only once the
-    // user approved (it asks `needsApproval` again right before it does), so `execute` lets a
-    // flow the policy asks about through for these calls alone, once. Any other call (`execute`
-    // run directly, or by a page's `onToolCall` before an approval) is refused such a flow.
-    /** @type {Set<string>} */
-    const approvals = new Set();
-    const sentToApproval = (/** @type {unknown} */ id) => {
-      if (typeof id !== 'string') return;
-      approvals.delete(id);
-      approvals.add(id);
-      if (approvals.size > MAX_PENDING_APPROVALS) approvals.delete(/** @type {string} */ (approvals.values().next().value));
-    };
-    const approved = (/** @type {any} */ id) => approvals.delete(id);
+    const { augment, server } = /** @type {Record<string, unknown>} */ (options);
+    checkCommonOptions(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+    const omitStored = wantsStoredPayloadOmitted(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+    const pageReferences = checkPageReferences(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+    const origin = () => (typeof server === 'string' && server ? { server } : {});
+    const cache = /** @type {import('./tool-pipeline.mjs').PipelineCache & { [STORED_BYTES]?: (uri: string) => number | undefined }} */ (pipeline.cache);
 
     // `[Cache-Control: …]` directives in the tools' descriptions, taught to the cache once.
     /** @type {{ name: string, description: string }[]} */
@@ -154,141 +415,54 @@ export function createAiSdk(api) {
       (observed ??= api.ready().then(() => {
         if (described.length > 0) pipeline.cache.observeTools(described, origin());
       }));
+    /** @type {ToolSetContext} */
+    const ctx = {
+      api, pipeline, origin, observe, augment, gate: approvalGate(pipeline.cache),
+      telemetryCache: { bytesOf: (uri) => cache[STORED_BYTES]?.(uri) },
+    };
 
-    /** @type {Loose} */
+    /** @type {Record<string, Record<string, unknown>>} */
     const wrapped = {};
-    for (const [name, tool] of Object.entries(/** @type {Loose} */ (tools))) {
-      if (tool === null || typeof tool !== 'object') throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
+    for (const [name, tool] of Object.entries(tools)) {
+      if (!isPlainObject(tool)) throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
       // Provider tools have provider-defined schemas (and provider-run execution): left alone.
       if (tool.type === 'provider') {
         wrapped[name] = tool;
         continue;
       }
       if (typeof tool.description === 'string') described.push({ name, description: tool.description });
-      wrapped[name] = wrapTool(name, tool);
+      wrapped[name] = wrapTool(ctx, name, tool);
     }
-    const resolving = pageReferences ? withPageReferences(wrapped, { cache: options.cache, conversation: pipeline.conversation, received: pageReferences }) : wrapped;
-    return omitStored ? omitStoredPayloads(resolving) : resolving;
-
-    /** @param {string} name @param {Loose} tool */
-    function wrapTool(name, tool) {
-      /** @type {any} */
-      let original;
-      try {
-        original = asSchema(tool.inputSchema);
-      } catch (error) {
-        const message = /** @type {any} */ (error)?.message ?? error;
-        throw new TypeError(`wrapAiSdkTools: the inputSchema of \`${name}\` is not a schema the AI SDK can read (${message})`, { cause: error });
-      }
-      /** @type {Promise<Loose> | null} */
-      let resolved = null;
-      const originalJson = () =>
-        (resolved ??= Promise.resolve(original.jsonSchema).then((/** @type {unknown} */ json) => {
-          if (!isPlainObject(json)) throw new TypeError(`wrapAiSdkTools: the JSON Schema of \`${name}\` is not an object`);
-          return json;
-        }));
-      const inputSchema = jsonSchema(async () => {
-        const json = await originalJson();
-        await api.ready();
-        return api.augmentTools([{ name, inputSchema: json }], augment)[0].inputSchema;
-      });
-      const validate = typeof original.validate === 'function'
-        ? async (/** @type {unknown} */ args) => {
-          const checked = await original.validate(args);
-          return checked.success
-            ? { ok: /** @type {const} */ (true), args: checked.value }
-            : { ok: /** @type {const} */ (false), envelope: invalidInputEnvelope(name, checked.error) };
-        }
-        : undefined;
-
-      // The tool's MCP annotations (`openWorldHint` for the `"guarded"` flow policy): its own
-      // `annotations`, or where `@ai-sdk/mcp` tools carry them, `metadata.annotations`.
-      const given = isPlainObject(tool.annotations) ? tool.annotations : tool.metadata?.annotations;
-      const annotations = isPlainObject(given) ? { ...given } : {};
-      const annotationsOf = async () => annotations;
-      /** @type {(input: unknown, executeOptions: any, dispatch: (args: unknown) => Promise<unknown>) => Promise<unknown>} */
-      const run = (input, executeOptions, dispatch) =>
-        observe().then(() =>
-          pipeline.run(name, input, {
-            convId: pipeline.conversation(executeOptions),
-            origin,
-            declaredOf: async () => declaredProperties(await originalJson()),
-            validate,
-            annotationsOf,
-            ask: async () => approved(executeOptions?.toolCallId),
-            dispatch,
-          }));
-      // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
-      // wants approval, or when this call would move referenced data the policy asks about.
-      const ownApproval = tool.needsApproval;
-      const needsApproval = async (/** @type {unknown} */ input, /** @type {any} */ approvalOptions) => {
-        let ask = typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true;
-        if (ask !== true) {
-          await observe();
-          ask = await pipeline.needsApproval(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf });
-        }
-        if (ask) sentToApproval(approvalOptions?.toolCallId);
-        return ask === true;
-      };
-
-      // No outputSchema: the output is what the model should see (a reference, a summary, an
-      // envelope), which the tool's own output schema does not describe.
-      const { outputSchema: _outputSchema, ...rest } = tool;
-      /** @type {Loose} */
-      const out = { ...rest, inputSchema, toModelOutput };
-      if (typeof tool.execute !== 'function') return out; // declared here, executed elsewhere
-      out.needsApproval = needsApproval;
-      const execute = tool.execute;
-      if (isAsyncGeneratorFunction(execute)) {
-        // A streaming tool: its outputs are passed on as they come (preliminary results for the
-        // UI), then what the model should see of the last one is the final output.
-        out.execute = async function* (/** @type {unknown} */ input, /** @type {any} */ executeOptions) {
-          const queue = channel();
-          run(input, executeOptions, async (/** @type {unknown} */ args) => {
-            let last;
-            for await (const output of execute.call(tool, args, executeOptions)) {
-              last = output;
-              queue.push({ output });
-            }
-            return last;
-          }).then((visible) => queue.push({ visible, done: true }), (/** @type {unknown} */ error) => queue.push({ error, done: true }));
-          for (;;) {
-            const item = await queue.next();
-            if ('error' in item) throw item.error;
-            yield item.done ? item.visible : item.output;
-            if (item.done) return;
-          }
-        };
-      } else {
-        out.execute = (/** @type {unknown} */ input, /** @type {any} */ executeOptions) =>
-          run(input, executeOptions, (args) => execute.call(tool, args, executeOptions));
-      }
-      return out;
-    }
+    const resolving = pageReferences ? withPageReferences(wrapped, { cache: /** @type {Parameters<typeof withPageReferences>[1]["cache"]} */ (/** @type {unknown} */ (pipeline.cache)), conversation: pipeline.conversation, received: pageReferences }) : wrapped;
+    // Each tool made anew keeps its approval hook (`cacheToolApproval` finds it by the tool).
+    return carryApprovalHooks(wrapped, omitStored ? omitStoredPayloads(resolving) : resolving);
   }
 
   /**
    * Lists a client's tools and answers them as an AI SDK `ToolSet`; see js/ai-sdk.d.ts.
    */
-  /** @param {any} client @param {any} [options] */
-  async function clientToolSet(client, options = {}) {
-    if (client === null || typeof client !== 'object' || typeof client.listTools !== 'function' || typeof client.callTool !== 'function') {
+  /** @param {unknown} given @param {unknown} [options] @returns {Promise<import('ai').ToolSet>} */
+  async function clientToolSet(given, options = {}) {
+    if (!isPlainObject(given) || typeof given.listTools !== 'function' || typeof given.callTool !== 'function') {
       throw new TypeError('clientToolSet expects an MCP client: an object with listTools() and callTool({ name, arguments })');
     }
+    const client = /** @type {import('./ai-sdk.d.ts').ToolClient} */ (/** @type {unknown} */ (given));
     if (!isPlainObject(options)) throw new TypeError('clientToolSet: options must be an object');
     checkCommonOptions(options, 'clientToolSet');
     wantsStoredPayloadOmitted(options, 'clientToolSet');
     checkPageReferences(options, 'clientToolSet');
     if (options.cache !== undefined) createToolPipeline(options, 'clientToolSet'); // the same checks, before any listing
 
-    /** @type {any[]} */
+    /** @type {unknown[]} */
     const listed = [];
     await eachToolPage(client, (page) => {
       if (!isPlainObject(page) || !Array.isArray(page.tools)) throw new TypeError('clientToolSet: listTools() must resolve { tools: [...] }');
       listed.push(...page.tools);
     });
+    // Without the pipeline (the read-back tools of `cacheToolSet`), each call is still a span.
+    const traced = options.cache === undefined;
 
-    /** @type {Loose} */
+    /** @type {Record<string, unknown>} */
     const tools = {};
     for (const tool of listed) {
       if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
@@ -301,19 +475,22 @@ export function createAiSdk(api) {
         ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
         ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
         ...(isPlainObject(tool.annotations) ? { annotations: { ...tool.annotations } } : {}),
-        inputSchema: jsonSchema({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} }),
-        async execute(/** @type {unknown} */ args, /** @type {any} */ executeOptions) {
-          const signal = executeOptions?.abortSignal;
+        // The server's JSON Schema, as it listed it (a foreign value: the AI SDK reads it as JSON Schema 7).
+        inputSchema: jsonSchema(/** @type {import('ai').JSONSchema7} */ ({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} })),
+        async execute(/** @type {unknown} */ args, /** @type {unknown} */ executeOptions) {
+          const signal = isPlainObject(executeOptions) && executeOptions.abortSignal instanceof AbortSignal ? executeOptions.abortSignal : undefined;
           signal?.throwIfAborted();
-          return client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined);
+          const call = () => client.callTool({ name, arguments: /** @type {Record<string, unknown>} */ (args) }, undefined, signal ? { signal } : undefined);
+          return traced ? instrumentToolCall(name, {}, (_facts, onRaw) => call().then((raw) => (onRaw?.(raw), raw))) : call();
         },
         toModelOutput,
       };
     }
-    if (options.cache === undefined) return tools;
-    const name = typeof client.getServerVersion === 'function' ? client.getServerVersion()?.name : undefined;
+    // Tools made here, in the AI SDK's shape (dynamic tools over the client).
+    if (options.cache === undefined) return /** @type {import('ai').ToolSet} */ (/** @type {unknown} */ (tools));
+    const name = client.getServerVersion?.()?.name;
     const server = options.server ?? (isServerName(name) ? name : undefined);
-    return wrapAiSdkTools(tools, { ...options, server });
+    return /** @type {import('ai').ToolSet} */ (/** @type {unknown} */ (wrapAiSdkTools(tools, { ...options, server })));
   }
 
   /**

@@ -1,5 +1,5 @@
 // Types of `mcp-result-cache/ai-sdk`.
-import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { Tool, ToolApprovalConfiguration, ToolExecutionOptions, ToolSet } from 'ai';
 import type { CacheToolsOptions, FlowPolicy, ResultCache } from './index.js';
 export { referencesOf } from './index.js';
 
@@ -144,7 +144,14 @@ export interface ToolClient {
  *   any other way, the call is refused. A flow the policy denies is refused by `execute` with the
  *   `reference_not_allowed` envelope, without running the original (a `blocked` event of the
  *   cache). The tool's MCP `annotations` (which `@ai-sdk/mcp` tools carry) give `openWorldHint`
- *   to the `"guarded"` policy.
+ *   to the `"guarded"` policy. When the AI SDK runs the call from an approval in the messages
+ *   (`tool-approval-response`), `execute` first consumes that approval once in the cache's
+ *   storage (`ResultCache#consumeOnce`): the same approval sent again in a later request never
+ *   runs the tool (it answers `{ error: "approval_already_used", fix_hint }`), on this instance
+ *   or any other sharing the storage. `streamText`'s own `toolApproval` takes
+ *   precedence over `needsApproval`: compose it with {@link cacheToolApproval}; a call it
+ *   decided without asking the cache is refused such a flow, with a one-time `console.warn`
+ *   saying what to add.
  *
  * Tools without `execute` (executed elsewhere, such as client-side tools of `useChat`) get the
  * schema and `toModelOutput` only; provider tools (`type: "provider"`) are returned unchanged.
@@ -183,3 +190,33 @@ export function cacheToolSet(cache: ResultCache, options?: CacheToolsOptions): P
  * blocks (a blocked call's envelope); anything else as `json`.
  */
 export function toModelOutput(options: { toolCallId: string; input: unknown; output: unknown }): ToolModelOutput;
+
+/**
+ * The AI SDK 7 `toolApproval` configuration (`streamText({ toolApproval })`, which takes
+ * precedence over every tool's `needsApproval`) for `tools`, the `ToolSet` given to
+ * `streamText` with tools wrapped by {@link wrapAiSdkTools} (or {@link clientToolSet} /
+ * {@link cacheToolSet}) among them:
+ *
+ * - a call of a wrapped tool that would move referenced data the flow policy asks about answers
+ *   `{ type: "user-approval", reason }`, the reason naming the tools and servers the data moves
+ *   between (never the data);
+ * - combined with the host's own configuration `own` (a function for every call, or an object of
+ *   statuses or functions by tool name): the stricter answer wins (`"denied"`, then
+ *   `"user-approval"`, then `"approved"`, then `"not-applicable"`); two reasons for
+ *   `user-approval` are joined;
+ * - a wrapped tool without an entry in `own` keeps its original `needsApproval` (as
+ *   `user-approval`); tools neither wrapped nor in `own` keep their own `needsApproval` (they get
+ *   no entry).
+ *
+ * An approved call runs once with the data; a denied one never runs. Set
+ * `experimental_toolApprovalSecret` too: the AI SDK then rejects a forged or tampered approval,
+ * and the wrapped tools refuse a replayed one (each approval is consumed once in the cache's
+ * storage, `approval_already_used`).
+ *
+ * @throws TypeError when `tools` is not an object, none of its tools is wrapped, or `own` is not
+ *   a function or an object of statuses (or functions).
+ */
+export function cacheToolApproval<TOOLS extends ToolSet>(
+  tools: TOOLS,
+  own?: ToolApprovalConfiguration<TOOLS, unknown>,
+): ToolApprovalConfiguration<TOOLS, unknown>;

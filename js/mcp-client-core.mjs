@@ -1,13 +1,31 @@
 // wrapMcpClient: the whole by-reference pipeline around the official MCP TypeScript SDK's
 // `Client`, for servers that never heard of references. Shared by the browser and Node entries
 // (js/mcp-client.mjs, js/mcp-client.node.mjs), which pass in their own package API.
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
 import { isServerName } from './protocol.mjs';
+import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
 
 const RESOURCE_UPDATED = 'notifications/resources/updated';
 /** Where a client's notification chain lives (one per client, whichever copy of us wrapped it). */
 const CHAIN = Symbol.for('mcp-result-cache.resourceUpdatedChain');
+/** Where a `ResultCache` answers the stored size of a recent write (js/src/cache-flows.mjs). */
+const STORED_BYTES = Symbol.for('mcp-result-cache.storedBytes');
+/** Most task answers remembered until their final result is read. */
+const MAX_PENDING_TASKS = 1024;
+
+/**
+ * A `tools/call` answer that is a task, not a result: `{ task: { taskId, … } }` (the SDK's
+ * `CreateTaskResult`) or `resultType: "task"` (the tasks extension). Its task id, or `null`.
+ * @param {unknown} result
+ * @returns {string | null | undefined} the task id; `null` for a task without one; `undefined`: not a task
+ */
+export function taskIdOf(result) {
+  if (!isPlainObject(result)) return undefined;
+  if (isPlainObject(result.task)) return typeof result.task.taskId === 'string' ? result.task.taskId : null;
+  if (result.resultType === 'task') return typeof result.taskId === 'string' ? result.taskId : null;
+  return undefined;
+}
 
 /**
  * The method literal of a notification schema (`"notifications/resources/updated"`), read as the
@@ -16,20 +34,41 @@ const CHAIN = Symbol.for('mcp-result-cache.resourceUpdatedChain');
  * `def.value`, `def.values[0]`, then `.value`), so any copy of zod or of the SDK (ESM or
  * CommonJS) is recognized; `undefined` when it cannot be read (it is then not ours to take).
  */
-export function notificationMethodOf(/** @type {any} */ schema) {
+export function notificationMethodOf(/** @type {unknown} */ schema) {
   try {
-    if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) return undefined;
-    let shape = schema._zod ? schema._zod.def?.shape : schema.shape;
+    const zod = member(schema, '_zod');
+    let shape = zod !== undefined ? member(member(zod, 'def'), 'shape') : member(schema, 'shape');
     if (typeof shape === 'function') shape = shape();
-    const method = shape?.method;
-    if (method === null || (typeof method !== 'object' && typeof method !== 'function')) return undefined;
-    const literal = (/** @type {any} */ def) => (def?.value !== undefined ? def.value : Array.isArray(def?.values) ? def.values[0] : undefined);
-    const value = (method._zod ? literal(method._zod.def) : undefined) ?? literal(method._def) ?? method.value;
+    const method = member(shape, 'method');
+    if (method === undefined || method === null) return undefined;
+    const literal = (/** @type {unknown} */ def) => {
+      const value = member(def, 'value');
+      if (value !== undefined) return value;
+      const values = member(def, 'values');
+      return Array.isArray(values) ? values[0] : undefined;
+    };
+    const methodZod = member(method, '_zod');
+    const value = (methodZod !== undefined ? literal(member(methodZod, 'def')) : undefined) ?? literal(member(method, '_def')) ?? member(method, 'value');
     return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined; // a throwing getter or a hostile Proxy: not a schema we route
   }
 }
+
+/** A property of an object or function (`undefined` for anything else); its getter may throw. */
+function member(/** @type {unknown} */ value, /** @type {string} */ key) {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') ? /** @type {Record<string, unknown>} */ (value)[key] : undefined;
+}
+
+/**
+ * The notification methods of a client the chain takes over, and where it keeps itself.
+ * @typedef {{
+ *   setNotificationHandler(schema: unknown, handler: NotificationHandler): unknown,
+ *   removeNotificationHandler?(method: unknown): unknown,
+ *   _notificationHandlers?: { get?(method: string): unknown },
+ *   [CHAIN]?: Chain,
+ * }} NotifyingClient
+ */
 
 /**
  * The one `notifications/resources/updated` handler of a client: every cache that wrapped it,
@@ -47,18 +86,20 @@ export function notificationMethodOf(/** @type {any} */ schema) {
  * }} Chain
  */
 /**
- * @param {any} client an `@modelcontextprotocol/sdk` `Client` (typed by js/mcp-client.d.ts)
+ * @param {unknown} rawClient an `@modelcontextprotocol/sdk` `Client` (typed by js/mcp-client.d.ts)
  * @returns {Chain}
  */
-function resourceUpdatedChain(client) {
+function resourceUpdatedChain(rawClient) {
+  const client = /** @type {NotifyingClient} */ (rawClient);
   const existing = client[CHAIN];
   if (existing) return existing;
   const originalSet = client.setNotificationHandler;
   const originalRemove = client.removeNotificationHandler;
+  const hostHandler = client._notificationHandlers?.get?.(RESOURCE_UPDATED);
   /** @type {Chain} */
   const chain = {
     caches: [],
-    host: client._notificationHandlers?.get?.(RESOURCE_UPDATED) ?? null,
+    host: typeof hostHandler === 'function' ? /** @type {NotificationHandler} */ (hostHandler) : null,
     setNotificationHandler(schema, handler) {
       if (notificationMethodOf(schema) === RESOURCE_UPDATED) {
         chain.host = handler;
@@ -99,124 +140,230 @@ function resourceUpdatedChain(client) {
 }
 
 /**
+ * The raw client as this module calls it (an `@modelcontextprotocol/sdk` `Client`, typed for
+ * hosts by js/mcp-client.d.ts).
+ * @typedef {{
+ *   callTool(params: object, resultSchema?: unknown, options?: unknown): Promise<unknown>,
+ *   listTools(params?: unknown, options?: unknown): Promise<unknown>,
+ *   getServerVersion?(): { name?: unknown } | undefined,
+ *   getTaskResult?(params: object, resultSchema?: unknown, options?: unknown): Promise<unknown>,
+ *   experimental?: unknown,
+ * }} SdkClient
+ */
+
+/**
+ * A task answer's call, remembered until its final result is read; `visible` once read.
+ * @typedef {{ name: string, args: unknown, convId: unknown, visible?: Promise<unknown> }} PendingTask
+ */
+
+/**
+ * The tools a wrapped client knows of its server: the declared properties of each tool's
+ * original input schema and its MCP annotations, listing the server's tools once when a tool
+ * is called before it was listed.
+ * @param {SdkClient} client
+ */
+function toolCatalog(client) {
+  /** @type {Map<string, Record<string, unknown> | null>} */
+  const declared = new Map();
+  /** @type {Map<string, Record<string, unknown>>} */
+  const annotated = new Map();
+  /** @type {Promise<void> | null} */
+  let listing = null;
+  const remember = (/** @type {unknown} */ tools) => {
+    for (const tool of Array.isArray(tools) ? tools : []) {
+      if (!isPlainObject(tool) || typeof tool.name !== 'string') continue;
+      declared.set(tool.name, declaredProperties(tool.inputSchema));
+      annotated.set(tool.name, isPlainObject(tool.annotations) ? { ...tool.annotations } : {});
+    }
+  };
+  /** The declared properties of a tool, listing the server's tools once if needed. */
+  async function declaredOf(/** @type {string} */ name) {
+    if (!declared.has(name)) {
+      listing ??= eachToolPage(client, (page) => remember(isPlainObject(page) ? page.tools : undefined)).finally(() => {
+        listing = null;
+      });
+      await listing;
+    }
+    return declared.get(name) ?? null;
+  }
+  const annotationsOf = async (/** @type {string} */ name) => {
+    await declaredOf(name);
+    return annotated.get(name) ?? {};
+  };
+  return { remember, declaredOf, annotationsOf };
+}
+
+/**
+ * The final results of task answers (`tasks/result`), read through the wrapped client: the first
+ * read of a remembered task goes through the pipeline (`complete`); later reads answer the same.
+ * @param {SdkClient} client
+ * @param {ReturnType<typeof createToolPipeline>} pipeline
+ * @param {() => { server?: string }} origin
+ * @param {{ bytesOf(uri: string): number | undefined }} telemetryCache
+ */
+function taskResults(client, pipeline, origin, telemetryCache) {
+  /** Task id → the call whose answer it was. @type {Map<string, PendingTask>} */
+  const tasks = new Map();
+  /** `client.getTaskResult` through the pipeline, once a remembered task. */
+  async function getTaskResult(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
+    if (typeof client.getTaskResult !== 'function') throw new TypeError('wrapMcpClient: this client has no getTaskResult (an MCP SDK with tasks is needed)');
+    // A `tools/call` task's result is a `CallToolResult` (the SDK needs a schema to parse it).
+    const read = () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema ?? CallToolResultSchema, requestOptions);
+    const taskId = isPlainObject(params) ? params.taskId : undefined;
+    const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
+    if (!pending) return read();
+    pending.visible ??= read().then((result) =>
+      instrumentToolCall(pending.name, telemetryCache, (_facts, onRaw) => {
+        onRaw?.(result);
+        return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
+      }, 'tasks/result'));
+    return pending.visible;
+  }
+  return {
+    getTaskResult,
+    /** Remembers the call a task answered (the oldest forgotten past `MAX_PENDING_TASKS`). */
+    remember(/** @type {string} */ taskId, /** @type {PendingTask} */ call) {
+      tasks.set(taskId, call);
+      if (tasks.size > MAX_PENDING_TASKS) tasks.delete(/** @type {string} */ (tasks.keys().next().value));
+    },
+    /** `client.experimental`, its `tasks.getTaskResult(taskId, …)` through {@link getTaskResult}. */
+    experimental() {
+      const raw = client.experimental;
+      if (!isPlainObject(raw) || !isPlainObject(raw.tasks)) return raw;
+      const wrappedTasks = new Proxy(raw.tasks, {
+        get: (target, prop) => (prop === 'getTaskResult'
+          ? (/** @type {unknown} */ taskId, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) => getTaskResult({ taskId }, resultSchema, requestOptions)
+          : bound(target, prop)),
+      });
+      return new Proxy(raw, { get: (target, prop) => (prop === 'tasks' ? wrappedTasks : bound(target, prop)) });
+    },
+  };
+}
+
+/** `params` with the active trace context in its `_meta` (js/telemetry.mjs), keys the caller set kept. */
+function traced(/** @type {Record<string, unknown>} */ params) {
+  const meta = withTraceContext(params._meta);
+  return meta === params._meta ? params : { ...params, _meta: meta };
+}
+
+/**
+ * `wrapMcpClient` over the entry's package API `api`: it wraps an MCP SDK `Client` so that every
+ * tool gets by-reference arguments.
+ *
+ * - `listTools()` answers the tools with `<name>_uri` siblings for array parameters
+ *   (`augmentTools`), and teaches the cache their `[Cache-Control]` directives. The original
+ *   input schemas are remembered (a tool never listed is listed once on its first call).
+ * - `callTool()` runs the whole pipeline: inline cap (`cap`, `cappedArgs`), reuse of immutable
+ *   results, substitution of references, dispatch (never with a reference key the server did not
+ *   declare), then `afterToolCall` (`maxChars`, `mediaMaxBytes`); it resolves what the model
+ *   should see. A blocked call resolves an `isError` result whose text is the envelope for the
+ *   model; the server is not called. In particular:
+ *   - a `<name>_uri` that is `null`, `""` or `undefined` (strict function-calling modes send
+ *     every optional property) means "not given": it is removed before the pipeline runs, unless
+ *     the server declared that property itself (then it is passed on untouched). Any other value
+ *     that is not a reference is refused (`invalid_args: \`<name>_uri\` must hold …`);
+ *   - a reference whose value is not of the type the original schema gives `<name>` (only
+ *     checked when that is `array` or `object`, possibly nullable) is refused with
+ *     `{error: "type_mismatch: …", fix_hint, _expected, _got, _uri}`; when the value is an
+ *     object with members of the right type, the hint names ready references to them;
+ *   - a retry carrying MCP input responses (`params.inputResponses` or `params.requestState`,
+ *     multi round-trip requests) is never answered from a reused result and its result is not
+ *     stored; an `input_required` result is handed back untouched;
+ *   - an answer that is a task (`{ task }`, or `resultType: "task"`) is handed back untouched
+ *     (nothing stored, no invalidation); the task's final result, read through the wrapped
+ *     client's `getTaskResult` (or `experimental.tasks.getTaskResult`), goes through the
+ *     pipeline once, as a direct call's result would;
+ *   - the active OpenTelemetry context's trace context goes into `params._meta` (keys the
+ *     caller set are kept), and the call is a `tools/call {tool}` span (js/telemetry.mjs).
+ * - `notifications/resources/updated` reach `cache.handleNotification` first, then the handler
+ *   the host set for that method (before wrapping, or after it: through the wrapped client or
+ *   the raw one, with the SDK's ESM or CommonJS schema; the method literal is what counts, so
+ *   the cache's handler is never replaced). A failing cache does not keep the host's handler
+ *   from running. `removeNotificationHandler('notifications/resources/updated')` removes only
+ *   the host's. Several caches may wrap one client; each gets the notifications.
+ * - The server's name (`serverInfo.name`, once connected) goes with every call to the cache:
+ *   entries remember which server they came from, and that server's invalidation signals and
+ *   stale notifications touch only its own entries, even when another server has tools of the
+ *   same names.
+ * - Before dispatch, the flow policy (`flows`, else the cache's; js/flows.mjs) decides whether
+ *   the data of each resolved reference may reach this server: a denied call resolves the
+ *   `reference_not_allowed` envelope (the server is not called) and is a `blocked` event of the
+ *   cache; a flow the policy asks about goes to `approve(flow)`, one call at a time (no
+ *   `approve`: refused). An approval covers that call only.
+ * - Everything else is the original client's.
+ *
+ * `wrapMcpClient(client, options)`: `client` an `@modelcontextprotocol/sdk` `Client` (connected
+ * or not); `options` `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?,
+ * flows?, approve? }`: `convId` is the conversation id, or a function returning the current one
+ * (for hosts that switch conversations); `augment` is passed to `augmentTools` (e.g.
+ * `{ objects: true }`); `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap);
+ * `maxChars` to both (reused and fresh results); `mediaMaxBytes` to `afterToolCall`.
+ *
  * @param {{ augmentTools(tools: unknown, options?: unknown): unknown, ready(): Promise<unknown> }} api the entry's package API
  */
 export function createWrapMcpClient(api) {
   /**
-   * Wraps an MCP SDK `Client` so that every tool gets by-reference arguments.
-   *
-   * - `listTools()` answers the tools with `<name>_uri` siblings for array parameters
-   *   (`augmentTools`), and teaches the cache their `[Cache-Control]` directives. The original
-   *   input schemas are remembered (a tool never listed is listed once on its first call).
-   * - `callTool()` runs the whole pipeline: inline cap (`cap`, `cappedArgs`), reuse of immutable
-   *   results, substitution of references, dispatch (never with a reference key the server did not
-   *   declare), then `afterToolCall` (`maxChars`, `mediaMaxBytes`); it resolves what the model
-   *   should see. A blocked call resolves an `isError` result whose text is the envelope for the
-   *   model; the server is not called. In particular:
-   *   - a `<name>_uri` that is `null`, `""` or `undefined` (strict function-calling modes send
-   *     every optional property) means "not given": it is removed before the pipeline runs, unless
-   *     the server declared that property itself (then it is passed on untouched). Any other value
-   *     that is not a reference is refused (`invalid_args: \`<name>_uri\` must hold …`);
-   *   - a reference whose value is not of the type the original schema gives `<name>` (only
-   *     checked when that is `array` or `object`, possibly nullable) is refused with
-   *     `{error: "type_mismatch: …", fix_hint, _expected, _got, _uri}`; when the value is an
-   *     object with members of the right type, the hint names ready references to them;
-   *   - a retry carrying MCP input responses (`params.inputResponses` or `params.requestState`,
-   *     multi round-trip requests) is never answered from a reused result and its result is not
-   *     stored; an `input_required` result is handed back untouched.
-   * - `notifications/resources/updated` reach `cache.handleNotification` first, then the handler
-   *   the host set for that method (before wrapping, or after it: through the wrapped client or
-   *   the raw one, with the SDK's ESM or CommonJS schema; the method literal is what counts, so
-   *   the cache's handler is never replaced). A failing cache does not keep the host's handler
-   *   from running. `removeNotificationHandler('notifications/resources/updated')` removes only
-   *   the host's. Several caches may wrap one client; each gets the notifications.
-   * - The server's name (`serverInfo.name`, once connected) goes with every call to the cache:
-   *   entries remember which server they came from, and that server's invalidation signals and
-   *   stale notifications touch only its own entries, even when another server has tools of the
-   *   same names.
-   * - Before dispatch, the flow policy (`flows`, else the cache's; js/flows.mjs) decides whether
-   *   the data of each resolved reference may reach this server: a denied call resolves the
-   *   `reference_not_allowed` envelope (the server is not called) and is a `blocked` event of the
-   *   cache; a flow the policy asks about goes to `approve(flow)`, one call at a time (no
-   *   `approve`: refused). An approval covers that call only.
-   * - Everything else is the original client's.
-   *
-   * @param client an `@modelcontextprotocol/sdk` `Client` (connected or not)
-   * @param options `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?, flows?, approve? }`:
-   *   `convId` is the conversation id, or a function returning the current one (for hosts that
-   *   switch conversations); `augment` is passed to `augmentTools` (e.g. `{ objects: true }`);
-   *   `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap); `maxChars` to both
-   *   (reused and fresh results); `mediaMaxBytes` to `afterToolCall`.
+   * @template C
+   * @param {C} rawClient
+   * @param {unknown} options
+   * @returns {C} the wrapped client (a Proxy of it)
    */
-  return function wrapMcpClient(/** @type {any} */ client, /** @type {any} */ options) {
-    if (client === null || typeof client !== 'object' || typeof client.callTool !== 'function') {
+  return function wrapMcpClient(rawClient, options) {
+    if (!isPlainObject(rawClient) || typeof rawClient.callTool !== 'function') {
       throw new TypeError('wrapMcpClient expects an MCP SDK Client');
     }
-    const { cache, augment, approve } = options ?? {};
+    const client = /** @type {SdkClient} */ (/** @type {unknown} */ (rawClient));
     const pipeline = createToolPipeline(options, 'wrapMcpClient');
+    const { augment, approve } = /** @type {Record<string, unknown>} */ (options);
     if (approve !== undefined && typeof approve !== 'function') {
       throw new TypeError('wrapMcpClient: approve must be a function (flow) => Promise<boolean>');
     }
+    const cache = /** @type {import('./tool-pipeline.mjs').PipelineCache & { handleNotification(n: unknown, origin: object): unknown, [STORED_BYTES]?: (uri: string) => number | undefined }} */ (pipeline.cache);
     // The server's own name (known once connected): entries remember it, and its invalidations
     // and stale notifications touch only its entries, whatever tool names other servers share.
     const origin = () => {
       const name = client.getServerVersion?.()?.name;
       return isServerName(name) ? { server: name } : {};
     };
-
-    /** Tool name → the top-level properties of its original input schema (`null`: any). */
-    /** @type {Map<string, Record<string, unknown> | null>} */
-    const declared = new Map();
-    /** Tool name → its MCP annotations (`openWorldHint`, …), for the flow policy. */
-    /** @type {Map<string, Record<string, unknown>>} */
-    const annotated = new Map();
-    /** @type {Promise<void> | null} */
-    let listing = null;
-
-    const remember = (/** @type {any[] | undefined} */ tools) => {
-      for (const tool of tools ?? []) {
-        declared.set(tool.name, declaredProperties(tool?.inputSchema));
-        annotated.set(tool.name, isPlainObject(tool?.annotations) ? { ...tool.annotations } : {});
-      }
-    };
+    const catalog = toolCatalog(client);
+    const telemetryCache = { bytesOf: (/** @type {string} */ uri) => cache[STORED_BYTES]?.(uri) };
+    const tasks = taskResults(client, pipeline, origin, telemetryCache);
 
     async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {
       const result = await client.listTools(params, requestOptions);
-      remember(result.tools);
+      const tools = isPlainObject(result) ? result.tools : undefined;
+      catalog.remember(tools);
       await api.ready();
-      cache.observeTools(result.tools, origin());
-      return { ...result, tools: api.augmentTools(result.tools, augment) };
+      cache.observeTools(tools, origin());
+      return { ...(isPlainObject(result) ? result : {}), tools: api.augmentTools(tools, augment) };
     }
 
-    /** The declared properties of a tool, listing the server's tools once if needed. */
-    async function declaredOf(/** @type {string} */ name) {
-      if (!declared.has(name)) {
-        listing ??= eachToolPage(client, (page) => remember(page.tools)).finally(() => {
-          listing = null;
-        });
-        await listing;
-      }
-      return declared.get(name) ?? null;
-    }
-
-    async function callTool(/** @type {any} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
-      const name = params?.name;
-      return pipeline.run(name, params?.arguments ?? {}, {
-        convId: pipeline.conversation(),
+    async function callTool(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
+      const call = isPlainObject(params) ? params : {};
+      const name = /** @type {string} */ (call.name);
+      const convId = pipeline.conversation();
+      return instrumentToolCall(name, telemetryCache, (facts, onRaw) => pipeline.run(name, call.arguments ?? {}, {
+        convId,
         origin,
-        declaredOf: () => declaredOf(name),
-        annotationsOf: async () => {
-          await declaredOf(name);
-          return annotated.get(name) ?? {};
-        },
-        ask: approve && ((/** @type {unknown} */ flow) => approve(flow)),
+        declaredOf: () => catalog.declaredOf(name),
+        annotationsOf: () => catalog.annotationsOf(name),
+        ask: typeof approve === 'function' ? (flow) => approve(flow) : undefined,
         // A retry of a multi round-trip call: its result depends on the answers it carries.
-        retry: params?.inputResponses != null || params?.requestState != null,
-        dispatch: (/** @type {unknown} */ dispatched) => client.callTool({ ...params, arguments: dispatched }, resultSchema, requestOptions),
-        // The server asks for input first: the host answers it and retries; nothing to keep.
-        passThrough: (/** @type {any} */ result) => result?.resultType === 'input_required',
-      });
+        retry: call.inputResponses != null || call.requestState != null,
+        dispatch: (dispatched) => client.callTool(traced({ ...call, arguments: dispatched }), resultSchema, requestOptions),
+        // The server asks for input first (the host answers it and retries), or answers with a
+        // task (its final result is read later): nothing to keep now.
+        passThrough: (result, args) => {
+          const taskId = taskIdOf(result);
+          if (taskId === undefined) return isPlainObject(result) && result.resultType === 'input_required';
+          if (taskId !== null) tasks.remember(taskId, { name, args, convId });
+          return true;
+        },
+        facts,
+        onRaw,
+      }));
     }
+
 
     // Stale notifications: every wrapping cache first, then the host's (set before or after).
     const chain = resourceUpdatedChain(client);
@@ -226,15 +373,22 @@ export function createWrapMcpClient(api) {
     const overrides = {
       listTools,
       callTool,
+      getTaskResult: tasks.getTaskResult,
       setNotificationHandler: chain.setNotificationHandler,
       removeNotificationHandler: chain.removeNotificationHandler,
     };
-    return new Proxy(client, {
+    return /** @type {C} */ (/** @type {unknown} */ (new Proxy(client, {
       get(target, prop) {
         if (Object.hasOwn(overrides, prop)) return overrides[prop];
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        if (prop === 'experimental') return tasks.experimental();
+        return bound(target, prop);
       },
-    });
+    })));
   };
+}
+
+/** A property of `target`, methods bound to it (what the wrapped client's proxies answer). */
+function bound(/** @type {object} */ target, /** @type {string | symbol} */ prop) {
+  const value = Reflect.get(target, prop, target);
+  return typeof value === 'function' ? value.bind(target) : value;
 }

@@ -89,5 +89,18 @@ export interface TypeMismatchEnvelope {
  *   against this server: a refused call answers a {@link ReferenceNotAllowedEnvelope} without
  *   calling the server, and is a `blocked` event (`from`, `to`) of the cache; a flow to ask about
  *   goes to `approve`.
+ * - A `tools/call` answered with a task (`{ task }`, the SDK's `CreateTaskResult`, or
+ *   `resultType: "task"`) is returned untouched: nothing stored, no invalidation applied, absent
+ *   from `stats()` and from the metrics. The task's final result, read through the wrapped
+ *   client (`getTaskResult({ taskId })` or `experimental.tasks.getTaskResult(taskId)`), goes
+ *   through the pipeline once, as the call's own result would (stored, referenced, invalidations
+ *   applied); reading it again answers the same.
+ * - With OpenTelemetry registered (`@opentelemetry/api`, an optional peer, found through its
+ *   global: nothing is imported, and nothing happens when it is absent), each call is a
+ *   `tools/call {tool}` client span under the active span, with the cache's facts as
+ *   `mcp_result_cache.*` attributes and metrics (docs/TELEMETRY.md); never a payload, an argument
+ *   value or a result's text. The active context's trace context (`traceparent`, `tracestate`,
+ *   `baggage`: whatever the registered propagator writes) goes into the request's
+ *   `params._meta`; a `_meta` key the caller set is kept as it is.
  */
 export function wrapMcpClient<C extends Client>(client: C, options: WrapMcpClientOptions): C;

@@ -23,6 +23,42 @@ const { cacheToolsLoader, makeDefaultCacheWith, ...free } = defaults;
 // browser entry): written from it by the build (scripts/node-entries.mjs).
 const { cacheFlows } = /** @type {typeof import('./src/cache-flows.mjs')} */ (require('../pkg/cache-flows.cjs'));
 
+/** Where OpenTelemetry's API 1.x keeps what a host registered (js/telemetry.mjs reads it too). */
+const OTEL_API_KEY = Symbol.for('opentelemetry.js.api.1');
+/** Most recent writes whose sizes a cache remembers for telemetry. */
+const MAX_REMEMBERED_WRITES = 256;
+
+/**
+ * The options a Node cache is made with, and the sizes of its recent writes (`storedBytes(uri)`,
+ * the `mcp_result_cache.stored.bytes` of a call's span, js/telemetry.mjs): when the host observes
+ * events anyway (`onEvent`) or OpenTelemetry is registered, the cache's observer is a tap that
+ * remembers each `write` event's `sizeBytes`, then calls the host's. Neither: the options as
+ * given (the cache builds no events). An `onEvent` that cannot be read is left to `cacheFlows`.
+ * @param {any} options
+ */
+function writeSizes(options) {
+  /** @type {Map<string, number>} */
+  const writes = new Map();
+  const storedBytes = (/** @type {string} */ uri) => writes.get(uri);
+  /** @type {unknown} */
+  let onEvent;
+  try {
+    onEvent = options?.onEvent;
+  } catch {
+    return { options, storedBytes };
+  }
+  const otel = /** @type {Record<symbol, unknown>} */ (/** @type {unknown} */ (globalThis))[OTEL_API_KEY];
+  if (options === null || typeof options !== 'object' || (typeof onEvent !== 'function' && !otel)) return { options, storedBytes };
+  /** @param {{ kind?: unknown, uri?: unknown, sizeBytes?: unknown }} event */
+  const tap = (event) => {
+    if (event?.kind === 'write' && typeof event.uri === 'string' && typeof event.sizeBytes === 'number') {
+      if (writes.set(event.uri, event.sizeBytes).size > MAX_REMEMBERED_WRITES) writes.delete(/** @type {string} */ (writes.keys().next().value));
+    }
+    if (typeof onEvent === 'function') onEvent.call(null, event);
+  };
+  return { options: new Proxy(options, { get: (target, key) => (key === 'onEvent' ? tap : Reflect.get(target, key)) }), storedBytes };
+}
+
 // What each change of a cache is, for `subscribe`: an ES module, loaded on the first change anybody listens to.
 const changes = () => import('./cache-changes.mjs');
 
@@ -35,12 +71,20 @@ class ResultCache extends wasm.ResultCache {
   /** @type {ReturnType<typeof cacheFlows>} */
   #flows;
 
+  /** The recent writes' sizes, for telemetry (see `writeSizes`). @type {(uri: string) => number | undefined} */
+  #storedBytes;
+  /** The options as given (`storage` and `dbName` make the consume-once records). @type {unknown} */
+  #given;
+
   /** @param {any} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
   constructor(options) {
+    const sizes = writeSizes(options);
     // `this` is read only after construction (by an invalidation's change).
-    const flows = cacheFlows(options, changes, () => this);
+    const flows = cacheFlows(sizes.options, changes, () => this);
     super(flows.options);
     this.#flows = flows;
+    this.#storedBytes = sizes.storedBytes;
+    this.#given = options;
   }
 
   /**
@@ -69,6 +113,29 @@ class ResultCache extends wasm.ResultCache {
   /** Reports a flow the policy refused to `onEvent` as a `blocked` event. @param {unknown} flow */
   reportBlockedFlow(flow) {
     this.#flows.report(flow);
+  }
+
+  /**
+   * `true` the first time `key` is consumed within `ttlMs` ms, `false` after, in this cache's
+   * storage (js/consume-once.mjs, loaded on the first call). @param {string} key @param {number} ttlMs
+   */
+  async consumeOnce(key, ttlMs) {
+    this.#consumed = true;
+    const { consumeOnceFor } = await import('./consume-once.mjs');
+    return consumeOnceFor(this, this.storage, this.#given, key, ttlMs);
+  }
+
+  /** Whether `consumeOnce` was called (its records then have a connection to close). */
+  #consumed = false;
+
+  close() {
+    if (this.#consumed) import('./consume-once.mjs').then((m) => m.closeRecords(this), () => {});
+    super.close();
+  }
+
+  /** The stored size of a recent write, for telemetry (js/telemetry.mjs). @param {string} uri */
+  [Symbol.for('mcp-result-cache.storedBytes')](uri) {
+    return this.#storedBytes(uri);
   }
 }
 

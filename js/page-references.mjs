@@ -56,12 +56,13 @@ export function checkPageReferences(options, who) {
   /** @type {Map<string, PageReference>} */
   const byUri = new Map();
   for (const entry of given) {
-    const ok = isPlainObject(entry) && hasCacheScheme(entry.uri) && !entry.uri.includes('#') && entry.payload !== null
+    const ok = isPlainObject(entry) && typeof entry.uri === 'string' && hasCacheScheme(entry.uri) && !entry.uri.includes('#') && entry.payload !== null
       && typeof entry.payload === 'object'
       && (entry.sourceToolName === undefined || typeof entry.sourceToolName === 'string')
       && (entry.sourceServer === undefined || typeof entry.sourceServer === 'string');
     if (!ok) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
-    byUri.set(entry.uri, { uri: entry.uri, payload: entry.payload, sourceToolName: entry.sourceToolName, sourceServer: entry.sourceServer });
+    const { uri, payload, sourceToolName, sourceServer } = /** @type {PageReference} */ (/** @type {unknown} */ (entry));
+    byUri.set(uri, { uri, payload, sourceToolName, sourceServer });
   }
   return byUri;
 }

@@ -11,14 +11,23 @@
 import { checkFlows, flowsOf, judgeFlows, refusedEnvelope } from './flows.mjs';
 import { admittedTypes } from './schema-types.mjs';
 import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme, invalidArgs, memberReference } from './protocol.mjs';
+/** @typedef {import('./flows.mjs').Source} Source */
 /**
- * The cache methods the pipeline calls (a `ResultCache`): its answers are JSON-like values.
+ * What `beforeToolCall` answers: dispatch (with the substituted arguments and the references'
+ * sources), an envelope, or a reused visible value.
+ * @typedef {{ dispatch: true, args: unknown, sources?: Source[] } | { dispatch: false, envelope: object } | { dispatch: false, reused: unknown }} BeforeAnswer
+ */
+/** What `substituteCacheUris` answers. @typedef {{ ok: true, args: unknown, sources?: Source[] } | { ok: false, envelope: object }} SubstituteAnswer */
+/**
+ * The cache methods the pipeline calls (a `ResultCache`).
  * @typedef {{
- *   beforeToolCall(name: string, args: unknown, options: object): Promise<any>,
- *   afterToolCall(name: string, result: unknown, options: object): Promise<any>,
- *   substituteCacheUris(args: unknown, options: object): Promise<any>,
+ *   beforeToolCall(name: string, args: unknown, options: object): Promise<BeforeAnswer>,
+ *   afterToolCall(name: string, result: unknown, options: object): Promise<unknown>,
+ *   substituteCacheUris(args: unknown, options: object): Promise<SubstituteAnswer>,
  *   reportBlockedFlow?(flow: object): Promise<unknown> | undefined,
  *   observeTools(tools: unknown, origin: object): unknown,
+ *   consumeOnce?(key: string, ttlMs: number): Promise<boolean>,
+ *   storage?: unknown,
  *   flows?: unknown,
  * }} PipelineCache
  */
@@ -28,12 +37,14 @@ import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme,
  *   convId?: unknown,
  *   origin?: () => { server?: string },
  *   declaredOf: () => Promise<Record<string, unknown> | null>,
- *   dispatch: (args: any) => Promise<unknown>,
+ *   dispatch: (args: unknown) => Promise<unknown>,
  *   retry?: boolean,
- *   passThrough?: (result: unknown) => boolean,
- *   validate?: (args: any) => Promise<{ ok: true, args: any } | { ok: false, envelope: object }>,
+ *   passThrough?: (result: unknown, args: unknown) => boolean,
+ *   validate?: (args: unknown) => Promise<{ ok: true, args: unknown } | { ok: false, envelope: object }>,
  *   annotationsOf?: () => Promise<Record<string, unknown> | null>,
  *   ask?: (flow: import('./flows.mjs').Flow) => Promise<unknown>,
+ *   facts?: CallFacts,
+ *   onRaw?: (raw: unknown) => void,
  * }} CallHooks
  */
 
@@ -59,7 +70,7 @@ function strayReferenceEnvelope(/** @type {string} */ toolName, /** @type {strin
   );
 }
 
-/** @type {(v: unknown) => v is Record<string, any>} */
+/** @type {(v: unknown) => v is Record<string, unknown>} */
 export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `null`, `""` or `undefined`: what strict function-calling modes send for an unused reference argument. */
@@ -121,16 +132,17 @@ function typeMismatchEnvelope(toolName, name, uri, expected, value) {
 /**
  * Pages through a client's \`tools/list\`: \`onPage(page)\` for every page, following \`nextCursor\`
  * until a page has none.
- * @param {{ listTools(params?: { cursor: string }): Promise<any> }} client
- * @param {(page: any) => void} onPage
+ * @param {{ listTools(params?: { cursor: string }): Promise<unknown> }} client
+ * @param {(page: unknown) => void} onPage
  */
 export async function eachToolPage(client, onPage) {
+  /** @type {unknown} */
   let cursor;
   do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
+    const page = await client.listTools(typeof cursor === 'string' && cursor ? { cursor } : undefined);
     onPage(page);
-    cursor = page.nextCursor;
-  } while (cursor);
+    cursor = isPlainObject(page) ? page.nextCursor : undefined;
+  } while (typeof cursor === 'string' && cursor);
 }
 
 /** The top-level properties a JSON Schema declares (`null`: it does not say, so any). */
@@ -140,32 +152,39 @@ export function declaredProperties(/** @type {unknown} */ schema) {
 }
 
 /**
- * The pipeline options every integration takes, checked once: `{ cache, convId, cap, cappedArgs,
- * maxChars, mediaMaxBytes, view, readTools, flows }` (`view` and `readTools` override the
- * cache's for afterToolCall, `flows` the cache's flow policy). `who` names the caller in
- * `TypeError`s. `convId` is a string or number, or a function returning one (called with what
- * the integration passes to it).
- * @param {any} options
+ * The pipeline options every integration takes, checked: `{ cache, convId, cap, cappedArgs,
+ * maxChars, mediaMaxBytes, view, readTools, flows }`. `who` names the caller in `TypeError`s.
+ * @param {unknown} options
  * @param {string} who
  */
-export function createToolPipeline(options, who) {
-  if (options === null || typeof options !== 'object') throw new TypeError(`${who} needs { cache: ResultCache }`);
-  /** @type {{ cache: PipelineCache, [option: string]: any }} */
+function checkOptions(options, who) {
+  if (!isPlainObject(options)) throw new TypeError(`${who} needs { cache: ResultCache }`);
   const { cache, convId, cap, cappedArgs, maxChars, mediaMaxBytes, view, readTools, flows } = options;
-  if (cache === null || typeof cache !== 'object' || typeof cache.beforeToolCall !== 'function' || typeof cache.afterToolCall !== 'function') {
+  if (!isPlainObject(cache) || typeof cache.beforeToolCall !== 'function' || typeof cache.afterToolCall !== 'function') {
     throw new TypeError(`${who} needs { cache: ResultCache }`);
   }
   if (convId !== undefined && convId !== null && typeof convId !== 'function' && typeof convId !== 'string' && typeof convId !== 'number') {
     throw new TypeError(`${who}: convId must be a string, a number or a function returning one`);
   }
-  const conversation = (/** @type {unknown[]} */ ...context) => {
-    const id = typeof convId === 'function' ? convId(...context) : convId;
-    return id ?? DEFAULT_CONV_SEGMENT;
+  const given = (/** @type {Record<string, unknown>} */ extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
+  return {
+    cache: /** @type {PipelineCache} */ (/** @type {unknown} */ (cache)),
+    convId: /** @type {string | number | ((...context: unknown[]) => unknown) | null | undefined} */ (convId),
+    // The integration's own policy, checked now; else the cache's (read once it is ready).
+    ownFlows: flows === undefined ? undefined : checkFlows(flows, who),
+    beforeOptions: given({ cap, cappedArgs, maxChars }),
+    afterOptions: given({ maxChars, mediaMaxBytes, view, readTools }),
   };
-  // The integration's own policy, checked now; else the cache's (read once it is ready).
-  const ownFlows = flows === undefined ? undefined : checkFlows(flows, who);
-  const policy = () => ownFlows ?? checkFlows(cache.flows, who);
+}
 
+/**
+ * The flow policy of a pipeline (js/flows.mjs) applied to calls: `judge` (the verdicts of a
+ * call's flows), `refusal` (the envelope refusing a call, asking the user first where the
+ * policy says so) and `askedFlows` (the flows an approval UI must ask about).
+ * @param {PipelineCache} cache
+ * @param {() => import('./flows.mjs').FlowPolicy} policy
+ */
+function flowGate(cache, policy) {
   /**
    * The flows of a call and their verdicts, or `null` when the policy lets every reference's
    * data through without looking (`"any"`, or nothing resolved).
@@ -180,17 +199,28 @@ export function createToolPipeline(options, who) {
     return judgeFlows(rule, flowsOf(sources, hooks.origin?.().server, name, annotations));
   }
 
+  /** Each refused flow is a `blocked` event of the cache; an observer's failure changes nothing. */
+  const report = (/** @type {string} */ name, /** @type {import('./flows.mjs').Flow[]} */ refused) => {
+    for (const flow of refused) {
+      try {
+        cache.reportBlockedFlow?.({ from: flow.from, to: flow.to, toolName: name, uris: [...flow.uris] })?.catch?.(() => {});
+      } catch {
+        // an observer's failure never changes the outcome
+      }
+    }
+  };
+
   /**
    * The envelope refusing a call's referenced data, or `null` to dispatch: denied flows are
    * refused, flows to ask about go to `hooks.ask(flow)` one at a time (a `false` refuses; no
-   * `ask`: refused). Each refused flow is a `blocked` event of the cache.
-   */
-  /**
+   * `ask`: refused). `decided(decision)` hears the decision: `"allow"`, `"deny"`, `"approved"`
+   * (asked, let through) or `"declined"` (asked, refused).
    * @param {string} name
    * @param {import('./flows.mjs').Source[] | undefined} sources
    * @param {Partial<CallHooks>} hooks
+   * @param {(decision: string) => void} decided
    */
-  async function refusal(name, sources, hooks) {
+  async function refusal(name, sources, hooks, decided) {
     const verdicts = await judge(name, sources, hooks);
     if (!verdicts) return null;
     let refused = verdicts.deny;
@@ -203,38 +233,142 @@ export function createToolPipeline(options, who) {
         break;
       }
     }
-    if (refused.length === 0) return null;
-    for (const flow of refused) {
-      try {
-        cache.reportBlockedFlow?.({ from: flow.from, to: flow.to, toolName: name, uris: [...flow.uris] })?.catch?.(() => {});
-      } catch {
-        // an observer's failure never changes the outcome
-      }
+    if (refused.length === 0) {
+      decided(verdicts.ask.length > 0 ? 'approved' : 'allow');
+      return null;
     }
+    decided(verdicts.deny.length > 0 ? 'deny' : 'declined');
+    report(name, refused);
     return refusedEnvelope(name, refused, declined);
   }
 
   /**
-   * Whether a call would move referenced data the policy says to ask the user about (and none
-   * it denies): what an approval UI needs before the call runs. Resolves the references
-   * read-only (`substituteCacheUris`); a call whose references do not resolve asks nothing (it
-   * is answered with its envelope).
+   * The flows of a call the policy says to ask the user about, when it denies none (else, and
+   * when the references do not resolve: `[]`, the call is answered with its envelope). Resolves
+   * the references read-only (`substituteCacheUris`).
+   * @param {string} name
+   * @param {unknown} args
+   * @param {{ convId?: unknown } & Partial<CallHooks>} hooks
+   * @returns {Promise<import('./flows.mjs').Flow[]>}
    */
+  async function askedFlows(name, args, hooks) {
+    if (policy() === 'any' || !isPlainObject(args) || !Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX))) return [];
+    const substituted = await cache.substituteCacheUris(args, { convId: hooks.convId });
+    const verdicts = substituted.ok ? await judge(name, substituted.sources, hooks) : null;
+    return verdicts !== null && verdicts.deny.length === 0 ? verdicts.ask : [];
+  }
+
+  return { refusal, askedFlows };
+}
+
+/**
+ * Strict-mode unused reference properties (`null`, `""`, `undefined` under a `<name>_uri` the
+ * tool never declared) removed from `args`; `props` the declared properties once read.
+ * @param {unknown} args
+ * @param {() => Promise<Record<string, unknown> | null>} declaredOf
+ */
+async function withoutUnusedReferences(args, declaredOf) {
+  if (!isPlainObject(args) || !Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX) && isEmptyArg(args[k]))) return { args, props: null };
+  const props = await declaredOf();
+  if (!props) return { args, props };
+  const unused = Object.keys(args).filter((k) => k.endsWith(URI_ARG_SUFFIX) && isEmptyArg(args[k]) && !Object.hasOwn(props, k));
+  return { args: unused.length > 0 ? Object.fromEntries(Object.entries(args).filter(([k]) => !unused.includes(k))) : args, props };
+}
+
+/**
+ * The envelope of a substituted call whose references do not fit the tool's declared
+ * properties (`props`), or `null`: a reference key left after substitution (it held no
+ * reference, and the tool never declared it), or a resolved value not of its parameter's type.
+ * @param {string} name
+ * @param {Record<string, unknown>} args the call's arguments before substitution
+ * @param {Record<string, unknown>} dispatched after substitution
+ * @param {Record<string, unknown>} props
+ */
+function referenceMismatch(name, args, dispatched, props) {
+  const stray = Object.keys(dispatched).find((k) => k.endsWith(URI_ARG_SUFFIX) && !Object.hasOwn(props, k));
+  if (stray) return strayReferenceEnvelope(name, stray);
+  for (const key of Object.keys(args)) {
+    if (!key.endsWith(URI_ARG_SUFFIX) || !isReferenceArg(args[key]) || Object.hasOwn(dispatched, key)) continue;
+    const target = key.slice(0, -URI_ARG_SUFFIX.length);
+    const expected = Object.hasOwn(props, target) ? containerTypeOf(props[target]) : null;
+    if (!expected || !Object.hasOwn(dispatched, target)) continue;
+    const value = dispatched[target];
+    const got = jsonType(value);
+    if (got === expected || (got === 'null' && /** @type {Set<string>} */ (admittedTypes(props[target])).has('null'))) continue;
+    return typeMismatchEnvelope(name, target, args[key], expected, value);
+  }
+  return null;
+}
+
+/**
+ * The arguments to dispatch after `beforeToolCall`, or the value to answer without dispatch:
+ * `{ dispatched, sources, noted }` (`noted`: `beforeToolCall` opened bookkeeping that
+ * `afterToolCall` must close) or `{ answer }`.
+ * @param {PipelineCache} cache
+ * @param {Record<string, unknown>} beforeOptions
+ * @param {string} name
+ * @param {unknown} args
+ * @param {CallHooks} hooks
+ * @param {CallFacts} facts
+ */
+async function prepare(cache, beforeOptions, name, args, hooks, facts) {
+  const { convId: id, origin = () => ({}), retry = false } = hooks;
+  const before = await cache.beforeToolCall(name, args, { convId: id, ...beforeOptions, ...origin() });
+  if (before.dispatch) {
+    if (facts !== UNREAD_FACTS) facts.lookups = { hit: uniqueUris(before.sources), miss: 0, stale: 0 };
+    return { dispatched: before.args, sources: before.sources, noted: true };
+  }
+  if ('reused' in before && retry) {
+    // Never answer a retry from an earlier result: resolve its references and dispatch.
+    const substituted = await cache.substituteCacheUris(args, { convId: id });
+    if (!substituted.ok) return { answer: blocked(facts, substituted.envelope) };
+    if (facts !== UNREAD_FACTS) facts.lookups = { hit: uniqueUris(substituted.sources), miss: 0, stale: 0 };
+    return { dispatched: substituted.args, sources: substituted.sources, noted: false };
+  }
+  if ('reused' in before) {
+    facts.reused = true;
+    return { answer: visibleResult(before.reused) };
+  }
+  return { answer: blocked(facts, before.envelope) };
+}
+
+/**
+ * What one call reports of itself (`hooks.facts`, for telemetry): filled as the call goes.
+ * @typedef {{
+ *   references?: number,
+ *   lookups?: { hit: number, miss: number, stale: number },
+ *   flow?: string,
+ *   blocked?: string,
+ *   passedThrough?: boolean,
+ *   reused?: boolean,
+ * }} CallFacts
+ */
+
+/**
+ * The pipeline options every integration takes, checked once: `{ cache, convId, cap, cappedArgs,
+ * maxChars, mediaMaxBytes, view, readTools, flows }` (`view` and `readTools` override the
+ * cache's for afterToolCall, `flows` the cache's flow policy). `who` names the caller in
+ * `TypeError`s. `convId` is a string or number, or a function returning one (called with what
+ * the integration passes to it).
+ * @param {unknown} options
+ * @param {string} who
+ */
+export function createToolPipeline(options, who) {
+  const { cache, convId, ownFlows, beforeOptions, afterOptions } = checkOptions(options, who);
+  const conversation = (/** @type {unknown[]} */ ...context) => {
+    const id = typeof convId === 'function' ? convId(...context) : convId;
+    return id ?? DEFAULT_CONV_SEGMENT;
+  };
+  const gate = flowGate(cache, () => ownFlows ?? checkFlows(cache.flows, who));
+
   /**
+   * Whether a call would move referenced data the policy says to ask the user about (and none
+   * it denies): what an approval UI needs before the call runs.
    * @param {string} name
    * @param {unknown} args
    * @param {{ convId?: unknown } & Partial<CallHooks>} hooks
    */
-  async function needsApproval(name, args, hooks) {
-    if (policy() === 'any' || !isPlainObject(args) || !Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX))) return false;
-    const substituted = await cache.substituteCacheUris(args, { convId: hooks.convId });
-    const verdicts = substituted.ok ? await judge(name, substituted.sources, hooks) : null;
-    return verdicts !== null && verdicts.deny.length === 0 && verdicts.ask.length > 0;
-  }
-
-  const given = (/** @type {Record<string, unknown>} */ extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
-  const beforeOptions = given({ cap, cappedArgs, maxChars });
-  const afterOptions = given({ maxChars, mediaMaxBytes, view, readTools });
+  const needsApproval = async (name, args, hooks) => (await gate.askedFlows(name, args, hooks)).length > 0;
 
   /**
    * Runs one call. `hooks`:
@@ -245,122 +379,104 @@ export function createToolPipeline(options, who) {
    * - `dispatch(args)`: calls the tool with the substituted arguments, resolves its raw result;
    * - `retry`: a retry of a multi round-trip call (never answered from a reused result, its
    *   result not stored);
-   * - `passThrough(result)`: `true` for a raw result handed back untouched (MCP `input_required`);
+   * - `passThrough(result, args)`: `true` for a raw result handed back untouched (MCP
+   *   `input_required`, a task);
    * - `validate(args)`: optional; resolves `{ ok: true, args }` or `{ ok: false, envelope }` for
    *   the substituted arguments before dispatch (the tool's own input validation);
    * - `annotationsOf()`: resolves the tool's MCP annotations (`openWorldHint`, …) or `null`;
    * - `ask(flow)`: resolves `true` when the user lets this flow's data through (without it, a
-   *   flow the policy asks about is refused).
+   *   flow the policy asks about is refused);
+   * - `facts`: an object the call fills with what it did (js/telemetry.mjs reads it).
    * Resolves what the model should see: the value of `afterToolCall`, or for a blocked call an
    * `isError` `CallToolResult` holding the envelope (the tool is not called).
-   */
-  /**
    * @param {string} name
-   * @param {any} args
+   * @param {unknown} input
    * @param {CallHooks} hooks
    */
-  async function run(name, args, hooks) {
+  async function run(name, input, hooks) {
     const { convId: id, origin = () => ({}), declaredOf, dispatch, retry = false, passThrough, validate } = hooks;
-    args ??= {};
-    // Closes the bookkeeping `beforeToolCall` opened for a dispatch (reuseImmutable) that will
-    // not get a result to store.
-    let noted = false;
+    const facts = hooks.facts ?? UNREAD_FACTS;
+    const cleaned = await withoutUnusedReferences(input ?? {}, declaredOf);
+    const args = cleaned.args;
+    const prepared = await prepare(cache, beforeOptions, name, args, hooks, facts);
+    if ('answer' in prepared) return prepared.answer;
+    let { dispatched } = prepared;
+    facts.references = Array.isArray(prepared.sources) ? prepared.sources.length : 0;
+    // Closes the bookkeeping `beforeToolCall` opened for a dispatch (reuseImmutable) unless a
+    // result is handed to `afterToolCall` with storing on.
+    let closed = !prepared.noted;
     const close = () => {
-      if (noted) cache.afterToolCall(name, { isError: true }, { convId: id, args, ...origin() }).catch(() => {});
+      if (closed) return;
+      closed = true;
+      cache.afterToolCall(name, { isError: true }, { convId: id, args, ...origin() }).catch(() => {});
     };
-
-    // Unused reference properties of strict modes: gone before the cap, reuse and substitution.
-    /** @type {Record<string, unknown> | null} */
-    let props = null;
-    if (isPlainObject(args) && Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX) && isEmptyArg(args[k]))) {
-      props = await declaredOf();
-      const declared = props;
-      if (declared) {
-        const unused = Object.keys(args).filter((k) => k.endsWith(URI_ARG_SUFFIX) && isEmptyArg(args[k]) && !Object.hasOwn(declared, k));
-        if (unused.length > 0) args = Object.fromEntries(Object.entries(args).filter(([k]) => !unused.includes(k)));
-      }
-    }
-
-    const before = await cache.beforeToolCall(name, args, { convId: id, ...beforeOptions, ...origin() });
-    let dispatched;
-    let sources;
-    if (before.dispatch) {
-      noted = true;
-      dispatched = before.args;
-      sources = before.sources;
-    } else if ('reused' in before && retry) {
-      // Never answer a retry from an earlier result: resolve its references and dispatch.
-      const substituted = await cache.substituteCacheUris(args, { convId: id });
-      if (!substituted.ok) return envelopeResult(substituted.envelope);
-      dispatched = substituted.args;
-      sources = substituted.sources;
-    } else {
-      return 'reused' in before ? visibleResult(before.reused) : envelopeResult(before.envelope);
-    }
-
-    props ??= await declaredOf();
-    if (props && isPlainObject(dispatched)) {
-      // A reference key left after substitution holds no reference; the tool never declared it.
-      const stray = Object.keys(dispatched).find((k) => k.endsWith(URI_ARG_SUFFIX) && !Object.hasOwn(props, k));
-      if (stray) {
-        close();
-        return envelopeResult(strayReferenceEnvelope(name, stray));
-      }
-      // A resolved reference must fit the parameter it stands for.
-      for (const key of Object.keys(args)) {
-        if (!key.endsWith(URI_ARG_SUFFIX) || !isReferenceArg(args[key]) || Object.hasOwn(dispatched, key)) continue;
-        const target = key.slice(0, -URI_ARG_SUFFIX.length);
-        const expected = Object.hasOwn(props, target) ? containerTypeOf(props[target]) : null;
-        if (!expected || !Object.hasOwn(dispatched, target)) continue;
-        const value = dispatched[target];
-        const got = jsonType(value);
-        if (got === expected || (got === 'null' && /** @type {Set<string>} */ (admittedTypes(props[target])).has('null'))) continue;
-        close();
-        return envelopeResult(typeMismatchEnvelope(name, target, args[key], expected, value));
-      }
-    }
-
-    if (validate) {
-      const checked = await validate(dispatched);
-      if (!checked.ok) {
-        close();
-        return envelopeResult(checked.envelope);
-      }
-      dispatched = checked.args;
-    }
-
-    // The last check before dispatch: the target never receives data the host does not let
-    // through (and the user is asked only about a call that would otherwise run).
-    let refused;
     try {
-      refused = await refusal(name, sources, hooks);
-    } catch (error) {
+      const props = cleaned.props ?? (await declaredOf());
+      if (props && isPlainObject(dispatched) && isPlainObject(args)) {
+        const mismatch = referenceMismatch(name, args, dispatched, props);
+        if (mismatch) return blocked(facts, mismatch);
+      }
+      if (validate) {
+        const checked = await validate(dispatched);
+        if (!checked.ok) return blocked(facts, checked.envelope);
+        dispatched = checked.args;
+      }
+      // The last check before dispatch: the target never receives data the host does not let
+      // through (and the user is asked only about a call that would otherwise run).
+      const refused = await gate.refusal(name, prepared.sources, hooks, (decision) => (facts.flow = decision));
+      if (refused) return blocked(facts, refused);
+      const result = await dispatch(dispatched);
+      hooks.onRaw?.(result);
+      if (passThrough?.(result, args)) {
+        facts.passedThrough = true;
+        return result;
+      }
+      const after = { convId: id, args, ...afterOptions, ...origin() };
+      if (retry) {
+        close();
+        return cache.afterToolCall(name, result, { ...after, enabled: false });
+      }
+      closed = true;
+      return cache.afterToolCall(name, result, after);
+    } finally {
       close();
-      throw error;
     }
-    if (refused) {
-      close();
-      return envelopeResult(refused);
-    }
-
-    let result;
-    try {
-      result = await dispatch(dispatched);
-    } catch (error) {
-      close();
-      throw error;
-    }
-    if (passThrough?.(result)) {
-      close();
-      return result;
-    }
-    const after = { convId: id, args, ...afterOptions, ...origin() };
-    if (retry) {
-      close();
-      return cache.afterToolCall(name, result, { ...after, enabled: false });
-    }
-    return cache.afterToolCall(name, result, after);
   }
 
-  return { cache, conversation, run, needsApproval };
+  /**
+   * A result that arrives apart from its call (the final result of a task the call answered
+   * with) through `afterToolCall`, as the call's own result would have gone: stored,
+   * referenced, invalidations applied. `args` are the call's (before substitution).
+   * @param {string} name
+   * @param {unknown} args
+   * @param {unknown} result
+   * @param {{ convId?: unknown, origin?: () => { server?: string } }} hooks
+   */
+  const complete = (name, args, result, { convId: id, origin = () => ({}) }) =>
+    cache.afterToolCall(name, result, { convId: id, args, ...afterOptions, ...origin() });
+
+  return { cache, conversation, run, complete, needsApproval, askedFlows: gate.askedFlows };
+}
+
+/** Where a call without telemetry writes its facts (never read: no object per call). @type {CallFacts} */
+const UNREAD_FACTS = {};
+
+/** The distinct references among resolved sources (a reference used twice is one lookup). */
+function uniqueUris(/** @type {Source[] | undefined} */ sources) {
+  return Array.isArray(sources) ? new Set(sources.map((s) => s.uri)).size : 0;
+}
+
+/**
+ * An envelope answer; its kind (`error`'s first word) and the lookups it reports
+ * (`_missing_uris`, `_stale_uris`) noted in `facts`.
+ * @param {CallFacts} facts
+ * @param {object} envelope
+ */
+function blocked(facts, envelope) {
+  const { error, _missing_uris: missing, _stale_uris: stale } = /** @type {{ error?: unknown, _missing_uris?: unknown, _stale_uris?: unknown }} */ (envelope);
+  facts.blocked = typeof error === 'string' ? error.split(/[:\s]/, 1)[0] : 'blocked';
+  if (Array.isArray(missing) || Array.isArray(stale)) {
+    facts.lookups = { hit: 0, miss: Array.isArray(missing) ? missing.length : 0, stale: Array.isArray(stale) ? stale.length : 0 };
+  }
+  return envelopeResult(envelope);
 }

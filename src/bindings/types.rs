@@ -118,6 +118,19 @@ export interface ResultCache {
    */
   reportBlockedFlow(flow: Pick<Flow, "from" | "to" | "toolName" | "uris">): void;
   /**
+   * Node entry: resolves `true` the first time `key` is consumed within `ttlMs` milliseconds and
+   * `false` after, in this cache's own storage: a map of the cache (`"memory"`), a database next
+   * to the cache's (`"indexeddb"`: `<dbName>-consume-once`), or the storage object's own
+   * `consumeOnce` (`redisStorage`: shared by every instance over the same Redis). The AI SDK
+   * integration records each used tool approval with it, so a replayed approval never runs a
+   * tool twice. Rejects with a `TypeError` for an empty key, a `ttlMs` that is not a positive
+   * integer, or a storage object without `consumeOnce`. The browser
+   * entry's caches leave the method out (its bundle stays within its size budget); the AI SDK
+   * entry keeps their records itself, the same way (IndexedDB: `mcp-result-cache-consume-once`,
+   * shared by an origin's tabs).
+   */
+  consumeOnce?(key: string, ttlMs: number): Promise<boolean>;
+  /**
    * Calls `listener` with every later change of this cache, from every caller of it (the
    * integrations, the read-back tools, the free functions): a `write`, a `clear` of a
    * conversation, an `evict` (the budget, the quota or `evictOlderThan`), a `stale` mark (an

@@ -55,3 +55,15 @@ export const referencesOf: typeof IndexDecl.referencesOf = indexImpl.referencesO
 export const useCachedResult: (uriOrOutput: unknown, options?: ReactDecl.UseCachedResultOptions) => ReactDecl.CachedResult<unknown> = reactImpl.useCachedResult;
 export const useCacheEntries: (convId?: string | number) => ReactDecl.CachedResult<unknown> = reactImpl.useCacheEntries;
 export const ResultCacheProvider: (props: ReactDecl.ResultCacheProviderProps) => unknown = reactImpl.ResultCacheProvider;
+
+// `cacheToolApproval` answers what `streamText`'s `toolApproval` takes, with the host's own
+// configuration in either form (type-checked only, never run).
+import { streamText, type LanguageModel, type ToolSet } from 'ai';
+declare const approvalModel: LanguageModel;
+declare const approvalTools: ToolSet;
+declare const cacheToolApproval: typeof AiSdkDecl.cacheToolApproval;
+export const toolApprovalTyped = [
+  streamText({ model: approvalModel, tools: approvalTools, prompt: 'x', toolApproval: cacheToolApproval(approvalTools) }),
+  streamText({ model: approvalModel, tools: approvalTools, prompt: 'x', toolApproval: cacheToolApproval(approvalTools, { a: 'approved' }) }),
+  streamText({ model: approvalModel, tools: approvalTools, prompt: 'x', toolApproval: cacheToolApproval(approvalTools, () => 'denied') }),
+];

@@ -1,0 +1,47 @@
+// Without OpenTelemetry registered (this process never imports `@opentelemetry/api`): wrapped
+// calls work as before, the request reaches the server without an added `_meta`, and
+// js/telemetry.mjs imports no package (a bundler has no `@opentelemetry/api` to resolve).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
+
+test('no OpenTelemetry: no span machinery, no _meta added, the caller\'s _meta passed as it is', async () => {
+  assert.equal(globalThis[Symbol.for('opentelemetry.js.api.1')], undefined);
+  const server = new McpServer({ name: 'plain', version: '1.0.0' });
+  server.registerTool('rows.get', { description: 'Rows.', inputSchema: { n: z.number() } }, async ({ n }) => ({
+    content: [{ type: 'text', text: JSON.stringify({ rows: Array.from({ length: n }, (_, i) => ({ i, text: 'x'.repeat(40) })) }) }],
+  }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const raw = [];
+  const deliver = serverSide.onmessage;
+  serverSide.onmessage = (message, extra) => {
+    if (message?.method === 'tools/call') raw.push(structuredClone(message.params));
+    return deliver.call(serverSide, message, extra);
+  };
+  const client = new Client({ name: 'plain-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  try {
+    const wrapped = wrapMcpClient(client, { cache: new ResultCache({ storage: 'memory' }), convId: 'plain' });
+    const result = await wrapped.callTool({ name: 'rows.get', arguments: { n: 200 } });
+    assert.match(result._meta['mcp-result-cache/uris'][0], /^mcp\+cache:\/\//, 'stored as without telemetry');
+    await wrapped.callTool({ name: 'rows.get', arguments: { n: 1 }, _meta: { progressToken: 7 } });
+    assert.equal(raw[0]._meta, undefined, 'nothing added');
+    assert.deepEqual(raw[1]._meta, { progressToken: 7 });
+  } finally {
+    await client.close();
+    await server.close();
+  }
+  // The code, without its comments (JSDoc types name other modules: no runtime import).
+  const source = (await readFile(new URL('../../js/telemetry.mjs', import.meta.url), 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const imported = [...source.matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2]);
+  assert.deepEqual(imported.filter((spec) => !spec.startsWith('./')), [], 'js/telemetry.mjs imports no package (only its own modules)');
+});

@@ -1,0 +1,302 @@
+// OpenTelemetry around `wrapMcpClient` calls on real MCP SDK servers (`McpServer` and a low-level
+// `Server` over InMemoryTransport), with OpenTelemetry's own SDK registered through its API:
+// `@opentelemetry/sdk-trace`'s and `@opentelemetry/sdk-metrics`' in-memory exporters, the async-hooks context manager and W3C propagators. Checked: the MCP client
+// span (name, kind, attributes, parent), the cache's `mcp_result_cache.*` facts, the guardrail
+// attributes of a refused flow, the metrics, no payload text anywhere in what was exported, the
+// `traceparent` (and `baggage`) the server received in `_meta` next to the caller's own keys,
+// and a task answer passed through untouched, its final result stored once.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { z } from 'zod';
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolRequestSchema, GetTaskPayloadRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
+
+// Registered before any cache exists (as a host's instrumentation does at startup).
+const exporter = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+// Cumulative: the last export holds the totals; exported on demand (forceFlush).
+const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+const meterProvider = new MeterProvider({ readers: [reader] });
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+trace.setGlobalTracerProvider(provider);
+metrics.setGlobalMeterProvider(meterProvider);
+after(async () => {
+  await provider.shutdown();
+  await meterProvider.shutdown();
+  trace.disable();
+  metrics.disable();
+  propagation.disable();
+  context.disable();
+});
+
+const tracer = trace.getTracer('host');
+const CONV = 'otel-1';
+// Markers that must never reach telemetry: in results, and in arguments.
+const SECRET = 'SECRET-ROW-TEXT';
+const ARG_SECRET = 'cpu.load-private-metric';
+const ROWS = Array.from({ length: 200 }, (_, i) => ({ t: i, value: i / 2, note: `${SECRET} ${i}` }));
+
+/** An `McpServer` whose transport logs every raw `tools/call` it delivers. */
+async function serve(name, register) {
+  const server = new McpServer({ name, version: '1.0.0' });
+  register(server);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const raw = [];
+  const deliver = serverSide.onmessage;
+  serverSide.onmessage = (message, extra) => {
+    if (message?.method === 'tools/call') raw.push(structuredClone(message.params));
+    return deliver.call(serverSide, message, extra);
+  };
+  const client = new Client({ name: 'otel-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return { client, raw, close: async () => { await client.close(); await server.close(); } };
+}
+
+const json = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
+const rowSchema = z.array(z.object({ t: z.number(), value: z.number(), note: z.string() }));
+
+async function metricsServer() {
+  return serve('metrics', (s) => {
+    s.registerTool('rows.get', { description: 'Rows of a metric.', inputSchema: { metric: z.string() } }, async () => json({ ok: true, rows: ROWS }));
+    s.registerTool('chart.create', { description: 'Draws rows.', inputSchema: { data: rowSchema } }, async (args) => json({ ok: true, points: args.data.length }));
+  });
+}
+
+const spanNamed = (name) => exporter.getFinishedSpans().filter((s) => s.name === name);
+// SimpleSpanProcessor exports each ended span asynchronously: flushed before reading.
+const flushed = () => provider.forceFlush();
+const textOf = (result) => result.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+const referenceOf = (result) => result._meta?.['mcp-result-cache/uris']?.[0] ?? JSON.parse(textOf(result))._cache_uri;
+
+async function collected() {
+  await reader.forceFlush();
+  const resourceMetrics = metricExporter.getMetrics().at(-1);
+  const points = {};
+  for (const scope of resourceMetrics?.scopeMetrics ?? []) {
+    for (const metric of scope.metrics) points[metric.descriptor.name] = metric.dataPoints;
+  }
+  return points;
+}
+const sumOf = (points, name, outcome) => (points[name] ?? [])
+  .filter((p) => outcome === undefined || p.attributes['mcp_result_cache.lookup.outcome'] === outcome)
+  .reduce((n, p) => n + p.value, 0);
+
+test('a wrapped call is a tools/call span under the active span, with the cache\'s facts and metrics, never a payload', async () => {
+  exporter.reset();
+  const before = await collected();
+  const writes = [];
+  const cache = new ResultCache({ storage: 'memory', onEvent: (e) => e.kind === 'write' && writes.push(e) });
+  const s = await metricsServer();
+  // A small maxChars: the model is shown a summary with the reference, not the rows.
+  const client = wrapMcpClient(s.client, { cache, convId: CONV, maxChars: 2000 });
+  try {
+    let parentId;
+    let traceId;
+    const [fetched, charted, missed] = await tracer.startActiveSpan('chat turn', async (parent) => {
+      parentId = parent.spanContext().spanId;
+      traceId = parent.spanContext().traceId;
+      const one = await client.callTool({ name: 'rows.get', arguments: { metric: ARG_SECRET } });
+      const two = await client.callTool({ name: 'chart.create', arguments: { data_uri: `${referenceOf(one)}#/rows` } });
+      const three = await client.callTool({ name: 'chart.create', arguments: { data_uri: `mcp+cache://${CONV}/AAAAAAAAAAA` } });
+      parent.end();
+      return [one, two, three];
+    });
+    assert.equal(JSON.parse(textOf(charted)).points, 200, 'the reference resolved');
+    assert.equal(missed.isError, true);
+
+    await flushed();
+    const [get] = spanNamed('tools/call rows.get');
+    assert.ok(get, 'a span named tools/call rows.get');
+    assert.equal(get.kind, 2, 'CLIENT');
+    assert.equal(get.parentSpanContext?.spanId, parentId, 'nested under the active span');
+    assert.equal(get.spanContext().traceId, traceId);
+    const a = get.attributes;
+    assert.equal(a['mcp.method.name'], 'tools/call');
+    assert.equal(a['gen_ai.tool.name'], 'rows.get');
+    assert.equal(a['gen_ai.operation.name'], 'execute_tool');
+    assert.equal(a['mcp_result_cache.stored'], true);
+    assert.equal(a['mcp_result_cache.reference'], referenceOf(fetched));
+    assert.equal(writes.length, 1);
+    assert.equal(a['mcp_result_cache.stored.bytes'], writes[0].sizeBytes, 'bytes stored, as the cache wrote them');
+    assert.ok(a['mcp_result_cache.result.chars'] > a['mcp_result_cache.shown.chars'], 'the model was shown less than the result');
+    assert.equal(a['error.type'], undefined);
+
+    const [chart, miss] = spanNamed('tools/call chart.create');
+    assert.equal(chart.attributes['mcp_result_cache.references.resolved'], 1);
+    assert.equal(chart.attributes['mcp_result_cache.lookup.hit'], 1);
+    assert.equal(miss.attributes['mcp_result_cache.lookup.miss'], 1);
+    assert.equal(miss.attributes['mcp_result_cache.blocked'], 'invalid_args');
+    assert.equal(miss.attributes['error.type'], 'tool_error');
+
+    const points = await collected();
+    assert.equal(sumOf(points, 'mcp_result_cache.stored.size') - sumOf(before, 'mcp_result_cache.stored.size'), writes[0].sizeBytes);
+    assert.ok(sumOf(points, 'mcp_result_cache.prompt.chars_saved') > sumOf(before, 'mcp_result_cache.prompt.chars_saved'));
+    assert.equal(sumOf(points, 'mcp_result_cache.lookups', 'hit') - sumOf(before, 'mcp_result_cache.lookups', 'hit'), 1);
+    assert.equal(sumOf(points, 'mcp_result_cache.lookups', 'miss') - sumOf(before, 'mcp_result_cache.lookups', 'miss'), 1);
+    const durations = points['mcp_result_cache.operation.duration'];
+    assert.ok(durations.reduce((n, p) => n + p.value.count, 0) >= 3, 'a duration per call');
+
+    // Nothing of a payload, an argument value or a result's text in anything exported.
+    const exported = JSON.stringify({ spans: exporter.getFinishedSpans().map((sp) => ({ name: sp.name, attributes: sp.attributes, events: sp.events })), points });
+    assert.doesNotMatch(exported, new RegExp(SECRET));
+    assert.doesNotMatch(exported, new RegExp(ARG_SECRET));
+    assert.doesNotMatch(exported, /"value":\s*1\.5|"note"/);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a refused flow carries the guardrail attributes', async () => {
+  exporter.reset();
+  const cache = new ResultCache({ storage: 'memory', flows: 'same-server' });
+  const vault = await metricsServer();
+  const mailer = await serve('mailer', (s) => s.registerTool('send', { description: 'Mails rows.', inputSchema: { data: rowSchema } }, async () => json({ sent: true })));
+  try {
+    const source = wrapMcpClient(vault.client, { cache, convId: CONV });
+    const target = wrapMcpClient(mailer.client, { cache, convId: CONV });
+    const fetched = await source.callTool({ name: 'rows.get', arguments: { metric: 'm' } });
+    const refused = await target.callTool({ name: 'send', arguments: { data_uri: `${referenceOf(fetched)}#/rows` } });
+    assert.equal(JSON.parse(textOf(refused)).error, 'reference_not_allowed');
+    assert.deepEqual(mailer.raw, [], 'the mailer never received the call');
+    await flushed();
+    const [span] = spanNamed('tools/call send');
+    assert.equal(span.attributes['mcp_result_cache.flow.decision'], 'deny');
+    assert.equal(span.attributes['gen_ai.security.decision.type'], 'deny');
+    assert.equal(span.attributes['gen_ai.security.target.type'], 'tool_call');
+    assert.equal(span.attributes['gen_ai.security.decision.reason'], 'reference_flow_denied');
+    assert.equal(typeof span.attributes['gen_ai.guardian.name'], 'string');
+  } finally {
+    await vault.close();
+    await mailer.close();
+  }
+});
+
+test('the server receives the active trace context in _meta, next to the caller\'s own keys', async () => {
+  exporter.reset();
+  const cache = new ResultCache({ storage: 'memory' });
+  const s = await metricsServer();
+  const client = wrapMcpClient(s.client, { cache, convId: CONV });
+  try {
+    const baggage = propagation.createBaggage({ tenant: { value: 'acme' } });
+    await context.with(propagation.setBaggage(context.active(), baggage), () => tracer.startActiveSpan('turn', async (parent) => {
+      await client.callTool({ name: 'rows.get', arguments: { metric: 'm' }, _meta: { progressToken: 'p-1', 'example.com/kept': 'yes' } });
+      parent.end();
+    }));
+    const [params] = s.raw;
+    await flushed();
+    const [span] = spanNamed('tools/call rows.get');
+    const { traceId, spanId } = span.spanContext();
+    assert.match(params._meta.traceparent, new RegExp(`^00-${traceId}-${spanId}-0[01]$`), 'the call\'s span, in the active trace');
+    assert.equal(params._meta.baggage, 'tenant=acme');
+    assert.equal(params._meta.progressToken, 'p-1', 'the caller\'s keys are kept');
+    assert.equal(params._meta['example.com/kept'], 'yes');
+    assert.equal(params.arguments.metric, 'm');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a task answer passes through untouched (not stored, not counted); its final result goes through the pipeline once', async () => {
+  exporter.reset();
+  const before = await collected();
+  const writes = [];
+  const cache = new ResultCache({ storage: 'memory', onEvent: (e) => e.kind === 'write' && writes.push(e) });
+  const now = new Date().toISOString();
+  const task = { taskId: 'task-1', status: 'working', ttl: 60_000, createdAt: now, lastUpdatedAt: now };
+  const server = new Server({ name: 'jobs', version: '1.0.0' }, { capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } } });
+  let finalReads = 0;
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [
+    { name: 'report', inputSchema: { type: 'object', properties: { month: { type: 'string' } } } },
+    { name: 'report.ext', inputSchema: { type: 'object', properties: {} } },
+  ] }));
+  // A big `_meta` on the task answer: never stored. `report.ext` answers as the tasks extension
+  // does (`resultType: "task"`), with a big JSON text: not stored either.
+  server.setRequestHandler(CallToolRequestSchema, async (request) => (request.params.name === 'report.ext'
+    ? { resultType: 'task', taskId: 'task-ext', content: [{ type: 'text', text: JSON.stringify({ rows: ROWS }) }] }
+    : { task, _meta: { 'example.com/trace': 'x'.repeat(10_000) } }));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async () => {
+    finalReads += 1;
+    return json({ ok: true, rows: ROWS });
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const raw = new Client({ name: 'otel-test', version: '1.0.0' });
+  await raw.connect(clientSide);
+  const client = wrapMcpClient(raw, { cache, convId: CONV });
+  try {
+    const statsBefore = await cache.stats();
+    const answer = await client.callTool({ name: 'report', arguments: { month: '2026-11' } });
+    assert.deepEqual(answer.task, task, 'the task, untouched');
+    assert.equal(answer._meta['example.com/trace'].length, 10_000);
+    assert.equal(answer._meta['mcp-result-cache/uris'], undefined, 'no reference');
+    assert.equal(writes.length, 0, 'nothing stored');
+    const ext = await client.callTool({ name: 'report.ext', arguments: {} });
+    assert.equal(ext.resultType, 'task');
+    assert.deepEqual(JSON.parse(ext.content[0].text).rows, ROWS, 'untouched');
+    assert.equal(writes.length, 0, 'nothing stored');
+    assert.deepEqual(await cache.stats(), statsBefore, 'absent from stats');
+    await flushed();
+    const [callSpan] = spanNamed('tools/call report');
+    assert.equal(callSpan.attributes['mcp_result_cache.task'], true);
+    assert.equal(callSpan.attributes['mcp_result_cache.stored'], false);
+    const mid = await collected();
+    assert.equal(sumOf(mid, 'mcp_result_cache.stored.size'), sumOf(before, 'mcp_result_cache.stored.size'), 'absent from metrics');
+    assert.equal(sumOf(mid, 'mcp_result_cache.prompt.chars_saved'), sumOf(before, 'mcp_result_cache.prompt.chars_saved'));
+
+    // The final result through the wrapped client: stored and referenced, once.
+    const final = await client.experimental.tasks.getTaskResult('task-1');
+    const uri = referenceOf(final);
+    assert.match(uri, /^mcp\+cache:\/\//);
+    assert.equal(writes.length, 1, 'stored once');
+    assert.deepEqual((await cache.lookup(uri, { convId: CONV })).payload.rows, ROWS);
+    const again = await client.getTaskResult({ taskId: 'task-1' });
+    assert.equal(referenceOf(again), uri, 'a second read answers the same');
+    assert.equal(writes.length, 1, 'still stored once');
+    assert.equal(finalReads, 1);
+    await flushed();
+    const [resultSpan] = spanNamed('tasks/result');
+    assert.equal(resultSpan.attributes['gen_ai.tool.name'], 'report');
+    assert.equal(resultSpan.attributes['mcp_result_cache.stored'], true);
+  } finally {
+    await raw.close();
+    await server.close();
+  }
+});
+
+test('wrapAiSdkTools and cacheToolSet calls are spans too, under the active span', async () => {
+  exporter.reset();
+  const { wrapAiSdkTools, cacheToolSet } = await import('../../js/ai-sdk.node.mjs');
+  const cache = new ResultCache({ storage: 'memory' });
+  const tools = wrapAiSdkTools({ 'rows.local': { inputSchema: z.object({}), execute: async () => ({ ok: true, rows: ROWS }) } }, { cache, convId: CONV, maxChars: 2000 });
+  const readBack = await cacheToolSet(cache, { convId: CONV });
+  let parentId;
+  await tracer.startActiveSpan('ai tool', async (parent) => {
+    parentId = parent.spanContext().spanId;
+    const visible = await tools['rows.local'].execute({}, { toolCallId: 't1', messages: [] });
+    await readBack.cache_read.execute({ uri: visible._cache_uri }, { toolCallId: 't2', messages: [] });
+    parent.end();
+  });
+  await flushed();
+  const [local] = spanNamed('tools/call rows.local');
+  assert.equal(local.parentSpanContext?.spanId, parentId);
+  assert.equal(local.attributes['mcp_result_cache.stored'], true);
+  const [read] = spanNamed('tools/call cache_read');
+  assert.equal(read.parentSpanContext?.spanId, parentId);
+  assert.equal(read.attributes['gen_ai.tool.name'], 'cache_read');
+  assert.doesNotMatch(JSON.stringify(exporter.getFinishedSpans().map((sp) => sp.attributes)), new RegExp(SECRET));
+});
