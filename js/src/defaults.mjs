@@ -31,8 +31,14 @@ let prepare;
 /** @type {DefaultCache | null} */
 let defaultCache = null;
 let inUse = false;
-const theDefault = () => {
+// The latest configureDefaultCache call until it settles: a free function called meanwhile waits
+// for it, so a host that does not await the configuration still gets the configured cache.
+/** @type {Promise<void> | null} */
+let pending = null;
+const theDefault = async () => {
   inUse = true;
+  // A configuration that fails rejects the calls that waited for it, with its error.
+  if (pending) await pending;
   return (defaultCache ??= create());
 };
 
@@ -49,26 +55,44 @@ export function makeDefaultCacheWith(make, before) {
   prepare = before;
 }
 
-/** Sets the options of the cache behind the free functions (see the `.d.ts`). @param {unknown} options */
-export async function configureDefaultCache(options) {
-  if (inUse) throw inUseError();
+/**
+ * Makes the cache of one configuration, after the configuration called before it (the last call
+ * wins). A superseded configuration's error is left to its own caller.
+ * @param {Promise<void> | null} previous @param {unknown} options
+ */
+async function configure(previous, options) {
+  await previous?.catch(() => {});
   await prepare?.(options);
-  // Options are validated now (a TypeError rejects this call).
-  const cache = create(options);
-  if (inUse) throw inUseError();
-  defaultCache = cache;
+  // Options are validated now (a TypeError rejects the call; nothing changes).
+  defaultCache = create(options);
+}
+
+/**
+ * Sets the options of the cache behind the free functions (see the `.d.ts`). It takes effect at
+ * the call: free functions called after it, awaited or not, run on the configured cache. Called
+ * after their first use, it rejects with an `InvalidStateError`.
+ * @param {unknown} options @returns {Promise<void>}
+ */
+export function configureDefaultCache(options) {
+  if (inUse) return Promise.reject(inUseError());
+  /** @type {Promise<void>} */
+  const configuring = configure(pending, options).finally(() => {
+    if (pending === configuring) pending = null;
+  });
+  pending = configuring;
+  return configuring;
 }
 // The free functions over the default cache.
-export const cacheToolResult = async (/** @type {unknown} */ input) => theDefault().cacheToolResult(input);
-export const readCachedPayload = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => theDefault().readCachedPayload(uri, options);
-export const lookup = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => theDefault().lookup(uri, options);
-export const clearConversation = async (/** @type {unknown} */ convId) => theDefault().clearConversation(convId);
-export const evictOlderThan = async (/** @type {unknown} */ options) => theDefault().evictOlderThan(options);
-export const substituteCacheUris = async (/** @type {unknown} */ args, /** @type {unknown} */ options) => theDefault().substituteCacheUris(args, options);
+export const cacheToolResult = async (/** @type {unknown} */ input) => (await theDefault()).cacheToolResult(input);
+export const readCachedPayload = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => (await theDefault()).readCachedPayload(uri, options);
+export const lookup = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => (await theDefault()).lookup(uri, options);
+export const clearConversation = async (/** @type {unknown} */ convId) => (await theDefault()).clearConversation(convId);
+export const evictOlderThan = async (/** @type {unknown} */ options) => (await theDefault()).evictOlderThan(options);
+export const substituteCacheUris = async (/** @type {unknown} */ args, /** @type {unknown} */ options) => (await theDefault()).substituteCacheUris(args, options);
 export const beforeToolCall = async (/** @type {unknown} */ toolName, /** @type {unknown} */ args, /** @type {unknown} */ options) =>
-  theDefault().beforeToolCall(toolName, args, options);
+  (await theDefault()).beforeToolCall(toolName, args, options);
 export const afterToolCall = async (/** @type {unknown} */ toolName, /** @type {unknown} */ result, /** @type {unknown} */ options) =>
-  theDefault().afterToolCall(toolName, result, options);
+  (await theDefault()).afterToolCall(toolName, result, options);
 
 /**
  * @typedef {{ listTools(...args: unknown[]): Promise<unknown>, callTool(...args: unknown[]): Promise<unknown> }} ToolClient
