@@ -104,13 +104,21 @@ export const warmUp = (/** @type {unknown} */ options) => ready()
   .then(() => import('../warm-up.mjs'))
   .then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp(create, options), () => {});
 
-/** A new `ResultCache` (the warm-up's scratch caches, the default cache). @param {any} options */
-const create = (options) => /** @type {any} */ (new ResultCache(options));
+/**
+ * A new `ResultCache` (the warm-up's scratch caches, the default cache), typed as the WebAssembly
+ * class whose methods the static block below installs on it (TypeScript cannot see them).
+ * @param {unknown} options
+ */
+const create = (options) => /** @type {wasm.ResultCache} */ (/** @type {unknown} */ (new ResultCache(options)));
 
 // The free functions over one ResultCache, made on first use (js/src/defaults.mjs); the cache of
-// configureDefaultCache waits for the module (its options are validated then) and the warm-up.
+// configureDefaultCache is made at the call, and the call resolves once the module is ready, the
+// warm-up done and its options validated (reading `threshold` makes the WebAssembly instance).
 // The methods are defined from the WebAssembly class's (below); js/index.d.ts types them.
-makeDefaultCacheWith(create, (options) => Promise.all([ready(), startEarly(options)]));
+makeDefaultCacheWith(create, async (cache, options) => {
+  await Promise.all([ready(), startEarly(options)]);
+  return /** @type {wasm.ResultCache} */ (cache).threshold;
+});
 export {
   configureDefaultCache, cacheToolResult, readCachedPayload, lookup, clearConversation, evictOlderThan, substituteCacheUris,
   beforeToolCall, afterToolCall,

@@ -20,67 +20,53 @@
 
 const inUseError = () =>
   Object.assign(
-    new Error('configureDefaultCache() must run before the first use of the free functions (cacheToolResult, readCachedPayload, beforeToolCall, …); create a ResultCache instead'),
+    new Error('configureDefaultCache() must run before the first use of the free functions; create a ResultCache instead'),
     { name: 'InvalidStateError' },
   );
 
 /** @type {(options?: unknown) => DefaultCache} (set by the entry, before any use) */
 let create;
-/** @type {((options: unknown) => Promise<unknown>) | undefined} */
-let prepare;
+/** @type {((cache: DefaultCache, options: unknown) => Promise<unknown>) | undefined} */
+let check;
 /** @type {DefaultCache | null} */
 let defaultCache = null;
 let inUse = false;
-// The latest configureDefaultCache call until it settles: a free function called meanwhile waits
-// for it, so a host that does not await the configuration still gets the configured cache.
-/** @type {Promise<void> | null} */
-let pending = null;
-const theDefault = async () => {
+const theDefault = () => {
   inUse = true;
-  // A configuration that fails rejects the calls that waited for it, with its error.
-  if (pending) await pending;
   return (defaultCache ??= create());
 };
 
 /**
  * How the entry importing this module makes its default cache: `make(options?)`, on first use of
- * a free function (never at import time); `before(options)`, when given, is awaited before
- * `configureDefaultCache` makes its cache (the browser entry's module and database warm-up).
+ * a free function (never at import time); `after(cache, options)`, when given, is awaited after
+ * `configureDefaultCache` made its cache, and rejects when the options prove invalid (the
+ * browser entry's module load, database warm-up and options check).
  * Each entry has its own copy of this module (bundled, or pkg/defaults.cjs), so its own default.
  * @param {(options?: unknown) => DefaultCache} make
- * @param {(options: unknown) => Promise<unknown>} [before]
+ * @param {(cache: DefaultCache, options: unknown) => Promise<unknown>} [after]
  */
-export function makeDefaultCacheWith(make, before) {
+export function makeDefaultCacheWith(make, after) {
   create = make;
-  prepare = before;
+  check = after;
 }
 
 /**
- * Makes the cache of one configuration, after the configuration called before it (the last call
- * wins). A superseded configuration's error is left to its own caller.
- * @param {Promise<void> | null} previous @param {unknown} options
+ * Sets the options of the cache behind the free functions (see the `.d.ts`). The cache is made at
+ * the call (options the entry checks synchronously reject it at once, nothing changed), so the
+ * free functions called after it use it, awaited or not; when the entry's check rejects later, the
+ * free functions go back to the cache they had (the calls made meanwhile reject with its error).
+ * @param {unknown} options
  */
-async function configure(previous, options) {
-  await previous?.catch(() => {});
-  await prepare?.(options);
-  // Options are validated now (a TypeError rejects the call; nothing changes).
-  defaultCache = create(options);
-}
-
-/**
- * Sets the options of the cache behind the free functions (see the `.d.ts`). It takes effect at
- * the call: free functions called after it, awaited or not, run on the configured cache. Called
- * after their first use, it rejects with an `InvalidStateError`.
- * @param {unknown} options @returns {Promise<void>}
- */
-export function configureDefaultCache(options) {
-  if (inUse) return Promise.reject(inUseError());
-  /** @type {Promise<void>} */
-  const configuring = configure(pending, options).finally(() => {
-    if (pending === configuring) pending = null;
-  });
-  pending = configuring;
-  return configuring;
+export async function configureDefaultCache(options) {
+  if (inUse) throw inUseError();
+  const previous = defaultCache;
+  const cache = (defaultCache = create(options));
+  try {
+    await check?.(cache, options);
+  } catch (error) {
+    if (defaultCache === cache) defaultCache = previous;
+    throw error;
+  }
 }
 // The free functions over the default cache.
 export const cacheToolResult = async (/** @type {unknown} */ input) => (await theDefault()).cacheToolResult(input);
