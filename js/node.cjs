@@ -26,7 +26,7 @@ class ResultCache extends wasm.ResultCache {
   /** @type {ReturnType<typeof cacheFlows>} */
   #flows;
 
-  /** @param {any} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
+  /** @param {unknown} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
   constructor(options) {
     const flows = cacheFlows(options);
     super(flows.options);

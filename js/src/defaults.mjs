@@ -5,17 +5,10 @@
 // loads js/readback.mjs (`cacheToolsLoader`).
 
 /**
- * The cache methods the free functions forward to.
- * @typedef {{
- *   cacheToolResult(input: unknown): Promise<unknown>,
- *   readCachedPayload(uri: unknown, options?: unknown): Promise<unknown>,
- *   lookup(uri: unknown, options?: unknown): Promise<unknown>,
- *   clearConversation(convId: unknown): Promise<unknown>,
- *   evictOlderThan(options: unknown): Promise<unknown>,
- *   substituteCacheUris(args: unknown, options?: unknown): Promise<unknown>,
- *   beforeToolCall(toolName: unknown, args: unknown, options?: unknown): Promise<unknown>,
- *   afterToolCall(toolName: unknown, result: unknown, options?: unknown): Promise<unknown>,
- * }} DefaultCache
+ * The cache methods the free functions forward to, typed as the package declares them.
+ * @typedef {import('../index.js').ResultCache} ResultCache
+ * @typedef {Pick<ResultCache, 'cacheToolResult' | 'readCachedPayload' | 'lookup' | 'clearConversation'
+ *   | 'evictOlderThan' | 'substituteCacheUris' | 'beforeToolCall' | 'afterToolCall'>} DefaultCache
  */
 
 const inUseError = () =>
@@ -68,20 +61,29 @@ export async function configureDefaultCache(options) {
     throw error;
   }
 }
-// The free functions over the default cache.
-export const cacheToolResult = async (/** @type {unknown} */ input) => (await theDefault()).cacheToolResult(input);
-export const readCachedPayload = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => (await theDefault()).readCachedPayload(uri, options);
-export const lookup = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => (await theDefault()).lookup(uri, options);
-export const clearConversation = async (/** @type {unknown} */ convId) => (await theDefault()).clearConversation(convId);
-export const evictOlderThan = async (/** @type {unknown} */ options) => (await theDefault()).evictOlderThan(options);
-export const substituteCacheUris = async (/** @type {unknown} */ args, /** @type {unknown} */ options) => (await theDefault()).substituteCacheUris(args, options);
-export const beforeToolCall = async (/** @type {unknown} */ toolName, /** @type {unknown} */ args, /** @type {unknown} */ options) =>
-  (await theDefault()).beforeToolCall(toolName, args, options);
-export const afterToolCall = async (/** @type {unknown} */ toolName, /** @type {unknown} */ result, /** @type {unknown} */ options) =>
-  (await theDefault()).afterToolCall(toolName, result, options);
+// The free functions over the default cache (their parameters are the methods').
+/** @typedef {DefaultCache} C */
+export const cacheToolResult = async (/** @type {Parameters<C['cacheToolResult']>[0]} */ input) => theDefault().cacheToolResult(input);
+export const readCachedPayload = async (/** @type {unknown} */ uri, /** @type {Parameters<C['readCachedPayload']>[1]} */ options) => theDefault().readCachedPayload(uri, options);
+export const lookup = async (/** @type {unknown} */ uri, /** @type {Parameters<C['lookup']>[1]} */ options) => theDefault().lookup(uri, options);
+export const clearConversation = async (/** @type {unknown} */ convId) => theDefault().clearConversation(convId);
+export const evictOlderThan = async (/** @type {Parameters<C['evictOlderThan']>[0]} */ options) => theDefault().evictOlderThan(options);
+export const substituteCacheUris = async (/** @type {unknown} */ args, /** @type {Parameters<C['substituteCacheUris']>[1]} */ options) =>
+  theDefault().substituteCacheUris(args, options);
+export const beforeToolCall = async (
+  /** @type {string} */ toolName,
+  /** @type {unknown} */ args,
+  /** @type {Parameters<C['beforeToolCall']>[2]} */ options,
+) => theDefault().beforeToolCall(toolName, args, options);
+export const afterToolCall = async (
+  /** @type {string} */ toolName,
+  /** @type {unknown} */ result,
+  /** @type {Parameters<C['afterToolCall']>[2]} */ options,
+) => theDefault().afterToolCall(toolName, result, options);
 
 /**
- * @typedef {{ listTools(...args: unknown[]): Promise<unknown>, callTool(...args: unknown[]): Promise<unknown> }} ToolClient
+ * The read-back tools, as the package declares them.
+ * @typedef {ReturnType<typeof import('../index.js').cacheTools>} ToolClient
  */
 
 /**
@@ -92,12 +94,15 @@ export const afterToolCall = async (/** @type {unknown} */ toolName, /** @type {
  * @param {() => Promise<{ cacheTools(cache: unknown, options: unknown): ToolClient }>} load
  */
 export function cacheToolsLoader(load) {
-  return function cacheTools(/** @type {unknown} */ cache, /** @type {unknown} */ options) {
+  return function cacheTools(
+    /** @type {ResultCache} */ cache,
+    /** @type {import('../index.js').CacheToolsOptions | undefined} */ options,
+  ) {
     const tools = load().then((m) => m.cacheTools(cache, options));
     tools.catch(() => {}); // reported by the first call
-    return {
-      listTools: async (/** @type {unknown[]} */ ...a) => (await tools).listTools(...a),
-      callTool: async (/** @type {unknown[]} */ ...a) => (await tools).callTool(...a),
-    };
+    return /** @type {ToolClient} */ ({
+      listTools: async (...a) => (await tools).listTools(...a),
+      callTool: async (...a) => (await tools).callTool(...a),
+    });
   };
 }
