@@ -6,6 +6,8 @@
 import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
+import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
+import { checkPageReferences, withPageReferences } from './page-references.mjs';
 
 /** Most tool calls remembered as sent to the AI SDK's approval (`needsApproval` answered `true`). */
 const MAX_PENDING_APPROVALS = 1024;
@@ -124,6 +126,8 @@ export function createAiSdk(api) {
     }
     const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
     checkCommonOptions(options, 'wrapAiSdkTools');
+    const omitStored = wantsStoredPayloadOmitted(options, 'wrapAiSdkTools');
+    const pageReferences = checkPageReferences(options, 'wrapAiSdkTools');
     const { augment, server } = options;
     const origin = () => (server ? { server } : {});
 
@@ -163,7 +167,8 @@ export function createAiSdk(api) {
       if (typeof tool.description === 'string') described.push({ name, description: tool.description });
       wrapped[name] = wrapTool(name, tool);
     }
-    return wrapped;
+    const resolving = pageReferences ? withPageReferences(wrapped, { cache: options.cache, conversation: pipeline.conversation, received: pageReferences }) : wrapped;
+    return omitStored ? omitStoredPayloads(resolving) : resolving;
 
     /** @param {string} name @param {Loose} tool */
     function wrapTool(name, tool) {
@@ -272,6 +277,8 @@ export function createAiSdk(api) {
     }
     if (!isPlainObject(options)) throw new TypeError('clientToolSet: options must be an object');
     checkCommonOptions(options, 'clientToolSet');
+    wantsStoredPayloadOmitted(options, 'clientToolSet');
+    checkPageReferences(options, 'clientToolSet');
     if (options.cache !== undefined) createToolPipeline(options, 'clientToolSet'); // the same checks, before any listing
 
     /** @type {any[]} */

@@ -1,6 +1,7 @@
 // Types of `mcp-result-cache/ai-sdk`.
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { CacheToolsOptions, FlowPolicy, ResultCache } from './index.js';
+export { referencesOf } from './index.js';
 
 /** The output a tool gives the model (the AI SDK's `ToolResultOutput`: `text`, `json`, `content`, …). */
 export type ToolModelOutput = Awaited<ReturnType<NonNullable<Tool['toModelOutput']>>>;
@@ -43,7 +44,56 @@ export interface WrapAiSdkToolsOptions {
    * the tool's `needsApproval` answer `true` for that call. Default: the cache's.
    */
   flows?: FlowPolicy;
+  /**
+   * Keeps the stored payload out of the tool part: the output of a call whose result was stored
+   * loses its `structuredContent` (the server's copy of the payload the cache now holds), so
+   * `toUIMessageStream` does not stream it to the page and `useChat` does not post it back with
+   * every later turn. What the model sees (the text with `_cache_uri`) and the references
+   * (`_meta["mcp-result-cache/uris"]`) stay; a page reads the data by reference (`cacheRoute`,
+   * `useCachedResult`). Results that were not stored, and `wrapMcpClient`, are unchanged.
+   * Default `false`. With {@link clientToolSet}, only together with `cache`.
+   */
+  omitStoredPayload?: boolean;
+  /**
+   * Resolves references minted in the page (a client-side tool's result in the page's cache) in
+   * these tools' calls: the payloads the page attached to this request (its `pageReferences`
+   * field, from {@link pageReferencePayloads}; `[]` or the field as sent when it sent none).
+   * With it, a call carrying a reference this cache misses needs approval (`needsApproval`
+   * answers `true`), so the page can answer it with the payloads; before an approved call runs,
+   * each payload it references is stored in this cache under the conversation, with the page
+   * entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the call's
+   * references are rewritten to the new entries. The flow policy then judges the flow from the
+   * client tool's server. Default: off.
+   * @throws TypeError when it is not an array of {@link PageReference}s, or is given without `cache`.
+   */
+  pageReferences?: readonly PageReference[];
 }
+
+/** A payload the page sends for one of its references ({@link pageReferencePayloads}). */
+export interface PageReference {
+  /** The page's reference, without a `#` fragment. */
+  uri: string;
+  /** The stored JSON object or array. */
+  payload: object;
+  /** The client-side tool that produced it. */
+  sourceToolName?: string;
+  /** That tool's MCP server: the source the flow policy judges. */
+  sourceServer?: string;
+}
+
+/**
+ * In the page: the payloads one request to the route must carry — those of the references in the
+ * inputs of the tool calls the page approved that have not run yet (tool parts
+ * `approval-responded`, approved), that `cache` holds fresh for `convId`, at most
+ * `maxEntryBytes` bytes of JSON each (default: the cache's own). Call it in
+ * `DefaultChatTransport`'s `prepareSendMessagesRequest` and send the answer as the body's
+ * `pageReferences`; the route passes it to {@link wrapAiSdkTools} / {@link clientToolSet}.
+ * @throws TypeError (as a rejection) without a cache, a `convId` or `messages`, or with a bad `maxEntryBytes`.
+ */
+export function pageReferencePayloads(
+  cache: ResultCache,
+  options: { convId: string | number; messages: ReadonlyArray<{ role?: string; parts?: ReadonlyArray<unknown> }>; maxEntryBytes?: number },
+): Promise<PageReference[]>;
 
 /** Options of {@link clientToolSet}: without `cache`, the tools run without the pipeline. */
 export interface ClientToolSetOptions extends Omit<WrapAiSdkToolsOptions, 'cache'> {

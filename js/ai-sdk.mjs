@@ -5,3 +5,6 @@ import { createAiSdk, toModelOutput } from './ai-sdk-core.mjs';
 
 export const { wrapAiSdkTools, clientToolSet, cacheToolSet } = createAiSdk({ augmentTools, cacheTools, ready });
 export { toModelOutput };
+// The references a tool part or its `output` carries (js/references.mjs).
+export { referencesOf } from './references.mjs';
+export { pageReferencePayloads } from './page-references.mjs';

@@ -125,6 +125,105 @@ export declare function augmentTools(tools: readonly McpTool[], options?: Augmen
  */
 export declare function augmentTools<T extends { tools: readonly McpTool[] }>(result: T, options?: AugmentToolsOptions | null): Omit<T, 'tools'> & { tools: McpTool[] };
 
+/**
+ * The references a tool output carries, as reference strings (`mcp+cache://…`, with any `#`
+ * pointer), deduplicated, in order of appearance. Every form this package produces:
+ *
+ * - a stored result as the model sees it, `{ ...payload, _cache_uri, _cache_refs? }` or the
+ *   summary above `maxChars` (its `_cache_uri`, then the values of `_cache_refs`);
+ * - a `CallToolResult` (`afterToolCall`, `wrapMcpClient`): `_meta["mcp-result-cache/uris"]`,
+ *   the `resource_link` blocks to stored blocks, and the JSON text blocks' `_cache_uri` /
+ *   `_cache_refs`;
+ * - an AI SDK tool part (`{ type: "tool-<name>" | "dynamic-tool", output }`, as `useChat`
+ *   shows it, or a `tool-result` part) or its `output`, and a model output (`{ type: "json" |
+ *   "text" | "content", value }`, what `toModelOutput` answers);
+ * - JSON text of any of these, and an array of them.
+ *
+ * Anything else carries none (`[]`). Never throws (a value that cannot be read carries none)
+ * and never mutates `output`. Plain JavaScript: it works before `ready()`.
+ *
+ * ```js
+ * const [uri] = referencesOf(part); // part: a useChat tool part
+ * ```
+ */
+export declare function referencesOf(output: unknown): string[];
+
+/** Options of `cacheRoute`. */
+export interface CacheRouteOptions {
+  /**
+   * Whether `request` may read `uri` (`null` for the list) of conversation `convId`: the route
+   * answers 403 before reading anything unless it answers `true` (or a promise of `true`).
+   * Required: the route has no default policy. A throw answers 500.
+   */
+  authorize: (request: Request, scope: { convId: string; uri: string | null }) => boolean | PromiseLike<boolean>;
+  /**
+   * The conversation of a request, for a server that knows it from the session rather than the
+   * query (then `?convId=` is ignored). Answers a string or a number (a 400 otherwise).
+   */
+  convId?: (request: Request) => string | number | PromiseLike<string | number>;
+}
+
+/** One entry as `cacheRoute` lists it (`GET ?convId=`): its metadata, no payload. */
+export interface CacheRouteEntry {
+  uri: string;
+  sourceToolName: string;
+  sourceServer?: string;
+  addedAt: number;
+  sizeBytes: number;
+  /** The invalidating tool, or `null` while fresh. */
+  staleCause: string | null;
+  derivedFrom?: string;
+}
+
+/** What `cacheRoute` answers for `GET ?convId=` (no `uri`). */
+export interface CacheRouteList {
+  convId: string;
+  entries: CacheRouteEntry[];
+}
+
+/** What `cacheRoute` answers for `GET ?uri=&offset=&limit=`: a page of an array, as `cache_read` shapes it. */
+export interface CacheRoutePage {
+  uri: string;
+  total: number;
+  offset: number;
+  items: unknown[];
+  /** Where the next page starts; absent on the last page. */
+  next_offset?: number;
+}
+
+/**
+ * A web-standard request handler, `(Request) => Promise<Response>` (Next.js route handlers,
+ * Hono, `node:http` through a small adapter), that serves `cache`'s entries
+ * to the people in the chat:
+ *
+ * - `GET ?uri=<reference>&convId=<id>`: the stored JSON, unwrapped (a `#` JSON Pointer selects;
+ *   the reference arrives URL-encoded, its `#` as `%23`); with `offset`/`limit` (a page of
+ *   1–10 000 items, default 100) of an array, a `CacheRoutePage`;
+ * - `GET ?convId=<id>`: the conversation's entries, oldest first, as a `CacheRouteList`
+ *   (metadata, no payloads; it reads the entries as `entries()` does).
+ *
+ * Every answer is JSON with `Cache-Control: private`; 200s carry an `ETag` (a reference's
+ * entry never changes; the list's tag changes when the list does), and a request whose
+ * `If-None-Match` names it gets 304. Errors: 400 (`bad_request`: a malformed reference, a bad
+ * `offset`/`limit`, no conversation), 403 (`forbidden`, when `authorize` does not answer
+ * `true`: nothing is read), 404 (`not_found`, the same body for a missing reference and one of
+ * another conversation), 405 (`method_not_allowed`, anything but `GET`), 410 (`stale`, with
+ * the `cause` and the `sourceToolName` to call again), 500 (`internal_error`). No error body
+ * carries payload data.
+ *
+ * Throws a `TypeError` when `cache` is not a cache, `options.authorize` is not a function, or
+ * `options.convId` is given and is not a function.
+ *
+ * Node only (`import { cacheRoute } from "mcp-result-cache"` on the server): the browser module
+ * does not export it, so a page bundle importing it fails to build.
+ *
+ * ```js
+ * // app/api/cache/route.js (Next.js)
+ * export const GET = cacheRoute(cache, { authorize: async (req, { convId }) => ownsChat(await session(req), convId) });
+ * ```
+ */
+export declare function cacheRoute(cache: ResultCache, options: CacheRouteOptions): (request: Request) => Promise<Response>;
+
 /** One read-back tool, as an MCP `tools/list` entry. */
 export interface CacheReadTool {
   name: string;
@@ -174,3 +273,54 @@ export declare function cacheTools(
     options?: { signal?: AbortSignal },
   ): Promise<CacheReadToolResult>;
 };
+
+// ---- The storage contract (docs/STORAGE.md): what `new ResultCache({ storage })` takes in Node ----
+
+/** One stored entry as a storage keeps it and gives it back (field names: docs/PROTOCOL.md, *Storage*). */
+export interface StoredRow {
+  uri: string;
+  payload: unknown;
+  convId: string;
+  sourceToolName: string;
+  addedAt: number;
+  sizeBytes: number;
+  lastUsedAt: number;
+  /** Set once the entry is stale; absent while it is fresh. */
+  staleCause?: string;
+  /** The reference a derived entry was made from. */
+  derivedFrom?: string;
+  /** Fields a later version adds: keep and return them as given. */
+  [field: string]: unknown;
+}
+
+/**
+ * A storage object: `new ResultCache({ storage: myStorage })` in Node (browsers keep entries in
+ * IndexedDB or memory). Every method answers a promise; the cache calls them in its own call
+ * order and expects each to take effect in that order. A rejection's `name`
+ * (`QuotaExceededError`, `TimeoutError`, `NetworkError`, …) is what the cache's own rejection is
+ * named. `mcp-result-cache/storage-conformance` tests an implementation.
+ */
+export interface CacheStorage {
+  /** What `stats().storage` reports (e.g. `"redis"`); non-empty. */
+  readonly kind: string;
+  /** Stores `row` (replacing the row of its URI) after evicting least recently used rows of its conversation, never `row` itself, until the conversation fits `maxBytes` / `maxEntries` with it (or the whole store does: an engine may be stricter); `json` is `JSON.stringify(row.payload)` when the cache made it. Answers `[evicted, bytes, entries]` after the write. */
+  write(row: StoredRow, maxBytes: number, maxEntries: number, json?: string): Promise<[number, number, number]>;
+  /** The rows of `uris` in order, `undefined` where absent; each found row's `lastUsedAt` becomes `now` unless it is later. */
+  read(uris: string[], now: number): Promise<(StoredRow | undefined)[]>;
+  /** Evicts least recently used rows until `bytes` are freed or nothing is left; answers how many. */
+  evictOldest(bytes: number): Promise<number>;
+  /** `[entries, bytes, conversations]` stored now. */
+  stats(): Promise<[number, number, number]>;
+  /** Deletes every row of the conversation `convId` (exactly that id) or, when it is `undefined`, every row added before `cutoff`; answers how many. */
+  remove(convId: string | undefined, cutoff: number): Promise<number>;
+  /** The distinct `sourceToolName`s of fresh rows. Until `markStale` is called, later operations must not overtake the marks. */
+  freshTools(): Promise<string[]>;
+  /** Marks the fresh rows of these tools stale with `cause` (a stale row stays stale); answers how many. Always follows a `freshTools` that answered. */
+  markStale(names: string[], cause: string): Promise<number>;
+  /** The rows (of exactly `convId` when given), payloads included, by URI. */
+  list(convId?: string): Promise<StoredRow[]>;
+  /** True the first time `key` is consumed within `ttlMs`, false after: atomic across every instance sharing the storage. TypeError for an empty key or a ttl that is not a positive integer. */
+  consumeOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Called when the cache closes; the storage decides what that means. */
+  close?(): void;
+}

@@ -1,6 +1,7 @@
 // Types of `mcp-result-cache/mcp-client`.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Flow, FlowPolicy, ResultCache } from './index.js';
+export { referencesOf } from './index.js';
 
 export interface WrapMcpClientOptions {
   /** The cache that stores results and resolves references. */

@@ -3,4 +3,7 @@
 import { augmentTools, ready } from '../pkg/browser.mjs';
 import { createWrapMcpClient } from './mcp-client-core.mjs';
 
+// The references a result carries (js/references.mjs).
+export { referencesOf } from './references.mjs';
+
 export const wrapMcpClient = createWrapMcpClient({ augmentTools, ready });

@@ -8,6 +8,11 @@ const wasm = require('../pkg/node/mcp_result_cache.js');
 const constants = require('../pkg/constants.cjs');
 // `augmentTools`, plain JS: written from js/src/augment.mjs by the build (scripts/node-entries.mjs).
 const { augmentTools } = require('../pkg/augment.cjs');
+// `referencesOf`, plain JS: written from js/references.mjs by the build (scripts/node-entries.mjs).
+const { referencesOf } = require('../pkg/references.cjs');
+// `cacheRoute`, the web-standard handler serving entries to the page: written from
+// js/cache-route.mjs by the build (scripts/node-entries.mjs).
+const { cacheRoute } = require('../pkg/cache-route.cjs');
 
 // The free functions over a default cache and the `cacheTools` loader, shared with the browser
 // entry: written from js/src/defaults.mjs by the build (scripts/node-entries.mjs).
@@ -18,9 +23,13 @@ const { cacheToolsLoader, makeDefaultCacheWith, ...free } = defaults;
 // browser entry): written from it by the build (scripts/node-entries.mjs).
 const { cacheFlows } = /** @type {typeof import('./src/cache-flows.mjs')} */ (require('../pkg/cache-flows.cjs'));
 
+// What each change of a cache is, for `subscribe`: an ES module, loaded on the first change anybody listens to.
+const changes = () => import('./cache-changes.mjs');
+
 /**
  * A result cache: the WebAssembly class with its flow policy, which the integrations apply in
- * JS (`flows`, `reportBlockedFlow`; `flows` is checked before any other option).
+ * JS (`flows`, `reportBlockedFlow`; `flows` is checked before any other option), and its
+ * subscribers (`subscribe`).
  */
 class ResultCache extends wasm.ResultCache {
   /** @type {ReturnType<typeof cacheFlows>} */
@@ -28,9 +37,28 @@ class ResultCache extends wasm.ResultCache {
 
   /** @param {unknown} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
   constructor(options) {
-    const flows = cacheFlows(options);
+    // `this` is read only after construction (by an invalidation's change).
+    const flows = cacheFlows(options, changes, () => this);
     super(flows.options);
     this.#flows = flows;
+  }
+
+  /**
+   * Deletes every entry of this conversation (the WebAssembly method), telling `subscribe`'s
+   * listeners which references went.
+   * @param {unknown} convId
+   */
+  clearConversation(convId) {
+    return this.#flows.clear(convId, { entries: (o) => super.entries(o), clearConversation: (c) => super.clearConversation(c) });
+  }
+
+  /**
+   * Calls `listener` with every later change of this cache (`{ kind, convId, uris }`); answers
+   * the function that stops it.
+   * @param {unknown} listener
+   */
+  subscribe(listener) {
+    return this.#flows.subscribe(listener);
   }
 
   /** The `flows` option as given; `"any"` when absent. */
@@ -68,6 +96,8 @@ module.exports = {
   ResultCache,
   warmUp,
   augmentTools,
+  referencesOf,
+  cacheRoute,
   cacheTools,
   ...free,
 };

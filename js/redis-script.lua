@@ -1,259 +1,254 @@
--- The one script behind `redisStorage` (js/redis.cjs; docs/REDIS.md): every logical operation of
--- a cache is one call of it, atomic in Redis. KEYS[1] is the totals hash `<prefix>{all}:t`; every
--- other key of the cache shares its `{all}` hash tag (one hash slot, so it runs on Redis Cluster):
---   t           hash   b = total bytes, e = entries
---   l           zset   uri -> lastUsedAt (least recently used first; ties by uri)
---   a           zset   uri -> addedAt
---   x           hash   uri -> "<sizeBytes> <conversation key>"
---   m           hash   uri -> the row's other fields as JSON (convId, sourceToolName, addedAt, ...)
---   n           hash   uri -> sourceToolName as JSON
---   s           hash   uri -> staleCause as JSON (absent: fresh)
---   v           zset   conversation key -> when it expires (ms, Redis clock; +inf without a TTL)
---   p:<conv>    hash   uri -> payload JSON            (expires with the conversation)
---   i:<conv>    set    the conversation's uris        (expires with the conversation)
--- A conversation key is the JSON of its exact id. With a TTL, Redis expires p:/i: itself; every
--- call first sweeps conversations whose time has passed out of the shared structures, so expired
--- bytes never count, and the shared keys expire a TTL after the last call.
+-- The one script behind `redisStorage` (js/redis.cjs; docs/REDIS.md). Every call works on ONE
+-- bucket: the four keys of one conversation (its URI segment), which share the hash tag of that
+-- segment and so one hash slot, wherever it lives in a Redis Cluster:
+--   KEYS[1] <prefix>{<segment>}:rows   hash   b = bytes, e = entries, f = fresh entries,
+--                                             c = the conversation (its JSON; '*' when ids of two
+--                                             conversations share the segment),
+--                                             p:<uri> payload JSON, m:<uri> the row's other fields
+--                                             (JSON), z:<uri> size, s:<uri> stale cause (JSON)
+--   KEYS[2] <prefix>{<segment>}:lru    zset   uri -> lastUsedAt (eviction order; ties by uri)
+--   KEYS[3] <prefix>{<segment>}:added  zset   uri -> addedAt (evictOlderThan)
+--   KEYS[4] <prefix>{<segment>}:fresh  hash   uri -> sourceToolName JSON, fresh entries only
 -- ARGV[1] = operation, ARGV[2] = TTL in ms (0: none), the rest per operation.
--- The budget rule is the crate's `core::policy::room_needed`: free what the totals plus the
--- incoming entry exceed of maxBytes / maxEntries (tests/js/redis-conformance tie the two).
-local t = KEYS[1]
-local base = string.sub(t, 1, -2)
-local l, a, x, m, n, s, v = base .. 'l', base .. 'a', base .. 'x', base .. 'm', base .. 'n', base .. 's', base .. 'v'
+-- Bounded work: no call touches more than the batch size it is given (ARGV, at most 512) of
+-- entries, except a read (the URIs asked for) and a clear of a whole conversation (UNLINK: the
+-- memory is freed off the main thread). Work left over is answered as `more`; the caller calls
+-- again. Nothing here walks other conversations; expiry is Redis's own (PEXPIRE on the 4 keys).
+-- The budget rule is the crate's `core::policy::room_needed`, per conversation: free what the
+-- conversation's totals plus the incoming entry exceed of maxBytes / maxEntries (the storage
+-- conformance suite ties the two).
+local R, L, A, F = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op, ttl = ARGV[1], tonumber(ARGV[2])
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 
-local function conv_of(uri)
-  local entry = redis.call('HGET', x, uri)
-  if not entry then return nil end
-  local space = string.find(entry, ' ', 1, true)
-  return tonumber(string.sub(entry, 1, space - 1)), string.sub(entry, space + 1)
+local function num(v) return tonumber(v or '0') or 0 end
+
+-- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
+-- an entry is whole or absent, never half.
+local b, e, f, c, existing = 0, 0, 0, false, false
+-- A read needs no totals: its rows are whole by construction (payload and fields in one hash),
+-- and one whose `lru` Redis evicted is answered as a miss.
+if op ~= 'r' then
+  -- A write also reads the size of the entry it replaces, if any (ARGV[3] is its uri).
+  local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c', op == 'w' and ('z:' .. ARGV[3]) or 'c')
+  b, e, f, c = num(h[1]), num(h[2]), num(h[3]), h[4]
+  if op == 'w' then existing = h[5] end
+  local expected = 0
+  if h[2] then expected = (f > 0) and 4 or 3 end
+  if redis.call('EXISTS', R, L, A, F) ~= expected or (h[2] and e <= 0) then
+    redis.call('UNLINK', R, L, A, F)
+    b, e, f, c, existing = 0, 0, 0, false, false
+  end
 end
 
--- Deletes one entry everywhere and from the totals; returns its size (nil when absent).
-local function remove(uri)
-  local size, conv = conv_of(uri)
-  if not size then return nil end
-  redis.call('HDEL', x, uri)
-  redis.call('HDEL', m, uri)
-  redis.call('HDEL', n, uri)
-  redis.call('HDEL', s, uri)
-  redis.call('ZREM', l, uri)
-  redis.call('ZREM', a, uri)
-  redis.call('HDEL', base .. 'p:' .. conv, uri)
-  redis.call('SREM', base .. 'i:' .. conv, uri)
-  if redis.call('EXISTS', base .. 'i:' .. conv) == 0 then redis.call('ZREM', v, conv) end
-  redis.call('HINCRBY', t, 'b', -size)
-  redis.call('HINCRBY', t, 'e', -1)
-  return size
+local function save()
+  if e <= 0 then
+    redis.call('UNLINK', R, L, A, F)
+    return
+  end
+  redis.call('HSET', R, 'b', b, 'e', e, 'f', f)
 end
 
--- Deletes many entries at once (a clear, an age eviction, a sweep): a few commands per chunk
--- instead of a dozen per entry. Returns how many existed.
-local function remove_many(uris)
-  local count = 0
-  for from = 1, #uris, 512 do
-    local chunk = { unpack(uris, from, math.min(from + 511, #uris)) }
-    local entries = redis.call('HMGET', x, unpack(chunk))
-    local bytes, present, by_conv = 0, {}, {}
-    for i, entry in ipairs(entries) do
-      if entry then
-        local space = string.find(entry, ' ', 1, true)
-        local conv = string.sub(entry, space + 1)
-        bytes = bytes + tonumber(string.sub(entry, 1, space - 1))
-        present[#present + 1] = chunk[i]
-        by_conv[conv] = by_conv[conv] or {}
-        table.insert(by_conv[conv], chunk[i])
-      end
-    end
-    if #present > 0 then
-      for _, key in ipairs({ x, m, n, s }) do redis.call('HDEL', key, unpack(present)) end
-      redis.call('ZREM', l, unpack(present))
-      redis.call('ZREM', a, unpack(present))
-      for conv, list in pairs(by_conv) do
-        redis.call('HDEL', base .. 'p:' .. conv, unpack(list))
-        redis.call('SREM', base .. 'i:' .. conv, unpack(list))
-        if redis.call('EXISTS', base .. 'i:' .. conv) == 0 then redis.call('ZREM', v, conv) end
-      end
-      redis.call('HINCRBY', t, 'b', -bytes)
-      redis.call('HINCRBY', t, 'e', -#present)
-      count = count + #present
+local function touch()
+  if ttl > 0 and e > 0 then
+    redis.call('PEXPIRE', R, ttl)
+    redis.call('PEXPIRE', L, ttl)
+    redis.call('PEXPIRE', A, ttl)
+    if f > 0 then redis.call('PEXPIRE', F, ttl) end
+  end
+end
+
+-- Deletes the entries `uris` (present or not) in a few commands; returns how many existed and
+-- their bytes. Totals are updated in b, e, f (the caller saves).
+local function remove(uris)
+  if #uris == 0 then return 0, 0 end
+  local fields = {}
+  for i, uri in ipairs(uris) do fields[i] = 'z:' .. uri end
+  local sizes = redis.call('HMGET', R, unpack(fields))
+  local present, bytes = {}, 0
+  for i, size in ipairs(sizes) do
+    if size then
+      present[#present + 1] = uris[i]
+      bytes = bytes + tonumber(size)
     end
   end
-  return count
-end
-
--- Conversations whose TTL has passed leave the shared structures (Redis has expired, or is about
--- to expire, their own keys).
-local expired = redis.call('ZRANGEBYSCORE', v, '-inf', now)
-if #expired > 0 then
+  if #present == 0 then return 0, 0 end
   local gone = {}
-  for _, conv in ipairs(expired) do
-    gone[conv] = true
-    redis.call('DEL', base .. 'p:' .. conv, base .. 'i:' .. conv)
-    redis.call('ZREM', v, conv)
+  for _, uri in ipairs(present) do
+    gone[#gone + 1] = 'p:' .. uri; gone[#gone + 1] = 'm:' .. uri
+    gone[#gone + 1] = 'z:' .. uri; gone[#gone + 1] = 's:' .. uri
   end
-  local all, doomed = redis.call('HGETALL', x), {}
-  for i = 1, #all, 2 do
-    local entry = all[i + 1]
-    if gone[string.sub(entry, string.find(entry, ' ', 1, true) + 1)] then doomed[#doomed + 1] = all[i] end
-  end
-  remove_many(doomed)
+  redis.call('HDEL', R, unpack(gone))
+  redis.call('ZREM', L, unpack(present))
+  redis.call('ZREM', A, unpack(present))
+  if f > 0 then f = f - redis.call('HDEL', F, unpack(present)) end
+  b, e = b - bytes, e - #present
+  return #present, bytes
 end
 
-local function totals()
-  local b = tonumber(redis.call('HGET', t, 'b') or '0')
-  local e = tonumber(redis.call('HGET', t, 'e') or '0')
-  return b, e
-end
-
--- A use of a conversation (or of the cache): pushes its expiry a TTL ahead.
-local function touch(conv)
-  if ttl <= 0 then return end
-  redis.call('ZADD', v, now + ttl, conv)
-  redis.call('PEXPIRE', base .. 'p:' .. conv, ttl)
-  redis.call('PEXPIRE', base .. 'i:' .. conv, ttl)
-end
-local function touch_shared()
-  if ttl <= 0 then return end
-  for _, key in ipairs({ t, l, a, x, m, n, s, v }) do redis.call('PEXPIRE', key, ttl) end
-end
-
--- Evicts least recently used entries (never `keep`) until `bytes` and `entries` are freed or
--- nothing else is left; returns how many.
-local function evict(bytes, entries, keep)
-  local count = 0
-  local from = 0
-  while bytes > 0 or entries > 0 do
-    local batch = redis.call('ZRANGE', l, from, from + 31)
-    if #batch == 0 then break end
-    for _, uri in ipairs(batch) do
-      if bytes <= 0 and entries <= 0 then break end
-      if uri == keep then
-        from = from + 1
-      else
-        local size = remove(uri)
-        if size then
-          bytes = bytes - size
-          entries = entries - 1
-          count = count + 1
-        else
-          redis.call('ZREM', l, uri)
-        end
-      end
+-- Evicts least recently used entries (never `keep`) until `bytes` and `entries` are freed, at
+-- most `limit` of them; returns how many, and whether more would still have to go.
+local function evict(bytes, entries, keep, limit)
+  if bytes <= 0 and entries <= 0 then return 0, false end
+  local batch = redis.call('ZRANGE', L, 0, limit)
+  local chosen, sizes = {}, {}
+  local fields = {}
+  for i, uri in ipairs(batch) do fields[i] = 'z:' .. uri end
+  if #fields > 0 then sizes = redis.call('HMGET', R, unpack(fields)) end
+  for i, uri in ipairs(batch) do
+    if (bytes <= 0 and entries <= 0) or #chosen >= limit then break end
+    if uri ~= keep then
+      chosen[#chosen + 1] = uri
+      bytes = bytes - num(sizes[i])
+      entries = entries - 1
     end
   end
-  return count
+  local count = remove(chosen)
+  -- More to free, and the batch was cut short by `limit` (not by running out of entries).
+  return count, (bytes > 0 or entries > 0) and #chosen >= limit
 end
 
 if op == 'w' then
-  -- uri, conv, size, addedAt, lastUsedAt, tool JSON, meta JSON, payload JSON, maxBytes, maxEntries
+  -- uri, conv JSON, size, addedAt, lastUsedAt, tool JSON, meta JSON, payload JSON, maxBytes,
+  -- maxEntries, batch
   local uri, conv, size = ARGV[3], ARGV[4], tonumber(ARGV[5])
-  remove(uri)
-  local b, e = totals()
-  local evicted = evict(b + size - tonumber(ARGV[11]), e + 1 - tonumber(ARGV[12]), uri)
-  redis.call('HSET', x, uri, ARGV[5] .. ' ' .. conv)
-  redis.call('HSET', m, uri, ARGV[9])
-  redis.call('HSET', n, uri, ARGV[8])
-  redis.call('ZADD', a, ARGV[6], uri)
-  redis.call('ZADD', l, ARGV[7], uri)
-  redis.call('HSET', base .. 'p:' .. conv, uri, ARGV[10])
-  redis.call('SADD', base .. 'i:' .. conv, uri)
-  if ttl > 0 then touch(conv) else redis.call('ZADD', v, '+inf', conv) end
-  redis.call('HINCRBY', t, 'b', size)
-  redis.call('HINCRBY', t, 'e', 1)
-  touch_shared()
-  b, e = totals()
-  return { evicted, b, e }
-end
-
--- One row as four values: meta JSON, payload JSON, stale cause JSON (or nil), lastUsedAt.
-local function row(uri, out)
-  local size, conv = conv_of(uri)
-  local payload = size and redis.call('HGET', base .. 'p:' .. conv, uri)
-  if not payload then
-    out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false
-    return nil
-  end
-  out[#out + 1] = redis.call('HGET', m, uri)
-  out[#out + 1] = payload
-  out[#out + 1] = redis.call('HGET', s, uri) or false
-  out[#out + 1] = redis.call('ZSCORE', l, uri)
-  return conv
+  if existing then remove({ uri }) end
+  local evicted, more = evict(b + size - tonumber(ARGV[11]), e + 1 - tonumber(ARGV[12]), uri, tonumber(ARGV[13]))
+  b, e, f = b + size, e + 1, f + 1
+  local owner = conv
+  if c and c ~= conv then owner = '*' end
+  redis.call('HSET', R, 'p:' .. uri, ARGV[10], 'm:' .. uri, ARGV[9], 'z:' .. uri, ARGV[5], 'b', b, 'e', e, 'f', f, 'c', owner)
+  redis.call('ZADD', L, ARGV[7], uri)
+  redis.call('ZADD', A, ARGV[6], uri)
+  redis.call('HSET', F, uri, ARGV[8])
+  touch()
+  return { evicted, b, e, more and 1 or 0 }
 end
 
 if op == 'r' then
-  -- now (the cache's clock), uris...
-  local out, touched = {}, {}
+  -- now (the cache's clock), uris...: per uri meta JSON, payload JSON, stale cause JSON, lastUsedAt
+  local out, hit = {}, false
   for i = 4, #ARGV do
     local uri = ARGV[i]
-    redis.call('ZADD', l, 'XX', 'GT', ARGV[3], uri)
-    local conv = row(uri, out)
-    if conv then touched[conv] = true end
+    local row = redis.call('HMGET', R, 'm:' .. uri, 'p:' .. uri, 's:' .. uri)
+    local used = row[2] and redis.call('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri) and redis.call('ZSCORE', L, uri)
+    if used then
+      hit = true
+      out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]; out[#out + 1] = used
+    else
+      out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false
+    end
   end
-  for conv in pairs(touched) do touch(conv) end
-  if next(touched) then touch_shared() end
+  if hit and ttl > 0 then
+    for _, key in ipairs({ R, L, A, F }) do redis.call('PEXPIRE', key, ttl) end
+  end
   return out
 end
 
 if op == 'e' then
-  return evict(tonumber(ARGV[3]), 0, nil)
+  -- bytes, entries, batch, keep ('' for none): evicts least recently used entries of this
+  -- conversation, never `keep`
+  local before = b
+  local keep = ARGV[6]
+  if keep == '' then keep = nil end
+  local count, more = evict(tonumber(ARGV[3]), tonumber(ARGV[4]), keep, tonumber(ARGV[5]))
+  save()
+  return { count, before - b, more and 1 or 0, b, e }
 end
 
 if op == 's' then
-  local b, e = totals()
-  return { e, b, redis.call('ZCARD', v) }
+  return { e, b, c or false }
 end
 
--- The references of conversation key ARGV[3], or `otherwise` (a command) when it is ''.
-local function uris_of(...)
-  if ARGV[3] ~= '' then return redis.call('SMEMBERS', base .. 'i:' .. ARGV[3]) end
-  return redis.call(...)
-end
-
-if op == 'd' then
-  -- conversation key ('' for none), cutoff: the entries of that conversation, or added before it
-  return remove_many(uris_of('ZRANGEBYSCORE', a, '-inf', '(' .. ARGV[4]))
-end
-
-if op == 'f' then
-  local names, seen = {}, {}
-  local all = redis.call('HGETALL', n)
-  for i = 1, #all, 2 do
-    local name = all[i + 1]
-    if not seen[name] and redis.call('HEXISTS', s, all[i]) == 0 then
-      seen[name] = true
-      names[#names + 1] = name
-    end
-  end
-  return names
-end
-
-if op == 'k' then
-  -- cause JSON, tool names (JSON)...
-  local wanted = {}
-  for i = 4, #ARGV do wanted[ARGV[i]] = true end
-  local count = 0
-  local all = redis.call('HGETALL', n)
-  for i = 1, #all, 2 do
-    if wanted[all[i + 1]] and redis.call('HSETNX', s, all[i], ARGV[3]) == 1 then count = count + 1 end
-  end
-  return count
-end
-
-if op == 'l' then
-  -- conversation key ('' for every entry): uri and the row's four values (the caller sorts)
-  local out = {}
-  for _, uri in ipairs(uris_of('HKEYS', x)) do
-    out[#out + 1] = uri
-    row(uri, out)
-  end
-  return out
+if op == 'q' then
+  -- the least recently used entry's lastUsedAt (false when empty), and the bytes
+  local oldest = redis.call('ZRANGE', L, 0, 0, 'WITHSCORES')
+  return { oldest[2] or false, b }
 end
 
 if op == 'o' then
   return 'ok'
+end
+
+if op == 'd' then
+  -- conv JSON ('' for none), cutoff, batch: the entries of that conversation, or added before
+  -- cutoff; answers { removed, more }
+  local conv, limit = ARGV[3], tonumber(ARGV[5])
+  if conv ~= '' and c ~= '*' then
+    if c ~= conv then return { 0, 0 } end
+    local count = e
+    redis.call('UNLINK', R, L, A, F)
+    return { count, 0 }
+  end
+  local uris
+  if conv == '' then
+    uris = redis.call('ZRANGEBYSCORE', A, '-inf', '(' .. ARGV[4], 'LIMIT', 0, limit)
+  else
+    -- Two conversations share this segment: the entries whose row names `conv`, a batch a call.
+    local cursor = ARGV[6] or '0'
+    local scan = redis.call('HSCAN', R, cursor, 'MATCH', 'm:*', 'COUNT', limit)
+    uris = {}
+    local key = '"convId":' .. conv
+    for i = 1, #scan[2], 2 do
+      if string.find(scan[2][i + 1], key, 1, true) then uris[#uris + 1] = string.sub(scan[2][i], 3) end
+    end
+    local count = remove(uris)
+    save()
+    return { count, scan[1] ~= '0' and 1 or 0, scan[1] }
+  end
+  local count = remove(uris)
+  save()
+  return { count, #uris >= limit and 1 or 0 }
+end
+
+if op == 'f' then
+  -- cursor, batch: the distinct tool names of fresh entries, a batch a call: { cursor, names... }
+  local scan = redis.call('HSCAN', F, ARGV[3], 'COUNT', ARGV[4])
+  local out, seen = { scan[1] }, {}
+  for i = 2, #scan[2], 2 do
+    local name = scan[2][i]
+    if not seen[name] then
+      seen[name] = true
+      out[#out + 1] = name
+    end
+  end
+  return out
+end
+
+if op == 'k' then
+  -- cause JSON, cursor, batch, tool names (JSON)...: marks fresh entries of those tools stale
+  local wanted = {}
+  for i = 6, #ARGV do wanted[ARGV[i]] = true end
+  local scan = redis.call('HSCAN', F, ARGV[4], 'COUNT', ARGV[5])
+  local marked = {}
+  for i = 1, #scan[2], 2 do
+    if wanted[scan[2][i + 1]] then marked[#marked + 1] = scan[2][i] end
+  end
+  if #marked > 0 then
+    local fields = {}
+    for _, uri in ipairs(marked) do fields[#fields + 1] = 's:' .. uri; fields[#fields + 1] = ARGV[3] end
+    redis.call('HSET', R, unpack(fields))
+    f = f - redis.call('HDEL', F, unpack(marked))
+    save()
+  end
+  return { scan[1], #marked }
+end
+
+if op == 'l' then
+  -- conv JSON ('' for every conversation), cursor, batch: { cursor, then per entry uri, meta,
+  -- payload, stale cause, lastUsedAt } (the caller keeps the rows of its conversation and sorts)
+  local conv = ARGV[3]
+  if conv ~= '' and c ~= '*' and c ~= conv then return { '0' } end
+  local scan = redis.call('HSCAN', R, ARGV[4], 'MATCH', 'z:*', 'COUNT', ARGV[5])
+  local out = { scan[1] }
+  for i = 1, #scan[2], 2 do
+    local uri = string.sub(scan[2][i], 3)
+    local row = redis.call('HMGET', R, 'm:' .. uri, 'p:' .. uri, 's:' .. uri)
+    if row[2] then
+      out[#out + 1] = uri; out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]
+      out[#out + 1] = redis.call('ZSCORE', L, uri)
+    end
+  end
+  return out
 end
 
 return redis.error_reply('ERR mcp-result-cache: unknown operation ' .. tostring(op))

@@ -1,327 +1,382 @@
 'use strict';
 // `mcp-result-cache/redis`: the storage of a cache that several server instances share
 // (docs/REDIS.md). `redisStorage(client, options)` goes into `new ResultCache({ storage })` of the
-// Node entry. Each logical operation is one call of one Lua script (js/redis-script.lua), atomic
-// in Redis; this module only encodes rows, sends the script and decodes its answers, and keeps
-// call order: an operation is sent when it is called, on the client's one connection.
-const { readFileSync } = require('node:fs');
+// Node entry. Every conversation lives in its own hash slot (the tag of its URI segment), so a
+// Redis Cluster spreads conversations over all masters; each script call (js/redis-script.lua)
+// works on one conversation and does bounded work. Operations that span conversations (stats,
+// listing, age eviction, invalidation) walk every master with SCAN, one batch a call.
 const { createHash } = require('node:crypto');
-const { join } = require('node:path');
-
-const SCRIPT = readFileSync(join(__dirname, 'redis-script.lua'), 'utf8');
-const SHA = createHash('sha1').update(SCRIPT).digest('hex');
+const { transport, segmentOf, segmentOfUri } = require('./redis-link.cjs');
+const { encodePayload, typeError } = require('./redis-encode.cjs');
+const { runner } = require('./redis-ops.cjs');
 
 /** The default key prefix: every key the storage writes starts with it. */
 const DEFAULT_PREFIX = 'mcp-result-cache:';
 /** The default bound on one operation, in ms. */
 const DEFAULT_TIMEOUT_MS = 3000;
-/** The hash tag every key of one cache shares (one hash slot: Redis Cluster runs the script). */
-const HASH_TAG = '{all}:';
-
-const named = (/** @type {any} */ name, /** @type {any} */ message) => Object.assign(new Error(message), { name });
-const typeError = (/** @type {any} */ message) => new TypeError(`redisStorage: ${message}`);
+/** The most entries one script call touches (besides a read's own URIs). */
+const BATCH = 256;
+/** Conversations asked at once while walking a master. */
+const SCAN_COUNT = 512;
+/** Conversations `evictOldest` compares at most, by their least recently used entry. */
+const EVICT_SAMPLE = 1024;
+const OPTIONS = ['prefix', 'ttlMs', 'timeoutMs', 'replicas'];
 
 /**
- * How to talk to `client`: `send(key, args)` resolves the reply of one command routed by `key`;
- * `ready()` says whether the client is connected now. A TypeError for anything that is not a
- * node-redis 6 client or cluster or an ioredis 6 `Redis` or `Cluster`.
+ * @param {unknown} options
+ * @returns {{ prefix: string, ttl: string, timeoutMs: number, replicas: number }}
  */
-function transport(/** @type {any} */ client) {
-  if (client === null || typeof client !== 'object') {
-    throw typeError('client must be a connected node-redis client or cluster (createClient, createCluster) or an ioredis Redis or Cluster');
-  }
-  // ioredis: `call` routes by the command's keys on a Cluster too; `status` is "ready" when connected.
-  if (typeof client.call === 'function' && typeof client.status === 'string' && typeof client.evalsha === 'function') {
-    return {
-      send: (/** @type {any} */ _key, /** @type {any} */ args) => client.call(...args),
-      ready: () => client.status === 'ready',
-    };
-  }
-  // node-redis: a cluster routes by an explicit first key; a client sends as is.
-  if (typeof client.sendCommand === 'function' && typeof client.isOpen === 'boolean') {
-    const cluster = typeof client.getSlotRandomNode === 'function' || Array.isArray(client.masters);
-    return {
-      send: cluster ? (/** @type {any} */ key, /** @type {any} */ args) => client.sendCommand(key, false, args) : (/** @type {any} */ _key, /** @type {any} */ args) => client.sendCommand(args),
-      ready: () => client.isReady !== false && client.isOpen,
-    };
-  }
-  throw typeError('client must be a connected node-redis client or cluster (createClient, createCluster) or an ioredis Redis or Cluster');
-}
-
-function readOptions(/** @type {any} */ options) {
+function readOptions(options) {
   if (options === undefined) options = {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw typeError('options must be an object');
   for (const key of Object.keys(options)) {
-    if (key !== 'prefix' && key !== 'ttlMs' && key !== 'timeoutMs') throw typeError(`unknown option ${JSON.stringify(key)} (prefix, ttlMs, timeoutMs)`);
+    if (!OPTIONS.includes(key)) throw typeError(`unknown option ${JSON.stringify(key)} (${OPTIONS.join(', ')})`);
   }
-  const { prefix = DEFAULT_PREFIX, ttlMs, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
-  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 256 || /[{}]/.test(prefix) || prefix !== prefix.toWellFormed?.call(prefix)) {
+  const get = (/** @type {string} */ name) => Reflect.get(options, name);
+  const prefix = get('prefix') ?? DEFAULT_PREFIX;
+  const ttlMs = get('ttlMs');
+  const timeoutMs = get('timeoutMs') ?? DEFAULT_TIMEOUT_MS;
+  const replicas = get('replicas') ?? 0;
+  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 256 || /[{}]/.test(prefix) || prefix !== prefix.toWellFormed?.()) {
     throw typeError('prefix must be a non-empty string of at most 256 characters without "{" or "}"');
   }
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) throw typeError('ttlMs must be a positive integer (milliseconds)');
-  if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) throw typeError('timeoutMs must be a positive integer (milliseconds)');
-  return { prefix, ttl: String(ttlMs ?? 0), timeoutMs };
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && Number(ttlMs) > 0)) throw typeError('ttlMs must be a positive integer (milliseconds)');
+  if (!(Number.isSafeInteger(timeoutMs) && Number(timeoutMs) > 0 && Number(timeoutMs) <= 2 ** 31 - 1)) throw typeError('timeoutMs must be a positive integer (milliseconds)');
+  if (!(Number.isSafeInteger(replicas) && Number(replicas) >= 0 && Number(replicas) <= 64)) throw typeError('replicas must be an integer from 0 to 64');
+  return { prefix, ttl: String(ttlMs ?? 0), timeoutMs: Number(timeoutMs), replicas: Number(replicas) };
 }
 
-/** A value JSON keeps as it is: a string, a boolean, null, or a finite number other than -0. */
-const plain = (/** @type {any} */ v) =>
-  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0));
+/** `text` as a SCAN pattern matching itself. @param {string} text */
+const globEscape = (text) => text.replace(/[*?[\]\\]/g, '\\$&');
 
-/** Why JSON cannot hold the object `item` exactly, or `null` when it can (its members aside). */
-function objectProblem(/** @type {any} */ item) {
-  if (Array.isArray(item)) {
-    for (let i = 0; i < item.length; i += 1) if (!(i in item)) return 'a sparse array';
-    if (Object.keys(item).length !== item.length) return 'an array with extra properties';
-  } else {
-    const proto = Object.getPrototypeOf(item);
-    if (proto !== Object.prototype && proto !== null) return `a ${proto?.constructor?.name ?? 'non-plain'} object`;
-    if (typeof item.toJSON === 'function') return 'an object with a toJSON method';
-  }
-  if (Object.getOwnPropertySymbols(item).length > 0) return 'an object with a symbol key';
-  return null;
-}
+/** A JSON string field of a reply (null/undefined: absent). @param {unknown} value */
+const parsed = (value) => (value === null || value === undefined || value === false ? undefined : JSON.parse(String(value)));
 
-/** What JSON would do to the primitive `v`. */
-const primitiveProblem = (/** @type {any} */ v) => (typeof v === 'number' ? (Object.is(v, -0) ? '-0' : String(v)) : typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`);
+/** @typedef {import('mcp-result-cache').StoredRow} StoredRow */
 
 /**
- * The JSON of `value`, when parsing it gives back the same value: plain objects and dense arrays,
- * strings (lone surrogates included: JSON.stringify escapes them), booleans, null and finite
- * numbers other than -0. Anything else (undefined, a function, a Date, a Map, a typed array, a
- * sparse array, a symbol key, a cycle, a BigInt, …) is a TypeError naming where it is: JSON would
- * silently change or drop it. One walk without paths; the paths only for the message. `json`,
- * when given, is `JSON.stringify(value)` made by the cache a moment before (nothing ran since).
+ * A stored row from the script's four values (meta, payload, stale cause, lastUsedAt).
+ * @param {unknown} meta @param {unknown} payload @param {unknown} stale @param {unknown} lastUsed
+ * @returns {StoredRow}
  */
-function encodePayload(/** @type {any} */ value, /** @type {any} */ json) {
-  const seen = new Set();
-  const stack = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== 'object' || item === null) {
-      if (!plain(item)) throw refusal(value);
-      continue;
-    }
-    // A value reached twice is checked once (and a cycle ends here: JSON.stringify reports it).
-    if (seen.has(item)) continue;
-    seen.add(item);
-    if (objectProblem(item) !== null) throw refusal(value);
-    if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i -= 1) stack.push(item[i]);
-    } else {
-      for (const key in item) if (Object.hasOwn(item, key)) stack.push(item[key]);
-    }
-  }
-  if (typeof json === 'string') return json;
-  try {
-    return JSON.stringify(value);
-  } catch (error) {
-    throw typeError(`the payload cannot be stored as JSON: ${/** @type {any} */ (error)?.message ?? error}`);
-  }
+function rowOf(meta, payload, stale, lastUsed) {
+  /** @type {StoredRow} */
+  const row = JSON.parse(String(meta));
+  row.payload = JSON.parse(String(payload));
+  row.lastUsedAt = Number(lastUsed);
+  const cause = parsed(stale);
+  if (cause !== undefined) row.staleCause = cause;
+  return row;
 }
 
-/** The TypeError for a value `encodePayload` refused: walks again, with paths, to say where. */
-function refusal(/** @type {any} */ value) {
-  const open = new Set();
-  /** @type {(item: any, path: any) => any} */
-  const walk = (item, path) => {
-    if (typeof item !== 'object' || item === null) return plain(item) ? null : `${path || 'the value'} is ${primitiveProblem(item)}`;
-    if (open.has(item)) return `${path || 'the value'} is a cycle`;
-    const problem = objectProblem(item);
-    if (problem !== null) return `${path || 'the value'} is ${problem}`;
-    open.add(item);
-    for (const key of Object.keys(item)) {
-      /** @type {any} */
-      const found = walk(item[key], `${path}/${key}`);
-      if (found !== null) return found;
-    }
-    open.delete(item);
-    return null;
-  };
-  return typeError(`the payload cannot be stored exactly as JSON: ${walk(value, '') ?? 'it changes on the way'}`);
-}
+/** By URI, code-unit order. @param {{ uri?: unknown }} p @param {{ uri?: unknown }} q */
+const byUri = (p, q) => (String(p.uri) < String(q.uri) ? -1 : String(p.uri) > String(q.uri) ? 1 : 0);
 
-/** What a client error becomes: the name a host (and the cache) branches on. */
-function storageError(/** @type {any} */ error, /** @type {any} */ what) {
-  const message = String(error?.message ?? error);
-  if (/^OOM\b/.test(message)) return named('QuotaExceededError', `redisStorage: ${what}: ${message}`);
-  if (/^(ERR|WRONGTYPE|NOPERM|READONLY|MOVED|ASK|CROSSSLOT|CLUSTERDOWN|BUSY|NOSCRIPT)\b/.test(message)) {
-    return named('UnknownError', `redisStorage: ${what}: ${message}`);
-  }
-  return named('NetworkError', `redisStorage: ${what}: ${message}`);
-}
+/**
+ * What the operations share: the key names, the walk over every master, the runner.
+ * @typedef {object} Context
+ * @property {string} prefix
+ * @property {string} ttl
+ * @property {string} batch
+ * @property {(segment: string) => string[]} keysOf The four keys of a conversation's bucket.
+ * @property {(step: Step, visit: (segment: string) => Promise<void>, limit?: number) => Promise<void>} walk
+ * @property {ReturnType<typeof runner>['operation']} operation
+ * @typedef {import('./redis-ops.cjs').Step} Step
+ */
 
 /**
  * A storage object for `new ResultCache({ storage })` over a connected Redis `client`
  * (node-redis 6 `createClient` / `createCluster`, ioredis 6 `Redis` / `Cluster`).
  *
  * @param {object} client The connected client; the host owns it (closing a cache leaves it open).
- * @param {{ prefix?: string, ttlMs?: number, timeoutMs?: number }} [options]
+ * @param {{ prefix?: string, ttlMs?: number, timeoutMs?: number, replicas?: number }} [options]
  *   `prefix` (default `"mcp-result-cache:"`) starts every key written; `ttlMs` lets Redis expire a
- *   conversation nobody used for that long; `timeoutMs` (default 3000) bounds every operation.
- * @returns {object} The storage (pass it as `storage`; its methods are the cache's, not an API).
+ *   conversation nobody used for that long; `timeoutMs` (default 3000) bounds every operation;
+ *   `replicas` (default 0): a write resolves only once `WAIT` confirms it on that many replicas.
+ * @returns {import('./redis.d.ts').RedisStorage} The storage (pass it as `storage`).
  * @throws {TypeError} For anything but a supported client or a malformed option.
  */
 function redisStorage(client, options) {
-  const link = transport(client);
-  const { prefix, ttl, timeoutMs } = readOptions(options);
-  const key = `${prefix}${HASH_TAG}t`;
-  // Call order: an operation is sent when it is called, unless the storage is held (between an
-  // invalidation's two steps, or while a forgotten script is loaded again); then it waits in
-  // `queue` and is sent, in order, when the hold ends.
-  let held = 0;
-  /** @type {any[]} */
-  const queue = [];
-  const drain = () => {
-    while (held === 0 && queue.length > 0) queue.shift()();
+  const link = transport(client, typeError);
+  const settings = readOptions(options);
+  const { prefix, ttl } = settings;
+  const { operation, hold } = runner(link, settings);
+  /** @type {Context} */
+  const ctx = {
+    prefix,
+    ttl,
+    batch: String(BATCH),
+    keysOf: (segment) => ['rows', 'lru', 'added', 'fresh'].map((name) => `${prefix}{${segment}}:${name}`),
+    walk: walker(`${globEscape(prefix)}{*}:rows`, prefix),
+    operation,
   };
-  const hold = () => {
-    held += 1;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      held -= 1;
-      drain();
-    };
-  };
-
-  function send(/** @type {any} */ args) {
-    return link.send(key, ['EVALSHA', SHA, '1', key, ...args]).catch((/** @type {any} */ error) => {
-      if (!/^NOSCRIPT\b/.test(String(error?.message))) throw error;
-      return reload().then(() => link.send(key, ['EVALSHA', SHA, '1', key, ...args]));
-    });
-  }
-
-  // A server restart (or SCRIPT FLUSH) forgot the script: EVAL loads it on the node of our slot.
-  // Every operation already sent failed the same way and retries when it is loaded, in the order
-  // it was sent; operations called meanwhile wait until those retries are sent.
-  /** @type {any} */
-  let reloading = null;
-  function reload() {
-    if (!reloading) {
-      const release = hold();
-      reloading = link.send(key, ['EVAL', SCRIPT, '1', key, 'o', ttl]);
-      const settle = () => {
-        reloading = null;
-        // After the retries (reactions registered before this microtask runs).
-        queueMicrotask(release);
-      };
-      reloading.then(settle, settle);
-    }
-    return reloading;
-  }
-
-  /** One operation; `first`: sent now, ahead of any operation waiting. */
-  function call(/** @type {any} */ what, /** @type {any} */ args, first = false) {
-    /** @type {any} */
-    let timer;
-    let cancelled = false;
-    const sent = new Promise((resolve, reject) => {
-      const run = () => {
-        if (cancelled) return;
-        if (!link.ready()) {
-          reject(named('NetworkError', `redisStorage: ${what}: the Redis client is not connected`));
-          return;
-        }
-        send(args).then(resolve, (/** @type {any} */ error) => reject(storageError(error, what)));
-      };
-      if (!first && (held > 0 || queue.length > 0)) queue.push(run);
-      else run();
-    });
-    const late = new Promise((_, reject) => {
-      timer = setTimeout(() => {
-        // Still waiting in the queue: it is never sent. Already sent: Redis may still run it.
-        cancelled = true;
-        reject(named('TimeoutError', `redisStorage: ${what}: Redis did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      timer.unref?.();
-    });
-    return Promise.race([sent, late]).finally(() => clearTimeout(timer));
-  }
-
-  /** Ends the hold of an invalidation whose `freshTools` answered (set until `markStale`). */
-  /** @type {any} */
-  let releaseStale = null;
-
-  const rowOf = (/** @type {any} */ meta, /** @type {any} */ payload, /** @type {any} */ stale, /** @type {any} */ lastUsed) => {
-    const row = JSON.parse(meta);
-    row.payload = JSON.parse(payload);
-    row.lastUsedAt = Number(lastUsed);
-    if (stale !== null && stale !== undefined) row.staleCause = JSON.parse(stale);
-    return row;
-  };
-
   return {
     kind: 'redis',
     prefix,
-    write(/** @type {any} */ row, /** @type {any} */ maxBytes, /** @type {any} */ maxEntries, /** @type {any} */ json) {
-      let payload;
-      let meta;
-      try {
-        payload = encodePayload(row.payload, json);
-        const { payload: _payload, lastUsedAt: _used, staleCause: _stale, ...rest } = row;
-        meta = JSON.stringify(rest);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      const conv = JSON.stringify(row.convId);
-      const args = ['w', ttl, row.uri, conv, String(row.sizeBytes), String(row.addedAt), String(row.lastUsedAt),
-        JSON.stringify(row.sourceToolName), meta, payload, String(maxBytes), String(maxEntries)];
-      return call('writing an entry', args).then((reply) => reply.map(Number));
-    },
-    read(/** @type {any} */ uris, /** @type {any} */ now) {
-      return call('reading entries', ['r', ttl, String(now), ...uris]).then((reply) => {
-        const rows = [];
-        for (let i = 0; i < reply.length; i += 4) {
-          rows.push(reply[i + 1] === null || reply[i + 1] === undefined ? undefined : rowOf(reply[i], reply[i + 1], reply[i + 2], reply[i + 3]));
-        }
-        return rows;
-      });
-    },
-    evictOldest(/** @type {any} */ bytes) {
-      return call('evicting entries', ['e', ttl, String(bytes)]).then(Number);
-    },
-    stats() {
-      return call('reading the totals', ['s', ttl]).then((reply) => reply.map(Number));
-    },
-    remove(/** @type {any} */ convId, /** @type {any} */ cutoff) {
-      const conv = typeof convId === 'string' ? JSON.stringify(convId) : '';
-      return call('deleting entries', ['d', ttl, conv, String(cutoff)]).then(Number);
-    },
-    freshTools() {
-      const names = call('invalidating entries', ['f', ttl]).then((reply) => reply.map((/** @type {any} */ name) => JSON.parse(name)));
-      // Until markStale is called, later operations wait: the marks take effect where they were
-      // called. The cache calls markStale after every freshTools that answered.
-      const release = hold();
-      releaseStale = release;
-      names.catch(release);
-      return names;
-    },
-    markStale(/** @type {any} */ names, /** @type {any} */ cause) {
-      const release = releaseStale ?? (() => {});
-      releaseStale = null;
-      if (!Array.isArray(names) || names.length === 0) {
-        release();
-        return Promise.resolve(0);
-      }
-      const args = ['k', ttl, JSON.stringify(String(cause)), ...names.map((name) => JSON.stringify(String(name)))];
-      // Sent ahead of whatever waits, then the hold ends.
-      const marked = call('invalidating entries', args, true);
-      release();
-      return marked.then(Number);
-    },
-    list(/** @type {any} */ convId) {
-      const conv = typeof convId === 'string' ? JSON.stringify(convId) : '';
-      return call('listing entries', ['l', ttl, conv]).then((reply) => {
-        const rows = [];
-        for (let i = 0; i < reply.length; i += 5) {
-          if (reply[i + 2] !== null && reply[i + 2] !== undefined) rows.push(rowOf(reply[i + 1], reply[i + 2], reply[i + 3], reply[i + 4]));
-        }
-        return rows.sort((p, q) => (p.uri < q.uri ? -1 : p.uri > q.uri ? 1 : 0));
+    write: (row, maxBytes, maxEntries, json) => write(ctx, row, maxBytes, maxEntries, json),
+    read: (uris, now) => read(ctx, uris, now),
+    ...spanning(ctx),
+    ...invalidation(ctx, hold),
+    consumeOnce(key, ttlMs) {
+      if (typeof key !== 'string' || key === '') return Promise.reject(typeError('consumeOnce: key must be a non-empty string'));
+      if (!(Number.isSafeInteger(ttlMs) && ttlMs > 0)) return Promise.reject(typeError('consumeOnce: ttlMs must be a positive integer (milliseconds)'));
+      const name = `${prefix}once:{${createHash('sha256').update(key).digest('hex')}}`;
+      return operation('consuming a key', async (step) => {
+        const first = (await step.command(name, ['SET', name, '1', 'NX', 'PX', String(ttlMs)])) !== null;
+        if (first) await step.replicate(name);
+        return first;
       });
     },
     close() {},
   };
 }
 
-module.exports = { redisStorage, DEFAULT_PREFIX };
+/**
+ * One write: one script call on its conversation (more only when a lowered budget leaves more to
+ * evict than one batch), then `WAIT` when the storage asks for replicas.
+ * @param {Context} ctx @param {StoredRow} row @param {number} maxBytes @param {number} maxEntries
+ * @param {string} [json] @returns {Promise<[number, number, number]>}
+ */
+function write({ ttl, batch, keysOf, operation }, row, maxBytes, maxEntries, json) {
+  let args;
+  try {
+    const payload = encodePayload(row.payload, json);
+    const { payload: _payload, lastUsedAt: _used, staleCause: _stale, ...rest } = row;
+    args = ['w', ttl, String(row.uri), JSON.stringify(row.convId), String(row.sizeBytes), String(row.addedAt), String(row.lastUsedAt),
+      JSON.stringify(row.sourceToolName), JSON.stringify(rest), payload, String(maxBytes), String(maxEntries), batch];
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const keys = keysOf(segmentOfUri(String(row.uri)));
+  return operation('writing an entry', async (step) => {
+    let [evicted, bytes, entries, more] = (await step.script(keys, args)).map(Number);
+    while (more === 1) {
+      const reply = (await step.script(keys, ['e', ttl, String(bytes - maxBytes), String(entries - maxEntries), batch, String(row.uri)])).map(Number);
+      evicted += reply[0];
+      [, , more, bytes, entries] = reply;
+    }
+    await step.replicate(keys[0]);
+    /** @type {[number, number, number]} */
+    const totals = [evicted, bytes, entries];
+    return totals;
+  });
+}
+
+/**
+ * The rows of `uris`: one script call per conversation, all sent at once.
+ * @param {Context} ctx @param {string[]} uris @param {number} now
+ */
+function read({ ttl, keysOf, operation }, uris, now) {
+  /** @type {Map<string, string[]>} */
+  const groups = new Map();
+  for (const uri of uris) {
+    const segment = segmentOfUri(uri);
+    groups.set(segment, [...(groups.get(segment) ?? []), uri]);
+  }
+  return operation('reading entries', async (step) => {
+    const answers = [...groups].map(([segment, list]) => step.script(keysOf(segment), ['r', ttl, String(now), ...list]));
+    /** @type {Map<string, StoredRow | undefined>} */
+    const found = new Map();
+    for (const [i, [, list]] of [...groups].entries()) {
+      const reply = await answers[i];
+      list.forEach((uri, j) => {
+        const at = j * 4;
+        const present = reply[at + 1] !== null && reply[at + 1] !== undefined && reply[at + 1] !== false;
+        found.set(uri, present ? rowOf(reply[at], reply[at + 1], reply[at + 2], reply[at + 3]) : undefined);
+      });
+    }
+    return uris.map((uri) => found.get(uri));
+  });
+}
+
+/**
+ * Calls the script on one conversation with a cursor until it answers cursor "0".
+ * @param {Context} ctx @param {Step} step @param {string} segment
+ * @param {(cursor: string) => string[]} argsOf @param {(reply: unknown[]) => void} take
+ */
+async function scanBucket(ctx, step, segment, argsOf, take) {
+  let cursor = '0';
+  do {
+    const reply = await step.script(ctx.keysOf(segment), argsOf(cursor));
+    take(reply);
+    cursor = String(reply[0]);
+  } while (cursor !== '0');
+}
+
+/**
+ * Deletes the rows of conversation `conv` (JSON) in `segment`, or those added before `cutoff`
+ * (conv ''), a batch a call.
+ * @param {Context} ctx @param {Step} step @param {string} segment @param {string} conv @param {string} cutoff
+ */
+async function removeIn(ctx, step, segment, conv, cutoff) {
+  let removed = 0;
+  let cursor = '0';
+  for (;;) {
+    const reply = await step.script(ctx.keysOf(segment), ['d', ctx.ttl, conv, cutoff, ctx.batch, cursor]);
+    removed += Number(reply[0]);
+    if (Number(reply[1]) !== 1) return removed;
+    if (reply[2] !== undefined) cursor = String(reply[2]);
+  }
+}
+
+/**
+ * The operations that may span conversations: totals, clears and age eviction, listing, and the
+ * eviction after a quota error.
+ * @param {Context} ctx
+ */
+function spanning(ctx) {
+  const { ttl, batch, keysOf, walk, operation } = ctx;
+  return {
+    stats: () => operation('reading the totals', async (step) => {
+      let entries = 0;
+      let bytes = 0;
+      let conversations = 0;
+      await walk(step, async (segment) => {
+        const [e, b] = (await step.script(keysOf(segment), ['s', ttl])).map(Number);
+        if (e > 0) {
+          entries += e;
+          bytes += b;
+          conversations += 1;
+        }
+      });
+      /** @type {[number, number, number]} */
+      const totals = [entries, bytes, conversations];
+      return totals;
+    }, { multi: true }),
+    /** @param {string | undefined} convId @param {number} cutoff */
+    remove: (convId, cutoff) => operation('deleting entries', async (step) => {
+      if (typeof convId === 'string') return removeIn(ctx, step, segmentOf(convId), JSON.stringify(convId), '0');
+      let removed = 0;
+      await walk(step, async (segment) => {
+        removed += await removeIn(ctx, step, segment, '', String(cutoff));
+      });
+      return removed;
+    }, { multi: true }),
+    /** @param {string} [convId] */
+    list: (convId) => operation('listing entries', async (step) => {
+      /** @type {Map<string, StoredRow>} */
+      const rows = new Map();
+      const collect = (/** @type {string} */ segment, /** @type {string} */ conv) => scanBucket(ctx, step, segment, (cursor) => ['l', ttl, conv, cursor, batch], (reply) => {
+        for (let i = 1; i + 4 < reply.length; i += 5) {
+          const row = rowOf(reply[i + 1], reply[i + 2], reply[i + 3], reply[i + 4]);
+          if (typeof convId !== 'string' || row.convId === convId) rows.set(String(reply[i]), row);
+        }
+      });
+      if (typeof convId === 'string') await collect(segmentOf(convId), JSON.stringify(convId));
+      else await walk(step, (segment) => collect(segment, ''));
+      return [...rows.values()].sort(byUri);
+    }, { multi: true }),
+    /** @param {number} bytes */
+    evictOldest: (bytes) => operation('evicting entries', (step) => evictOldest(ctx, step, bytes), { multi: true }),
+  };
+}
+
+/**
+ * `freshTools` and `markStale`: between the two, later operations wait (the marks take effect
+ * where they were called; the cache calls markStale after every freshTools that answered).
+ * @param {Context} ctx @param {() => () => void} hold
+ */
+function invalidation(ctx, hold) {
+  const { ttl, batch, walk, operation } = ctx;
+  let releaseStale = () => {};
+  return {
+    freshTools() {
+      return operation('invalidating entries', async (step) => {
+        /** @type {Set<string>} */
+        const names = new Set();
+        await walk(step, (segment) => scanBucket(ctx, step, segment, (cursor) => ['f', ttl, cursor, batch], (reply) => {
+          for (const name of reply.slice(1)) names.add(String(name));
+        }));
+        return [...names].map((name) => String(JSON.parse(name)));
+      }, {
+        multi: true,
+        onStart: () => {
+          releaseStale = hold();
+        },
+      }).catch((error) => {
+        releaseStale();
+        throw error;
+      });
+    },
+    /** @param {string[]} names @param {string} cause */
+    markStale(names, cause) {
+      const release = releaseStale;
+      releaseStale = () => {};
+      if (!Array.isArray(names) || names.length === 0) {
+        release();
+        return Promise.resolve(0);
+      }
+      const wanted = names.map((name) => JSON.stringify(String(name)));
+      const causeJson = JSON.stringify(String(cause));
+      const marked = operation('invalidating entries', async (step) => {
+        let count = 0;
+        await walk(step, (segment) => scanBucket(ctx, step, segment, (cursor) => ['k', ttl, causeJson, cursor, batch, ...wanted], (reply) => {
+          count += Number(reply[1]);
+        }));
+        return count;
+      }, { multi: true, first: true });
+      release();
+      return marked;
+    },
+  };
+}
+
+/**
+ * Frees `bytes` from the conversations whose least recently used entry is oldest (compared
+ * over at most EVICT_SAMPLE conversations): Redis Cluster keeps no global order.
+ * @param {Context} ctx @param {Step} step @param {number} bytes
+ */
+async function evictOldest({ ttl, batch, keysOf, walk }, step, bytes) {
+  /** @type {{ segment: string, oldest: number }[]} */
+  const sample = [];
+  await walk(step, async (segment) => {
+    const [oldest] = await step.script(keysOf(segment), ['q', ttl]);
+    if (oldest !== false && oldest !== null && oldest !== undefined) sample.push({ segment, oldest: Number(oldest) });
+  }, EVICT_SAMPLE);
+  sample.sort((p, q) => p.oldest - q.oldest);
+  let count = 0;
+  for (const { segment } of sample) {
+    while (bytes > 0) {
+      const [evicted, freed, more] = (await step.script(keysOf(segment), ['e', ttl, String(bytes), '0', batch, ''])).map(Number);
+      count += evicted;
+      bytes -= freed;
+      if (more !== 1) break;
+    }
+    if (bytes <= 0) break;
+  }
+  return count;
+}
+
+/**
+ * Walks the conversations of every master (SCAN, one page a call), calling `visit` with each
+ * segment; stops after `limit` conversations.
+ * @param {string} pattern @param {string} prefix
+ */
+function walker(pattern, prefix) {
+  const start = prefix.length + 1;
+  /**
+   * @param {import('./redis-ops.cjs').Step} step
+   * @param {(segment: string) => Promise<void>} visit
+   * @param {number} [limit]
+   */
+  return async (step, visit, limit = Infinity) => {
+    let seen = 0;
+    /** @type {Set<string>} */
+    const done = new Set();
+    for (const node of await step.masters()) {
+      let cursor = '0';
+      do {
+        const reply = await node.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', String(SCAN_COUNT), 'TYPE', 'hash']);
+        const [next, keys] = Array.isArray(reply) ? reply : ['0', []];
+        cursor = String(next);
+        const segments = (Array.isArray(keys) ? keys : []).map((key) => String(key).slice(start, -'}:rows'.length)).filter((s) => !done.has(s));
+        for (const segment of segments) done.add(segment);
+        await Promise.all(segments.map(visit));
+        seen += segments.length;
+        if (seen >= limit) return;
+      } while (cursor !== '0');
+    }
+  };
+}
+
+module.exports = { redisStorage, DEFAULT_PREFIX, BATCH };

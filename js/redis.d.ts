@@ -12,6 +12,8 @@
  * Node only (outside Node, `redisStorage` throws a `NotSupportedError`).
  */
 
+import type { CacheStorage } from 'mcp-result-cache';
+
 /** What `redisStorage` accepts: a connected node-redis 6 client or cluster, or an ioredis 6 `Redis` or `Cluster`. */
 export type RedisClientLike = object;
 
@@ -22,17 +24,25 @@ export interface RedisStorageOptions {
   ttlMs?: number;
   /** Every operation settles within this many milliseconds, rejecting with a `TimeoutError` (default 3000). */
   timeoutMs?: number;
+  /**
+   * A write (and a `consumeOnce` that consumed) resolves only once `WAIT` confirms it on this
+   * many replicas of its master; not confirmed within `timeoutMs`: a `TimeoutError` (the write
+   * may or may not be readable later). Default 0: acknowledged by the master alone.
+   */
+  replicas?: number;
 }
 
-/** A storage object: pass it as `new ResultCache({ storage })`. Its methods are the cache's, not an API. */
-export interface RedisStorage {
+/** A storage object: pass it as `new ResultCache({ storage })` (the contract: `CacheStorage`, docs/STORAGE.md). */
+export interface RedisStorage extends CacheStorage {
   readonly kind: 'redis';
   readonly prefix: string;
 }
 
 /**
- * The storage of a cache over Redis. Every `ResultCache` method works on it; each operation is one
- * atomic Lua script call. Payloads are stored as JSON: a value JSON cannot hold exactly is refused
+ * The storage of a cache over Redis or a Redis Cluster. Every `ResultCache` method works on it.
+ * Each conversation lives in its own hash slot (conversations spread over every master); each
+ * script call works on one conversation and does bounded work; `maxBytes` / `maxEntries` hold
+ * per conversation (docs/REDIS.md). Payloads are stored as JSON: a value JSON cannot hold exactly is refused
  * with a `TypeError`. Redis unreachable or slow: operations reject with `NetworkError` /
  * `TimeoutError` (their `name`) within `timeoutMs`.
  *

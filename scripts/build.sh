@@ -59,7 +59,7 @@ echo "build: toolchain $toolchain ($(rustc --version))"
 #      (scripts/node-entries.mjs) and the Node declarations; fingerprint pkg/.inputs.
 # Every output of stage 2 is named once, in OUTPUTS below; stage 1's are pkg/<dir>/.
 OUTPUTS=(pkg/browser.mjs pkg/server.mjs pkg/lists.mjs pkg/constants.mjs pkg/constants.cjs pkg/constants.d.ts
-  pkg/protocol-constants.mjs pkg/augment.cjs pkg/cache-flows.cjs pkg/warm-up.cjs pkg/defaults.cjs
+  pkg/protocol-constants.mjs pkg/augment.cjs pkg/cache-flows.cjs pkg/warm-up.cjs pkg/references.cjs pkg/cache-route.cjs pkg/defaults.cjs
   pkg/node.mjs pkg/server.node.mjs pkg/lists.node.mjs
   pkg/node/index.d.mts pkg/node/index.d.cts pkg/server-node/index.d.mts pkg/server-node/index.d.cts
   pkg/lists-node/index.d.mts pkg/lists-node/index.d.cts)

@@ -41,7 +41,7 @@ const ENTRIES = [
 ];
 // The modules an entry loads on first use: as its source (js/src/) imports them, and as the
 // bundle (pkg/) must.
-const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs' };
+const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs', '../cache-changes.mjs': '../js/cache-changes.mjs' };
 // wasm-bindgen's default `.wasm` location in the glue, `new URL('mcp_result_cache_bg.wasm', import.meta.url)`.
 const WASM_URL = /new URL\((['"`])mcp_result_cache_bg\.wasm\1,\s*import\.meta\.url\)/g;
 
@@ -130,8 +130,10 @@ async function bundleEntry({ out, source, pkg }, scratch) {
   // Not type-checked itself (tsconfig.json checks its sources): the minified bundle has no JSDoc.
   // One line says so and where it comes from (every byte of it is downloaded).
   let code = `// @ts-nocheck: built from ${source}\n${output[0].code}`;
-  for (const [from, to] of Object.entries(LAZY)) code = code.replaceAll(`"${from}"`, `"${to}"`).replaceAll(`'${from}'`, `'${to}'`);
-  if (Object.keys(LAZY).some((from) => code.includes(`"${from}"`) || code.includes(`'${from}'`))) {
+  for (const [from, to] of Object.entries(LAZY)) {
+    for (const quote of ['"', "'", '`']) code = code.replaceAll(`${quote}${from}${quote}`, `${quote}${to}${quote}`);
+  }
+  if (Object.keys(LAZY).some((from) => ['"', "'", '`'].some((quote) => code.includes(`${quote}${from}${quote}`)))) {
     throw new Error(`${out}: a module loaded on first use was not pointed at js/`);
   }
   const [before, after] = [Object.keys(await import(pathToFileURL(resolve(source)).href)).sort().join(), await exportNames(code, scratch, `entry-${out.replace(/\W/g, '_')}.mjs`)];

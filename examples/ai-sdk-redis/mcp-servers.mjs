@@ -2,7 +2,7 @@
 // `Client` over the SDK's `InMemoryTransport` (swap in `StreamableHTTPClientTransport` for
 // servers over HTTP; nothing else changes).
 //
-// `timeseries.query` returns 240 rows; `chart.create` declares only `data` (a strict schema) and
+// `timeseries.query` returns 240 rows (`timeseries.backfill` makes them out of date); `chart.create` declares only `data` (a strict schema) and
 // records what it received, so `GET /api/log` can show which instance drew which chart.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -26,6 +26,17 @@ function dataServer(queries) {
     queries.push({ metric, rows: rows.length, firstRow: rows[0] });
     return result({ ok: true, metric, columns: ['t', 'value'], rows });
   });
+  // A mutation: earlier query results are out of date afterwards. Its result says so the way MCP
+  // Fusion servers do, `<cache_invalidation …/>` first: the cache marks those entries stale.
+  server.registerTool('timeseries.backfill', {
+    description: 'Re-imports the samples of a metric from the archive; earlier query results of it are out of date afterwards.',
+    inputSchema: z.strictObject({ metric: z.string() }),
+  }, async ({ metric }) => ({
+    content: [
+      { type: 'text', text: '<cache_invalidation cause="timeseries.backfill" domains="timeseries.query" />' },
+      { type: 'text', text: JSON.stringify({ ok: true, metric, backfilled: true }) },
+    ],
+  }));
   return server;
 }
 

@@ -5,6 +5,10 @@
 //   "query …" -> call timeseries.query; once its result is in, answer in text
 //   "chart …" -> call chart.create with `data_uri` copied from the last `_cache_refs.rows` of an
 //                earlier tool result (possibly made by another instance); then answer in text
+//   "thanks"  -> answer in text
+//   "backfill …" -> call timeseries.backfill; then answer in text
+//   "… local …" -> call sensors.read (a tool of the page), then chart.create with `data_uri` copied
+//                from its `_cache_refs.rows` (a reference minted in the page); then answer in text
 import { randomUUID } from 'node:crypto';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
@@ -36,6 +40,22 @@ function nextStep(prompt) {
   const ask = userText(prompt[lastUser]);
   const earlier = toolResults(prompt.slice(0, lastUser));
   const thisTurn = toolResults(prompt.slice(lastUser));
+  if (/backfill/i.test(ask)) {
+    if (!thisTurn.some((r) => r.toolName === 'timeseries.backfill')) return { tool: 'timeseries.backfill', input: { metric: 'cpu.load' } };
+    return { text: 'The series was backfilled: the rows stored earlier are out of date; ask me to query it again.' };
+  }
+  if (/local/i.test(ask)) {
+    const drawn = thisTurn.findLast((r) => r.toolName === 'chart.create');
+    if (drawn) {
+      const chart = parse(outputText(drawn.output));
+      return { text: chart?.ok ? `Here is your chart (${chart.chart_id}) of this browser's readings with ${chart.points} points.` : `chart.create failed: ${outputText(drawn.output).slice(0, 200)}` };
+    }
+    const read = thisTurn.findLast((r) => r.toolName === 'sensors.read');
+    if (!read) return { tool: 'sensors.read', input: {} };
+    const rows = parse(outputText(read.output))?._cache_refs?.rows;
+    if (!rows) return { text: `sensors.read answered: ${outputText(read.output).slice(0, 200)}` };
+    return { tool: 'chart.create', input: { title: 'this browser', data_uri: rows } };
+  }
   if (/chart/i.test(ask)) {
     const drawn = thisTurn.findLast((r) => r.toolName === 'chart.create');
     if (drawn) {
@@ -53,6 +73,7 @@ function nextStep(prompt) {
     const out = parse(outputText(answered.output));
     return { text: out?._cache_uri ? `I have the series; its rows are stored as ${out._cache_uri}.` : `timeseries.query answered: ${outputText(answered.output).slice(0, 200)}` };
   }
+  if (/thank/i.test(ask)) return { text: 'You are welcome.' };
   return { text: 'Say "query the series", then "chart it".' };
 }
 

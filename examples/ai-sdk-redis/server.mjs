@@ -1,6 +1,7 @@
 // One instance: `node server.mjs --port 3001` (env REDIS_URL, INSTANCE). Plain node:http:
 //
 //   POST /api/chat   the AI SDK route handler (route.mjs)
+//   GET  /api/cache  what the chat's references hold (cacheRoute, route.mjs)
 //   GET  /api/log    this instance's name, what its MCP servers received and what the model typed
 //   GET  /…          the built page (dist/, `npm run build`)
 //
@@ -13,7 +14,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { POST, close, modelCalls, servers } from './route.mjs';
+import { GET, POST, close, modelCalls, servers } from './route.mjs';
 
 const { values: args } = parseArgs({ options: { port: { type: 'string', default: '3001' }, host: { type: 'string', default: '127.0.0.1' } } });
 const INSTANCE = process.env.INSTANCE ?? 'a';
@@ -21,10 +22,10 @@ const DIST = process.env.DIST_DIR ?? fileURLToPath(new URL('./dist/', import.met
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.wasm': 'application/wasm', '.ico': 'image/x-icon' };
 
 /** node:http request -> web Request -> route handler -> web Response -> node:http response. */
-async function chat(req, res) {
-  const body = Readable.toWeb(req);
-  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method: 'POST', headers: req.headers, body, duplex: 'half' });
-  const response = await POST(request);
+async function web(req, res, handler) {
+  const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Readable.toWeb(req);
+  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method: req.method, headers: req.headers, body, duplex: 'half' });
+  const response = await handler(request);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) return void res.end();
   const stream = Readable.fromWeb(response.body);
@@ -54,7 +55,8 @@ async function page(req, res) {
 const server = createServer((req, res) => {
   res.setHeader('x-instance', INSTANCE);
   const { pathname } = new URL(req.url, 'http://x');
-  const handled = req.method === 'POST' && pathname === '/api/chat' ? chat(req, res)
+  const handled = req.method === 'POST' && pathname === '/api/chat' ? web(req, res, POST)
+    : pathname === '/api/cache' ? web(req, res, GET)
     : req.method === 'GET' && pathname === '/api/log' ? log(res)
       : req.method === 'GET' || req.method === 'HEAD' ? page(req, res)
         : void res.writeHead(405).end();

@@ -18,6 +18,8 @@ import { cacheFlows } from './cache-flows.mjs';
 export * from '../../pkg/constants.mjs';
 // Plain JS over the caller's tool objects: works before `ready()`.
 export { augmentTools } from './augment.mjs';
+// Plain JS over a tool output: works before `ready()`.
+export { referencesOf } from '../references.mjs';
 
 const lazy = lazyModule(init);
 
@@ -150,7 +152,8 @@ export class ResultCache {
   #flows;
 
   constructor(/** @type {wasm.ResultCacheOptions | undefined} */ options) {
-    this.#flows = cacheFlows(options);
+    // js/cache-changes.mjs, its own module (scripts/web-glue.mjs keeps it external and points the bundle at it).
+    this.#flows = cacheFlows(options, () => import('../cache-changes.mjs'), () => /** @type {{ entries: import('./cache-flows.mjs').ListEntries }} */ (/** @type {unknown} */ (this)));
     options = this.#flows.options;
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
@@ -194,6 +197,16 @@ export class ResultCache {
   /** Reports a flow the policy refused to `onEvent` as a `blocked` event (needs no `ready()`). @param {unknown} flow */
   reportBlockedFlow(flow) {
     this.#flows.report(flow);
+  }
+
+  /** Calls `listener` with every later change of this cache; answers the function that stops it. @param {unknown} listener */
+  subscribe(listener) {
+    return this.#flows.subscribe(listener);
+  }
+
+  /** The WebAssembly method, telling `subscribe`'s listeners which references went. @param {unknown} convId */
+  async clearConversation(convId) {
+    return this.#flows.clear(convId, await this.#cache());
   }
 
   free() {

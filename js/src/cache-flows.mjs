@@ -1,10 +1,15 @@
 // What every `ResultCache` keeps in JS around its WebAssembly core: the flow policy (the
-// `flows` option, docs/SECURITY.md) and the `blocked` events of the flows it refused. The policy
+// `flows` option, docs/SECURITY.md) and the `blocked` events of the flows it refused, and the
+// subscribers to its changes (`subscribe`, docs/REACT.md), told from its `onEvent` events and
+// from the clears the entries call through here. The policy
 // is applied by the integrations (js/tool-pipeline.mjs), which are JS, so neither it nor its
 // events cross into the `.wasm`; checking it with `checkFlows` (js/flows.mjs) keeps its one
 // rule in one place. The browser entry's `ResultCache` (js/src/browser.mjs) and the Node
 // entry's (js/node.cjs, through the CommonJS copy pkg/cache-flows.cjs) both hold one.
 import { checkFlows } from '../flows.mjs';
+
+/** @typedef {import('../../pkg/web/mcp_result_cache.js').CacheChange} CacheChange */
+/** @typedef {(options?: { convId?: string }) => Promise<{ uri: string, convId: string, staleCause: string | null }[]>} ListEntries */
 
 /**
  * The flow policy of a cache made with `options`, checked at once (a bad `flows` is a
@@ -15,8 +20,10 @@ import { checkFlows } from '../flows.mjs';
  * reads it). A getter of `options` that throws is a `TypeError` naming the option, as the
  * WebAssembly constructor says of the others.
  * @param {any} options the `ResultCache` constructor's
+ * @param {() => Promise<typeof import('../cache-changes.mjs')>} loadChanges imports js/cache-changes.mjs (its path differs per entry)
+ * @param {() => { entries: ListEntries }} cache the cache being made (called after its construction), to list its entries
  */
-export function cacheFlows(options) {
+export function cacheFlows(options, loadChanges, cache) {
   const read = (/** @type {string} */ key) => {
     try {
       return options?.[key];
@@ -27,12 +34,22 @@ export function cacheFlows(options) {
   const flows = read('flows');
   checkFlows(flows, 'ResultCache');
   const onEvent = read('onEvent');
+  const changes = cacheChanges(loadChanges, cache);
+  // What the constructor reads as `onEvent`: an observer of the events that calls the caller's,
+  // or the caller's value itself when it is no function (the constructor's TypeError says so).
+  const observer = onEvent == null || typeof onEvent === 'function' ? (/** @type {import('../cache-changes.mjs').Happening} */ event) => {
+    changes.note(event);
+    onEvent?.call(null, event);
+  } : onEvent;
   return {
+    ...changes,
     /** The `flows` option as given; `"any"` when absent. @type {import('../../pkg/web/mcp_result_cache.js').FlowPolicy} */
     flows: flows ?? 'any',
     /** What the WebAssembly constructor is given (the caller's options, checked there). @type {any} */
-    options: options !== null && typeof options === 'object'
-      ? new Proxy(options, { get: (target, key) => (key === 'onEvent' ? onEvent : Reflect.get(target, key)) })
+    options: options == null
+      ? { onEvent: observer }
+      : typeof options === 'object'
+      ? new Proxy(options, { get: (target, key) => (key === 'onEvent' ? observer : Reflect.get(target, key)) })
       : options,
     /**
      * Hands `onEvent` a new `blocked` event with the `from`, `to`, `toolName` and `uris` of
@@ -53,6 +70,52 @@ export function cacheFlows(options) {
       } catch {
         // the observer's failure is not the caller's
       }
+    },
+  };
+}
+
+/**
+ * The subscribers of one cache. What each change is (its conversation and references) is worked
+ * out by js/cache-changes.mjs, which `load` imports on the first change anybody listens to: this
+ * part is bundled into the browser entry, so it only keeps the listeners and hands events over,
+ * in order. Nothing is done for a change nobody subscribed to.
+ * @param {() => Promise<typeof import('../cache-changes.mjs')>} load
+ * @param {() => { entries: ListEntries }} cache the cache (after its construction)
+ */
+function cacheChanges(load, cache) {
+  /** @type {Set<(change: CacheChange) => void>} */
+  const listeners = new Set();
+  let chain = Promise.resolve();
+  const feed = (/** @type {import('../cache-changes.mjs').Happening} */ happening) => {
+    if (listeners.size) chain = chain.then(load).then((m) => m.tell(happening, listeners, cache()), () => {});
+  };
+  return {
+    /** An `onEvent` event, handed over. */
+    note: feed,
+    /**
+     * `inner.clearConversation(convId)`; with listeners, first lists the conversation with
+     * `inner.entries` in the same synchronous run (so in call order it sees exactly what the
+     * clear removes), and hands the clear over once it is done. A bad `convId` rejects both: the
+     * clear's error is the caller's, and nothing is told.
+     * @template T @param {unknown} convId @param {{ entries: ListEntries, clearConversation(convId: unknown): Promise<T> }} inner
+     */
+    async clear(convId, inner) {
+      const before = listeners.size ? inner.entries({ convId: /** @type {string} */ (convId) }).catch(() => null) : null;
+      const result = await inner.clearConversation(convId);
+      if (before) feed({ kind: 'cleared', convId, rows: await before });
+      return result;
+    },
+    /**
+     * Calls `listener` with every later change of the cache; answers the function that stops it.
+     * @param {unknown} listener
+     * @returns {() => void}
+     */
+    subscribe(listener) {
+      if (typeof listener !== 'function') throw new TypeError('subscribe expects a function');
+      listeners.add(/** @type {(change: CacheChange) => void} */ (listener));
+      return () => {
+        listeners.delete(/** @type {(change: CacheChange) => void} */ (listener));
+      };
     },
   };
 }

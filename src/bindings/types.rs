@@ -117,7 +117,36 @@ export interface ResultCache {
    * may too. Needs no `ready()`.
    */
   reportBlockedFlow(flow: Pick<Flow, "from" | "to" | "toolName" | "uris">): void;
+  /**
+   * Calls `listener` with every later change of this cache, from every caller of it (the
+   * integrations, the read-back tools, the free functions): a `write`, a `clear` of a
+   * conversation, an `evict` (the budget, the quota or `evictOlderThan`), a `stale` mark (an
+   * invalidation or a stale notification). Answers the function that stops it. A listener that
+   * throws changes nothing. Listing a clear's and an invalidation's references reads the
+   * entries once per change, and only while a listener is subscribed. Needs no `ready()`.
+   *
+   * ```js
+   * const stop = cache.subscribe(({ kind, convId, uris }) => console.log(kind, convId, uris));
+   * ```
+   */
+  subscribe(listener: (change: CacheChange) => void): () => void;
 }
+
+/**
+ * A change of a cache, as `ResultCache#subscribe` tells it:
+ * - `write`: one entry stored, `uris` its reference;
+ * - `clear`: `clearConversation(convId)` done, `uris` the references it removed (`null` when
+ *   they could not be listed);
+ * - `evict`: entries removed by the byte or entry budget, the quota or `evictOlderThan`; which
+ *   ones is not known (`convId` and `uris` are `null`): read again what you show;
+ * - `stale`: after an invalidation or a stale notification, the stale references of one
+ *   conversation (one change per conversation holding any).
+ */
+export type CacheChange =
+  | { kind: "write"; convId: string; uris: string[] }
+  | { kind: "clear"; convId: string; uris: string[] | null }
+  | { kind: "evict"; convId: null; uris: null }
+  | { kind: "stale"; convId: string; uris: string[] };
 
 /** Where the data of one resolved reference comes from. */
 export interface ReferenceSource {

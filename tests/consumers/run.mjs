@@ -368,6 +368,8 @@ const C = {
   readme: 'examples/react-chat from a checkout, as its README says: `npm install && npm run build` in a copy inside the repository (the package from the repository itself, file:../..)',
   viteBuild: 'the react-chat example builds with vite build (production, no React plugin), without the server or lists module',
   chat: 'react-chat (useChat, client-side tools via onToolCall/addToolOutput, mock model) in Chromium: the chart server receives the 240 rows while the model typed only the reference',
+  rows: 'react-chat: the chart\'s rows as a table (20 a page, paged) and a JSON download, read from IndexedDB by useCachedResult (mcp-result-cache/react), equal to what the chart server received',
+  rowsCleared: 'react-chat: clearing the chat\'s stored results turns the table "missing", with no reload',
   mail: 'react-chat: mailing the rows by reference asks through useChat\'s tool approval (flows "guarded"); Deny: the mailer gets nothing; Allow: the 240 rows',
   worker: 'react-chat module worker caches in IndexedDB and substitutes the payload back',
   plain: 'a plain <script type="module"> page imports pkg/browser.mjs unbundled and round-trips',
@@ -502,13 +504,15 @@ async function main() {
     // Each entry: its declarations, the consumer that must import all of them, its modules (the
     // Node one and the browser one: importing the browser module has no side effects).
     const entries = [
-      { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, modules: ['pkg/node.mjs', 'pkg/browser.mjs'] },
+      // `cacheRoute` serves requests on a server: the Node module only (a bundler importing it for a page fails the build).
+      { dts: 'js/index.d.ts', consumer: 'consumer.ts', specifier: PACKAGE, modules: ['pkg/node.mjs', 'pkg/browser.mjs'], nodeOnly: ['cacheRoute'] },
       { dts: 'js/server.d.ts', consumer: 'server-consumer.ts', specifier: `${PACKAGE}/server`, modules: ['pkg/server.node.mjs', 'pkg/server.mjs'] },
       { dts: 'js/lists.d.ts', consumer: 'lists-consumer.ts', specifier: `${PACKAGE}/lists`, modules: ['pkg/lists.node.mjs', 'pkg/lists.mjs'] },
       { dts: 'js/ai-sdk.d.ts', consumer: 'ai-sdk-consumer.ts', specifier: `${PACKAGE}/ai-sdk`, modules: ['js/ai-sdk.node.mjs', 'js/ai-sdk.mjs'] },
       { dts: 'js/redis.d.ts', consumer: 'redis-consumer.ts', specifier: `${PACKAGE}/redis`, modules: ['js/redis.mjs', 'js/redis-unsupported.mjs'] },
+      { dts: 'js/react.d.ts', consumer: 'react-consumer.ts', specifier: `${PACKAGE}/react`, modules: ['js/react.mjs'] },
     ];
-    for (const { dts, consumer, specifier, modules } of entries) {
+    for (const { dts, consumer, specifier, modules, nodeOnly = [] } of entries) {
       const declared = declaredExports(join(installedRoot(), dts));
       assert(declared.values.size > 0, `${dts} declares no value (did its \`export *\` resolve?)`);
       const imported = importedNames(await readFile(join(projects.typescript, consumer), 'utf8'), specifier);
@@ -517,7 +521,7 @@ async function main() {
       for (const entry of modules) {
         const runtime = Object.keys(await import(pathToFileURL(join(installedRoot(), entry)).href));
         const undeclared = runtime.filter((n) => !declared.values.has(n));
-        const missing = [...declared.values].filter((n) => !runtime.includes(n));
+        const missing = [...declared.values].filter((n) => !runtime.includes(n) && !(entry !== modules[0] && nodeOnly.includes(n)));
         assert(undeclared.length === 0, `exported by ${entry} but not declared in ${dts}: ${undeclared.join(', ')}`);
         assert(missing.length === 0, `declared in ${dts} but not exported by ${entry}: ${missing.join(', ')}`);
       }
@@ -702,6 +706,33 @@ async function main() {
     assertNoProblems(chat);
   });
 
+  await check(C.rows, [C.chat], async () => {
+    const { page } = chat;
+    const table = async () => page.$eval('#chart-rows', (el) => ({
+      ...el.dataset,
+      rows: [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+    }));
+    await page.waitForSelector('#chart-rows[data-status="ready"] tbody tr, #chart-rows[data-status="error"], #chart-rows[data-status="missing"]');
+    const first = await table();
+    const status = await dataset(page, '#status');
+    assert(first.status === 'ready' && first.total === '240' && first.rows.length === 20, `#chart-rows ${JSON.stringify(first).slice(0, 300)}`);
+    assert(first.uri === JSON.parse(status.modelArgs).arguments.data_uri, `the table reads ${first.uri}, the model passed ${status.modelArgs}`);
+    const received = JSON.parse(await page.textContent('#chart-received'));
+    assert(Array.isArray(received) && received.length === 240, 'the page does not expose what the chart server received');
+    const asCells = (rows) => rows.map((r) => [r.t, String(r.value)]);
+    assert(JSON.stringify(first.rows) === JSON.stringify(asCells(received.slice(0, 20))), `rows 1-20 ${JSON.stringify(first.rows.slice(0, 2))}, the chart got ${JSON.stringify(received.slice(0, 2))}`);
+    await page.click('#rows-next');
+    await page.waitForSelector('#chart-rows[data-offset="20"][data-status="ready"]');
+    await page.waitForFunction((t) => document.querySelector('#chart-rows tbody tr td')?.textContent === t, received[20].t);
+    const second = await table();
+    assert(JSON.stringify(second.rows) === JSON.stringify(asCells(received.slice(20, 40))), `rows 21-40 ${JSON.stringify(second.rows.slice(0, 2))}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+    const json = JSON.parse(await readFile(await download.path(), 'utf8'));
+    assert(download.suggestedFilename() === 'cpu.load-rows.json', `downloaded ${download.suggestedFilename()}`);
+    assert(JSON.stringify(json) === JSON.stringify(received), `the download holds ${Array.isArray(json) ? json.length : typeof json} rows, not the 240 the chart got`);
+    assertNoProblems(chat);
+  });
+
   await check(C.mail, [C.chat], async () => {
     const { page } = chat;
     const turn = async (button) => {
@@ -720,6 +751,15 @@ async function main() {
     assert(allowed.status.answer === 'allowed' && allowed.status.mailerCalls === '1' && allowed.status.mailerRows === '240',
       `allowed: ${JSON.stringify(allowed.status)}`);
     assert(/Mailed 240 readings to ops@partner\.example/.test(await page.textContent('.messages')), 'the model did not report the mail');
+    assertNoProblems(chat);
+  });
+
+  await check(C.rowsCleared, [C.rows, C.mail], async () => {
+    const { page } = chat;
+    await page.click('#clear');
+    await page.waitForSelector('#chart-rows[data-status="missing"]');
+    assert(/no longer stored/.test(await page.textContent('#chart-rows')), 'the table does not say the rows are gone');
+    assert((await page.$$('#chart-rows tbody tr')).length === 0, 'the cleared rows are still shown');
     assertNoProblems(chat);
   });
 

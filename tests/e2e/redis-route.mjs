@@ -8,7 +8,14 @@
 // instance that runs it stores 240 rows in Redis), turn 2 "chart it" (the other instance gets
 // them by reference). Then reads each instance's /api/log directly and checks that the turns
 // landed on different instances, that turn 2's chart server received exactly the 240 rows turn 1
-// returned, and that the model typed a ~90-character `data_uri`, never the rows.
+// returned, and that the model typed a ~90-character `data_uri`, never the rows; that turn 2's
+// request carries timeseries.query's output without the stored payload (`omitStoredPayload`).
+// Then page → server: "chart my local readings" runs the page's own tool (its rows stored in the
+// page's IndexedDB), the model passes that reference to the server's chart.create, the route
+// asks by tool approval, and after "Allow" exactly that payload goes up in one request: the
+// chart server receives the page's 240 rows, stored in Redis with the page tool's server as the
+// source. Last, the page's table of the rows stored in Redis (`GET /api/cache`, cacheRoute, read
+// by `useCachedResult`), and that table turned stale after "backfill the series".
 //
 // No network install: the example's dependencies resolve from the repository's node_modules by
 // walking up, except `mcp-result-cache` itself, which is linked to this repository
@@ -26,6 +33,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { chromiumOptions } from '../../scripts/chromium.mjs';
 import { startRedis, nodeRedisClient, closeClient } from '../support/redis-servers.mjs';
+import { ResultCache } from '../../pkg/node.mjs';
+import { redisStorage } from '../../js/redis.mjs';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const EXAMPLE = join(REPO, 'examples/ai-sdk-redis');
@@ -36,6 +45,8 @@ const DEADLINE_MS = 150_000;
 
 const results = [];
 const cleanups = [];
+/** Every body the page POSTed to /api/chat, in order. */
+const posts = [];
 const problems = [];
 
 function assert(condition, message) {
@@ -221,9 +232,18 @@ async function main() {
     page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console.error: ${m.text()}`));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-    page.on('response', (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
+    // Chromium logs every 4xx as a console error: the cache route's 410 for a stale entry is expected.
+    const staleAnswer = (m) => /status of 410/.test(m.text()) && new URL(m.location().url || 'http://x/').pathname === '/api/cache';
+    page.on('console', (m) => m.type() === 'error' && !staleAnswer(m) && problems.push(`console.error: ${m.text()}`));
+    // Chromium sometimes reports a conditional revalidation of the cache route (If-None-Match,
+    // answered 304) as ERR_ABORTED; what the page shows of the entry is checked below.
+    const revalidation = (r) => new URL(r.url()).pathname === '/api/cache' && r.headers()['if-none-match'] && r.failure()?.errorText === 'net::ERR_ABORTED';
+    page.on('requestfailed', (r) => !revalidation(r) && problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    // A 410 of the cache route is the answer for a stale entry, which the page shows.
+    page.on('response', (r) => r.status() >= 400 && !(r.status() === 410 && new URL(r.url()).pathname === '/api/cache') && problems.push(`HTTP ${r.status()}: ${r.url()}`));
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/chat') posts.push(JSON.parse(r.postData() ?? 'null'));
+    });
     await page.goto(`${base}/`, { waitUntil: 'load' });
     const turn = async (button, n) => {
       await page.click(button);
@@ -272,13 +292,107 @@ async function main() {
     console.log(`# turn 2: the model typed ${call.input.length} characters (data_uri ${input.data_uri.length}): ${call.input}`);
   });
 
+  await check('the stored rows stay off the chat\'s wire: turn 2 posts timeseries.query\'s output without structuredContent, with its reference', () => {
+    const turn2 = posts.find((body) => body?.messages?.some((m) => m.role === 'user' && m.parts.some((p) => p.text === 'chart it')));
+    assert(turn2, `no POST of turn 2 among ${posts.length}`);
+    const part = turn2.messages.flatMap((m) => m.parts).find((p) => p.type === 'dynamic-tool' && p.toolName === 'timeseries.query');
+    assert(part?.state === 'output-available', `timeseries.query part ${JSON.stringify(part)?.slice(0, 200)}`);
+    assert(!('structuredContent' in part.output), `the tool part carries structuredContent (${JSON.stringify(part.output).length} bytes)`);
+    const uris = part.output._meta?.['mcp-result-cache/uris'];
+    assert(Array.isArray(uris) && uris.length === 1 && uris[0].startsWith(`mcp+cache://${status.chatId}/`), `_meta ${JSON.stringify(part.output._meta)}`);
+    console.log(`# turn 2 posted ${JSON.stringify(turn2).length} bytes; timeseries.query's output in it: ${JSON.stringify(part.output).length}`);
+  });
+
   await check('the rows live in Redis under the chat\'s conversation', async () => {
     const client = await nodeRedisClient(redis.url);
     try {
-      const key = `mcp-result-cache:{all}:p:${JSON.stringify(status.chatId)}`;
-      const entries = await client.hGetAll(key);
+      const key = `mcp-result-cache:{${status.chatId}}:rows`;
+      const entries = Object.fromEntries(Object.entries(await client.hGetAll(key)).filter(([field]) => field.startsWith('p:')));
       const payloads = Object.values(entries).map((v) => JSON.parse(v));
       assert(payloads.some((p) => Array.isArray(p?.rows) && p.rows.length === 240), `${key} holds ${Object.keys(entries).length} entr(ies) without the 240 rows`);
+    } finally {
+      await closeClient(client);
+    }
+  });
+
+  await pageToServer({ page, redis, status, logs });
+  await storedRows({ page, log });
+}
+
+/**
+ * The page shows the rows the route stored in Redis, read through `GET /api/cache` (cacheRoute,
+ * `useCachedResult`), and shows them stale after "backfill the series" invalidated them.
+ */
+async function storedRows({ page, log }) {
+  const [query] = Object.values(log).flatMap((l) => l.queries);
+  const shown = async () => page.$eval('#stored-rows', (el) => ({
+    ...el.dataset,
+    rows: [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+    text: el.textContent,
+  }));
+  const ready = await check('the page shows the rows the route stored in Redis, read by reference from GET /api/cache', async () => {
+    await page.waitForSelector('#stored-rows[data-status="ready"], #stored-rows[data-status="error"], #stored-rows[data-status="missing"]');
+    const rows = await shown();
+    assert(rows.status === 'ready' && rows.total === '240', `#stored-rows ${JSON.stringify(rows).slice(0, 300)}`);
+    assert(rows.rows.length === 10, `${rows.rows.length} table rows`);
+    assert(JSON.stringify(rows.rows[0]) === JSON.stringify([query.firstRow.t, String(query.firstRow.value)]), `first row ${JSON.stringify(rows.rows[0])}, the server returned ${JSON.stringify(query.firstRow)}`);
+    assert(/^mcp\+cache:\/\//.test(rows.uri), `uri ${rows.uri}`);
+  });
+  if (!ready) return;
+  await check('after "backfill the series" invalidated them, the page shows the rows stale (keeping them)', async () => {
+    const answered = (await page.$$('.msg.assistant')).length;
+    await page.click('#backfill');
+    await page.waitForFunction((n) => document.querySelectorAll('.msg.assistant').length > n, answered);
+    await page.waitForSelector('#stored-rows[data-status="stale"]');
+    const rows = await shown();
+    assert(rows.rows.length === 10 && JSON.stringify(rows.rows[0]) === JSON.stringify([query.firstRow.t, String(query.firstRow.value)]), `stale rows ${JSON.stringify(rows.rows.slice(0, 2))}`);
+    assert(/out of date/.test(rows.text), `#stored-rows says ${rows.text.slice(0, 200)}`);
+    assert(problems.length === 0, `${problems.length} page problem(s): ${problems.join(' | ')}`);
+  });
+}
+
+/**
+ * A reference minted in the page resolves on the server: "chart my local readings" runs the
+ * page's `sensors.read` (stored in the page's IndexedDB), the model passes its reference to the
+ * server's chart.create, the route asks (tool approval), "Allow" sends exactly that payload once.
+ */
+async function pageToServer({ page, redis, status, logs }) {
+  const before = posts.length;
+  const local = await check('page → server: the page\'s 240 rows reach the server\'s chart.create by reference after "Allow", sent in one request only', async () => {
+    await page.click('#local');
+    await page.waitForSelector('#approve-allow');
+    const asking = await page.textContent('.msg.tool[data-state="approval-requested"]');
+    assert(/chart\.create needs data stored in this page \(mcp\+cache:\/\//.test(asking), `the approval says: ${asking}`);
+    await page.click('#approve-allow');
+    await page.waitForFunction(() => /of this browser's readings with \d+ points/.test(document.querySelector('.messages')?.textContent ?? ''));
+    const text = await page.textContent('.messages');
+    assert(/Here is your chart \(chart-\d+\) of this browser's readings with 240 points\./.test(text), `not answered: ${text.slice(-300)}`);
+    const charts = Object.values(await logs()).flatMap((l) => l.charts);
+    const drawn = charts.find((c) => c.title === 'this browser');
+    assert(drawn, `charts ${JSON.stringify(charts)}`);
+    assert(drawn.rows === 240 && JSON.stringify(drawn.firstRow) === JSON.stringify({ t: '2026-02-01T00:00:00.000Z', value: 0 }), `chart.create received ${JSON.stringify(drawn)}`);
+    const sent = posts.slice(before).map((body) => body?.pageReferences ?? null);
+    assert(sent.length >= 3, `${sent.length} POSTs for the local turn`);
+    assert(sent.every(Array.isArray), `a POST without pageReferences: ${JSON.stringify(sent.map((s) => s?.length ?? s))}`);
+    const carrying = sent.filter((refs) => refs.length > 0);
+    assert(carrying.length === 1 && carrying[0].length === 1, `pageReferences per POST: ${JSON.stringify(sent.map((refs) => refs.length))}`);
+    const [ref] = carrying[0];
+    assert(ref.uri.startsWith(`mcp+cache://${status.chatId}/`) && !ref.uri.includes('#'), `uri ${ref.uri}`);
+    assert(ref.payload.rows.length === 240 && ref.sourceServer === 'page-sensors' && ref.sourceToolName === 'sensors.read', `sent ${JSON.stringify(ref).slice(0, 200)}`);
+    assert(posts.slice(0, before).every((body) => (body?.pageReferences ?? []).length === 0), 'an earlier POST carried page payloads');
+    assert(problems.length === 0, `${problems.length} page problem(s): ${problems.join(' | ')}`);
+  });
+  if (!local) return;
+  await check('page → server: the server stored the page\'s rows in Redis with the page tool\'s server as the source', async () => {
+    const client = await nodeRedisClient(redis.url);
+    try {
+      const key = `mcp-result-cache:{${status.chatId}}:rows`;
+      const payloads = Object.entries(await client.hGetAll(key)).filter(([field]) => field.startsWith('p:')).map(([, v]) => JSON.parse(v));
+      assert(payloads.some((p) => p?.sensor === 'this-browser' && p.rows?.length === 240), `${key} lacks the page's rows`);
+      const cache = new ResultCache({ storage: redisStorage(client) });
+      const entries = await cache.entries({ convId: status.chatId });
+      const fromPage = entries.filter((e) => e.sourceToolName === 'sensors.read');
+      assert(fromPage.length === 1 && fromPage[0].sourceServer === 'page-sensors', `entries ${JSON.stringify(entries)}`);
     } finally {
       await closeClient(client);
     }

@@ -1,9 +1,9 @@
 // Model-based test of `mcp-result-cache/redis`: random interleavings (seeded) of writes, reads,
 // clears, invalidations, evictOlderThan and real-time TTL expiry over two ResultCache instances
 // (A over node-redis, B over ioredis) sharing one cache in a real redis-server 7. A plain JS model
-// predicts exactly which entries exist (LRU eviction under maxBytes/maxEntries included, with an
+// predicts exactly which entries exist (LRU eviction per conversation under maxBytes/maxEntries, with an
 // injected clock shared by both instances), their sizes, tools, conversations, stale causes and
-// lastUsedAt. After EVERY step Redis itself is read atomically (one EVAL) and checked: the layout
+// lastUsedAt. After EVERY step Redis itself is read (one EVAL per conversation) and checked: the layout
 // invariants (tests/support/redis-model.mjs checkInvariants) and equality with the model; the
 // caches' stats() and entries() must agree with both.
 // Run: node --test tests/js/redis-model.test.mjs   (REDIS_MODEL_STEPS=1000 to go further;
@@ -57,8 +57,10 @@ for (const seed of SEEDS) {
     /** uri -> { conv, size, tool, addedAt, lastUsedAt, stale, payload } */
     const model = new Map();
     const counts = {};
-    const lru = () => [...model].sort(([u, p], [v, q]) => p.lastUsedAt - q.lastUsedAt || (u < v ? -1 : u > v ? 1 : 0));
-    const modelBytes = () => [...model.values()].reduce((sum, e) => sum + e.size, 0);
+    // The budget and the LRU order are per conversation (docs/REDIS.md).
+    const mine = (conv) => [...model].filter(([, e]) => e.conv === conv);
+    const lru = (conv) => mine(conv).sort(([u, p], [v, q]) => p.lastUsedAt - q.lastUsedAt || (u < v ? -1 : u > v ? 1 : 0));
+    const modelBytes = (conv) => mine(conv).reduce((sum, [, e]) => sum + e.size, 0);
     let payloadCounter = 0;
     const makePayload = () => {
       const kind = rand.int(3);
@@ -68,11 +70,11 @@ for (const seed of SEEDS) {
       return [n, 'ü'.repeat(rand.int(2000)), { deep: [[[n]]] }];
     };
 
-    /** The model's write: LRU eviction exactly as the budget rule (never the new entry). */
+    /** The model's write: LRU eviction in its conversation exactly as the budget rule (never the new entry). */
     const modelWrite = (uri, entry) => {
-      let bytes = modelBytes() + entry.size - MAX_BYTES;
-      let entries = model.size + 1 - MAX_ENTRIES;
-      for (const [victim, e] of lru()) {
+      let bytes = modelBytes(entry.conv) + entry.size - MAX_BYTES;
+      let entries = mine(entry.conv).length + 1 - MAX_ENTRIES;
+      for (const [victim, e] of lru(entry.conv)) {
         if (bytes <= 0 && entries <= 0) break;
         model.delete(victim);
         bytes -= e.size;
@@ -82,7 +84,7 @@ for (const seed of SEEDS) {
     };
 
     const check = async (where) => {
-      const snap = await snapshot(raw, prefix);
+      const snap = await snapshot([rawClient], prefix);
       const { uris, bytes, entries } = checkInvariants(snap, { maxBytes: MAX_BYTES, maxEntries: MAX_ENTRIES }, where);
       assert.deepEqual([...uris.keys()].sort(), [...model.keys()].sort(), `${where}: Redis holds exactly the model's entries`);
       for (const [uri, e] of model) {
@@ -138,21 +140,26 @@ for (const seed of SEEDS) {
           const tool = rand.pick(TOOLS);
           return { payload, conv, tool, promise: (rand() < 0.5 ? A : B).cacheToolResult({ payload, convId: conv, sourceToolName: tool }) };
         });
-        const extra = calls.reduce((sum, c) => sum + utf8(c.payload), 0);
         const uris = await Promise.all(calls.map((c) => c.promise));
-        const fits = modelBytes() + extra <= MAX_BYTES && model.size + calls.length <= MAX_ENTRIES;
+        const fits = CONVS.every((conv) => {
+          const mineNow = calls.filter((c) => c.conv === conv);
+          const extra = mineNow.reduce((sum, c) => sum + utf8(c.payload), 0);
+          return modelBytes(conv) + extra <= MAX_BYTES && mine(conv).length + mineNow.length <= MAX_ENTRIES;
+        });
         if (fits) {
           for (const [i, c] of calls.entries()) model.set(uris[i], { conv: c.conv, size: utf8(c.payload), tool: c.tool, addedAt: clock, lastUsedAt: clock, stale: null, payload: c.payload });
           return;
         }
         // Evictions: the survivors are Redis' business, but only the LRU head may go and every
         // survivor must be one the model knows.
-        const snap = await snapshot(raw, prefix);
+        const snap = await snapshot([rawClient], prefix);
         const present = new Set(snap.x.keys());
-        const before = lru().map(([uri]) => uri);
-        const evicted = before.filter((uri) => !present.has(uri));
-        assert.deepEqual(evicted, before.slice(0, evicted.length), 'evictions take the least recently used first');
-        for (const uri of evicted) model.delete(uri);
+        for (const conv of CONVS) {
+          const before = lru(conv).map(([uri]) => uri);
+          const evicted = before.filter((uri) => !present.has(uri));
+          assert.deepEqual(evicted, before.slice(0, evicted.length), `evictions in ${conv} take its least recently used first`);
+          for (const uri of evicted) model.delete(uri);
+        }
         for (const [i, c] of calls.entries()) {
           if (present.has(uris[i])) model.set(uris[i], { conv: c.conv, size: utf8(c.payload), tool: c.tool, addedAt: clock, lastUsedAt: clock, stale: null, payload: c.payload });
         }
@@ -226,7 +233,7 @@ for (const seed of SEEDS) {
     // already knows WHICH entries must be stale; the check compares the rest).
     let lastSnapshot = null;
     async function snapshotCause(entry) {
-      lastSnapshot ??= await snapshot(raw, prefix);
+      lastSnapshot ??= await snapshot([rawClient], prefix);
       const uri = [...model].find(([, e]) => e === entry)[0];
       const cause = lastSnapshot.s.get(uri);
       assert.ok(cause !== undefined, `${uri} marked stale by the notification`);
@@ -245,8 +252,7 @@ for (const seed of SEEDS) {
         sizeOf[conv] = utf8(payload);
         modelWrite(uris[conv], { conv, size: sizeOf[conv], tool: 'ttl.tool', addedAt: clock, lastUsedAt: clock, stale: null, payload });
       }
-      const base = `${prefix}{all}:`;
-      const idleKeys = [`${base}p:${JSON.stringify(idle)}`, `${base}i:${JSON.stringify(idle)}`];
+      const idleKeys = ['rows', 'lru', 'added', 'fresh'].map((k) => `${prefix}{${idle}}:${k}`);
       for (const key of idleKeys) {
         const pttl = Number(await raw(['PTTL', key]));
         assert.ok(pttl > 0 && pttl <= SHORT_TTL, `${key} PTTL ${pttl}`);
@@ -259,7 +265,7 @@ for (const seed of SEEDS) {
         if (model.has(uris[kept])) model.get(uris[kept]).lastUsedAt = Math.max(model.get(uris[kept]).lastUsedAt, clock);
         await sleep(100);
       }
-      // Back to the long TTL for "kept" (and the shared keys) through A.
+      // Back to the long TTL for "kept" through A.
       const stillKept = await A.lookup(uris[kept], { convId: kept });
       assert.equal(stillKept.status, model.has(uris[kept]) ? 'hit' : 'miss');
       model.delete(uris[idle]);

@@ -54,14 +54,6 @@ const DATA = { ok: true, rows: rows(12) };
 const STALE = (pattern) => ({ method: 'notifications/resources/updated', params: { uri: `mcpfusion://stale/${pattern}` } });
 const utf8 = (value) => Buffer.byteLength(JSON.stringify(value));
 
-/** An atomic look at the totals from Redis itself (one EVAL): [b, e, HLEN x, sum of sizes in x]. */
-const TOTALS = `local b = tonumber(redis.call('HGET', KEYS[1], 'b') or '0')
-local e = tonumber(redis.call('HGET', KEYS[1], 'e') or '0')
-local all = redis.call('HVALS', KEYS[2])
-local sum = 0
-for _, v in ipairs(all) do sum = sum + tonumber(string.match(v, '^(%d+) ')) end
-return { b, e, #all, sum }`;
-
 for (const kind of kinds) {
   describe(kind.name, () => {
     let clientA;
@@ -81,7 +73,6 @@ for (const kind of kinds) {
       const make = (client) => new ResultCache({ threshold: 1, ...options, storage: redisStorage(client, { prefix, ...storage }) });
       return { prefix, A: make(clientA), B: make(clientB) };
     };
-    const totals = async (prefix) => (await raw(['EVAL', TOTALS, '2', `${prefix}{all}:t`, `${prefix}{all}:x`])).map(Number);
 
     test('a reference minted by A resolves in B: whole, by JSON pointer, and only in its conversation', async () => {
       const { A, B, prefix } = pair();
@@ -105,7 +96,7 @@ for (const kind of kinds) {
       assert.equal(stats.entries, 1);
       assert.equal(stats.bytes, utf8(DATA));
       assert.equal(stats.conversations, 1);
-      checkInvariants(await snapshot(raw, prefix));
+      checkInvariants(await snapshot(nodes, prefix));
     });
 
     test('clears, invalidations and stale notifications through one instance are seen by the other', async () => {
@@ -132,13 +123,13 @@ for (const kind of kinds) {
       assert.equal(rowsOf[u2].staleCause, 'billing.refund');
       assert.ok(rowsOf[u3].staleCause, 'stale cause of the notification is recorded');
       assert.ok(rowsOf[u4].staleCause == null);
-      const { entries } = checkInvariants(await snapshot(raw, prefix));
+      const { entries } = checkInvariants(await snapshot(nodes, prefix));
       assert.equal(entries, 3);
       assert.equal((await B.stats()).entries, 3);
       await A.clearConversation('c2');
       assert.deepEqual(await B.entries(), []);
       assert.equal((await B.stats()).bytes, 0);
-      const snap = await snapshot(raw, prefix);
+      const snap = await snapshot(nodes, prefix);
       checkInvariants(snap);
       assert.equal(snap.s.size, 0, 'no stale marks left behind');
     });
@@ -178,39 +169,30 @@ for (const kind of kinds) {
       assert.equal(seen.status, 'stale', 'stale notification on the source refuses the derived entry on the other instance');
     });
 
-    test('one budget: two instances writing concurrently never exceed maxBytes / maxEntries (stats and Redis itself)', async () => {
+    test('the budget per conversation: two instances writing concurrently never exceed maxBytes / maxEntries in any conversation (stats and Redis itself)', async () => {
       const maxBytes = 64 * 1024;
       const maxEntries = 10;
       const { A, B, prefix } = pair({ maxBytes, maxEntries });
       const payloadOf = (i) => ({ i, blob: 'x'.repeat(i % 2 ? 4096 : 9000) });
       const written = new Set();
-      const check = async (cache, uri) => {
-        written.add(uri);
-        const stats = await cache.stats();
-        assert.ok(stats.bytes <= maxBytes, `stats bytes ${stats.bytes} <= ${maxBytes}`);
-        assert.ok(stats.entries <= maxEntries, `stats entries ${stats.entries} <= ${maxEntries}`);
-        const [b, e, count, sum] = await totals(prefix);
-        assert.equal(b, sum, 'Redis: totals b = sum over x');
-        assert.equal(e, count, 'Redis: totals e = count over x');
-        assert.ok(b <= maxBytes, `Redis bytes ${b} <= ${maxBytes}`);
-        assert.ok(e <= maxEntries, `Redis entries ${e} <= ${maxEntries}`);
-      };
       const writes = [];
       for (let i = 0; i < 60; i += 1) {
         const cache = i % 2 ? A : B;
-        writes.push(cache.cacheToolResult({ payload: payloadOf(i), convId: `c${i % 3}`, sourceToolName: 'bulk.fetch' }).then((uri) => {
+        writes.push(cache.cacheToolResult({ payload: payloadOf(i), convId: `c${i % 3}`, sourceToolName: 'bulk.fetch' }).then(async (uri) => {
           assert.equal(typeof uri, 'string');
-          return check(cache, uri);
+          written.add(uri);
+          checkInvariants(await snapshot(nodes, prefix), { maxBytes, maxEntries });
         }));
       }
       await Promise.all(writes);
       assert.equal(written.size, 60);
-      const { uris, entries, bytes } = checkInvariants(await snapshot(raw, prefix), { maxBytes, maxEntries });
-      assert.ok(entries >= 6, `the budget keeps as many as fit (${entries})`);
+      const { uris, entries, bytes } = checkInvariants(await snapshot(nodes, prefix), { maxBytes, maxEntries });
+      assert.ok(entries >= 18, `each conversation keeps as many as fit (${entries})`);
       for (const uri of uris.keys()) assert.ok(written.has(uri));
       const listed = await A.entries();
       assert.deepEqual(listed.map((r) => r.uri).sort(), [...uris.keys()].sort());
-      assert.equal((await B.stats()).bytes, bytes);
+      const stats = await B.stats();
+      assert.deepEqual([stats.bytes, stats.entries, stats.conversations], [bytes, entries, 3]);
     });
 
     test('LRU across instances: a read on B makes an entry the newest for A\'s eviction', async () => {
@@ -219,16 +201,19 @@ for (const kind of kinds) {
       const u = [];
       for (let i = 0; i < 3; i += 1) u.push(await A.cacheToolResult({ payload: { i, rows: DATA.rows }, convId: 'c1', sourceToolName: 't' }));
       assert.deepEqual(await B.readCachedPayload(u[0], { convId: 'c1' }), { i: 0, rows: DATA.rows });
-      const snap = await snapshot(raw, prefix);
+      const snap = await snapshot(nodes, prefix);
       assert.deepEqual([...snap.l.keys()], [u[1], u[2], u[0]], 'Redis LRU order after B\'s read');
       u.push(await A.cacheToolResult({ payload: { i: 3 }, convId: 'c1', sourceToolName: 't' }));
       assert.equal((await A.lookup(u[1], { convId: 'c1' })).status, 'miss', 'the least recently used is evicted');
       assert.equal((await A.lookup(u[0], { convId: 'c1' })).status, 'hit', 'the one B read is kept');
-      // A's lookups just made u[0] newer than u[2]: the next write evicts u[2].
-      u.push(await B.cacheToolResult({ payload: { i: 4 }, convId: 'c2', sourceToolName: 't' }));
+      // A write to another conversation evicts nothing here (the budget is per conversation);
+      // A's lookups just made u[0] newer than u[2]: the next write to c1 evicts u[2].
+      await B.cacheToolResult({ payload: { other: 1 }, convId: 'c2', sourceToolName: 't' });
+      assert.equal((await A.entries({ convId: 'c1' })).length, 3);
+      u.push(await B.cacheToolResult({ payload: { i: 4 }, convId: 'c1', sourceToolName: 't' }));
       assert.equal((await B.lookup(u[2], { convId: 'c1' })).status, 'miss');
-      assert.deepEqual((await A.entries()).map((r) => r.uri).sort(), [u[0], u[3], u[4]].sort());
-      checkInvariants(await snapshot(raw, prefix), { maxEntries: 3 });
+      assert.deepEqual((await A.entries({ convId: 'c1' })).map((r) => r.uri).sort(), [u[0], u[3], u[4]].sort());
+      checkInvariants(await snapshot(nodes, prefix), { maxEntries: 3 });
     });
 
     test('call order on one instance: a clear amid writes keeps exactly the later ones; reads see earlier writes', async () => {
@@ -257,7 +242,7 @@ for (const kind of kinds) {
       assert.equal((await hitBefore).status, 'hit', 'a read called before the clear sees the entry');
       await gone;
       assert.equal((await missAfter).status, 'miss', 'a read called after the clear misses it');
-      checkInvariants(await snapshot(raw, prefix));
+      checkInvariants(await snapshot(nodes, prefix));
     });
 
     test('exact round trips: unicode, astral, lone surrogates, large numbers, nested arrays, 8 MB', async () => {
@@ -293,7 +278,7 @@ for (const kind of kinds) {
       for (const [i, payload] of payloads.entries()) assert.equal(sizes[uris[i]], utf8(payload), `size of payload ${i}`);
       assert.ok(sizes[uris[8]] > 8 * 1024 * 1024);
       assert.deepEqual(okArgs(await B.substituteCacheUris({ data_uri: `${uris[2]}#/lone` }, { convId: 'rt' })), { ok: true, args: { data: '\ud800' } });
-      checkInvariants(await snapshot(raw, prefix));
+      checkInvariants(await snapshot(nodes, prefix));
     });
 
     test('values JSON cannot hold exactly are refused with a TypeError and write nothing', async () => {
@@ -301,7 +286,7 @@ for (const kind of kinds) {
       await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'ok.tool' });
       const before = await B.stats();
       const keysBefore = await scanAll(nodes);
-      const snapBefore = await snapshot(raw, prefix);
+      const snapBefore = await snapshot(nodes, prefix);
       const cycle = { a: 1 };
       cycle.self = { back: cycle };
       const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
@@ -346,15 +331,15 @@ for (const kind of kinds) {
       }
       assert.deepEqual(await B.stats(), before, 'stats unchanged');
       assert.deepEqual(await scanAll(nodes), keysBefore, 'no key added or removed');
-      const { time: _t1, ...snapAfter } = await snapshot(raw, prefix);
+      const { time: _t1, ...snapAfter } = await snapshot(nodes, prefix);
       const { time: _t0, ...snapThen } = snapBefore;
       assert.deepEqual(snapAfter, snapThen, 'the cache\'s keys unchanged');
     });
 
-    test('nothing is written outside the prefix, and every key has the {all} hash tag', async () => {
+    test('nothing is written outside the prefix, and every key carries its conversation\'s tag', async () => {
       const { A, B, prefix } = pair({ storage: { ttlMs: 60_000 } });
       // Foreign keys that look like a cache's: another prefix, the default prefix, a prefix sharing ours' start.
-      const foreign = [`x${prefix}{all}:t`, `mcp-result-cache:{all}:t`, `${prefix.slice(0, -1)}{all}:t`];
+      const foreign = [`x${prefix}{c1}:rows`, `mcp-result-cache:{c1}:rows`, `${prefix.slice(0, -1)}{c1}:rows`];
       for (const key of foreign) await raw(['HSET', key, 'b', '7', 'e', '1']);
       const all = async () => new Set(await scanAll(nodes));
       const before = await all();
@@ -374,26 +359,28 @@ for (const kind of kinds) {
       const removed = [...before].filter((k) => !afterKeys.has(k));
       assert.ok(added.length >= 8, `the cache wrote keys (${added.length})`);
       for (const key of added) {
-        assert.ok(key.startsWith(`${prefix}{all}:`), `key ${key} starts with the prefix and {all}`);
+        assert.match(key.slice(prefix.length), /^\{[A-Za-z0-9_-]{1,64}\}:(rows|lru|added|fresh)$/, `key ${key} starts with the prefix and a conversation's tag`);
       }
       assert.deepEqual(removed, [], 'no key deleted');
-      for (const key of afterKeys) if (key.startsWith(prefix)) assert.ok(key.includes('{all}'), key);
+
       for (const key of foreign) assert.deepEqual(Object.fromEntries(await raw(['HGETALL', key]).then((r) => Object.entries(r))), { b: '7', e: '1' }, `${key} untouched`);
       for (const key of added) {
         const pttl = Number(await raw(['PTTL', key]));
         assert.ok(pttl > 0 && pttl <= 60_000, `${key} expires with the TTL (PTTL ${pttl})`);
       }
       if (!kind.standalone) {
-        // All of the cache on one master: the one owning the slot of {all}.
-        const owners = [];
-        for (const [i, client] of masterClients.entries()) {
-          const exists = await client.sendCommand(['EXISTS', `${prefix}{all}:t`]).catch((error) => {
-            assert.match(error.message, /^MOVED/);
-            return 0;
-          });
-          if (exists === 1) owners.push(i);
+        // Each conversation on the one master owning its slot.
+        for (const convId of ['c1', 'c3', 'c4']) {
+          const owners = [];
+          for (const [i, client] of masterClients.entries()) {
+            const exists = await client.sendCommand(['EXISTS', `${prefix}{${convId}}:rows`]).catch((error) => {
+              assert.match(error.message, /^MOVED/);
+              return 0;
+            });
+            if (exists === 1) owners.push(i);
+          }
+          assert.equal(owners.length, 1, convId);
         }
-        assert.equal(owners.length, 1);
       }
       await A.clearConversation('c1');
       await A.clearConversation('we"ird ü/id');
@@ -406,25 +393,23 @@ for (const kind of kinds) {
     test('ttlMs: Redis itself deletes a conversation nobody touched; no phantom bytes; one read within the TTL keeps it', async () => {
       const ttlMs = 400;
       const { A, B, prefix } = pair({ storage: { ttlMs } });
-      const base = `${prefix}{all}:`;
-      const conv = (id) => JSON.stringify(id);
+      const keyOf = (id, k) => `${prefix}{${id}}:${k}`;
       const idle = await A.cacheToolResult({ payload: DATA, convId: 'idle', sourceToolName: 't' });
       const busy = await A.cacheToolResult({ payload: { busy: true, rows: DATA.rows }, convId: 'busy', sourceToolName: 't' });
       for (const id of ['idle', 'busy']) {
-        for (const k of ['p', 'i']) {
-          const pttl = Number(await raw(['PTTL', `${base}${k}:${conv(id)}`]));
+        for (const k of ['rows', 'lru', 'added', 'fresh']) {
+          const pttl = Number(await raw(['PTTL', keyOf(id, k)]));
           assert.ok(pttl > 0 && pttl <= ttlMs, `${k}:${id} has a PTTL within the TTL (${pttl})`);
         }
       }
-      // Keep "busy" alive through B, raw EXISTS only on "idle" (no script call sweeps it).
+      // Keep "busy" alive through B; nothing calls a script on "idle": Redis alone expires it.
       const deadline = Date.now() + ttlMs * 2 + 200;
       while (Date.now() < deadline) {
         assert.deepEqual(await B.readCachedPayload(busy, { convId: 'busy' }), { busy: true, rows: DATA.rows });
         await sleep(80);
       }
-      // No instance touched "idle" for > 2 TTLs (the reads of "busy" run the script, whose sweep may
-      // delete it first: the cache below is never called, so there only Redis expires keys).
-      assert.equal(Number(await raw(['EXISTS', `${base}p:${conv('idle')}`, `${base}i:${conv('idle')}`])), 0, 'idle conversation\'s keys are gone');
+      // No instance touched "idle" for > 2 TTLs.
+      for (const k of ['rows', 'lru', 'added', 'fresh']) assert.equal(Number(await raw(['EXISTS', keyOf('idle', k)])), 0, `idle conversation's ${k} is gone`);
       assert.equal((await B.lookup(idle, { convId: 'idle' })).status, 'miss');
       assert.equal((await A.lookup(busy, { convId: 'busy' })).status, 'hit', 'the conversation read within the TTL stays');
       const stats = await A.stats();
@@ -432,13 +417,13 @@ for (const kind of kinds) {
       assert.equal(stats.bytes, utf8({ busy: true, rows: DATA.rows }), 'no phantom bytes of the expired conversation');
       assert.equal(stats.conversations, 1);
       assert.deepEqual((await B.entries()).map((r) => r.uri), [busy]);
-      checkInvariants(await snapshot(raw, prefix));
+      checkInvariants(await snapshot(nodes, prefix));
 
-      // Untouched by every script call: Redis alone expires the keys (and the shared ones a TTL later).
+      // Untouched by every script call: Redis alone expires the keys.
       const { A: C, prefix: other } = pair({ storage: { ttlMs } });
       await C.cacheToolResult({ payload: DATA, convId: 'alone', sourceToolName: 't' });
       const keysOf = async () => (await scanAll(nodes)).filter((k) => k.startsWith(other));
-      assert.ok((await keysOf()).includes(`${other}{all}:p:${conv('alone')}`));
+      assert.ok((await keysOf()).includes(`${other}{alone}:rows`));
       const until = Date.now() + ttlMs + 3000;
       while ((await keysOf()).length > 0 && Date.now() < until) await sleep(100);
       assert.deepEqual(await keysOf(), [], 'Redis expired every key of the untouched cache');

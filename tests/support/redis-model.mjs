@@ -1,6 +1,6 @@
 // Helpers for the redis-*.test.mjs suites: read a `redisStorage` cache's keys straight from Redis
-// (through a raw node-redis client, never through the storage), check the structural invariants
-// of the key layout (js/redis-script.lua's header), scan whole servers, and a seeded PRNG.
+// (through raw node-redis clients of every node, never through the storage), check the structural
+// invariants of the key layout (js/redis-script.lua's header), scan whole servers, and a seeded PRNG.
 import assert from 'node:assert/strict';
 
 /**
@@ -23,122 +23,126 @@ const pairs = (reply) => {
   return out;
 };
 
-// One EVAL: every structure of one cache, its p:/i: keys, every key under the prefix and the
-// server's TIME, read atomically (nothing expires or changes in between).
-const SNAPSHOT = `
-local base = string.sub(KEYS[1], 1, -2)
-local prefix = ARGV[1]
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local out = { tostring(now) }
-out[#out + 1] = redis.call('HGETALL', base .. 't')
-out[#out + 1] = redis.call('ZRANGE', base .. 'l', 0, -1, 'WITHSCORES')
-out[#out + 1] = redis.call('ZRANGE', base .. 'a', 0, -1, 'WITHSCORES')
-out[#out + 1] = redis.call('HGETALL', base .. 'x')
-out[#out + 1] = redis.call('HGETALL', base .. 'm')
-out[#out + 1] = redis.call('HGETALL', base .. 'n')
-out[#out + 1] = redis.call('HGETALL', base .. 's')
-out[#out + 1] = redis.call('ZRANGE', base .. 'v', 0, -1, 'WITHSCORES')
-local keys = redis.call('KEYS', string.gsub(prefix, '[%*%?%[%]\\\\]', '\\\\%0') .. '*')
-out[#out + 1] = keys
-local convs = {}
-for _, key in ipairs(keys) do
-  local kind, conv = string.match(string.sub(key, #base + 1), '^([pi]):(.*)$')
-  if kind and string.sub(key, 1, #base) == base then convs[conv] = true end
-end
-local x = redis.call('HGETALL', base .. 'x')
-for i = 2, #x, 2 do convs[string.sub(x[i], string.find(x[i], ' ', 1, true) + 1)] = true end
-local v = redis.call('ZRANGE', base .. 'v', 0, -1)
-for _, conv in ipairs(v) do convs[conv] = true end
-local per = {}
-for conv in pairs(convs) do
-  per[#per + 1] = { conv, redis.call('HGETALL', base .. 'p:' .. conv), redis.call('SMEMBERS', base .. 'i:' .. conv),
-    redis.call('PTTL', base .. 'p:' .. conv), redis.call('PTTL', base .. 'i:' .. conv) }
-end
-out[#out + 1] = per
+// One EVAL per conversation: its four keys and their PTTLs, read atomically on the node that owns
+// its slot (KEYS: rows, lru, added, fresh).
+const BUCKET = `
+local out = {}
+out[1] = redis.call('HGETALL', KEYS[1])
+out[2] = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+out[3] = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+out[4] = redis.call('HGETALL', KEYS[4])
+out[5] = { redis.call('PTTL', KEYS[1]), redis.call('PTTL', KEYS[2]), redis.call('PTTL', KEYS[3]), redis.call('PTTL', KEYS[4]) }
 return out`;
 
-/**
- * Everything one cache (one prefix) holds in Redis, read atomically in one EVAL:
- * `{ base, time, t, l, a, x, m, n, s, v, keys, p, i, pttl }` (Maps; `v`/`l`/`a` scores as strings).
- */
-export async function snapshot(raw, prefix) {
-  const base = `${prefix}{all}:`;
-  const reply = await raw(['EVAL', SNAPSHOT, '1', `${base}t`, prefix]);
-  const [time, t, l, a, x, m, n, s, v, keys, per] = reply;
-  const p = new Map();
-  const i = new Map();
-  const pttl = new Map();
-  for (const [conv, payloads, members, pttlP, pttlI] of per) {
-    p.set(conv, pairs(payloads));
-    i.set(conv, new Set(members));
-    pttl.set(conv, [Number(pttlP), Number(pttlI)]);
+/** Every key starting with `prefix` on each of `nodes` (node-redis clients), sorted. */
+async function keysUnder(nodes, prefix) {
+  const keys = [];
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.sendCommand(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000']);
+      keys.push(...batch.map((key) => ({ key, node })));
+      cursor = String(next);
+    } while (cursor !== '0');
   }
-  const scores = (reply) => new Map([...pairs(reply)].map(([k, score]) => [k, String(score)]));
-  return { base, time: Number(time), t: pairs(t), l: scores(l), a: scores(a), x: pairs(x), m: pairs(m), n: pairs(n), s: pairs(s), v: scores(v), keys: [...keys].sort(), p, i, pttl };
+  return keys;
+}
+
+/**
+ * Everything one cache (one prefix) holds in Redis, one conversation (bucket) at a time, each read
+ * atomically on its own node: `{ buckets, keys, x, l, a, m, n, s, p, pttl }`. `buckets` maps each
+ * segment to its `rows`, `lru`, `added`, `fresh` (Maps) and `pttl`; the flat Maps are the union
+ * over conversations (`x`: uri -> "<size> <conv JSON>", `n`: uri -> tool JSON, `l` by last use).
+ * @param {object[]} nodes node-redis clients of every node that may hold the cache's keys
+ */
+export async function snapshot(nodes, prefix) {
+  const found = await keysUnder(nodes, prefix);
+  const buckets = new Map();
+  const flat = { x: new Map(), l: [], a: new Map(), m: new Map(), n: new Map(), s: new Map(), p: new Map(), pttl: new Map() };
+  const tags = new Map();
+  for (const { key, node } of found) tags.set(key.slice(prefix.length + 1, key.indexOf('}', prefix.length)), node);
+  for (const [tag, node] of tags) {
+    const keys = ['rows', 'lru', 'added', 'fresh'].map((k) => `${prefix}{${tag}}:${k}`);
+    const [rows, lru, added, fresh, pttl] = await node.sendCommand(['EVAL', BUCKET, '4', ...keys]);
+    const bucket = { rows: pairs(rows), lru: scores(lru), added: scores(added), fresh: pairs(fresh), pttl: pttl.map(Number) };
+    buckets.set(tag, bucket);
+    for (const [field, value] of bucket.rows) {
+      if (!field.startsWith('m:')) continue;
+      const uri = field.slice(2);
+      const meta = JSON.parse(value);
+      const conv = JSON.stringify(meta.convId);
+      flat.x.set(uri, `${bucket.rows.get(`z:${uri}`)} ${conv}`);
+      flat.m.set(uri, value);
+      flat.n.set(uri, JSON.stringify(meta.sourceToolName));
+      if (bucket.lru.has(uri)) flat.l.push([uri, bucket.lru.get(uri)]);
+      if (bucket.added.has(uri)) flat.a.set(uri, bucket.added.get(uri));
+      if (bucket.rows.has(`s:${uri}`)) flat.s.set(uri, bucket.rows.get(`s:${uri}`));
+      if (!flat.p.has(conv)) flat.p.set(conv, new Map());
+      if (bucket.rows.has(`p:${uri}`)) flat.p.get(conv).set(uri, bucket.rows.get(`p:${uri}`));
+      flat.pttl.set(conv, [bucket.pttl[0], bucket.pttl[1]]);
+    }
+  }
+  flat.l.sort(([u, a], [v, b]) => Number(a) - Number(b) || (u < v ? -1 : u > v ? 1 : 0));
+  return { prefix, buckets, keys: found.map(({ key }) => key).sort(), ...flat, l: new Map(flat.l) };
 }
 
 const sorted = (iterable) => [...iterable].sort();
+const scores = (reply) => new Map([...pairs(reply)].map(([k, score]) => [k, String(score)]));
 
 /**
- * The invariants of the layout: totals = sum/count over x; l, a, x, m, n hold the same uris; each
- * uri's payload and index membership exist in its conversation's keys and nowhere else; v holds
- * exactly the conversations with entries; stale ⊆ uris; the budget holds. Returns
- * `{ uris: Map<uri, {size, conv}>, bytes, entries }`.
+ * The invariants of the layout, per conversation (js/redis-script.lua's header): its totals are
+ * the sum/count of its entries, `f` counts its fresh ones; `lru` and `added` hold exactly its
+ * entries; `fresh` and the stale causes split them; every row names its own URI, size and tool;
+ * the budget holds per conversation; no key outside the four of a conversation with entries.
+ * Returns `{ uris: Map<uri, {size, conv}>, bytes, entries }` over the whole cache.
  */
 export function checkInvariants(snap, { maxBytes = Infinity, maxEntries = Infinity } = {}, where = '') {
   const at = (what) => `${where ? `${where}: ` : ''}${what}`;
   const uris = new Map();
   let bytes = 0;
-  for (const [uri, entry] of snap.x) {
-    const space = entry.indexOf(' ');
-    assert.ok(space > 0, at(`x entry "${entry}" is "<size> <conv>"`));
-    const size = Number(entry.slice(0, space));
-    assert.ok(Number.isSafeInteger(size) && size >= 0, at(`size of ${uri}`));
-    uris.set(uri, { size, conv: entry.slice(space + 1) });
-    bytes += size;
-  }
-  const b = Number(snap.t.get('b') ?? 0);
-  const e = Number(snap.t.get('e') ?? 0);
-  assert.equal(b, bytes, at('totals b = sum of sizes in x'));
-  assert.equal(e, uris.size, at('totals e = number of uris in x'));
-  const expected = sorted(uris.keys());
-  assert.deepEqual(sorted(snap.l.keys()), expected, at('l has exactly the uris of x'));
-  assert.deepEqual(sorted(snap.a.keys()), expected, at('a has exactly the uris of x'));
-  assert.deepEqual(sorted(snap.m.keys()), expected, at('m has exactly the uris of x'));
-  assert.deepEqual(sorted(snap.n.keys()), expected, at('n has exactly the uris of x'));
-  for (const uri of snap.s.keys()) assert.ok(uris.has(uri), at(`stale uri ${uri} is an entry`));
-  const withEntries = new Set([...uris.values()].map((u) => u.conv));
-  assert.deepEqual(sorted(snap.v.keys()), sorted(withEntries), at('v holds exactly the conversations with entries'));
-  // A conversation whose time has passed (score <= TIME) waits for the next script call's
-  // sweep: Redis may have expired its p:/i: keys already, so they are not checked.
-  const pending = (conv) => snap.time !== undefined && Number(snap.v.get(conv)) <= snap.time;
-  for (const conv of new Set([...snap.p.keys(), ...snap.i.keys()])) {
-    if (pending(conv)) continue;
-    const mine = sorted([...uris].filter(([, u]) => u.conv === conv).map(([uri]) => uri));
-    assert.deepEqual(sorted(snap.p.get(conv)?.keys() ?? []), mine, at(`p:${conv} holds exactly its entries' payloads`));
-    assert.deepEqual(sorted(snap.i.get(conv) ?? []), mine, at(`i:${conv} holds exactly its entries`));
-  }
-  for (const [uri, { size }] of uris) {
-    const meta = JSON.parse(snap.m.get(uri));
-    assert.equal(meta.uri, uri, at(`m of ${uri} names it`));
-    assert.equal(meta.sizeBytes, size, at(`m of ${uri} has its size`));
-    assert.equal(JSON.stringify(meta.sourceToolName), snap.n.get(uri), at(`n of ${uri} is its tool`));
-    assert.equal(Number(snap.a.get(uri)), meta.addedAt, at(`a of ${uri} is its addedAt`));
-  }
-  if (snap.keys) {
-    const allowed = new Set(['t', 'l', 'a', 'x', 'm', 'n', 's', 'v'].map((k) => `${snap.base}${k}`));
-    for (const conv of withEntries) {
-      allowed.add(`${snap.base}p:${conv}`);
-      allowed.add(`${snap.base}i:${conv}`);
+  const allowed = new Set();
+  for (const [tag, bucket] of snap.buckets) {
+    const mine = [];
+    let sum = 0;
+    const convs = new Set();
+    for (const [field, value] of bucket.rows) {
+      if (!field.startsWith('z:')) continue;
+      const uri = field.slice(2);
+      const size = Number(value);
+      assert.ok(Number.isSafeInteger(size) && size >= 0, at(`size of ${uri}`));
+      const meta = JSON.parse(bucket.rows.get(`m:${uri}`));
+      assert.ok(bucket.rows.has(`p:${uri}`), at(`${uri} has its payload`));
+      assert.equal(meta.uri, uri, at(`m of ${uri} names it`));
+      assert.equal(meta.sizeBytes, size, at(`m of ${uri} has its size`));
+      assert.equal(Number(bucket.added.get(uri)), meta.addedAt, at(`added of ${uri} is its addedAt`));
+      const stale = bucket.rows.has(`s:${uri}`);
+      assert.equal(bucket.fresh.has(uri), !stale, at(`${uri} is fresh or stale, not both`));
+      if (!stale) assert.equal(bucket.fresh.get(uri), JSON.stringify(meta.sourceToolName), at(`fresh of ${uri} is its tool`));
+      uris.set(uri, { size, conv: JSON.stringify(meta.convId) });
+      convs.add(JSON.stringify(meta.convId));
+      mine.push(uri);
+      sum += size;
     }
-    for (const key of snap.keys) {
-      const conv = key.startsWith(`${snap.base}p:`) || key.startsWith(`${snap.base}i:`) ? key.slice(snap.base.length + 2) : null;
-      assert.ok(allowed.has(key) || (conv !== null && pending(conv)), at(`no stray key: ${key}`));
+    for (const field of bucket.rows.keys()) {
+      if (/^[pms]:/.test(field)) assert.ok(bucket.rows.has(`z:${field.slice(2)}`), at(`${tag}: ${field} belongs to an entry`));
+    }
+    bytes += sum;
+    if (mine.length === 0) continue;
+    for (const k of ['rows', 'lru', 'added', 'fresh']) allowed.add(`${snap.prefix}{${tag}}:${k}`);
+    assert.equal(Number(bucket.rows.get('b')), sum, at(`${tag}: b = sum of sizes`));
+    assert.equal(Number(bucket.rows.get('e')), mine.length, at(`${tag}: e = entries`));
+    assert.equal(Number(bucket.rows.get('f') ?? 0), bucket.fresh.size, at(`${tag}: f = fresh entries`));
+    assert.equal(bucket.rows.get('c'), convs.size === 1 ? [...convs][0] : '*', at(`${tag}: c names its conversation`));
+    assert.deepEqual(sorted(bucket.lru.keys()), sorted(mine), at(`${tag}: lru has exactly its entries`));
+    assert.deepEqual(sorted(bucket.added.keys()), sorted(mine), at(`${tag}: added has exactly its entries`));
+    for (const conv of convs) {
+      const list = [...uris.values()].filter((u) => u.conv === conv);
+      assert.ok(list.reduce((n, u) => n + u.size, 0) <= maxBytes, at(`${conv}: bytes within maxBytes ${maxBytes}`));
+      assert.ok(list.length <= maxEntries, at(`${conv}: entries within maxEntries ${maxEntries}`));
     }
   }
-  assert.ok(bytes <= maxBytes, at(`bytes ${bytes} <= maxBytes ${maxBytes}`));
-  assert.ok(uris.size <= maxEntries, at(`entries ${uris.size} <= maxEntries ${maxEntries}`));
+  for (const key of snap.keys) assert.ok(allowed.has(key), at(`no stray key: ${key}`));
   return { uris, bytes, entries: uris.size };
 }
 

@@ -178,11 +178,13 @@ export async function startRedis({ port, extraArgs = [] } = {}) {
 }
 
 /**
- * Start `masters` cluster-enabled servers (no replicas), join them with
+ * Start `masters` cluster-enabled servers (and `replicas` replicas of each: `servers` lists the
+ * masters first, then the replicas, as `redis-cli --cluster create` pairs them), join them with
  * `redis-cli --cluster create`, and wait until every node reports `cluster_state:ok` and
  * all 16384 slots are assigned (deadline 20 s).
  *
- * @param {{ masters?: number }} [opts] at least 3 (redis-cli refuses fewer masters).
+ * @param {{ masters?: number, replicas?: number, nodeTimeoutMs?: number }} [opts] `masters`: at
+ *   least 3 (redis-cli refuses fewer); `nodeTimeoutMs`: `cluster-node-timeout` (default 5000).
  * @returns {Promise<{
  *   ports: number[],
  *   nodes: {host: '127.0.0.1', port: number}[],   // for ioredis `new Cluster(nodes)`
@@ -191,25 +193,25 @@ export async function startRedis({ port, extraArgs = [] } = {}) {
  *   stop: () => Promise<void>,
  * }>}
  */
-export async function startRedisCluster({ masters = 3 } = {}) {
+export async function startRedisCluster({ masters = 3, replicas = 0, nodeTimeoutMs = 5000 } = {}) {
   const servers = [];
   try {
-    for (let i = 0; i < masters; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       // Each server gets its own temp dir (from startRedis); nodes.conf lives there. A relative
       // file name is resolved against --dir, which startRedis sets per server.
       servers.push(await startRedis({
         extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-          '--cluster-node-timeout', '5000'],
+          '--cluster-node-timeout', String(nodeTimeoutMs)],
       }));
     }
     const ports = servers.map((s) => s.port);
     await run(REDIS_CLI, ['--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`),
-      '--cluster-replicas', '0', '--cluster-yes'], { timeout: CLUSTER_TIMEOUT_MS });
+      '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: CLUSTER_TIMEOUT_MS });
 
     const deadline = Date.now() + CLUSTER_TIMEOUT_MS;
     let last = '';
     for (;;) {
-      if (await clusterConverged(ports).then((r) => { last = r; return r === true; })) break;
+      if (await clusterConverged(ports, masters).then((r) => { last = r; return r === true; })) break;
       if (Date.now() > deadline) {
         throw new Error(`redis cluster on ports ${ports.join(',')} not ok within ${CLUSTER_TIMEOUT_MS} ms: ${last}`);
       }
@@ -229,7 +231,7 @@ export async function startRedisCluster({ masters = 3 } = {}) {
 }
 
 /** true when every node says cluster_state:ok, sees every master, and slots cover 0..16383. */
-async function clusterConverged(ports) {
+export async function clusterConverged(ports, masters = ports.length) {
   for (const port of ports) {
     const cli = (...a) => run(REDIS_CLI, ['-h', HOST, '-p', String(port), ...a], { timeout: 5000 })
       .then((r) => r.stdout);
@@ -239,7 +241,7 @@ async function clusterConverged(ports) {
     // `cluster nodes`: every node must know all masters as connected.
     const nodes = (await cli('cluster', 'nodes')).trim().split('\n');
     const connectedMasters = nodes.filter((l) => /\bmaster\b/.test(l) && /\bconnected\b/.test(l));
-    if (connectedMasters.length !== ports.length) return `port ${port}: sees ${connectedMasters.length} masters`;
+    if (connectedMasters.length !== masters) return `port ${port}: sees ${connectedMasters.length} masters`;
     // `cluster slots`: the slot ranges (start/end lines follow each other) must sum to 16384.
     const slots = (await cli('cluster', 'slots')).trim().split('\n');
     let covered = 0;

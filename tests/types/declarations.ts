@@ -15,6 +15,11 @@ import type * as ServerDecl from '../../js/server.js';
 import * as serverImpl from '../../js/src/server.mjs';
 import type * as ListsDecl from '../../js/lists.js';
 import * as listsImpl from '../../js/src/lists.mjs';
+import type * as ConformanceDecl from '../../js/storage-conformance.js';
+import * as conformanceImpl from '../../js/storage-conformance.mjs';
+import type { CacheStorage } from '../../js/index.js';
+import type * as ReactDecl from '../../js/react.js';
+import * as reactImpl from '../../js/react.mjs';
 
 /** `true` only when the two key sets are the same; otherwise the names that differ. */
 type SameNames<D, I> = [Exclude<keyof D, keyof I> | Exclude<keyof I, keyof D>] extends [never]
@@ -22,21 +27,34 @@ type SameNames<D, I> = [Exclude<keyof D, keyof I> | Exclude<keyof I, keyof D>] e
   : { undeclaredOrMissing: Exclude<keyof D, keyof I> | Exclude<keyof I, keyof D> };
 
 export const names: [
-  SameNames<typeof IndexDecl, typeof indexImpl>,
+  // `cacheRoute` is the Node module's only (js/node.cjs).
+  SameNames<Omit<typeof IndexDecl, 'cacheRoute'>, typeof indexImpl>,
   SameNames<typeof McpClientDecl, typeof mcpClientImpl>,
   SameNames<typeof AiSdkDecl, typeof aiSdkImpl>,
   SameNames<typeof RedisDecl, typeof redisImpl>,
   SameNames<typeof ServerDecl, typeof serverImpl>,
   SameNames<typeof ListsDecl, typeof listsImpl>,
-] = [true, true, true, true, true, true];
+  SameNames<typeof ReactDecl, typeof reactImpl>,
+] = [true, true, true, true, true, true, true];
 
 export const mcpClient: typeof McpClientDecl.wrapMcpClient = mcpClientImpl.wrapMcpClient;
 export const clientToolSet: typeof AiSdkDecl.clientToolSet = aiSdkImpl.clientToolSet;
+export const pageReferencePayloads: typeof AiSdkDecl.pageReferencePayloads = aiSdkImpl.pageReferencePayloads;
 export const cacheToolSet: typeof AiSdkDecl.cacheToolSet = aiSdkImpl.cacheToolSet;
 export const defaultPrefix: typeof RedisDecl.DEFAULT_PREFIX = redisImpl.DEFAULT_PREFIX;
 export const ready: typeof IndexDecl.ready = indexImpl.ready;
 export const serverReady: typeof ServerDecl.ready = serverImpl.ready;
 export const listsReady: typeof ListsDecl.ready = listsImpl.ready;
+export const conformanceNames: SameNames<typeof ConformanceDecl, typeof conformanceImpl> = true;
+export const storageConformance: typeof ConformanceDecl.storageConformance = conformanceImpl.storageConformance;
+export const redisStorage: typeof RedisDecl.redisStorage = redisImpl.redisStorage;
+/** `redisStorage` answers the storage contract. */
+export const redisIsStorage = (client: object): CacheStorage => redisImpl.redisStorage(client);
+export const referencesOf: typeof IndexDecl.referencesOf = indexImpl.referencesOf;
+// The hooks' data is `unknown` in the JSDoc (the declarations let a caller name its type).
+export const useCachedResult: (uriOrOutput: unknown, options?: ReactDecl.UseCachedResultOptions) => ReactDecl.CachedResult<unknown> = reactImpl.useCachedResult;
+export const useCacheEntries: (convId?: string | number) => ReactDecl.CachedResult<unknown> = reactImpl.useCacheEntries;
+export const ResultCacheProvider: (props: ReactDecl.ResultCacheProviderProps) => unknown = reactImpl.ResultCacheProvider;
 
 /** The exports of `I` whose type is not assignable to the one `D` declares. */
 type Unassignable<D, I> = { [K in keyof D & keyof I]: I[K] extends D[K] ? never : K }[keyof D & keyof I];

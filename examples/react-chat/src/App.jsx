@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
+import { referencesOf } from 'mcp-result-cache';
+import { ResultCacheProvider, useCachedResult } from 'mcp-result-cache/react';
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls } from 'ai';
 import { startServers } from './mcpServers.js';
@@ -27,18 +29,56 @@ function outputText(output) {
   return typeof output === 'string' ? output : JSON.stringify(output ?? null);
 }
 
-// What the model was given for a tool result: the head of the JSON, its size, and the reference.
-function ToolText({ text }) {
-  const uri = text.match(/"_cache_uri":"([^"]+)"/)?.[1];
+// What the model was given for a tool result: the head of the JSON, its size, and its reference
+// (`referencesOf`: no text is searched for it).
+function ToolText({ output }) {
+  const [uri] = referencesOf(output);
   return (
     <>
-      {preview(text, 160)}
+      {preview(outputText(output), 160)}
       {uri && (
         <>
           {'\n'}_cache_uri: <code className="uri">{uri}</code>
         </>
       )}
     </>
+  );
+}
+
+const ROWS_PER_PAGE = 20;
+
+/**
+ * The rows the chart was drawn from, read from the page's cache by the reference the model
+ * passed (`useCachedResult`): one page at a time in a table, and the whole as a JSON download.
+ * A clear of the conversation makes them "missing", with no reload.
+ */
+function ChartRows({ uri }) {
+  const [offset, setOffset] = useState(0);
+  const page = useCachedResult(uri, { offset, limit: ROWS_PER_PAGE });
+  const whole = useCachedResult(uri);
+  const download = useMemo(
+    () => (whole.status === 'ready' ? URL.createObjectURL(new Blob([JSON.stringify(whole.data, null, 2)], { type: 'application/json' })) : null),
+    [whole.status, whole.data],
+  );
+  useEffect(() => () => download && URL.revokeObjectURL(download), [download]);
+  const total = page.data?.total ?? 0;
+  return (
+    <section id="chart-rows" data-status={page.status} data-total={page.data?.total ?? ''} data-offset={offset} data-uri={uri}>
+      {page.status === 'missing' && <p>These rows are no longer stored.</p>}
+      {page.status === 'error' && <p>{`Could not read the rows: ${page.error?.message ?? page.error}`}</p>}
+      {page.data?.items && (
+        <>
+          <table>
+            <thead><tr><th>t</th><th>value</th></tr></thead>
+            <tbody>{page.data.items.map((row) => <tr key={row.t}><td>{row.t}</td><td>{row.value}</td></tr>)}</tbody>
+          </table>
+          <button id="rows-prev" onClick={() => setOffset(Math.max(0, offset - ROWS_PER_PAGE))} disabled={offset === 0}>previous</button>
+          {`rows ${offset + 1}–${Math.min(offset + ROWS_PER_PAGE, total)} of ${total} `}
+          <button id="rows-next" onClick={() => setOffset(offset + ROWS_PER_PAGE)} disabled={page.data.next_offset === undefined}>next</button>
+        </>
+      )}
+      {download && <a id="download-json" href={download} download="cpu.load-rows.json">download JSON</a>}
+    </section>
   );
 }
 
@@ -103,7 +143,7 @@ export function App() {
     <main>
       <h1>React chat · results by reference</h1>
       <section className="panel">
-        {setup ? <Chat setup={setup} /> : <output id="status" data-state={failure ? 'error' : 'idle'} data-error={failure ?? ''}>{failure ?? 'starting…'}</output>}
+        {setup ? <ChatWithCache setup={setup} /> : <output id="status" data-state={failure ? 'error' : 'idle'} data-error={failure ?? ''}>{failure ?? 'starting…'}</output>}
         <output
           id="worker-status"
           data-state={worker.state}
@@ -123,13 +163,22 @@ export function App() {
   );
 }
 
+/** The chat, its results read from the page's cache by reference (`mcp-result-cache/react`). */
+function ChatWithCache({ setup }) {
+  const chatId = useMemo(() => `chat-${Date.now().toString(36)}`, []);
+  return (
+    <ResultCacheProvider cache={cache} convId={chatId}>
+      <Chat setup={setup} chatId={chatId} />
+    </ResultCacheProvider>
+  );
+}
+
 /**
  * The chat: `useChat` over a transport to the agent (in a real app, `DefaultChatTransport` to a
  * route handler running `streamText` with the same declared tools). The tools run here, in the
  * page: `onToolCall` executes the wrapped tool and `addToolOutput` hands the model its output.
  */
-function Chat({ setup }) {
-  const chatId = useMemo(() => `chat-${Date.now().toString(36)}`, []);
+function Chat({ setup, chatId }) {
   const [{ transport, calls }] = useState(() => localTransport(setup.declared));
   activeChat = chatId;
   const { messages, sendMessage, addToolOutput, addToolApprovalResponse, status, error } = useChat({
@@ -162,7 +211,9 @@ function Chat({ setup }) {
     const received = setup.received.at(-1);
     return {
       state: 'done',
-      uri: JSON.parse(outputText(data.output))._cache_uri,
+      uri: referencesOf(data.output)[0],
+      // The reference the model passed to chart.create: the rows the chart was drawn from.
+      rowsUri: typeof chart.input?.data_uri === 'string' ? chart.input.data_uri : null,
       points: chartOutput.points,
       values: chartOutput.values,
       // What the model typed, and what the chart server itself received: `data`, never the reference.
@@ -201,7 +252,7 @@ function Chat({ setup }) {
             <li key={i} className="msg tool" data-tool={part.toolName ?? part.type.slice(5)} data-state={part.state}>
               <span className="who">{`tool · ${part.toolName ?? part.type.slice(5)} · ${part.state}`}</span>
               {`model typed: ${JSON.stringify(part.input)}\n`}
-              {part.state === 'output-available' ? <ToolText text={outputText(part.output)} /> : part.errorText ?? (part.state === 'output-denied' ? 'denied by the user' : '…')}
+              {part.state === 'output-available' ? <ToolText output={part.output} /> : part.errorText ?? (part.state === 'output-denied' ? 'denied by the user' : '…')}
               {part.state === 'approval-requested' && (
                 <span className="approval">
                   {`\nThe flow policy asks: send data passed by reference (${part.input?.rows_uri ?? 'a stored result'}) to ${toolName(part)}, an open-world tool of another server? `}
@@ -214,6 +265,10 @@ function Chat({ setup }) {
         )}
       </ol>
       {result.values && <Sparkline values={result.values} />}
+      {result.rowsUri && <ChartRows uri={result.rowsUri} />}
+      {/* For tests: the rows the chart server itself received. */}
+      <output id="chart-received" hidden>{JSON.stringify(setup.received.at(-1)?.data ?? null)}</output>
+      <button id="clear" onClick={() => cache.clearConversation(chatId)} disabled={result.state !== 'done'}>clear this chat's stored results</button>
       <button id="send" onClick={() => sendMessage({ text: QUESTION })} disabled={status !== 'ready' || messages.length > 0}>
         {QUESTION}
       </button>

@@ -1,0 +1,212 @@
+// Page → server: a reference minted in the page (a client-side tool's result, stored in the
+// page's cache) resolved by a server-side tool of the same chat. Part of `mcp-result-cache/ai-sdk`.
+//
+// The server's cache does not hold the page's entries, and the page does not send them with
+// every request. The exchange rides on the AI SDK's tool approval, which already pauses a
+// server-side call until the page answers:
+//
+//   1. A server tool's call carries a reference its cache misses. With the `pageReferences`
+//      option (the request's `pageReferences` field, `[]` when the page sent none), the tool's
+//      `needsApproval` answers `true`: the stream ends with the call `approval-requested`.
+//   2. The page answers the approval (`addToolApprovalResponse`). Its transport attaches, to
+//      that one request, the payloads of exactly the references in the inputs of the calls it
+//      approved that its own cache holds (`pageReferencePayloads`), each within `maxEntryBytes`.
+//   3. The route passes them as `pageReferences`. Before the approved call runs, each payload a
+//      call references is stored in the server's cache under the conversation, with the page
+//      entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the
+//      call's references are rewritten to the new entries (JSON Pointer fragments kept). The
+//      pipeline then substitutes them as any reference, and the flow policy judges the flow
+//      with the client tool's server as its source: a denied flow is refused, a flow the policy
+//      asks about was answered by this very approval.
+import { META_URIS_KEY, hasCacheScheme } from './protocol.mjs';
+import { isPlainObject } from './tool-pipeline.mjs';
+
+/**
+ * A payload the page sent for one of its references.
+ * @typedef {{ uri: string, payload: object, sourceToolName?: string, sourceServer?: string }} PageReference
+ */
+/**
+ * The cache methods used here (a `ResultCache`).
+ * @typedef {{
+ *   lookup(uri: string, options: object): Promise<{ status: string, payload?: unknown }>,
+ *   afterToolCall(name: string, result: unknown, options: object): Promise<unknown>,
+ *   entries(options: object): Promise<Array<{ uri: string, sourceToolName: string, sourceServer?: string }>>,
+ *   stats(): Promise<{ maxEntryBytes: number }>,
+ * }} ReferenceCache
+ */
+/** A tool as `wrapAiSdkTools` answers it: read loosely, its functions called as they are. @typedef {Record<string, unknown>} LooseTool */
+
+const ENTRY_TYPE = 'pageReferences must be an array of { uri: "mcp+cache://…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: string }';
+
+/** A reference without its `#/pointer` fragment. */
+const baseOf = (/** @type {string} */ uri) => (uri.includes('#') ? uri.slice(0, uri.indexOf('#')) : uri);
+
+/**
+ * The `pageReferences` option checked: `null` when absent, else the payloads by reference.
+ * @param {Record<string, unknown>} options
+ * @param {string} who
+ * @returns {Map<string, PageReference> | null}
+ * @throws {TypeError} on anything but an array of well-formed entries
+ */
+export function checkPageReferences(options, who) {
+  const given = options.pageReferences;
+  if (given === undefined) return null;
+  if (!Array.isArray(given)) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
+  if (options.cache === undefined) throw new TypeError(`${who}: pageReferences needs a cache (the server's, which stores the page's payloads)`);
+  /** @type {Map<string, PageReference>} */
+  const byUri = new Map();
+  for (const entry of given) {
+    const ok = isPlainObject(entry) && hasCacheScheme(entry.uri) && !entry.uri.includes('#') && entry.payload !== null
+      && typeof entry.payload === 'object'
+      && (entry.sourceToolName === undefined || typeof entry.sourceToolName === 'string')
+      && (entry.sourceServer === undefined || typeof entry.sourceServer === 'string');
+    if (!ok) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
+    byUri.set(entry.uri, { uri: entry.uri, payload: entry.payload, sourceToolName: entry.sourceToolName, sourceServer: entry.sourceServer });
+  }
+  return byUri;
+}
+
+/**
+ * The references a tool input passes: its top-level string values and arrays of strings with
+ * the cache's scheme (where substitution looks).
+ * @param {unknown} input
+ * @returns {string[]}
+ */
+export function referencesIn(input) {
+  if (!isPlainObject(input)) return [];
+  /** @type {string[]} */
+  const found = [];
+  for (const value of Object.values(input)) {
+    if (hasCacheScheme(value)) found.push(/** @type {string} */ (value));
+    else if (Array.isArray(value)) found.push(...value.filter(hasCacheScheme));
+  }
+  return found;
+}
+
+/**
+ * The same tools, with page references resolved (see the top of this file). Tools without
+ * `execute` are returned as they are.
+ * @param {Record<string, LooseTool>} tools wrapped tools (`wrapAiSdkTools`' answer)
+ * @param {{ cache: ReferenceCache, conversation: (options: unknown) => unknown, received: Map<string, PageReference> }} context
+ * @returns {Record<string, LooseTool>}
+ */
+export function withPageReferences(tools, { cache, conversation, received }) {
+  /** Page references stored in the server's cache in this request: page reference → server's. @type {Map<string, Promise<string | null>>} */
+  const stored = new Map();
+  const store = (/** @type {PageReference} */ entry, /** @type {unknown} */ convId) => {
+    let done = stored.get(entry.uri);
+    if (!done) {
+      const result = { content: [{ type: 'text', text: JSON.stringify(entry.payload) }], structuredContent: entry.payload };
+      done = cache.afterToolCall(entry.sourceToolName ?? '<unknown>', result, { convId, ...(entry.sourceServer ? { server: entry.sourceServer } : {}) })
+        .then((visible) => {
+          const uris = isPlainObject(visible) && isPlainObject(visible._meta) ? visible._meta[META_URIS_KEY] : null;
+          return Array.isArray(uris) && typeof uris[0] === 'string' ? uris[0] : null; // null: not stored (maxEntryBytes)
+        });
+      stored.set(entry.uri, done);
+    }
+    return done;
+  };
+
+  /**
+   * The input with every reference the server misses and the page sent rewritten to the server's
+   * entry, and the references still missing.
+   * @param {unknown} input
+   * @param {unknown} convId
+   */
+  async function resolve(input, convId) {
+    /** @type {Map<string, string>} */
+    const rewrite = new Map();
+    /** @type {string[]} */
+    const missing = [];
+    for (const uri of new Set(referencesIn(input))) {
+      const base = baseOf(uri);
+      if ((await cache.lookup(base, { convId })).status !== 'miss') continue;
+      const entry = received.get(base);
+      const now = entry ? await store(entry, convId) : null;
+      if (now) rewrite.set(uri, now + uri.slice(base.length));
+      else missing.push(uri);
+    }
+    if (rewrite.size === 0) return { input, missing };
+    const swap = (/** @type {unknown} */ v) => (typeof v === 'string' ? rewrite.get(v) ?? v : v);
+    const out = Object.fromEntries(Object.entries(/** @type {Record<string, unknown>} */ (input))
+      .map(([key, value]) => [key, Array.isArray(value) ? value.map(swap) : swap(value)]));
+    return { input: out, missing };
+  }
+
+  /** @type {Record<string, LooseTool>} */
+  const out = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    const { execute, needsApproval } = tool;
+    if (typeof execute !== 'function') {
+      out[name] = tool;
+      continue;
+    }
+    const wrapped = { ...tool };
+    // Asked before the call runs, and again right before an approved call runs: then with the
+    // page's payloads, which the tool's own approval (the flow policy) judges.
+    wrapped.needsApproval = async (/** @type {unknown} */ input, /** @type {unknown} */ options) => {
+      const { input: resolved, missing } = await resolve(input, conversation(options));
+      const own = typeof needsApproval === 'function' ? await needsApproval.call(tool, resolved, options) : needsApproval === true;
+      return own === true || missing.length > 0;
+    };
+    if (execute.constructor?.name === 'AsyncGeneratorFunction') {
+      wrapped.execute = async function* (/** @type {unknown} */ input, /** @type {unknown} */ options) {
+        const { input: resolved } = await resolve(input, conversation(options));
+        yield* execute.call(tool, resolved, options);
+      };
+    } else {
+      wrapped.execute = async (/** @type {unknown} */ input, /** @type {unknown} */ options) =>
+        execute.call(tool, (await resolve(input, conversation(options))).input, options);
+    }
+    out[name] = wrapped;
+  }
+  return out;
+}
+
+/**
+ * In the page: the payloads a request must carry for the server — those of the references in
+ * the inputs of the tool calls the page approved and that have not run yet (tool parts in the
+ * `approval-responded` state, approved), that `cache` holds for `convId`, at most
+ * `maxEntryBytes` bytes of JSON each (default: the cache's own `maxEntryBytes`). References the
+ * page does not hold, or holds stale, are left out; each entry is sent once per request.
+ * @param {ReferenceCache} cache
+ * @param {{ convId: string | number, messages: ReadonlyArray<{ role?: string, parts?: ReadonlyArray<unknown> }>, maxEntryBytes?: number }} options
+ * @returns {Promise<PageReference[]>}
+ */
+export async function pageReferencePayloads(cache, options) {
+  if (cache === null || typeof cache !== 'object' || typeof cache.lookup !== 'function' || typeof cache.entries !== 'function') {
+    throw new TypeError('pageReferencePayloads needs the page\'s ResultCache');
+  }
+  if (!isPlainObject(options) || (typeof options.convId !== 'string' && typeof options.convId !== 'number') || !Array.isArray(options.messages)) {
+    throw new TypeError('pageReferencePayloads needs { convId: the chat\'s id, messages: the chat\'s UI messages }');
+  }
+  const { convId, messages } = options;
+  if (options.maxEntryBytes !== undefined && !(typeof options.maxEntryBytes === 'number' && options.maxEntryBytes >= 0)) {
+    throw new TypeError('pageReferencePayloads: maxEntryBytes must be a non-negative number');
+  }
+  const limit = options.maxEntryBytes ?? (await cache.stats()).maxEntryBytes;
+  /** @type {Set<string>} */
+  const wanted = new Set();
+  for (const message of messages) {
+    if (message?.role !== 'assistant' || !Array.isArray(message.parts)) continue;
+    for (const part of message.parts) {
+      if (!isPlainObject(part) || part.state !== 'approval-responded' || !isPlainObject(part.approval) || part.approval.approved !== true) continue;
+      for (const uri of referencesIn(part.input)) wanted.add(baseOf(uri));
+    }
+  }
+  if (wanted.size === 0) return [];
+  const known = new Map((await cache.entries({ convId })).map((e) => [e.uri, e]));
+  /** @type {PageReference[]} */
+  const out = [];
+  for (const uri of wanted) {
+    const entry = known.get(uri);
+    if (!entry) continue;
+    const found = await cache.lookup(uri, { convId });
+    if (found.status !== 'hit') continue;
+    const { payload } = found;
+    if (payload === null || typeof payload !== 'object') continue;
+    if (new TextEncoder().encode(JSON.stringify(payload)).length > limit) continue;
+    out.push({ uri, payload, sourceToolName: entry.sourceToolName, ...(entry.sourceServer ? { sourceServer: entry.sourceServer } : {}) });
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+// Types of `mcp-result-cache/react` (js/react.mjs). `react` (18 or 19) is an optional peer
+// dependency: only this entry imports it.
+import type { ReactNode, ReactElement } from 'react';
+import type { CacheEntryInfo, CacheRouteEntry, ResultCache } from './index.js';
+export { referencesOf } from './index.js';
+
+/** What a hook holds: where it stands, the data, and the error of a failed read. */
+export interface CachedResult<T = unknown> {
+  /**
+   * - `"loading"`: not read yet (always so during server rendering);
+   * - `"ready"`: `data` is what the reference holds (or the page asked for);
+   * - `"missing"`: no such entry in this conversation (never stored, cleared, evicted, or of
+   *   another conversation), or a tool output that carries no reference;
+   * - `"stale"`: invalidated — `data` is what was shown before, when there was any; call the
+   *   source tool again for fresh data;
+   * - `"error"`: the read failed (`error` says why).
+   */
+  status: 'loading' | 'ready' | 'missing' | 'stale' | 'error';
+  data: T | undefined;
+  error: unknown;
+}
+
+/** Props of `ResultCacheProvider`: exactly one of `cache` and `endpoint`. */
+export type ResultCacheProviderProps = {
+  /** The conversation the hooks read (a hook's own `convId` wins). */
+  convId?: string | number;
+  children?: ReactNode;
+} & (
+  | {
+      /** A cache in the page (IndexedDB or memory): hooks follow it with `cache.subscribe`. */
+      cache: ResultCache;
+      endpoint?: undefined;
+    }
+  | {
+      cache?: undefined;
+      /**
+       * The URL of a `cacheRoute` handler (`"/api/cache"`). Hooks read with `GET` and learn of
+       * changes by revalidating (`If-None-Match`, so an unchanged entry costs a 304): when the
+       * window gains focus or the page becomes visible (`revalidateOnFocus`), every
+       * `refreshInterval` ms, and when `useCacheRevalidate()`'s function is called.
+       */
+      endpoint: string;
+      /** Milliseconds between revalidations while a hook is mounted; `0` (default) for none. */
+      refreshInterval?: number;
+      /** Revalidate on `focus` and `visibilitychange` (default `true`). */
+      revalidateOnFocus?: boolean;
+      /** The `fetch` to use (to add credentials or headers); default `globalThis.fetch`. */
+      fetch?: typeof fetch;
+    }
+);
+
+/**
+ * Makes `cache` (results stored in the page) or `endpoint` (results stored on the server,
+ * served by `cacheRoute`) the source of the hooks below it. Throws a `TypeError` for bad props
+ * (both or neither of `cache` and `endpoint`, a cache without `subscribe`, …). Safe under
+ * server rendering: nothing is read until a hook's component is mounted.
+ *
+ * ```jsx
+ * <ResultCacheProvider cache={cache} convId={chatId}><Chat /></ResultCacheProvider>
+ * <ResultCacheProvider endpoint="/api/cache" convId={chatId}><Chat /></ResultCacheProvider>
+ * ```
+ */
+export declare function ResultCacheProvider(props: ResultCacheProviderProps): ReactElement;
+
+/** Options of `useCachedResult`. */
+export interface UseCachedResultOptions {
+  /** The conversation (default: the provider's; then `"default"`). */
+  convId?: string | number;
+  /** With `offset` and/or `limit`, `data` is one page of the array behind the reference. */
+  offset?: number;
+  /** Items per page (1 or more; default 100 when only `offset` is given). */
+  limit?: number;
+}
+
+/**
+ * What a reference holds, followed live: `uriOrOutput` is a reference (`mcp+cache://…`, a `#`
+ * pointer selects) or a tool output (its first reference, as `referencesOf` finds it; an output
+ * with none is `"missing"`; `null`/`undefined`, an output not there yet, is `"loading"`). A
+ * clear of the conversation makes it `"missing"`, an invalidation or stale notification
+ * `"stale"` (keeping the last data), with no reload; an eviction reads it again. With
+ * `offset`/`limit`, `data` is that page, `{ uri, total, offset, items, next_offset? }`, so a
+ * 5 000-row result never sits whole in React state. Components reading the same thing share
+ * one read. Throws a `TypeError` for a string that is not a reference or a bad option, and an
+ * `Error` outside a `ResultCacheProvider`.
+ *
+ * ```jsx
+ * const { status, data } = useCachedResult(part.output, { offset: 0, limit: 50 });
+ * ```
+ */
+export declare function useCachedResult<T = unknown>(uriOrOutput: unknown, options?: UseCachedResultOptions): CachedResult<T>;
+
+/**
+ * The entries of a conversation (`convId`, else the provider's), oldest first, followed live
+ * (writes, clears, stale marks, evictions): metadata, never payloads. From a cache, its
+ * `entries()`; from an endpoint, the route's list.
+ */
+export declare function useCacheEntries(convId?: string | number): CachedResult<CacheEntryInfo[] | CacheRouteEntry[]>;
+
+/**
+ * A function that reads again everything the hooks under the provider show. With an endpoint,
+ * call it when the page knows the server changed something (after a tool call of the chat
+ * ended, say): each read is conditional, so what did not change costs a 304.
+ */
+export declare function useCacheRevalidate(): () => void;

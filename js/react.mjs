@@ -1,0 +1,347 @@
+// `mcp-result-cache/react`: what a reference holds, for the people in the chat. A provider names
+// where entries live — a `ResultCache` in the page, or a `cacheRoute` endpoint on the server —
+// and hooks read them as external stores (`useSyncExternalStore`), one store per thing read,
+// shared by every component reading it, alive while one is mounted. They follow changes: a
+// cache's own (`ResultCache#subscribe`), or for an endpoint, revalidation with `If-None-Match`
+// on focus, on an interval and on demand (docs/REACT.md). `react` is an optional peer, imported
+// only by this module; nothing runs at import or during server rendering (the server snapshot
+// is "loading", and reading starts when a component subscribes, after it is mounted).
+import { createContext, createElement, useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
+import { DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
+import { referencesOf } from './references.mjs';
+import { pageOf } from './page.mjs';
+
+// The references a tool part carries (js/references.mjs), for the components that show them.
+export { referencesOf };
+
+/**
+ * @typedef {{ status: 'loading' | 'ready' | 'missing' | 'stale' | 'error', data: unknown, error: unknown }} Snapshot
+ * @typedef {{ kind: string, convId?: string | null, uris?: string[] | null }} Change
+ * @typedef {{ offset: number, limit: number } | null} PageRequest
+ * @typedef {{ snapshot: Snapshot, etag?: string | null }} Loaded
+ * @typedef {{
+ *   read(convId: string | undefined, uri: string, page: PageRequest, last: Loaded | null): Promise<Loaded>,
+ *   list(convId: string | undefined, last: Loaded | null): Promise<Loaded>,
+ *   watch(listener: (change: Change) => void): () => void,
+ *   revalidate(): void,
+ *   live: boolean,
+ * }} Source
+ * @typedef {{ source: Source, convId: string | undefined, stores: Map<string, Store> }} Context
+ * @typedef {{ subscribe(onChange: () => void): () => void, getSnapshot(): Snapshot }} Store
+ * @typedef {{
+ *   lookup(uri: string, options: { convId: string }): Promise<{ status: string, payload?: unknown }>,
+ *   entries(options: { convId: string }): Promise<unknown[]>,
+ *   subscribe(listener: (change: Change) => void): () => void,
+ * }} HookCache the methods of a `ResultCache` the hooks use
+ */
+
+/** @type {Snapshot} */
+const LOADING = Object.freeze({ status: 'loading', data: undefined, error: undefined });
+/** @type {(status: Snapshot['status'], data?: unknown, error?: unknown) => Snapshot} */
+const snap = (status, data, error) => Object.freeze({ status, data, error });
+const DEFAULT_LIMIT = 100;
+
+const ResultCacheContext = createContext(/** @type {Context | null} */ (null));
+
+// ---------------------------------------------------------------------------------------------
+// Sources: where entries are read, and how their changes are learned.
+
+/** Entries of a `ResultCache` in the page: read with `lookup`/`entries`, followed with `subscribe`. */
+function cacheSource(/** @type {HookCache} */ cache) {
+  /** @type {Set<(change: Change) => void>} */
+  const local = new Set();
+  return /** @type {Source} */ ({
+    live: true,
+    async read(convId, uri, page) {
+      const outcome = await cache.lookup(uri, { convId: convId ?? DEFAULT_CONV_SEGMENT });
+      if (outcome.status === 'stale') return { snapshot: snap('stale') };
+      if (outcome.status !== 'hit') return { snapshot: snap('missing') };
+      if (!page) return { snapshot: snap('ready', outcome.payload) };
+      if (!Array.isArray(outcome.payload)) return { snapshot: snap('error', undefined, new TypeError('offset and limit page an array; this entry is not one')) };
+      return { snapshot: snap('ready', pageOf(uri, outcome.payload, page.offset, page.limit)) };
+    },
+    async list(convId) {
+      const rows = await cache.entries({ convId: convId ?? DEFAULT_CONV_SEGMENT });
+      return { snapshot: snap('ready', rows) };
+    },
+    watch(listener) {
+      local.add(listener);
+      const stop = cache.subscribe(listener);
+      return () => {
+        local.delete(listener);
+        stop();
+      };
+    },
+    revalidate() {
+      local.forEach((listener) => listener({ kind: 'revalidate' }));
+    },
+  });
+}
+
+/** What an endpoint's answer means for a hook (304 keeps what it had). */
+async function answerOf(/** @type {Response} */ response, /** @type {Loaded | null} */ last) {
+  const etag = response.headers.get('etag');
+  if (response.status === 304 && last) return last;
+  if (response.status === 200) return { snapshot: snap('ready', await response.json()), etag };
+  if (response.status === 404) return { snapshot: snap('missing') };
+  // Stale: the last data is kept (what the person was looking at), and no more revalidated.
+  if (response.status === 410) return { snapshot: snap('stale', last?.snapshot.data) };
+  let message = `${response.status}`;
+  try {
+    const body = await response.json();
+    message = `${response.status} ${body.error}${body.message ? `: ${body.message}` : ''}`;
+  } catch {
+    // no JSON body
+  }
+  return { snapshot: snap('error', undefined, new Error(`cache endpoint answered ${message}`)) };
+}
+
+/**
+ * Entries served by `cacheRoute` at `endpoint`: read with `fetch` (revalidated with the last
+ * `ETag`), followed by revalidating on focus, when the page becomes visible, every
+ * `refreshInterval` ms (when positive) and on `revalidate()`.
+ * @param {string} endpoint @param {{ refreshInterval: number, fetch: typeof fetch, revalidateOnFocus: boolean }} options
+ */
+function endpointSource(endpoint, { refreshInterval, fetch: fetcher, revalidateOnFocus }) {
+  /** @type {Set<(change: Change) => void>} */
+  const listeners = new Set();
+  const tick = () => listeners.forEach((listener) => listener({ kind: 'revalidate' }));
+  const visible = () => {
+    if (globalThis.document?.visibilityState !== 'hidden') tick();
+  };
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let timer;
+  // In a page; a worker or a server has no window (and nothing to revalidate on focus).
+  const start = () => {
+    if (revalidateOnFocus) {
+      globalThis.window?.addEventListener('focus', tick);
+      globalThis.document?.addEventListener('visibilitychange', visible);
+    }
+    if (refreshInterval > 0) timer = setInterval(tick, refreshInterval);
+  };
+  const stop = () => {
+    globalThis.window?.removeEventListener('focus', tick);
+    globalThis.document?.removeEventListener('visibilitychange', visible);
+    clearInterval(timer);
+  };
+  const get = async (/** @type {Record<string, string | undefined>} */ query, /** @type {Loaded | null} */ last) => {
+    const params = new URLSearchParams(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))));
+    const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}${params}`;
+    /** @type {Record<string, string>} */
+    const headers = { accept: 'application/json' };
+    if (last?.etag) headers['if-none-match'] = last.etag;
+    return answerOf(await fetcher(url, { headers, cache: 'no-store', credentials: 'same-origin' }), last);
+  };
+  return /** @type {Source} */ ({
+    live: false,
+    read: (convId, uri, page, last) => get({ uri, convId, offset: page ? String(page.offset) : undefined, limit: page ? String(page.limit) : undefined }, last),
+    async list(convId, last) {
+      const loaded = await get({ convId }, last);
+      const body = /** @type {{ entries?: unknown } | undefined} */ (loaded.snapshot.data);
+      return loaded.snapshot.status === 'ready' && loaded !== last ? { ...loaded, snapshot: snap('ready', body?.entries) } : loaded;
+    },
+    watch(listener) {
+      if (listeners.size === 0) start();
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) stop();
+      };
+    },
+    revalidate: tick,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stores: one per thing read, shared by the components reading it.
+
+/**
+ * A store over `load`, started by its first subscriber and stopped by its last: it loads, then
+ * applies each change of the source (`react(change, snapshot)` answers the new snapshot, `"load"`
+ * to load again, or `null` for no change).
+ * @param {Source} source
+ * @param {(last: Loaded | null) => Promise<Loaded>} load
+ * @param {(change: Change, snapshot: Snapshot) => Snapshot | 'load' | null} react
+ * @param {() => void} forget called when the last subscriber leaves
+ * @returns {Store}
+ */
+function makeStore(source, load, react, forget) {
+  /** @type {Loaded | null} */
+  let last = null;
+  let snapshot = LOADING;
+  /** @type {Set<() => void>} */
+  const subscribers = new Set();
+  let generation = 0;
+  /** @type {(() => void) | undefined} */
+  let unwatch;
+  const set = (/** @type {Snapshot} */ next) => {
+    if (next === snapshot) return;
+    snapshot = next;
+    subscribers.forEach((notify) => notify());
+  };
+  const run = () => {
+    const mine = ++generation;
+    load(last).then((loaded) => {
+      if (mine !== generation) return;
+      last = loaded;
+      set(loaded.snapshot);
+    }, (/** @type {unknown} */ error) => {
+      if (mine === generation) set(snap('error', undefined, error));
+    });
+  };
+  // Stopped a moment after the last subscriber leaves, not at once: React re-subscribes within
+  // the same commit (a strict-mode remount, a new subscribe function), and the store, its read
+  // and its place in the provider's map then carry on.
+  const stop = () => {
+    if (subscribers.size || !unwatch) return;
+    unwatch();
+    unwatch = undefined;
+    generation += 1;
+    forget();
+  };
+  return {
+    subscribe(onChange) {
+      subscribers.add(onChange);
+      if (!unwatch) {
+        unwatch = source.watch((change) => {
+          const next = react(change, snapshot);
+          if (next === 'load') run();
+          else if (next) {
+            generation += 1; // a load under way answers what was, not what is
+            last = { snapshot: next, etag: null };
+            set(next);
+          }
+        });
+        run();
+      }
+      return () => {
+        subscribers.delete(onChange);
+        if (subscribers.size === 0) setTimeout(stop, 0);
+      };
+    },
+    getSnapshot: () => snapshot,
+  };
+}
+
+/** The store of `key` in `context`, made by `make` when no mounted component holds it. */
+function storeOf(/** @type {Context} */ context, /** @type {string} */ key, /** @type {(forget: () => void) => Store} */ make) {
+  let store = context.stores.get(key);
+  if (!store) {
+    const made = make(() => {
+      if (context.stores.get(key) === made) context.stores.delete(key);
+    });
+    context.stores.set(key, made);
+    store = made;
+  }
+  return store;
+}
+
+/** Whether `change` is about the entry behind `uri` (a reference with or without a pointer). */
+const touches = (/** @type {Change} */ change, /** @type {string} */ convId, /** @type {string} */ uri) =>
+  change.convId === convId && (change.uris == null || change.uris.includes(uri.split('#')[0]));
+
+// ---------------------------------------------------------------------------------------------
+// The provider and the hooks.
+
+/**
+ * Makes a cache in the page (`cache`) or a `cacheRoute` endpoint (`endpoint`) the source of the
+ * hooks below it, for conversation `convId`. See js/react.d.ts.
+ * @param {{ cache?: unknown, endpoint?: unknown, convId?: unknown, refreshInterval?: unknown, revalidateOnFocus?: unknown, fetch?: unknown, children?: unknown }} props
+ */
+export function ResultCacheProvider(props) {
+  const { cache, endpoint, convId, refreshInterval = 0, revalidateOnFocus = true, fetch: fetcher, children } = props;
+  if ((cache == null) === (endpoint == null)) throw new TypeError('ResultCacheProvider: pass either cache or endpoint');
+  const methods = /** @type {Partial<Record<keyof HookCache, unknown>>} */ (cache ?? {});
+  if (cache != null && (typeof cache !== 'object' || typeof methods.subscribe !== 'function' || typeof methods.lookup !== 'function' || typeof methods.entries !== 'function')) {
+    throw new TypeError('ResultCacheProvider: cache must be a ResultCache (with subscribe)');
+  }
+  if (endpoint != null && typeof endpoint !== 'string') throw new TypeError('ResultCacheProvider: endpoint must be a URL string');
+  if (convId != null && typeof convId !== 'string' && typeof convId !== 'number') throw new TypeError('ResultCacheProvider: convId must be a string or a number');
+  if (typeof refreshInterval !== 'number' || !(refreshInterval >= 0)) throw new TypeError('ResultCacheProvider: refreshInterval must be a number of milliseconds (0: off)');
+  if (typeof revalidateOnFocus !== 'boolean') throw new TypeError('ResultCacheProvider: revalidateOnFocus must be a boolean');
+  if (fetcher !== undefined && typeof fetcher !== 'function') throw new TypeError('ResultCacheProvider: fetch must be a function');
+  const conversation = convId == null ? undefined : String(convId);
+  const value = useMemo(() => /** @type {Context} */ ({
+    source: cache != null
+      ? cacheSource(/** @type {HookCache} */ (cache))
+      : endpointSource(/** @type {string} */ (endpoint), { refreshInterval, revalidateOnFocus, fetch: /** @type {typeof fetch} */ (fetcher ?? ((/** @type {Parameters<typeof fetch>} */ ...args) => globalThis.fetch(...args))) }),
+    convId: conversation,
+    stores: new Map(),
+  }), [cache, endpoint, conversation, refreshInterval, revalidateOnFocus, fetcher]);
+  return createElement(ResultCacheContext.Provider, { value }, /** @type {import('react').ReactNode} */ (children));
+}
+
+/** The provider's context, or a clear error outside one. */
+function useSource(/** @type {string} */ hook) {
+  const context = useContext(ResultCacheContext);
+  if (!context) throw new Error(`${hook} must be used inside <ResultCacheProvider>`);
+  return context;
+}
+
+/** A count option of a hook: absent, or a whole number ≥ `min`. */
+function countOption(/** @type {unknown} */ value, /** @type {string} */ key, /** @type {number} */ min) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new TypeError(`useCachedResult: ${key} must be a whole number of at least ${min}`);
+  return value;
+}
+
+const NOTHING = { subscribe: () => () => {}, getSnapshot: () => LOADING };
+
+/**
+ * What the reference `uriOrOutput` holds (a tool output: its first reference), followed live.
+ * See js/react.d.ts.
+ * @param {unknown} uriOrOutput
+ * @param {{ convId?: string | number, offset?: number, limit?: number }} [options]
+ * @returns {Snapshot}
+ */
+export function useCachedResult(uriOrOutput, options = {}) {
+  const context = useSource('useCachedResult');
+  const offset = countOption(options.offset, 'offset', 0);
+  const limit = countOption(options.limit, 'limit', 1);
+  const page = offset === undefined && limit === undefined ? null : { offset: offset ?? 0, limit: limit ?? DEFAULT_LIMIT };
+  const convId = options.convId == null ? context.convId : String(options.convId);
+  const uri = uriOrOutput == null ? null : typeof uriOrOutput === 'string' ? uriOrOutput : (referencesOf(uriOrOutput)[0] ?? '');
+  if (typeof uriOrOutput === 'string' && !hasCacheScheme(uriOrOutput)) throw new TypeError('useCachedResult: the reference must be an mcp+cache:// string, or a tool output carrying one');
+  const key = JSON.stringify(['entry', convId ?? null, uri, page?.offset ?? null, page?.limit ?? null]);
+  const store = uri === null
+    ? NOTHING
+    : uri === ''
+      ? { subscribe: () => () => {}, getSnapshot: () => MISSING }
+      : storeOf(context, key, (forget) => makeStore(context.source, (last) => context.source.read(convId, uri, page, last), (change, now) => {
+        if (change.kind === 'revalidate' || change.kind === 'evict') return 'load';
+        const own = touches(change, convId ?? DEFAULT_CONV_SEGMENT, uri);
+        if (own && change.kind === 'clear') return snap('missing');
+        if (own && change.kind === 'stale' && now.status !== 'stale') return snap('stale', now.data);
+        return null;
+      }, forget));
+  const subscribe = useCallback((/** @type {() => void} */ onChange) => store.subscribe(onChange), [store]);
+  return useSyncExternalStore(subscribe, store.getSnapshot, () => LOADING);
+}
+/** An output that carries no reference: nothing stored to show. */
+const MISSING = snap('missing');
+
+/**
+ * The entries of the conversation (`convId`, else the provider's), oldest first, followed live.
+ * See js/react.d.ts.
+ * @param {string | number} [convId]
+ * @returns {Snapshot}
+ */
+export function useCacheEntries(convId) {
+  const context = useSource('useCacheEntries');
+  const conversation = convId == null ? context.convId : String(convId);
+  const key = JSON.stringify(['list', conversation ?? null]);
+  const store = storeOf(context, key, (forget) => makeStore(context.source, (last) => context.source.list(conversation, last), (change) =>
+    change.kind === 'revalidate' || change.convId === null || change.convId === (conversation ?? DEFAULT_CONV_SEGMENT) ? 'load' : null, forget));
+  const subscribe = useCallback((/** @type {() => void} */ onChange) => store.subscribe(onChange), [store]);
+  return useSyncExternalStore(subscribe, store.getSnapshot, () => LOADING);
+}
+
+/**
+ * A function that reads again everything the hooks under the provider show (with an endpoint:
+ * conditional requests, so what did not change costs a 304). See js/react.d.ts.
+ * @returns {() => void}
+ */
+export function useCacheRevalidate() {
+  const { source } = useSource('useCacheRevalidate');
+  return useCallback(() => source.revalidate(), [source]);
+}

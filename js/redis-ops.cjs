@@ -1,0 +1,217 @@
+'use strict';
+// The operation runner of `redisStorage` (js/redis.cjs): call order, timeouts, the script and
+// `WAIT`. An operation is sent when it is called, unless the storage is held (by an operation of
+// many steps, between an invalidation's two steps, or while a forgotten script is loaded again);
+// then it waits in a queue and is sent, in order, when the hold ends. Every operation settles
+// within `timeoutMs`.
+const { readFileSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { join } = require('node:path');
+
+const SCRIPT = readFileSync(join(__dirname, 'redis-script.lua'), 'utf8');
+const SHA = createHash('sha1').update(SCRIPT).digest('hex');
+
+/** The longest one `WAIT` blocks the connection it is sent on, in ms. */
+const WAIT_SLICE_MS = 50;
+
+/** @param {string} name @param {string} message */
+const named = (name, message) => Object.assign(new Error(message), { name });
+
+/** The message of anything thrown. @param {unknown} error */
+const messageOf = (error) => String(error instanceof Error ? error.message : (error !== null && typeof error === 'object' ? Reflect.get(error, 'message') : error) ?? error);
+
+/** What a client error becomes: the name a host (and the cache) branches on. @param {unknown} error @param {string} what */
+function storageError(error, what) {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'TypeError')) return error;
+  const message = messageOf(error);
+  if (/^OOM\b/.test(message)) return named('QuotaExceededError', `redisStorage: ${what}: ${message}`);
+  if (/^(ERR|WRONGTYPE|NOPERM|READONLY|CROSSSLOT|BUSY|NOSCRIPT)\b/.test(message)) {
+    return named('UnknownError', `redisStorage: ${what}: ${message}`);
+  }
+  // MOVED/ASK/TRYAGAIN/CLUSTERDOWN (a failover under way), connection errors, redirection limits.
+  return named('NetworkError', `redisStorage: ${what}: ${message}`);
+}
+
+/**
+ * @typedef {object} Step
+ * @property {(keys: string[], args: string[]) => Promise<unknown[]>} script One script call on one
+ *   conversation's four keys (its answer as an array).
+ * @property {(key: string, args: string[]) => Promise<unknown>} command One plain command.
+ * @property {(key: string) => Promise<void>} replicate `WAIT` for the replicas the storage asks for.
+ * @property {() => Promise<import('./redis-link.cjs').RedisNode[]>} masters
+ */
+
+/**
+ * The hold: while held, operations wait in a queue and are sent, in order, when it ends.
+ * @returns {{ hold: () => () => void, held: () => boolean, enqueue: (run: () => void) => void }}
+ */
+function gate() {
+  let held = 0;
+  /** @type {(() => void)[]} */
+  const queue = [];
+  const drain = () => {
+    while (held === 0 && queue.length > 0) queue.shift()?.();
+  };
+  return {
+    hold: () => {
+      held += 1;
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        held -= 1;
+        drain();
+      };
+    },
+    held: () => held > 0 || queue.length > 0,
+    enqueue: (run) => queue.push(run),
+  };
+}
+
+/**
+ * Script calls. A server restart (or SCRIPT FLUSH) forgot the script: EVAL loads it. Every
+ * operation already sent failed the same way and retries (with the script itself) when it is
+ * loaded, in the order it was sent; operations called meanwhile wait until those retries are sent.
+ * @param {import('./redis-link.cjs').Link} link @param {string} ttl @param {() => () => void} hold
+ * @returns {(keys: string[], args: string[]) => Promise<unknown[]>}
+ */
+function scripts(link, ttl, hold) {
+  /** @type {Promise<unknown> | null} */
+  let reloading = null;
+  /** @param {string[]} keys */
+  function reload(keys) {
+    if (!reloading) {
+      const release = hold();
+      const loading = link.send(keys[0], ['EVAL', SCRIPT, String(keys.length), ...keys, 'o', ttl]);
+      reloading = loading;
+      const settled = () => {
+        reloading = null;
+        queueMicrotask(release);
+      };
+      loading.then(settled, settled);
+    }
+    return reloading;
+  }
+  return async (keys, args) => {
+    const evalsha = ['EVALSHA', SHA, String(keys.length), ...keys, ...args];
+    const reply = await link.send(keys[0], evalsha).catch(async (error) => {
+      if (!/^NOSCRIPT\b/.test(messageOf(error))) throw error;
+      await reload(keys).catch(() => {});
+      return link.send(keys[0], ['EVAL', SCRIPT, String(keys.length), ...keys, ...args]);
+    });
+    return Array.isArray(reply) ? reply : [reply];
+  };
+}
+
+/**
+ * @param {import('./redis-link.cjs').Link} link
+ * @param {{ ttl: string, timeoutMs: number, replicas: number }} options
+ */
+function runner(link, { ttl, timeoutMs, replicas }) {
+  /** The operations started and not yet settled (or given up on). @type {Set<Promise<unknown>>} */
+  const inflight = new Set();
+  const { hold, held, enqueue } = gate();
+  const script = scripts(link, ttl, hold);
+
+  /**
+   * One operation. `body` sends its first command before its first `await` (call order).
+   * `multi`: it sends several steps one after another, and later operations wait for all of them.
+   * `first`: sent now, ahead of any operation waiting.
+   * @template T
+   * @param {string} what @param {(step: Step) => Promise<T>} body
+   * @param {{ multi?: boolean, first?: boolean, onStart?: () => void }} [how]
+   * @returns {Promise<T>}
+   */
+  function operation(what, body, { multi = false, first = false, onStart } = {}) {
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    let cancelled = false;
+    let release = () => {};
+    const deadline = Date.now() + timeoutMs;
+    const alive = () => {
+      if (cancelled) throw named('TimeoutError', `redisStorage: ${what}: Redis did not answer within ${timeoutMs} ms`);
+    };
+    /** @type {Step} */
+    const step = {
+      script: (keys, args) => {
+        alive();
+        return script(keys, args);
+      },
+      command: (key, args) => {
+        alive();
+        return link.send(key, args);
+      },
+      // WAIT blocks the connection it is sent on, which the client shares with every other
+      // command to that master: it is sent in slices of at most WAIT_SLICE_MS, so a master whose
+      // replicas do not answer delays the others' commands by a slice, not by timeoutMs.
+      replicate: async (key) => {
+        if (replicas === 0) return;
+        let acked = 0;
+        for (;;) {
+          alive();
+          const left = deadline - Date.now();
+          if (left <= 0) break;
+          acked = Number(await link.wait(key, replicas, Math.max(1, Math.min(WAIT_SLICE_MS, left))));
+          if (acked >= replicas) return;
+        }
+        throw named('TimeoutError', `redisStorage: ${what}: ${acked} of ${replicas} replicas confirmed the write within ${timeoutMs} ms (it may or may not be readable later)`);
+      },
+      masters: () => {
+        alive();
+        return link.masters();
+      },
+    };
+    /** Ends this operation's place among those sent and not yet settled. */
+    let finish = (/** @type {unknown} */ _value) => {};
+    const sent = new Promise((resolve, reject) => {
+      const start = () => {
+        onStart?.();
+        body(step).then(resolve, (error) => reject(storageError(error, what))).finally(() => release());
+      };
+      const run = () => {
+        if (cancelled) return;
+        if (!link.ready()) {
+          reject(named('NetworkError', `redisStorage: ${what}: the Redis client is not connected`));
+          return;
+        }
+        const before = [...inflight];
+        const done = new Promise((resolve) => {
+          finish = resolve;
+        });
+        inflight.add(done);
+        done.then(() => inflight.delete(done));
+        if (!multi) {
+          start();
+          return;
+        }
+        // Steps on several connections (SCAN on every master): it starts once every operation
+        // sent before it has settled, and later ones wait for it.
+        release = hold();
+        if (before.length === 0) start();
+        else Promise.allSettled(before).then(() => (cancelled ? undefined : start()));
+      };
+      if (!first && held()) enqueue(run);
+      else run();
+    });
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        // Still waiting in the queue: it is never sent. Already sent: Redis may still run it.
+        cancelled = true;
+        release();
+        reject(named('TimeoutError', `redisStorage: ${what}: Redis did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref?.();
+    });
+    sent.catch(() => {});
+    // Settled, or given up on at its timeout (a reply Redis never sends holds nothing back).
+    const result = /** @type {Promise<T>} */ (Promise.race([sent, late]).finally(() => {
+      clearTimeout(timer);
+      finish(undefined);
+    }));
+    return result;
+  }
+
+  return { operation, hold };
+}
+
+module.exports = { runner, storageError, named, SCRIPT, SHA };

@@ -1,0 +1,162 @@
+// `omitStoredPayload` (js/ai-sdk-wire.mjs) in the real AI SDK loop: a route handler running
+// `streamText` with `clientToolSet` tools of a real `McpServer`, talked to by the AI SDK's own
+// `DefaultChatTransport` as `useChat` does (tests/support/chat-wire.mjs), over three turns.
+// With the option, the stored 240 rows leave the tool part (the stream and every re-post get
+// smaller), while the model is given exactly what it was given without it, and the references
+// stay. Bad input is a TypeError.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { convertToModelMessages, createUIMessageStreamResponse, stepCountIs, streamText, toUIMessageStream, tool, jsonSchema } from 'ai';
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { clientToolSet, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { converse, toolParts } from '../support/chat-wire.mjs';
+
+const URIS = 'mcp-result-cache/uris';
+const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: (i * 7) % 100 }));
+const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+
+function dataServer() {
+  const server = new McpServer({ name: 'data', version: '1.0.0' });
+  const result = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  server.registerTool('series', { description: 'The rows.', inputSchema: {} }, async () => result({ ok: true, rows: ROWS }));
+  server.registerTool('status', { description: 'A small answer.', inputSchema: {} }, async () => result({ ok: true, up: 3 }));
+  return server;
+}
+
+async function connect() {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await dataServer().connect(serverSide);
+  const client = new Client({ name: 'wire-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+/** Turn by turn: "rows" calls `series`, "status" calls `status`, anything else is answered in text. */
+function scriptedModel() {
+  /** Every prompt the model was given, as the provider would send it. */
+  const prompts = [];
+  const model = new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      prompts.push(prompt);
+      const last = prompt.at(-1);
+      const ask = prompt.findLast((m) => m.role === 'user').content.map((p) => p.text ?? '').join('');
+      const tool = /rows/.test(ask) ? 'series' : /status/.test(ask) ? 'status' : null;
+      const parts = [{ type: 'stream-start', warnings: [] }];
+      if (tool && last.role !== 'tool') {
+        parts.push({ type: 'tool-call', toolCallId: `call-${prompts.length}`, toolName: tool, input: '{}' });
+        parts.push({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
+      } else {
+        parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: `done: ${ask}` }, { type: 'text-end', id: 't' });
+        parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage });
+      }
+      return { stream: convertArrayToReadableStream(parts) };
+    },
+  });
+  return { model, prompts };
+}
+
+/** A route handler as examples/ai-sdk-redis/route.mjs has it, with the option given or not. */
+function route(client, cache, extra) {
+  const { model, prompts } = scriptedModel();
+  async function POST(request) {
+    const { id, messages } = await request.json();
+    const tools = await clientToolSet(client, { cache, convId: id, ...extra });
+    const result = streamText({ model, tools, messages: await convertToModelMessages(messages, { tools }), stopWhen: stepCountIs(3) });
+    return createUIMessageStreamResponse({ stream: toUIMessageStream({ stream: result.stream, tools, originalMessages: messages }) });
+  }
+  return { POST, prompts };
+}
+
+const TURNS = ['get the rows', 'what is the status', 'thanks'];
+
+async function conversation(extra) {
+  const client = await connect();
+  try {
+    const cache = new ResultCache({ storage: 'memory' });
+    const { POST, prompts } = route(client, cache, extra);
+    const { turns } = await converse(POST, 'chat-wire', TURNS);
+    return { turns, prompts, cache };
+  } finally {
+    await client.close();
+  }
+}
+
+test('omitStoredPayload: the stored rows leave the tool part; the model is given the same; the references stay', async () => {
+  const before = await conversation({});
+  const after = await conversation({ omitStoredPayload: true });
+
+  const [rowsBefore] = toolParts(before.turns[0].message);
+  const [rowsAfter] = toolParts(after.turns[0].message);
+  assert.equal(rowsBefore.state, 'output-available');
+  assert.deepEqual(rowsBefore.output.structuredContent.rows, ROWS, 'without the option the tool part carries the payload');
+  assert.equal(rowsAfter.state, 'output-available');
+  assert.equal('structuredContent' in rowsAfter.output, false, 'the stored payload is still in the tool part');
+  const unminted = (value) => JSON.stringify(value).replace(/mcp\+cache:\/\/chat-wire\/[A-Za-z0-9_-]+/g, 'REF');
+  assert.ok(unminted(rowsAfter.output.content) === unminted(rowsBefore.output.content), 'the text the model reads changed');
+  const uris = rowsAfter.output._meta[URIS];
+  assert.equal(uris.length, 1);
+  assert.equal(uris[0], JSON.parse(rowsAfter.output.content[0].text)._cache_uri);
+  // The references resolve: the page reads the rows by reference, not from the message.
+  assert.deepEqual(await after.cache.readCachedPayload(uris[0], { convId: 'chat-wire' }), { ok: true, rows: ROWS });
+
+  // A result too small to store keeps its structuredContent (there is nothing to fetch it by).
+  const [statusAfter] = toolParts(after.turns[1].message);
+  assert.deepEqual(statusAfter.output.structuredContent, { ok: true, up: 3 });
+  assert.equal(statusAfter.output._meta?.[URIS], undefined);
+
+  // Every prompt the model was given is the same, turn by turn and step by step.
+  assert.equal(after.prompts.length, before.prompts.length);
+  assert.ok(unminted(after.prompts) === unminted(before.prompts), 'the model was given something else');
+
+  // The wire: the first answer streams the payload once less, and every later turn posts it back once less.
+  const payload = Buffer.byteLength(JSON.stringify({ ok: true, rows: ROWS }));
+  for (const [i, turn] of after.turns.entries()) {
+    const was = before.turns[i];
+    if (i === 0) assert.ok(was.streamed - turn.streamed >= payload, `turn 1 streamed ${was.streamed} → ${turn.streamed} bytes`);
+    else assert.ok(was.posted - turn.posted >= payload, `turn ${i + 1} posted ${was.posted} → ${turn.posted} bytes`);
+  }
+});
+
+test('omitStoredPayload on a streaming tool: the last (stored) output loses the payload, the preliminary ones are passed on', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const value = { ok: true, rows: ROWS };
+  const tools = wrapAiSdkTools({
+    series: tool({
+      inputSchema: jsonSchema({ type: 'object', properties: {} }),
+      async* execute() {
+        yield { content: [{ type: 'text', text: 'working' }] };
+        yield { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+      },
+    }),
+  }, { cache, convId: 'c', omitStoredPayload: true });
+  const outputs = [];
+  for await (const output of tools.series.execute({}, { toolCallId: 's', messages: [] })) outputs.push(output);
+  assert.equal(outputs.length, 3);
+  assert.deepEqual(outputs[0], { content: [{ type: 'text', text: 'working' }] });
+  assert.equal(outputs.at(-1).structuredContent, undefined);
+  assert.equal(outputs.at(-1)._meta[URIS].length, 1);
+});
+
+test('omitStoredPayload: bad values are TypeErrors, and clientToolSet needs a cache for it', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const tools = { t: tool({ inputSchema: z.object({}), execute: async () => 'x' }) };
+  for (const bad of ['yes', 1, null, {}]) {
+    assert.throws(() => wrapAiSdkTools(tools, { cache, omitStoredPayload: bad }), { name: 'TypeError', message: /omitStoredPayload must be a boolean/ });
+  }
+  assert.equal(typeof wrapAiSdkTools(tools, { cache, omitStoredPayload: false }).t.execute, 'function');
+  const client = await connect();
+  try {
+    await assert.rejects(clientToolSet(client, { omitStoredPayload: true }), { name: 'TypeError', message: /omitStoredPayload needs a cache/ });
+    await assert.rejects(clientToolSet(client, { cache, omitStoredPayload: 'no' }), TypeError);
+  } finally {
+    await client.close();
+  }
+});

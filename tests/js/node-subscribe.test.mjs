@@ -1,0 +1,126 @@
+// `ResultCache#subscribe`: every change of a cache with its conversation and references — a
+// write, a clear, a stale mark (invalidation, stale notification), an eviction — on the Node
+// entry's class (memory and IndexedDB over fake-indexeddb) and on the browser entry's bundled
+// class (its `.wasm` read from disk), with the caller's own `onEvent` still called.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import './file-fetch.mjs';
+
+import * as node from 'mcp-result-cache';
+
+const browser = await import('../../pkg/browser.mjs');
+const table = (n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
+/** Resolves once `list` holds `n` changes (they are told asynchronously); fails after 10 s. */
+async function told(list, n) {
+  for (let i = 0; i < 1000 && list.length < n; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(list.length >= n, `${list.length} changes told, expected ${n}: ${JSON.stringify(list)}`);
+}
+let n = 0;
+
+/** Stores one 300-row result of `tool` in `convId`; answers its reference. */
+async function store(cache, tool, convId) {
+  const visible = await cache.afterToolCall(tool, table(300), { convId });
+  return visible._cache_uri;
+}
+
+async function scenario(ResultCache, storage) {
+  const events = [];
+  let clock = 1_000_000;
+  const cache = new ResultCache({ storage, dbName: `subscribe-${process.pid}-${n++}`, onEvent: (e) => events.push(e.kind), now: () => clock });
+  const changes = [];
+  const stop = cache.subscribe((change) => changes.push(change));
+  // Every change, never unsubscribed: what the others are compared with.
+  const all = [];
+  cache.subscribe((change) => all.push(change));
+  // A listener that throws changes nothing for the others.
+  const stopThrowing = cache.subscribe(() => {
+    throw new Error('listener failure');
+  });
+
+  const a1 = await store(cache, 'metrics.query', 'chat-a');
+  const a2 = await store(cache, 'files.read', 'chat-a');
+  const b1 = await store(cache, 'metrics.query', 'chat-b');
+  // Changes are told asynchronously (what each is is worked out by a module loaded on first use), in order.
+  await told(changes, 3);
+  assert.deepEqual(changes, [
+    { kind: 'write', convId: 'chat-a', uris: [a1] },
+    { kind: 'write', convId: 'chat-a', uris: [a2] },
+    { kind: 'write', convId: 'chat-b', uris: [b1] },
+  ]);
+  assert.ok(events.includes('write'), 'the caller\'s onEvent is still called');
+
+  // An invalidation: one `stale` change per conversation holding stale entries.
+  changes.length = 0;
+  assert.equal(await cache.invalidate(['metrics.*'], { cause: 'metrics.reset' }), 2);
+  await told(changes, 2);
+  assert.deepEqual(changes.sort((x, y) => x.convId.localeCompare(y.convId)), [
+    { kind: 'stale', convId: 'chat-a', uris: [a1] },
+    { kind: 'stale', convId: 'chat-b', uris: [b1] },
+  ]);
+
+  // A stale notification is a stale mark too.
+  changes.length = 0;
+  assert.equal(await cache.handleNotification({ method: 'notifications/resources/updated', params: { uri: 'mcpfusion://stale/files.*' } }), 1);
+  await told(changes, 2);
+  // (Entries written at one instant of the cache's clock list in any order.)
+  const staleA = changes.find((c) => c.convId === 'chat-a');
+  assert.deepEqual({ ...staleA, uris: [...staleA.uris].sort() }, { kind: 'stale', convId: 'chat-a', uris: [a1, a2].sort() });
+
+  // A clear names its conversation and exactly the references it removed.
+  changes.length = 0;
+  await cache.clearConversation('chat-a');
+  await told(changes, 1);
+  assert.equal(changes.length, 1);
+  assert.deepEqual({ ...changes[0], uris: [...changes[0].uris].sort() }, { kind: 'clear', convId: 'chat-a', uris: [a1, a2].sort() });
+  assert.equal((await cache.lookup(a1, { convId: 'chat-a' })).status, 'miss');
+  // A bad conversation id rejects as before, and nobody is told anything.
+  await assert.rejects(cache.clearConversation({}), TypeError);
+  const x1 = await store(cache, 'metrics.query', 'chat-x');
+  await told(changes, 2);
+  assert.deepEqual(changes[1], { kind: 'write', convId: 'chat-x', uris: [x1] });
+
+  // An eviction by age: which entries is not known.
+  changes.length = 0;
+  clock += 10_000;
+  await cache.evictOlderThan({ maxAgeMs: 1 });
+  await told(changes, 1);
+  assert.deepEqual(changes, [{ kind: 'evict', convId: null, uris: null }]);
+
+  // Unsubscribed: nothing more.
+  stop();
+  stopThrowing();
+  stop();
+  changes.length = 0;
+  const seen = all.length;
+  const c1 = await store(cache, 'metrics.query', 'chat-c');
+  await told(all, seen + 1);
+  assert.deepEqual(all.at(-1), { kind: 'write', convId: 'chat-c', uris: [c1] });
+  assert.deepEqual(changes, []);
+  assert.throws(() => cache.subscribe('not a function'), TypeError);
+  cache.free?.();
+}
+
+test('Node entry, memory storage', () => scenario(node.ResultCache, 'memory'));
+test('Node entry, IndexedDB storage (fake-indexeddb)', () => scenario(node.ResultCache, 'indexeddb'));
+test('browser entry (the bundled module), IndexedDB storage', () => scenario(browser.ResultCache, 'indexeddb'));
+
+test('a cache made without options can be subscribed to', async () => {
+  const cache = new node.ResultCache();
+  const changes = [];
+  cache.subscribe((c) => changes.push(c));
+  const uri = await store(cache, 'metrics.query', undefined);
+  await told(changes, 1);
+  assert.deepEqual(changes, [{ kind: 'write', convId: 'default', uris: [uri] }]);
+  await cache.clearConversation();
+  await told(changes, 2);
+  assert.deepEqual(changes[1], { kind: 'clear', convId: 'default', uris: [uri] });
+});
+
+test('an onEvent that is no function is still refused by the constructor', () => {
+  assert.throws(() => new node.ResultCache({ storage: 'memory', onEvent: 'log' }), { name: 'TypeError', message: /onEvent must be a function/ });
+  const events = [];
+  new node.ResultCache({ storage: 'memory', onEvent: null });
+  const cache = new node.ResultCache({ storage: 'memory', onEvent: (e) => events.push(e.kind) });
+  assert.equal(typeof cache.subscribe, 'function');
+});

@@ -1,0 +1,179 @@
+// Page → server (js/page-references.mjs): a reference minted by a client-side tool in the page's
+// IndexedDB cache (fake-indexeddb) resolved by a server tool (`clientToolSet` over a real
+// `McpServer`) on a server cache in memory — the server asks by `needsApproval`, the page answers
+// with exactly the approved calls' payloads (`pageReferencePayloads`), the flow policy judges the
+// page tool's server as the source, `maxEntryBytes` bounds both sides. The whole exchange through
+// `useChat` in Chromium: tests/e2e/redis-route.mjs.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { jsonSchema, tool } from 'ai';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+
+const CHAT = 'chat-page-1';
+const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: i % 50 }));
+let n = 0;
+
+/** The page: its cache in IndexedDB and its client-side tool, which stores 240 rows. */
+async function pageWithRows() {
+  const cache = new ResultCache({ dbName: `page-refs-${process.pid}-${n++}` });
+  const tools = wrapAiSdkTools({
+    'sensors.read': tool({
+      inputSchema: jsonSchema({ type: 'object', properties: {} }),
+      execute: async () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }], structuredContent: { ok: true, rows: ROWS } }),
+    }),
+  }, { cache, convId: CHAT, server: 'page-sensors' });
+  const output = await tools['sensors.read'].execute({}, { toolCallId: 'p1', messages: [] });
+  const rowsRef = JSON.parse(output.content[0].text)._cache_refs.rows;
+  assert.match(rowsRef, /^mcp\+cache:\/\/chat-page-1\/[A-Za-z0-9_-]+#\/rows$/);
+  return { cache, rowsRef };
+}
+
+/** The chart server; `received` gets what chart.create was called with. */
+async function chartClient(received, { openWorld = false } = {}) {
+  const server = new McpServer({ name: 'chart-server', version: '1.0.0' });
+  server.registerTool('chart.create', {
+    description: 'Draws rows.',
+    annotations: { openWorldHint: openWorld },
+    inputSchema: z.strictObject({ data: z.array(z.object({ t: z.string(), value: z.number() })).min(1) }),
+  }, async ({ data }) => {
+    received.push(data);
+    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: data.length }) }] };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'route', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+/** The UI message of a server tool call in a given state, as `useChat` holds it. */
+const assistantWith = (...parts) => [{ id: 'a1', role: 'assistant', parts }];
+const chartPart = (input, state, approved) => ({
+  type: 'tool-chart.create', toolCallId: 'c1', state, input, ...(state === 'approval-responded' ? { approval: { id: 'ap1', approved } } : {}),
+});
+const call = { toolCallId: 'c1', messages: [] };
+
+test('a page reference: the server asks, the page sends exactly the approved call\'s payload, the chart gets the 240 rows', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  const received = [];
+  const client = await chartClient(received);
+  try {
+    const server = new ResultCache({ storage: 'memory' });
+    // Request 1: the page sent no payloads; the server misses the page's reference and asks.
+    const first = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] });
+    assert.equal(await first['chart.create'].needsApproval({ data_uri: rowsRef }, call), true);
+
+    // The page, before the user answered: nothing to send; after a denial: nothing either.
+    assert.deepEqual(await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-requested')) }), []);
+    assert.deepEqual(await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', false)) }), []);
+    // Approved: the entry of that reference (whole, without the fragment), once.
+    const approved = assistantWith(chartPart({ data_uri: rowsRef, also: [rowsRef] }, 'approval-responded', true), { type: 'text', text: 'x' });
+    const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: approved });
+    assert.equal(payloads.length, 1);
+    assert.equal(payloads[0].uri, rowsRef.slice(0, rowsRef.indexOf('#')));
+    assert.deepEqual(payloads[0].payload, { ok: true, rows: ROWS });
+    assert.equal(payloads[0].sourceServer, 'page-sensors');
+    assert.equal(payloads[0].sourceToolName, 'sensors.read');
+    // Another conversation's messages name nothing the page holds for it.
+    assert.deepEqual(await pageReferencePayloads(page, { convId: 'other-chat', messages: approved }), []);
+
+    // Request 2 (the approval and the payloads): the call runs with the rows.
+    const second = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: JSON.parse(JSON.stringify(payloads)) });
+    assert.equal(await second['chart.create'].needsApproval({ data_uri: rowsRef }, call), false);
+    const output = await second['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(JSON.parse(output.content[0].text).points, 240);
+    assert.equal(received.length, 1);
+    assert.deepEqual(received[0], ROWS);
+    // Stored on the server under the chat, with the page tool and its server as the source.
+    const [entry] = await server.entries({ convId: CHAT });
+    assert.equal(entry.sourceToolName, 'sensors.read');
+    assert.equal(entry.sourceServer, 'page-sensors');
+  } finally {
+    await client.close();
+  }
+});
+
+test('page payloads are judged by the flow policy with the page tool\'s server as the source, and bounded by maxEntryBytes', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  const messages = assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true));
+  const payloads = await pageReferencePayloads(page, { convId: CHAT, messages });
+  const received = [];
+  const client = await chartClient(received);
+  try {
+    // A policy that lets the page's data reach only another server: refused, the chart never called.
+    const strict = new ResultCache({ storage: 'memory', flows: { 'page-sensors': ['elsewhere'] } });
+    const refused = await (await clientToolSet(client, { cache: strict, convId: CHAT, pageReferences: payloads }))['chart.create'].execute({ data_uri: rowsRef }, call);
+    const envelope = JSON.parse(refused.content[0].text);
+    assert.equal(refused.isError, true);
+    assert.match(envelope.error, /reference_not_allowed/);
+    assert.ok(JSON.stringify(envelope).includes('page-sensors'), JSON.stringify(envelope));
+    // The same policy naming the chart server: allowed.
+    const open = new ResultCache({ storage: 'memory', flows: { 'page-sensors': ['chart-server'] } });
+    const drawn = await (await clientToolSet(client, { cache: open, convId: CHAT, pageReferences: payloads }))['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(JSON.parse(drawn.content[0].text).points, 240);
+    assert.equal(received.length, 1);
+
+    // The page leaves out what is over its bound; the server does not store what is over its own.
+    assert.deepEqual(await pageReferencePayloads(page, { convId: CHAT, messages, maxEntryBytes: 1000 }), []);
+    const small = new ResultCache({ storage: 'memory', maxEntryBytes: 1000 });
+    const tools = await clientToolSet(client, { cache: small, convId: CHAT, pageReferences: payloads });
+    assert.equal(await tools['chart.create'].needsApproval({ data_uri: rowsRef }, call), true);
+    const missed = await tools['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(missed.isError, true);
+    assert.equal(received.length, 1, 'the chart server was called without the rows');
+    assert.deepEqual(await small.entries({ convId: CHAT }), []);
+  } finally {
+    await client.close();
+  }
+});
+
+test('a flow the policy asks about ("guarded", an open-world tool) runs on the approval that brought the payload, and only then', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true)) });
+  const received = [];
+  const client = await chartClient(received, { openWorld: true });
+  try {
+    const server = new ResultCache({ storage: 'memory', flows: 'guarded' });
+    // Run without asking first (as a page's onToolCall would): refused, nothing dispatched.
+    const direct = await (await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads }))['chart.create'].execute({ data_uri: rowsRef }, { toolCallId: 'c0', messages: [] });
+    assert.equal(direct.isError, true);
+    assert.equal(received.length, 0);
+    // The approved call: the AI SDK asks needsApproval again before running it; the policy's
+    // question is answered by that approval, so the call runs once.
+    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    assert.equal(await tools['chart.create'].needsApproval({ data_uri: rowsRef }, call), true);
+    const drawn = await tools['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(JSON.parse(drawn.content[0].text).points, 240);
+    assert.deepEqual(received, [ROWS]);
+  } finally {
+    await client.close();
+  }
+});
+
+test('pageReferences and pageReferencePayloads: bad input is a TypeError', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const tools = { t: tool({ inputSchema: z.object({}), execute: async () => 'x' }) };
+  for (const bad of [{}, 'x', [null], [{ uri: 'https://x', payload: {} }], [{ uri: 'mcp+cache://c/abcdefgh#/rows', payload: {} }],
+    [{ uri: 'mcp+cache://c/abcdefgh', payload: 3 }], [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer: 1 }]]) {
+    assert.throws(() => wrapAiSdkTools(tools, { cache, pageReferences: bad }), { name: 'TypeError', message: /pageReferences must be an array/ });
+  }
+  const client = await chartClient([]);
+  try {
+    await assert.rejects(clientToolSet(client, { pageReferences: [] }), { name: 'TypeError', message: /pageReferences needs a cache/ });
+    await assert.rejects(clientToolSet(client, { cache, pageReferences: {} }), TypeError);
+  } finally {
+    await client.close();
+  }
+  await assert.rejects(pageReferencePayloads(null, { convId: 'c', messages: [] }), TypeError);
+  await assert.rejects(pageReferencePayloads(cache, { messages: [] }), TypeError);
+  await assert.rejects(pageReferencePayloads(cache, { convId: 'c', messages: [], maxEntryBytes: -1 }), TypeError);
+  assert.deepEqual(await pageReferencePayloads(cache, { convId: 'c', messages: [] }), []);
+});

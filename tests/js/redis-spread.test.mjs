@@ -1,0 +1,210 @@
+// `redisStorage`'s layout on real redis-server 7: every key of a conversation shares that
+// conversation's own hash slot, so conversations spread over every master of a cluster; the
+// scripts of an operation on one conversation name only that conversation's keys; every script
+// call touches a bounded number of entries (the batch), the rest left to later calls; a
+// conversation Redis evicted or expired only in part is a whole miss; keys of the old one-slot
+// layout are ignored.
+// Run: node --test tests/js/redis-spread.test.mjs
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { redisStorage, BATCH } from '../../js/redis.cjs';
+import { SHA } from '../../js/redis-ops.cjs';
+import { segmentOf } from '../../js/redis-link.cjs';
+import {
+  closeClient, ioredisCluster, nodeRedisClient, nodeRedisCluster, startRedis, startRedisCluster,
+} from '../support/redis-servers.mjs';
+
+let server;
+let cluster;
+let raw; // node-redis standalone client: inspection
+const masters = []; // node-redis client per cluster master: inspection
+const opened = [];
+const keep = (client) => (opened.push(client), client);
+let counter = 0;
+const fresh = () => `sp${process.pid}-${counter++}:`;
+
+before(async () => {
+  [server, cluster] = await Promise.all([startRedis(), startRedisCluster({ masters: 3 })]);
+  raw = keep(await nodeRedisClient(server.url));
+  for (const { url } of cluster.rootNodes) masters.push(keep(await nodeRedisClient(url)));
+});
+
+after(async () => {
+  await Promise.all(opened.map(closeClient));
+  await Promise.all([server?.stop(), cluster?.stop()]);
+});
+
+/** Every key starting with `prefix` on one node. */
+async function keysOn(node, prefix) {
+  const keys = [];
+  let cursor = '0';
+  do {
+    const [next, page] = await node.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000']);
+    cursor = String(next);
+    keys.push(...page);
+  } while (cursor !== '0');
+  return keys;
+}
+
+const keysOf = (prefix, convId) => ['rows', 'lru', 'added', 'fresh'].map((k) => `${prefix}{${segmentOf(convId)}}:${k}`);
+
+for (const library of [{ name: 'node-redis', connect: nodeRedisCluster }, { name: 'ioredis', connect: ioredisCluster }]) {
+  test(`${library.name} cluster: 300 conversations spread over the 3 masters, each conversation in one slot`, async () => {
+    const client = keep(await library.connect(cluster));
+    const prefix = fresh();
+    const cache = new ResultCache({ threshold: 1, storage: redisStorage(client, { prefix }) });
+    const ids = Array.from({ length: 300 }, (_, i) => (i % 7 === 0 ? `会話 ${i} {x}` : `conv-${i}`));
+    await Promise.all(ids.map((convId, i) => cache.cacheToolResult({ payload: { i }, convId, sourceToolName: i % 2 ? 'a.get' : 'b.get' })));
+    const perMaster = await Promise.all(masters.map((node) => keysOn(node, prefix)));
+    const counts = perMaster.map((keys) => keys.length);
+    const total = counts.reduce((a, b) => a + b, 0);
+    assert.equal(total, 300 * 4, 'four keys a conversation');
+    for (const count of counts) assert.ok(count > 0 && count <= total / 2, `keys per master ${counts.join('/')}`);
+    // The keys of one conversation: one tag, one slot, one master.
+    const slots = new Map();
+    for (const [m, keys] of perMaster.entries()) {
+      for (const key of keys) {
+        const tag = key.slice(prefix.length + 1, key.indexOf('}'));
+        const slot = Number(await masters[m].sendCommand(['CLUSTER', 'KEYSLOT', key]));
+        slots.set(tag, [...(slots.get(tag) ?? []), `${slot}@${m}`]);
+      }
+    }
+    assert.equal(slots.size, 300);
+    for (const [tag, where] of slots) assert.equal(new Set(where).size, 1, `${tag}: ${where}`);
+    const stats = await cache.stats();
+    assert.deepEqual([stats.entries, stats.conversations], [300, 300], 'stats walk every master');
+    assert.equal(await cache.invalidate(['a.*'], { cause: 'x' }), 150, 'invalidation reaches every master');
+    assert.equal((await cache.entries()).length, 300);
+    await cache.evictOlderThan({ maxAgeMs: 0 });
+    assert.equal((await cache.stats()).entries, 0, 'age eviction reaches every master');
+    assert.deepEqual((await Promise.all(masters.map((node) => keysOn(node, prefix)))).flat(), [], 'nothing left');
+  });
+}
+
+describe('standalone', () => {
+  test('the scripts of one conversation\'s operations name only its keys (SLOWLOG of every call)', async () => {
+    const prefix = fresh();
+    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+    const other = await cache.cacheToolResult({ payload: { other: 1 }, convId: 'other', sourceToolName: 't' });
+    await raw.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);
+    await raw.sendCommand(['SLOWLOG', 'RESET']);
+    try {
+      const uri = await cache.cacheToolResult({ payload: { mine: 1 }, convId: 'mine', sourceToolName: 't' });
+      await cache.lookup(uri, { convId: 'mine' });
+      await cache.readCachedPayload(`${uri}#/mine`, { convId: 'mine' });
+      await cache.entries({ convId: 'mine' });
+      await cache.clearConversation('mine');
+      const log = await raw.sendCommand(['SLOWLOG', 'GET', '1000']);
+      const scripts = log.map((entry) => entry[3].map(String)).filter((args) => args[0].toUpperCase() === 'EVALSHA');
+      assert.ok(scripts.length >= 5, `script calls logged: ${scripts.length}`);
+      for (const args of scripts) assert.deepEqual(args.slice(3, 7), keysOf(prefix, 'mine'), args.slice(0, 8).join(' '));
+    } finally {
+      await raw.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '10000']);
+    }
+    assert.equal((await cache.lookup(other, { convId: 'other' })).status, 'hit');
+  });
+
+  test('bounded work: one script call evicts, ages out or marks at most a batch; the cache finishes across calls', async () => {
+    const prefix = fresh();
+    let clock = 1_000_000;
+    const cache = new ResultCache({ threshold: 1, maxEntries: 100_000, now: () => (clock += 1), storage: redisStorage(raw, { prefix }) });
+    const count = 3 * BATCH + 17;
+    await Promise.all(Array.from({ length: count }, (_, i) => cache.cacheToolResult({ payload: { i }, convId: 'big', sourceToolName: `t${i % 3}` })));
+    const keys = keysOf(prefix, 'big');
+    const script = (args) => raw.sendCommand(['EVALSHA', SHA, '4', ...keys, ...args]);
+    // Age eviction: one call removes one batch and says there is more.
+    const [removed, more] = (await script(['d', '0', '', String(clock + 1), String(BATCH), '0'])).map(Number);
+    assert.equal(removed, BATCH);
+    assert.equal(more, 1);
+    assert.equal((await cache.stats()).entries, count - BATCH);
+    // Invalidation: each call marks what one HSCAN page holds, a bounded share of the entries.
+    const [cursor, marked] = await script(['k', '0', '"c"', '0', String(BATCH), '"t0"']);
+    assert.ok(Number(marked) <= 2 * BATCH && String(cursor) !== '0', `one call marked ${marked}`);
+    // A budget lowered far below what the conversation holds: one call evicts one batch.
+    const w = (await script(['w', '0', 'mcp+cache://big/AAAAAAAAAAA', '"big"', '10', String(clock), String(clock), '"t"', '{"uri":"mcp+cache://big/AAAAAAAAAAA","convId":"big"}', '{"a":1}', '1000000000', '10', String(BATCH)])).map(Number);
+    assert.equal(w[0], BATCH, 'evicted one batch');
+    assert.equal(w[3], 1, 'and says more must go');
+    // Through the cache every step is finished, a batch a call.
+    const small = new ResultCache({ threshold: 1, maxEntries: 10, now: () => (clock += 1), storage: redisStorage(raw, { prefix }) });
+    await small.cacheToolResult({ payload: { last: 1 }, convId: 'big', sourceToolName: 't0' });
+    assert.equal((await small.stats()).entries, 10);
+    assert.equal((await small.invalidate(['t*'], { cause: 'c' })) >= 0, true);
+    assert.equal((await small.entries({ convId: 'big' })).filter((r) => r.staleCause == null).length, 0, 'every entry marked');
+    await small.evictOlderThan({ maxAgeMs: 0 });
+    assert.equal((await small.stats()).entries, 0);
+  });
+
+  test('a conversation Redis evicted in part is a whole miss: never half an entry, never counted', async () => {
+    const prefix = fresh();
+    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+    const kept = await cache.cacheToolResult({ payload: { kept: 1 }, convId: 'kept', sourceToolName: 't' });
+    for (const victim of ['lru', 'rows', 'added', 'fresh']) {
+      const uri = await cache.cacheToolResult({ payload: { half: victim }, convId: 'half', sourceToolName: 't' });
+      await raw.sendCommand(['DEL', `${prefix}{half}:${victim}`]);
+      // A read answers the entry whole (its payload and fields are one hash) or a miss: never a part.
+      const seen = await cache.lookup(uri, { convId: 'half' });
+      if (victim === 'rows' || victim === 'lru') assert.deepEqual(seen, { status: 'miss' }, `without ${victim}`);
+      else assert.deepEqual(seen, { status: 'hit', payload: { half: victim } }, `without ${victim}`);
+      // The next operation that counts drops the conversation whole.
+      assert.deepEqual(await cache.entries({ convId: 'half' }), []);
+      assert.deepEqual(await cache.lookup(uri, { convId: 'half' }), { status: 'miss' }, `without ${victim}, after`);
+      assert.equal(await cache.readCachedPayload(`${uri}#/half`, { convId: 'half' }), null);
+      const stats = await cache.stats();
+      assert.deepEqual([stats.entries, stats.conversations], [1, 1], `without ${victim}: only the whole conversation counts`);
+      assert.deepEqual(await keysOn(raw, `${prefix}{half}`), [], 'the rest went with it');
+    }
+    assert.equal((await cache.lookup(kept, { convId: 'kept' })).status, 'hit');
+  });
+
+  test('Redis out of memory (noeviction): the cache evicts the least recently used conversations and the write lands', async () => {
+    const small = await startRedis({ extraArgs: ['--maxmemory', '6mb', '--maxmemory-policy', 'noeviction'] });
+    const client = await nodeRedisClient(small.url);
+    try {
+      let clock = 1_000;
+      const events = [];
+      const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), onEvent: (e) => events.push(e), storage: redisStorage(client, { prefix: fresh() }) });
+      const uris = [];
+      for (let i = 0; i < 40; i += 1) uris.push(await cache.cacheToolResult({ payload: { i, blob: 'x'.repeat(300_000) }, convId: `c${i}` }));
+      assert.ok(events.some((e) => e.kind === 'evict' && e.reason === 'quota'), 'evicted for the quota');
+      assert.equal((await cache.lookup(uris[0], { convId: 'c0' })).status, 'miss', 'the oldest went, whole');
+      assert.deepEqual(await cache.lookup(uris[39], { convId: 'c39' }), { status: 'hit', payload: { i: 39, blob: 'x'.repeat(300_000) } });
+      assert.ok((await cache.stats()).entries < 40);
+    } finally {
+      await closeClient(client);
+      await small.stop();
+    }
+  });
+
+  test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', async () => {
+    const prefix = fresh();
+    const old = `${prefix}{all}:`;
+    await raw.sendCommand(['HSET', `${old}t`, 'b', '10', 'e', '1']);
+    await raw.sendCommand(['HSET', `${old}x`, 'mcp+cache://c1/AAAAAAAAAAA', '10 "c1"']);
+    await raw.sendCommand(['HSET', `${old}p:"c1"`, 'mcp+cache://c1/AAAAAAAAAAA', '{"a":1}']);
+    await raw.sendCommand(['ZADD', `${old}l`, '1', 'mcp+cache://c1/AAAAAAAAAAA']);
+    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+    assert.equal((await cache.lookup('mcp+cache://c1/AAAAAAAAAAA', { convId: 'c1' })).status, 'miss');
+    assert.equal((await cache.stats()).entries, 0);
+    const uri = await cache.cacheToolResult({ payload: { all: 1 }, convId: 'all', sourceToolName: 't' });
+    assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'all' }), { all: 1 }, 'a conversation named "all" is its own');
+    assert.deepEqual(await raw.sendCommand(['HGETALL', `${old}t`]), { b: '10', e: '1' });
+    assert.equal(Number(await raw.sendCommand(['ZCARD', `${old}l`])), 1);
+  });
+
+  test('ttlMs: Redis itself expires a conversation; nothing of it is counted after', async () => {
+    const prefix = fresh();
+    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, ttlMs: 300 }) });
+    const idle = await cache.cacheToolResult({ payload: { idle: 1 }, convId: 'idle', sourceToolName: 't' });
+    for (const key of keysOf(prefix, 'idle')) {
+      const pttl = Number(await raw.sendCommand(['PTTL', key]));
+      assert.ok(pttl > 0 && pttl <= 300, `${key} expires (PTTL ${pttl})`);
+    }
+    const until = Date.now() + 5000;
+    while ((await keysOn(raw, prefix)).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await keysOn(raw, prefix), []);
+    assert.equal((await cache.lookup(idle, { convId: 'idle' })).status, 'miss');
+    assert.deepEqual([(await cache.stats()).entries, (await cache.stats()).bytes], [0, 0]);
+  });
+});

@@ -1,0 +1,152 @@
+// The exported storage conformance suite (`mcp-result-cache/storage-conformance`, imported by
+// the package's own name, as a third party does) against every storage here: the memory store,
+// `redisStorage` over a standalone redis-server and over a 3-master cluster, through node-redis 6
+// and ioredis 6, and an adapter written only from docs/STORAGE.md (a Map, no code of this
+// package), passed to `new ResultCache({ storage })` as a third party's would be.
+// Run: node --test tests/js/redis-storage-conformance.test.mjs
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { storageConformance } from 'mcp-result-cache/storage-conformance';
+import { ResultCache } from 'mcp-result-cache';
+import { redisStorage } from 'mcp-result-cache/redis';
+import {
+  closeClient, ioredisClient, ioredisCluster, nodeRedisClient, nodeRedisCluster,
+  startRedis, startRedisCluster,
+} from '../support/redis-servers.mjs';
+
+let server;
+let cluster;
+const clients = {};
+let counter = 0;
+const prefix = () => `conf${process.pid}-${counter++}:`;
+
+before(async () => {
+  [server, cluster] = await Promise.all([startRedis(), startRedisCluster({ masters: 3 })]);
+  clients.nodeRedis = await nodeRedisClient(server.url);
+  clients.ioredis = await ioredisClient(server.port);
+  clients.nodeRedisCluster = await nodeRedisCluster(cluster);
+  clients.ioredisCluster = await ioredisCluster(cluster);
+});
+
+after(async () => {
+  await Promise.all(Object.values(clients).map(closeClient));
+  await Promise.all([server?.stop(), cluster?.stop()]);
+});
+
+/**
+ * A storage written from docs/STORAGE.md alone: rows in a Map, the budget and LRU order per
+ * conversation, consumeOnce over a Map of deadlines. What a third party's adapter looks like.
+ */
+function mapAdapter() {
+  const rows = new Map();
+  const once = new Map();
+  // Call order: every operation runs after the ones called before it; between freshTools and
+  // markStale the others wait (markStale itself goes first).
+  let tail = Promise.resolve();
+  let unblock = () => {};
+  const serial = (fn) => {
+    const done = tail.then(fn);
+    tail = done.catch(() => {});
+    return done;
+  };
+  const clone = (row) => ({ ...row, payload: structuredClone(row.payload) });
+  const drop = (uri) => rows.delete(uri);
+  const totals = (list) => [list.length, list.reduce((sum, r) => sum + r.sizeBytes, 0)];
+  const older = (a, b) => a.lastUsedAt - b.lastUsedAt || (a.uri < b.uri ? -1 : 1);
+  return {
+    kind: 'map',
+    write: (row, maxBytes, maxEntries) => serial(() => {
+      const stored = clone(row);
+      drop(row.uri);
+      const mine = [...rows.values()].filter((r) => r.convId === row.convId).sort(older);
+      let [entries, bytes] = totals(mine);
+      let evicted = 0;
+      for (const victim of mine) {
+        if (bytes + row.sizeBytes <= maxBytes && entries + 1 <= maxEntries) break;
+        drop(victim.uri);
+        bytes -= victim.sizeBytes;
+        entries -= 1;
+        evicted += 1;
+      }
+      rows.set(row.uri, stored);
+      return [evicted, bytes + row.sizeBytes, entries + 1];
+    }),
+    read: (uris, now) => serial(() => uris.map((uri) => {
+      const row = rows.get(uri);
+      if (!row) return undefined;
+      row.lastUsedAt = Math.max(row.lastUsedAt, now);
+      return clone(row);
+    })),
+    evictOldest: (bytes) => serial(() => {
+      let count = 0;
+      for (const row of [...rows.values()].sort(older)) {
+        if (bytes <= 0) break;
+        drop(row.uri);
+        bytes -= row.sizeBytes;
+        count += 1;
+      }
+      return count;
+    }),
+    stats: () => serial(() => {
+      const list = [...rows.values()];
+      return [...totals(list), new Set(list.map((r) => r.convId)).size];
+    }),
+    remove: (convId, cutoff) => serial(() => {
+      const doomed = [...rows.values()].filter((r) => (typeof convId === 'string' ? r.convId === convId : r.addedAt < cutoff));
+      for (const row of doomed) drop(row.uri);
+      return doomed.length;
+    }),
+    freshTools() {
+      const names = serial(() => [...new Set([...rows.values()].filter((r) => r.staleCause === undefined).map((r) => r.sourceToolName))]);
+      const blocked = new Promise((resolve) => { unblock = resolve; });
+      tail = tail.then(() => blocked);
+      return names;
+    },
+    async markStale(names, cause) {
+      let count = 0;
+      for (const row of rows.values()) {
+        if (row.staleCause === undefined && names.includes(row.sourceToolName)) {
+          row.staleCause = cause;
+          count += 1;
+        }
+      }
+      unblock();
+      return count;
+    },
+    list: (convId) => serial(() => [...rows.values()].filter((r) => convId === undefined || r.convId === convId).map(clone).sort((a, b) => (a.uri < b.uri ? -1 : 1))),
+    async consumeOnce(key, ttlMs) {
+      if (typeof key !== 'string' || key === '') throw new TypeError('consumeOnce: key must be a non-empty string');
+      if (!(Number.isSafeInteger(ttlMs) && ttlMs > 0)) throw new TypeError('consumeOnce: ttlMs must be a positive integer');
+      const now = Date.now();
+      if ((once.get(key) ?? 0) > now) return false;
+      once.set(key, now + ttlMs);
+      return true;
+    },
+    close() {},
+  };
+}
+
+storageConformance(async () => 'memory', { test, name: 'memory' });
+storageConformance(async () => mapAdapter(), { test, name: 'an adapter written from docs/STORAGE.md' });
+storageConformance(async () => redisStorage(clients.nodeRedis, { prefix: prefix() }), { test, name: 'redis, node-redis client' });
+storageConformance(async () => redisStorage(clients.ioredis, { prefix: prefix() }), { test, name: 'redis, ioredis Redis' });
+storageConformance(async () => redisStorage(clients.nodeRedisCluster, { prefix: prefix() }), { test, name: 'redis cluster, node-redis' });
+storageConformance(async () => redisStorage(clients.ioredisCluster, { prefix: prefix() }), { test, name: 'redis cluster, ioredis' });
+
+test('an adapter is a storage of ResultCache: stats() names its kind; its rejections keep their names', async () => {
+  const adapter = mapAdapter();
+  const cache = new ResultCache({ threshold: 1, storage: adapter });
+  await cache.cacheToolResult({ payload: { a: 1 }, convId: 'c', sourceToolName: 't' });
+  assert.equal((await cache.stats()).storage, 'map');
+  const failing = { ...mapAdapter(), read: async () => { throw Object.assign(new Error('down'), { name: 'NetworkError' }); } };
+  const broken = new ResultCache({ threshold: 1, storage: failing });
+  const uri = await broken.cacheToolResult({ payload: { a: 1 }, convId: 'c', sourceToolName: 't' });
+  await assert.rejects(broken.lookup(uri, { convId: 'c' }), (error) => error.name === 'NetworkError' && /down/.test(error.message));
+});
+
+test('storageConformance: TypeErrors for a missing factory or test function', () => {
+  assert.throws(() => storageConformance(undefined, { test }), TypeError);
+  assert.throws(() => storageConformance(async () => 'memory', {}), TypeError);
+  assert.throws(() => storageConformance(async () => 'memory'), TypeError);
+});
