@@ -47,7 +47,7 @@ export default [
   },
   // Being split along their concerns in their own branches; this block goes when they land.
   {
-    files: ['js/ai-sdk-core.mjs', 'js/tool-pipeline.mjs', 'js/redis.cjs'],
+    files: ['js/ai-sdk-core.mjs', 'js/tool-pipeline.mjs'],
     rules: { 'max-lines-per-function': 'off' },
   },
 ];

@@ -12,7 +12,7 @@ export const MAX_ANY = 10;
 
 // Modules whose `any` are being removed in their owners' branches: printed, not counted. This
 // list goes when those branches land.
-const ELSEWHERE = new Set(['js/redis.cjs', 'js/ai-sdk-core.mjs', 'js/tool-pipeline.mjs', 'js/mcp-client-core.mjs', 'js/src/cache-flows.mjs']);
+const ELSEWHERE = new Set(['js/ai-sdk-core.mjs', 'js/tool-pipeline.mjs', 'js/mcp-client-core.mjs', 'js/src/cache-flows.mjs']);
 
 const ANY = /\bany\b/g;
 // String literals inside a type (`'any'` is a value of the `flows` option, not a type).
