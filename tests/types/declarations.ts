@@ -68,10 +68,14 @@ export const types: [
   Exactly<Unassignable<typeof McpClientDecl, typeof mcpClientImpl>, never>,
   // Typed in JSDoc with `any` (being typed where the module is split).
   Exactly<Unassignable<typeof AiSdkDecl, typeof aiSdkImpl>, 'wrapAiSdkTools' | 'toModelOutput'>,
-  Exactly<Unassignable<typeof RedisDecl, typeof redisImpl>, 'redisStorage'>,
+  Exactly<Unassignable<typeof RedisDecl, typeof redisImpl>, never>,
   // `StateSync`: the browser class has no `[Symbol.dispose]` (the Node one, the wasm class, has).
   Exactly<Unassignable<typeof ServerDecl, typeof serverImpl>, 'StateSync'>,
   // `ListCache`: the constructor returns the WebAssembly instance (JS allows it; TypeScript types
   // `new` as the empty wrapper).
   Exactly<Unassignable<typeof ListsDecl, typeof listsImpl>, 'ListCache'>,
-] = [true, true, true, true, true, true];
+  Exactly<Unassignable<typeof ConformanceDecl, typeof conformanceImpl>, never>,
+  // The hooks' data is `unknown` in the JSDoc; the declarations let a caller name its type
+  // (checked above with `unknown` data).
+  Exactly<Unassignable<typeof ReactDecl, typeof reactImpl>, 'useCachedResult' | 'useCacheEntries'>,
+] = [true, true, true, true, true, true, true, true];
