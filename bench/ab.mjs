@@ -16,7 +16,7 @@ import { serve } from '../scripts/serve.mjs';
 import { median, runBenchPage } from './page.mjs';
 
 const args = process.argv.slice(2);
-const option = (name) => args.flatMap((a, i) => (a === name && i + 1 < args.length ? [args[i + 1]] : []));
+const option = (/** @type {string} */ name) => args.flatMap((a, i) => (a === name && i + 1 < args.length ? [args[i + 1]] : []));
 const positional = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
 const only = option('--only');
 const pagesEach = Number(option('--pages').at(-1) ?? 4);
@@ -29,10 +29,11 @@ if (positional.length !== 1 || !Number.isInteger(pagesEach) || pagesEach < 1) {
 const { serve: serveOther } = await import(pathToFileURL(resolve(positional[0], 'scripts/serve.mjs')).href);
 const servers = { this: await serve(), other: await serveOther() };
 const browser = await chromium.launch(chromiumOptions());
-const runPage = async (side, group, rounds = iterations) =>
+const runPage = async (/** @type {'this' | 'other'} */ side, /** @type {string | null} */ group, rounds = iterations) =>
   (await runBenchPage(browser, servers[side], { iterations: rounds, warmup: 3, ...(group ? { only: group } : {}) })).results;
 
 // workload → impl → side → medians of each page
+/** @type {Map<string, Map<string, { this: number[], other: number[] }>>} */
 const seen = new Map();
 try {
   for (const group of only.length ? only : [null]) {
@@ -44,9 +45,9 @@ try {
       const results = await runPage(side, group);
       for (const r of results) {
         if (!seen.has(r.workload)) seen.set(r.workload, new Map());
-        const byImpl = seen.get(r.workload);
+        const byImpl = /** @type {Map<string, { this: number[], other: number[] }>} */ (seen.get(r.workload));
         if (!byImpl.has(r.impl)) byImpl.set(r.impl, { this: [], other: [] });
-        byImpl.get(r.impl)[side].push(r.median);
+        /** @type {{ this: number[], other: number[] }} */ (byImpl.get(r.impl))[side].push(r.median);
       }
       console.error(`ab: ${group ?? 'all'} page ${k + 1}/${pagesEach * 2} (${side}) done`);
     }
@@ -59,7 +60,7 @@ try {
 console.log(`A/B, ${pagesEach} pages each, ${iterations} rounds a page; medians over pages (ms); this/other`);
 console.log('| workload | impl | other | this | this/other | pages (this) | pages (other) |');
 console.log('|---|---|---:|---:|---:|---|---|');
-const f = (x) => x.toFixed(2);
+const f = (/** @type {number} */ x) => x.toFixed(2);
 for (const [workload, byImpl] of seen) {
   for (const [impl, s] of byImpl) {
     if (!s.this.length || !s.other.length) continue;

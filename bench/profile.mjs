@@ -188,7 +188,7 @@ const impls = {
   ours: new ours.ResultCache({ dbName: `profile-ours-${run}`, threshold: 0 }),
 };
 const result = {};
-for (const [impl, cache] of Object.entries(impls)) {
+for (const impl of Object.keys(impls)) {
   result[impl] = { write: [], read: [], substitute: [], total: { write: [], read: [], substitute: [] } };
 }
 const substUri = {};

@@ -20,8 +20,10 @@ try {
     await route.fulfill({ response, headers: { ...response.headers(), 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } });
   });
   await page.goto(`${server.origin}/bench/split.html`);
-  await page.waitForFunction(() => window.__split || window.__splitError, null, { timeout: 600_000 });
-  const result = await page.evaluate(() => window.__split ?? Promise.reject(new Error(window.__splitError)));
+  // The page's globals (bench/split.html sets one of them), read in the page.
+  /** @typedef {Window & { __split?: Record<string, Record<string, number>>, __splitError?: string }} Page */
+  await page.waitForFunction(() => /** @type {Page} */ (window).__split || /** @type {Page} */ (window).__splitError, null, { timeout: 600_000 });
+  const result = await page.evaluate(() => /** @type {Page} */ (window).__split ?? Promise.reject(new Error(/** @type {Page} */ (window).__splitError)));
   for (const [group, rows] of Object.entries(result)) {
     console.log(`${group}:`);
     for (const [name, ms] of Object.entries(rows)) console.log(`  ${name.padEnd(44)} ${ms.toFixed(2)} ms`);

@@ -55,7 +55,10 @@ export declare function warmUp(options?: ResultCacheOptions): Promise<void>;
  * Sets the options of the cache behind the free functions: the options of
  * `new ResultCache(options)`. Call it once at startup, before any free function: afterwards it
  * rejects with an `InvalidStateError`. It may be called again before first use (the last call
- * wins). Invalid options reject with a `TypeError` and leave the default cache unconfigured.
+ * wins). It takes effect at the call, awaited or not: the free functions called after it run on
+ * the configured cache. Invalid options reject with a `TypeError` and leave the default cache as
+ * it was (in the browser entry, where they are checked once the module is loaded, the free calls
+ * made before that reject with the same `TypeError`).
  */
 export declare function configureDefaultCache(options?: ResultCacheOptions): Promise<void>;
 /** `ResultCache#cacheToolResult` on the default cache. */

@@ -34,7 +34,7 @@ const MAX_REMEMBERED_WRITES = 256;
  * events anyway (`onEvent`) or OpenTelemetry is registered, the cache's observer is a tap that
  * remembers each `write` event's `sizeBytes`, then calls the host's. Neither: the options as
  * given (the cache builds no events). An `onEvent` that cannot be read is left to `cacheFlows`.
- * @param {any} options
+ * @param {unknown} options
  */
 function writeSizes(options) {
   /** @type {Map<string, number>} */
@@ -43,7 +43,7 @@ function writeSizes(options) {
   /** @type {unknown} */
   let onEvent;
   try {
-    onEvent = options?.onEvent;
+    onEvent = /** @type {{ onEvent?: unknown } | null | undefined} */ (options)?.onEvent;
   } catch {
     return { options, storedBytes };
   }
@@ -76,7 +76,7 @@ class ResultCache extends wasm.ResultCache {
   /** The options as given (`storage` and `dbName` make the consume-once records). @type {unknown} */
   #given;
 
-  /** @param {any} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
+  /** @param {unknown} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
   constructor(options) {
     const sizes = writeSizes(options);
     // `this` is read only after construction (by an invalidation's change).

@@ -19,7 +19,8 @@ export const READ_TOOLS = /* @__PURE__ */ Object.freeze(['read', 'search', 'sele
 export const INVALID_ARGS = 'invalid_args: ';
 
 /** Whether `value` is a string starting with the scheme (`core::uri::has_cache_scheme`). */
-export const hasCacheScheme = (/** @type {unknown} */ value) => typeof value === 'string' && value.startsWith(CACHE_URI_SCHEME);
+/** @type {(value: unknown) => value is string} */
+export const hasCacheScheme = (value) => typeof value === 'string' && value.startsWith(CACHE_URI_SCHEME);
 
 /** RFC 6901 escaping of one reference token (`~` → `~0`, `/` → `~1`); numbers are array indexes. */
 export const escapeToken = (/** @type {string | number} */ token) => String(token).replace(/~/g, '~0').replace(/\//g, '~1');

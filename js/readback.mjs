@@ -33,22 +33,24 @@ const OPS = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
 
 /**
  * A tool call's arguments, and any JSON value read from the cache.
- * @typedef {Record<string, any>} Args
+ * @typedef {Record<string, unknown>} Args
  * @typedef {{ field: string, op: string, value: string | number | boolean | null }} Condition
+ * @typedef {{ error: unknown, fix_hint: unknown }} Envelope
+ * @typedef {{ _cache_uri: string, count: number, sample: unknown[] }} Selection
  * @typedef {{
- *   substituteCacheUris(args: object, options: object): Promise<any>,
- *   lookup(uri: string, options: object): Promise<any>,
+ *   substituteCacheUris(args: object, options: object): Promise<{ ok: true, args: Args } | { ok: false, envelope: Envelope }>,
+ *   lookup(uri: string, options: object): Promise<{ status: string }>,
  *   cacheToolResult(input: object): Promise<unknown>,
  * }} ReadCache
- * @typedef {{ cache: ReadCache, convId: string, maxChars: number, prefix: string, selections: Map<string, any> }} Context
+ * @typedef {{ cache: ReadCache, convId: string, maxChars: number, prefix: string, selections: Map<string, Selection> }} Context
  * @typedef {{
  *   schema: { description: string, properties: Record<string, object>, required?: string[] },
  *   check: (args: Args, uri: string, context: Context) => unknown,
- *   answer: (uri: string, value: any, args: Args, context: Context) => Promise<unknown>,
+ *   answer: (uri: string, value: unknown, args: Args, context: Context) => Promise<Record<string, unknown>>,
  * }} Tool
  */
 
-/** @type {(value: unknown) => value is Record<string, any>} */
+/** @type {(value: unknown) => value is Record<string, unknown>} */
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 const typeOf = (/** @type {unknown} */ value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
@@ -80,6 +82,7 @@ function argsObject(/** @type {unknown} */ args) {
   return args;
 }
 
+/** @type {() => never} */
 const notAReference = () =>
   problem(`uri must be an ${CACHE_URI_SCHEME} reference`, 'Pass the _cache_uri of a stored result (optionally with a #/pointer) as uri.');
 
@@ -94,7 +97,7 @@ function readUri(/** @type {Args} */ args) {
 function readCount(args, key, fallback, max) {
   const value = args[key];
   if (value === undefined || value === null) return fallback;
-  if (!Number.isInteger(value) || value < 0) problem(`${key} must be a non-negative integer`, `Pass ${key} as a whole number, or leave it out.`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) problem(`${key} must be a non-negative integer`, `Pass ${key} as a whole number, or leave it out.`);
   return Math.min(value, max);
 }
 
@@ -133,7 +136,7 @@ function readWhere(/** @type {Args} */ args) {
     if (!isObject(condition)) problem('every condition must be an object', CONDITION_HINT);
     const field = readName(condition.field, 'field');
     const { op, value } = condition;
-    if (!OPS.includes(op)) problem('op must be one of = != < <= > >= contains', CONDITION_HINT);
+    if (typeof op !== 'string' || !OPS.includes(op)) problem('op must be one of = != < <= > >= contains', CONDITION_HINT);
     const primitive = value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ||
       (typeof value === 'string' && value.length <= MAX_VALUE_CHARS);
     if (!primitive) problem(`value must be a string (at most ${MAX_VALUE_CHARS} characters), a finite number, a boolean or null`, CONDITION_HINT);
@@ -211,11 +214,12 @@ function readObject(uri, object, offset, limit, maxChars) {
   while (end < total && keys.length < limit) {
     const key = names[end];
     const member = object[key];
+    const size = jsonChars(member);
     /** @type {Args} */
-    const entry = { key, type: typeOf(member), size: jsonChars(member), pointer: childUri(uri, key) };
+    const entry = { key, type: typeOf(member), size, pointer: childUri(uri, key) };
     // Small values are shown in place: reading a row answers its values, not just their names.
     if (member === null || typeof member !== 'object') {
-      if (entry.size <= MAX_INLINE_VALUE_CHARS) entry.value = member;
+      if (size <= MAX_INLINE_VALUE_CHARS) entry.value = member;
     }
     const chars = jsonChars(entry) + (keys.length ? 1 : 0);
     if (used + chars > room) break;
@@ -310,7 +314,7 @@ function searchAnswer(uri, value, args, maxChars) {
 // ---------------------------------------------------------------------------------------------
 // cache_select
 
-/** @param {any} actual @param {string} op @param {any} expected @returns {boolean} */
+/** @param {unknown} actual @param {string} op @param {unknown} expected @returns {boolean} */
 function holds(actual, op, expected) {
   switch (op) {
     case '=':
@@ -486,6 +490,7 @@ const TOOLS = {
   },
 };
 
+/** @returns {import('./index.js').CacheReadTool[]} */
 function toolList(/** @type {string} */ prefix) {
   return READ_TOOLS.map((kind) => {
     const { description, properties, required = [] } = TOOLS[kind].schema;
@@ -509,31 +514,43 @@ function readConvId(/** @type {unknown} */ convId) {
  * The read-back tools over `cache` for one conversation: `{ listTools(), callTool({ name,
  * arguments }) }`, answering like an MCP client. Throws a TypeError for bad options.
  */
+/** @type {(cache: unknown) => cache is ReadCache} */
+const isReadCache = (cache) => cache !== null && typeof cache === 'object' &&
+  typeof (/** @type {Record<string, unknown>} */ (cache)).substituteCacheUris === 'function' &&
+  typeof (/** @type {Record<string, unknown>} */ (cache)).cacheToolResult === 'function';
+
 /**
- * @param {any} cache
- * @param {any} [options]
+ * @param {unknown} cache
+ * @param {unknown} [options]
  */
 export function cacheTools(cache, options = {}) {
-  if (cache === null || typeof cache !== 'object' || typeof cache.substituteCacheUris !== 'function' || typeof cache.cacheToolResult !== 'function') {
+  if (!isReadCache(cache)) {
     throw new TypeError('cacheTools: the first argument must be a ResultCache');
   }
+  const store = cache;
   if (!isObject(options)) throw new TypeError('cacheTools: options must be an object');
   // A function is asked at every call (a host switching conversations keeps one tool set).
-  const conversation = typeof options.convId === 'function' ? () => readConvId(options.convId()) : ((id) => () => id)(readConvId(options.convId));
+  // (A method call: the function is read at each call, with `options` as its `this`.)
+  const conversation = typeof options.convId === 'function'
+    ? () => readConvId(/** @type {() => unknown} */ (options.convId)())
+    : ((id) => () => id)(readConvId(options.convId));
   const prefix = options.prefix ?? DEFAULT_READ_TOOLS_PREFIX;
   if (!isToolPrefix(prefix)) {
     throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
   }
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
-  if (!Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS || maxChars > MAX_MAX_CHARS) {
+  if (typeof maxChars !== 'number' || !Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS || maxChars > MAX_MAX_CHARS) {
     throw new TypeError(`cacheTools: maxChars must be an integer from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}`);
   }
   const names = new Map(READ_TOOLS.map((kind) => [`${prefix}${kind}`, TOOLS[kind]]));
   // The same selection of the same source answers the same reference (and text), while it lasts.
+  /** @type {Map<string, Selection>} */
   const selections = new Map();
 
-  const answer = (/** @type {unknown} */ value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
-  const refuse = (/** @type {{ error: unknown, fix_hint: unknown }} */ envelope) => {
+  /** @type {(value: Record<string, unknown>) => import('./index.js').CacheReadToolResult} */
+  const answer = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  /** @type {(envelope: Envelope) => import('./index.js').CacheReadToolResult} */
+  const refuse = (envelope) => {
     let text = JSON.stringify(envelope);
     if (text.length > maxChars) {
       const cut = (/** @type {string} */ s, /** @type {number} */ n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -545,7 +562,7 @@ export function cacheTools(cache, options = {}) {
   /** The value behind `uri` in this conversation, or the cache's envelope (missing, stale). */
   /** @param {string} uri @param {string} convId @returns {Promise<{ envelope: { error: unknown, fix_hint: unknown } } | { envelope?: undefined, value: unknown }>} */
   async function resolve(uri, convId) {
-    const outcome = await cache.substituteCacheUris({ data_uri: uri }, { convId });
+    const outcome = await store.substituteCacheUris({ data_uri: uri }, { convId });
     if (!outcome.ok) return { envelope: outcome.envelope };
     if (!Object.prototype.hasOwnProperty.call(outcome.args, 'data')) notAReference();
     return { value: outcome.args.data };
@@ -555,16 +572,17 @@ export function cacheTools(cache, options = {}) {
     async listTools() {
       return { tools: toolList(prefix) };
     },
-    async callTool(/** @type {any} */ params, /** @type {unknown} */ _resultSchema, /** @type {{ signal?: AbortSignal } | undefined} */ requestOptions) {
+    async callTool(/** @type {unknown} */ params, /** @type {unknown} */ _resultSchema, /** @type {{ signal?: AbortSignal } | undefined} */ requestOptions) {
       requestOptions?.signal?.throwIfAborted();
-      const tool = isObject(params) ? names.get(params.name) : undefined;
+      const tool = isObject(params) && typeof params.name === 'string' ? names.get(params.name) : undefined;
       if (!tool) {
-        return refuse(invalidArgs(`unknown tool ${JSON.stringify(String(params?.name)).slice(0, 80)}`, `Use one of ${[...names.keys()].join(', ')}.`));
+        const name = /** @type {{ name?: unknown } | null | undefined} */ (params)?.name;
+        return refuse(invalidArgs(`unknown tool ${JSON.stringify(String(name)).slice(0, 80)}`, `Use one of ${[...names.keys()].join(', ')}.`));
       }
       try {
-        const args = argsObject(params.arguments);
+        const args = argsObject(/** @type {Record<string, unknown>} */ (params).arguments);
         const uri = readUri(args);
-        const context = { cache, convId: '', maxChars, prefix, selections };
+        const context = { cache: store, convId: '', maxChars, prefix, selections };
         tool.check(args, uri, context);
         context.convId = conversation();
         const found = await resolve(uri, context.convId);

@@ -29,7 +29,19 @@ function hasIndexedDB() {
   }
 }
 
-/** Releases a cache made here, whatever state it is in. @param {any} cache */
+/**
+ * What the warm-up uses of a `ResultCache` of the entry.
+ * @typedef {{
+ *   readonly storage: string,
+ *   afterToolCall(toolName: string, result: unknown, options?: { convId?: string }): Promise<unknown>,
+ *   substituteCacheUris(args: unknown, options?: { convId?: string }): Promise<unknown>,
+ *   evictOlderThan(options: { maxAgeMs: number }): Promise<unknown>,
+ *   close(): void,
+ *   free(): void,
+ * }} WarmCache
+ */
+
+/** Releases a cache made here, whatever state it is in. @param {WarmCache | undefined} cache */
 function release(cache) {
   try {
     cache?.close();
@@ -71,7 +83,7 @@ let once;
  * call. Never rejects for a failure of the warm-up (no storage, a quota, an `indexedDB` the page
  * may not read: the first call is then only as slow as without it); a malformed `options`
  * rejects with the `TypeError` the `ResultCache` constructor gives it.
- * @param {(options: object) => any} create makes a `ResultCache` of the entry (at once: the module is ready)
+ * @param {(options: object) => WarmCache} create makes a `ResultCache` of the entry (at once: the module is ready)
  * @param {unknown} [options] the host cache's options
  * @returns {Promise<void>}
  */
@@ -92,7 +104,7 @@ export function warmUp(create, options) {
  * checks the host's own, so a malformed one is its `TypeError`. Creating it opens nothing.
  * `undefined` without options, and where that storage is not IndexedDB (`"memory"`, a storage
  * object, `"auto"` without IndexedDB, or IndexedDB unavailable).
- * @param {(options: object) => any} create
+ * @param {(options: object) => WarmCache} create
  * @param {unknown} options
  */
 function hostCache(create, options) {
@@ -124,7 +136,7 @@ function hostCache(create, options) {
  * turn like any other operation on that database and creates it, as the host's cache would, when
  * it does not exist yet (a database an older version left without running totals gets them
  * recounted, as the host's first write would). Never rejects.
- * @param {any} cache
+ * @param {WarmCache} cache
  */
 async function touch(cache) {
   try {
@@ -136,17 +148,17 @@ async function touch(cache) {
   }
 }
 
-/** @param {(options: object) => any} create */
+/** @param {(options: object) => WarmCache} create */
 async function run(create) {
   const idb = hasIndexedDB();
-  /** @type {any} */
+  /** @type {WarmCache | undefined} */
   let scratch;
   try {
     scratch = create(idb ? { dbName: SCRATCH_DB, legacyChatboxCore: false } : { storage: 'memory' });
     const rows = Array.from({ length: 240 }, (_, i) => ({ t: i, value: i % 17, label: `row ${i}` }));
     const result = { content: [{ type: 'text', text: JSON.stringify({ rows }) }], structuredContent: { rows } };
     const shown = await scratch.afterToolCall('warm_up', result, { convId: 'warm-up' });
-    const uri = shown?._meta?.[META_URIS_KEY]?.[0];
+    const uri = /** @type {{ _meta?: { [key: string]: unknown[] | undefined } } | null | undefined} */ (shown)?._meta?.[META_URIS_KEY]?.[0];
     if (typeof uri === 'string') await scratch.substituteCacheUris({ [`data${URI_ARG_SUFFIX}`]: uri }, { convId: 'warm-up' });
   } catch {
     // nothing to undo but the database, below

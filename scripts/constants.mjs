@@ -14,7 +14,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 
 const ROOT = new URL('..', import.meta.url);
-const source = (file) => readFile(new URL(file, ROOT), 'utf8');
+const source = (/** @type {string} */ file) => readFile(new URL(file, ROOT), 'utf8');
 /** Exported name → the Rust file that defines a `pub const` of that name (the public exports). */
 const CONSTANTS = {
   CACHE_URI_SCHEME: 'src/core/uri.rs',
@@ -37,6 +37,7 @@ const PROTOCOL = {
   META_URIS_KEY: 'src/core/content.rs',
 };
 
+/** @param {string} name @param {string} file */
 async function read(name, file) {
   const lines = (await source(file)).split('\n');
   const at = lines.findIndex((l) => l.startsWith(`pub const ${name}:`));
@@ -57,7 +58,7 @@ async function read(name, file) {
 const constants = await Promise.all(Object.entries(CONSTANTS).map(([name, file]) => read(name, file)));
 const protocol = await Promise.all(Object.entries(PROTOCOL).map(([name, file]) => read(name, file)));
 const banner = '// Written by scripts/constants.mjs from the Rust constants in src/ (npm run build): do not edit.\n';
-const literal = (v) => JSON.stringify(v).replaceAll('"', "'");
+const literal = (/** @type {unknown} */ v) => JSON.stringify(v).replaceAll('"', "'");
 const outputs = {
   'pkg/protocol-constants.mjs': `${banner}// The protocol's constants (js/protocol.mjs re-exports them with the rules written over them).\n`
     + protocol.map((c) => `/** ${c.doc} */\nexport const ${c.name} = ${literal(c.value)};\n`).join(''),

@@ -34,11 +34,19 @@ import { StateSync } from '../pkg/server.node.mjs';
 const MAX_SESSIONS = 32;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-const json = (value) => [{ type: 'text', text: JSON.stringify(value) }];
-/** A CallToolResult whose structured content is also its JSON text. */
-const result = (value) => ({ content: json(value), structuredContent: value });
+/** @typedef {import('node:http').IncomingMessage} Request @typedef {import('node:http').ServerResponse} Response */
+/** @typedef {{ sessionId: string | undefined, receivedAt: string, arguments: unknown }} LastCall */
+/** @typedef {{ method?: string, params?: { name?: unknown, arguments?: unknown } }} Message */
+/** @typedef {InstanceType<typeof StateSync>} Sync */
 
-/** StateSync's decoration of one tool description (`… [Cache-Control: …]`). */
+const json = (/** @type {unknown} */ value) => [{ type: /** @type {const} */ ('text'), text: JSON.stringify(value) }];
+/** A CallToolResult whose structured content is also its JSON text. */
+const result = (/** @type {Record<string, unknown>} */ value) => ({ content: json(value), structuredContent: value });
+
+/**
+ * StateSync's decoration of one tool description (`… [Cache-Control: …]`).
+ * @param {Sync} sync @param {string} name @param {string} description
+ */
 function describe(sync, name, description) {
   return sync.decorateTools([{ name, description, inputSchema: { type: 'object' } }])[0].description;
 }
@@ -46,8 +54,11 @@ function describe(sync, name, description) {
 // ---------------------------------------------------------------- data
 const dataSync = new StateSync({ policies: [{ match: 'timeseries.*', cacheControl: 'immutable' }] });
 
-/** Hourly values of a metric from `start` on: deterministic, so a repeated query is identical. */
-export function timeseries(metric, start, hours) {
+/**
+ * Hourly values of a metric from `start` on: deterministic, so a repeated query is identical.
+ * @param {string} _metric @param {string} start @param {number} hours
+ */
+export function timeseries(_metric, start, hours) {
   const from = Date.parse(start);
   return Array.from({ length: hours }, (_, i) => ({
     t: new Date(from + i * 3_600_000).toISOString(),
@@ -72,18 +83,22 @@ function dataServer() {
 }
 
 // ---------------------------------------------------------------- chart
-/** chart.create's spec: the values scaled to 0…1000 (what the page draws) and their range. */
+/**
+ * chart.create's spec: the values scaled to 0…1000 (what the page draws) and their range.
+ * @param {string} id @param {string} title @param {{ t: string, value: number }[]} rows
+ */
 function chartSpec(id, title, rows) {
   const values = rows.map((r) => r.value);
   const min = Math.min(...values), max = Math.max(...values);
   return {
     id, type: 'line', title, points: rows.length,
-    x: { field: 't', from: rows[0].t, to: rows.at(-1).t },
+    x: { field: 't', from: rows[0].t, to: rows[rows.length - 1].t },
     y: { field: 'value', min, max },
     scaled: values.map((v) => Math.round(((v - min) * 1000) / Math.max(1, max - min))),
   };
 }
 
+/** @param {{ charts: number }} state */
 function chartServer(state) {
   const server = new McpServer({ name: 'demo-chart', version: '1.0.0' });
   server.registerTool('chart.create', {
@@ -108,6 +123,10 @@ const invoiceLines = () => Array.from({ length: 120 }, (_, i) => ({
   sku: `SKU-${1000 + i}`, qty: (i % 4) + 1, cents: 1250 + 37 * i,
 }));
 
+/**
+ * @param {Sync} sync
+ * @param {{ refunded: Record<string, number>, answering: { sessionId?: string, requestId: string | number } | null }} state
+ */
 function billingServer(sync, state) {
   // `resources.subscribe`: the server may send notifications/resources/updated (the SDK checks
   // the capability before sending). Stale notifications go to every session of this server;
@@ -116,7 +135,7 @@ function billingServer(sync, state) {
     { capabilities: { resources: { subscribe: true } } });
   server.server.setRequestHandler(SubscribeRequestSchema, () => ({}));
   server.server.setRequestHandler(UnsubscribeRequestSchema, () => ({}));
-  const invoice = (id) => {
+  const invoice = (/** @type {string} */ id) => {
     const lines = invoiceLines();
     const total = lines.reduce((sum, l) => sum + l.qty * l.cents, 0);
     return { ok: true, invoice: id, status: state.refunded[id] ? 'partially_refunded' : 'paid',
@@ -135,7 +154,7 @@ function billingServer(sync, state) {
     // which StateSync calls synchronously from decorateResult (see createMcpServers).
     state.answering = { sessionId: extra.sessionId, requestId: extra.requestId };
     try {
-      return sync.decorateResult('billing.refund', result({ ok: true, invoice: id, refunded_cents: cents }));
+      return /** @type {ReturnType<typeof result>} */ (sync.decorateResult('billing.refund', result({ ok: true, invoice: id, refunded_cents: cents })));
     } finally {
       state.answering = null;
     }
@@ -154,6 +173,7 @@ function billingServer(sync, state) {
 }
 
 // ---------------------------------------------------------------- mailer
+/** @param {{ sent: number }} state */
 function mailerServer(state) {
   const server = new McpServer({ name: 'demo-mailer', version: '1.0.0' });
   server.registerTool('send_report', {
@@ -173,8 +193,9 @@ function mailerServer(state) {
 }
 
 // ---------------------------------------------------------------- HTTP mounting
-/** Reads a JSON body of at most MAX_BODY_BYTES; `undefined` for an empty one. */
+/** Reads a JSON body of at most MAX_BODY_BYTES; `undefined` for an empty one. @param {Request} req @returns {Promise<unknown>} */
 async function readJson(req) {
+  /** @type {Buffer[]} */
   const chunks = [];
   let size = 0;
   for await (const chunk of req) {
@@ -191,6 +212,7 @@ async function readJson(req) {
   }
 }
 
+/** @param {Response} res @param {number} status @param {string} message @param {number} [code] */
 function rpcError(res, status, message, code = -32000) {
   res.writeHead(status, { 'content-type': 'application/json' })
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
@@ -198,19 +220,25 @@ function rpcError(res, status, message, code = -32000) {
 
 /** One mounted MCP server: its sessions, each a transport and its own McpServer. */
 class Mount {
+  /**
+   * @param {string} name @param {() => McpServer} create
+   * @param {{ onMessage?: (message: Message, sessionId: string | undefined) => void, pushes?: boolean }} [options]
+   */
   constructor(name, create, { onMessage, pushes = false } = {}) {
     this.name = name;
     this.create = create;
     this.onMessage = onMessage;
     this.pushes = pushes;
+    /** @type {Map<string, { transport: StreamableHTTPServerTransport, server: McpServer, calls: Map<string, number> }>} */
     this.sessions = new Map(); // session id -> { transport, server, calls }, oldest first
   }
 
-  /** tools/call requests per tool name, in one session (`{}` for an unknown one). */
+  /** tools/call requests per tool name, in one session (`{}` for an unknown one). @param {string | null} sessionId */
   callsOf(sessionId) {
-    return Object.fromEntries(this.sessions.get(sessionId)?.calls ?? []);
+    return Object.fromEntries(this.sessions.get(sessionId ?? '')?.calls ?? []);
   }
 
+  /** @param {Request} req @param {Response} res */
   async handle(req, res) {
     const sessionId = req.headers['mcp-session-id'];
     const body = req.method === 'POST' ? await readJson(req) : undefined;
@@ -230,7 +258,7 @@ class Mount {
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         this.sessions.set(id, { transport, server, calls: new Map() });
-        while (this.sessions.size > MAX_SESSIONS) this.closeSession(this.sessions.keys().next().value);
+        while (this.sessions.size > MAX_SESSIONS) this.closeSession(/** @type {string} */ (this.sessions.keys().next().value));
       },
     });
     transport.onclose = () => {
@@ -240,17 +268,19 @@ class Mount {
     // Observe each message as it came over the wire, before the SDK parses it.
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (message?.method === 'tools/call') {
-        const calls = this.sessions.get(transport.sessionId)?.calls;
-        const name = String(message.params?.name);
+      const seen = /** @type {Message} */ (message);
+      if (seen?.method === 'tools/call') {
+        const calls = this.sessions.get(transport.sessionId ?? '')?.calls;
+        const name = String(seen.params?.name);
         calls?.set(name, (calls.get(name) ?? 0) + 1);
-        this.onMessage?.(message, transport.sessionId);
+        this.onMessage?.(seen, transport.sessionId);
       }
       deliver?.(message, extra);
     };
     return transport.handleRequest(req, res, body);
   }
 
+  /** @param {string} id */
   closeSession(id) {
     const session = this.sessions.get(id);
     this.sessions.delete(id);
@@ -261,6 +291,8 @@ class Mount {
    * Sends a notification to every session: on the stream of the request being answered for
    * `answering` (it reaches that client before the result), on the standalone stream for the
    * others (skipped when they have none open).
+   * @param {import('@modelcontextprotocol/sdk/types.js').ServerNotification} notification
+   * @param {{ sessionId?: string, requestId: string | number } | null} answering
    */
   broadcast(notification, answering) {
     for (const [id, { server }] of this.sessions) {
@@ -280,18 +312,27 @@ class Mount {
  * and returns `true`, or returns `false` for any other path; `origin()` is the server's own
  * origin (`http://127.0.0.1:<port>`), known once it listens. `close()` ends every session.
  */
+/** @param {{ origin: () => string | null }} options */
 export function createMcpServers({ origin }) {
+  /** @type {{ charts: number, lastCall: LastCall | null }} */
   const chartState = { charts: 0, lastCall: null };
+  /** @type {Parameters<typeof billingServer>[1]} */
   const billingState = { refunded: {}, answering: null };
+  /** @type {{ sent: number, lastCall: LastCall | null }} */
   const mailerState = { sent: 0, lastCall: null };
+  /** @type {Sync} */
   const billingSync = new StateSync({
     policies: [
       { match: 'billing.refund', invalidates: ['billing.get_*'] },
       { match: 'billing.get_*', cacheControl: 'no-store' },
     ],
     defaults: { cacheControl: 'no-store' },
-    notificationSink: (notification) => mounts.billing.broadcast(notification, billingState.answering),
+    // The wasm type of a notification is the SDK's (both are MCP's `notifications/*` messages).
+    notificationSink: (notification) => {
+      mounts.billing.broadcast(/** @type {import('@modelcontextprotocol/sdk/types.js').ServerNotification} */ (/** @type {unknown} */ (notification)), billingState.answering);
+    },
   });
+  /** @type {Record<'data' | 'chart' | 'billing' | 'mailer', Mount>} */
   const mounts = {
     data: new Mount('data', dataServer),
     chart: new Mount('chart', () => chartServer(chartState), {
@@ -310,21 +351,26 @@ export function createMcpServers({ origin }) {
       },
     }),
   };
+  /** @type {Record<string, { lastCall: LastCall | null } | undefined>} */
   const lastCalls = { chart: chartState, mailer: mailerState };
+  /** @type {Record<string, Mount | undefined>} */
+  const mounted = mounts;
 
+  /** @param {Request} req */
   function allowed(req) {
-    const own = new URL(origin());
+    const own = new URL(origin() ?? 'http://127.0.0.1');
     const hosts = [own.host, `localhost:${own.port}`];
     if (!hosts.includes(req.headers.host ?? '')) return false;
     const from = req.headers.origin;
     return from === undefined || hosts.some((host) => from === `http://${host}`);
   }
 
+  /** @param {Request} req @param {Response} res */
   async function handle(req, res) {
-    const url = new URL(req.url, 'http://127.0.0.1');
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/mcp' && !url.pathname.startsWith('/mcp/')) return false;
     const [, name, diagnostic] = /^\/mcp\/(data|chart|billing|mailer)(?:\/(last-call|calls))?$/.exec(url.pathname) ?? [];
-    const reply = (value) => res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+    const reply = (/** @type {unknown} */ value) => res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
       .end(JSON.stringify(value));
     try {
       if (!name || (diagnostic && req.method !== 'GET') || (diagnostic === 'last-call' && !lastCalls[name])) {
@@ -332,14 +378,15 @@ export function createMcpServers({ origin }) {
       } else if (!allowed(req)) {
         rpcError(res, 403, 'Forbidden: foreign Host or Origin');
       } else if (diagnostic === 'last-call') {
-        reply(lastCalls[name].lastCall);
+        reply(lastCalls[name]?.lastCall);
       } else if (diagnostic === 'calls') {
-        reply(mounts[name].callsOf(url.searchParams.get('session')));
+        reply(mounted[name]?.callsOf(url.searchParams.get('session')));
       } else {
-        await mounts[name].handle(req, res);
+        await mounted[name]?.handle(req, res);
       }
     } catch (error) {
-      if (!res.headersSent) rpcError(res, error.status ?? 500, error.message, error.code);
+      const failure = /** @type {{ status?: number, message?: string, code?: number }} */ (error);
+      if (!res.headersSent) rpcError(res, failure.status ?? 500, String(failure.message), failure.code);
       else res.end();
     }
     return true;

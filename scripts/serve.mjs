@@ -33,7 +33,7 @@ const SDK_INPUTS = [SDK_ENTRY, JITLESS, join(ROOT, 'js/mcp-client.mjs'), join(RO
   join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), fileURLToPath(import.meta.url)];
 let sdkBuild = null;
 
-const mtime = (file) => stat(file).then((s) => s.mtimeMs, () => -1);
+const mtime = (/** @type {string} */ file) => stat(file).then((s) => s.mtimeMs, () => -1);
 
 /** Builds www/vendor/mcp-sdk.js unless it is newer than every input (once per process). */
 export function buildSdkBundle() {
@@ -82,12 +82,13 @@ export function buildSdkBundle() {
 
 /** Starts the server; resolves `{ url, origin, close }`. Port 0 picks a free port. */
 export function serve({ port = 0, host = '127.0.0.1' } = {}) {
+  /** @type {string | null} */
   let origin = null;
   const mcp = createMcpServers({ origin: () => origin });
   const server = createServer(async (req, res) => {
     try {
       if (await mcp.handle(req, res)) return;
-      const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
       if (path === '/') {
         res.writeHead(302, { location: '/www/' });
         return res.end();
@@ -101,14 +102,15 @@ export function serve({ port = 0, host = '127.0.0.1' } = {}) {
         try {
           await buildSdkBundle();
         } catch (error) {
-          console.error(`mcp-sdk bundle: ${error.message}`);
+          const message = error instanceof Error ? error.message : String(error);
+          console.error(`mcp-sdk bundle: ${message}`);
           res.writeHead(500, { 'content-type': 'text/plain' });
-          return res.end(`building the MCP SDK bundle failed: ${error.message}`);
+          return res.end(`building the MCP SDK bundle failed: ${message}`);
         }
       }
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      res.writeHead(200, { 'content-type': TYPES[/** @type {keyof typeof TYPES} */ (extname(file))] ?? 'application/octet-stream', 'cache-control': 'no-store' });
       res.end(body);
     } catch {
       if (res.headersSent) return res.end();
@@ -119,7 +121,7 @@ export function serve({ port = 0, host = '127.0.0.1' } = {}) {
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {
-      const { port: actual } = server.address();
+      const { port: actual } = /** @type {import('node:net').AddressInfo} */ (server.address());
       origin = `http://${host}:${actual}`;
       ok({
         url: `${origin}/www/`,

@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-/** Bytes of `file` compressed with `gzip -9 -n` (or zlib level 9 without a gzip binary). */
+/** Bytes of `file` compressed with `gzip -9 -n` (or zlib level 9 without a gzip binary). @param {string | URL} file */
 async function gzipSize(file) {
   try {
     return execFileSync('gzip', ['-9', '-n', '-c', fileURLToPath(file)], { maxBuffer: 1 << 28 }).length;

@@ -43,9 +43,15 @@ step node scripts/size-budget.mjs
 # The hand-written JS held to the Rust half's standard (after the build: it reads the constants
 # and declarations the build writes into pkg/): tsc --checkJs --strict over JSDoc types, and ESLint.
 step npx tsc -p tsconfig.json
+# The build scripts and the modules around the package that are typed (tsconfig.tools.json).
+step npx tsc -p tsconfig.tools.json
 # The hand-written declarations (js/*.d.ts) against the modules they describe.
 step npx tsc -p tests/types/tsconfig.json
 step npx eslint js src scripts tests/js eslint.config.mjs
+# The benchmark, the demo page, the examples (JSX too) and the e2e, support, boundary and consumer tests.
+step npx eslint bench www examples tests/e2e tests/support tests/boundary tests/consumers/run.mjs
+# At most 10 `any` in the tracked hand-written JS and .d.ts, each printed (scripts/count-any.mjs).
+step node scripts/count-any.mjs
 step node --test tests/js/
 step node tests/e2e/demo.mjs
 step node tests/e2e/readback.mjs

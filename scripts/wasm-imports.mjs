@@ -13,7 +13,7 @@
 // the glue uses them as `wasm.<name>` (the export `memory`, and any export the glue
 // never names as `wasm.<name>`, keep their names).
 
-/** Reads an unsigned LEB128 at `at`: `[value, next offset]`. */
+/** Reads an unsigned LEB128 at `at`: `[value, next offset]`. @param {Uint8Array} bytes @param {number} at @returns {[number, number]} */
 export function uleb(bytes, at) {
   let value = 0;
   let shift = 0;
@@ -25,6 +25,7 @@ export function uleb(bytes, at) {
   }
 }
 
+/** @param {number} value @returns {number[]} */
 function encodeUleb(value) {
   const out = [];
   do {
@@ -39,20 +40,21 @@ function encodeUleb(value) {
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** @param {Uint8Array} bytes @param {number} at @returns {[string, number]} */
 function readName(bytes, at) {
   const [length, start] = uleb(bytes, at);
   return [fromUtf8.decode(bytes.subarray(start, start + length)), start + length];
 }
 
-const encodeName = (name) => {
+const encodeName = (/** @type {string} */ name) => {
   const encoded = utf8.encode(name);
   return [...encodeUleb(encoded.length), ...encoded];
 };
 
-/** The end of an import's description starting at `at` (kind byte included). */
+/** The end of an import's description starting at `at` (kind byte included). @param {Uint8Array} bytes @param {number} at */
 function skipImportDesc(bytes, at) {
   const kind = bytes[at++];
-  const limits = (p) => {
+  const limits = (/** @type {number} */ p) => {
     const flags = bytes[p++];
     [, p] = uleb(bytes, p);
     if (flags & 1) [, p] = uleb(bytes, p);
@@ -67,6 +69,7 @@ function skipImportDesc(bytes, at) {
 }
 
 /** `a`, `b`, … `z`, `A` … `Z`, `aa`, `ab`, …: the `n`-th short identifier. */
+/** @param {number} n @returns {string} */
 function shortName(n) {
   const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
   let name = '';
@@ -77,12 +80,14 @@ function shortName(n) {
   return name;
 }
 
-const escapeRegExp = (s) => s.replace(/[$]/g, '\\$&');
+const escapeRegExp = (/** @type {string} */ s) => s.replace(/[$]/g, '\\$&');
 
 /**
  * `wasm` with section `id` rebuilt: `rewrite(bytes, p)` is called once per entry of that
  * section's vector, at the entry's offset, and answers `[the new entry's bytes, the next entry's
  * offset]`.
+ * @param {Uint8Array} wasm @param {number} id @param {string} what
+ * @param {(bytes: Uint8Array, p: number) => [Iterable<number>, number]} rewrite
  */
 function rewriteVectorSection(wasm, id, what, rewrite) {
   const bytes = new Uint8Array(wasm);
@@ -116,6 +121,7 @@ function rewriteVectorSection(wasm, id, what, rewrite) {
 /**
  * Renames the imports `wasm` takes from `module` and the matching keys of `glue`. Returns the
  * new `.wasm` bytes, the new glue and how many imports were renamed.
+ * @param {Uint8Array} wasm @param {string} glue @param {string} module
  */
 export function shortenImports(wasm, glue, module) {
   let renamed = 0;
@@ -145,6 +151,7 @@ export function shortenImports(wasm, glue, module) {
  * Renames the exports of `wasm` that `glue` uses as `wasm.<name>` (never `memory`) to short
  * names (`$a`, `$b`, …: no clash with the glue's own identifiers or the import names) in both.
  * Returns the new bytes, the new glue and how many were renamed.
+ * @param {Uint8Array} wasm @param {string} glue
  */
 export function shortenExports(wasm, glue) {
   let renamed = 0;

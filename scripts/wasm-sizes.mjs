@@ -30,7 +30,7 @@ if (!['host', 'server', 'lists'].includes(feature)) throw new Error(`unknown ent
 
 // The release toolchain and flags, from the one file that defines them (`RELEASE_TOOLCHAIN` in
 // the environment overrides the pin, as in scripts/build.sh).
-const shell = (script) => execFileSync('bash', ['-c', script], { cwd: root, encoding: 'utf8' }).trim();
+const shell = (/** @type {string} */ script) => execFileSync('bash', ['-c', script], { cwd: root, encoding: 'utf8' }).trim();
 const release = Object.fromEntries(['RELEASE_TOOLCHAIN', 'RELEASE_RUSTFLAGS', 'RELEASE_BUILD_STD']
   .map((k) => [k, shell(`. scripts/release-toolchain.sh && printf %s "$${k}"`)]));
 if (process.env.RELEASE_TOOLCHAIN) release.RELEASE_TOOLCHAIN = process.env.RELEASE_TOOLCHAIN;
@@ -40,24 +40,26 @@ try {
   console.error(`wasm-sizes: the release toolchain ${release.RELEASE_TOOLCHAIN} (with rust-src and the wasm32 target) is not installed: run 'npm run setup' first`);
   process.exit(1);
 }
-const wasmOptFlags = JSON.parse(readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^wasm-opt = (\[.*\])$/m)[1])
-  .filter((f) => !f.startsWith('--strip'));
+const wasmOptLine = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^wasm-opt = (\[.*\])$/m);
+if (!wasmOptLine) throw new Error('wasm-sizes: no `wasm-opt = [...]` line in Cargo.toml');
+const wasmOptFlags = /** @type {string[]} */ (JSON.parse(wasmOptLine[1])).filter((f) => !f.startsWith('--strip'));
 
 const target = join(root, 'target/wasm-sizes');
 const out = join(target, `out-${feature}`);
+/** @type {NodeJS.ProcessEnv} */
 const env = {
   ...process.env,
-  PATH: `${join(root, 'node_modules/.bin')}:${process.env.CARGO_HOME ?? join(process.env.HOME, '.cargo')}/bin:${process.env.PATH}`,
+  PATH: `${join(root, 'node_modules/.bin')}:${process.env.CARGO_HOME ?? join(process.env.HOME ?? '', '.cargo')}/bin:${process.env.PATH}`,
   RUSTUP_TOOLCHAIN: release.RELEASE_TOOLCHAIN,
   RUSTFLAGS: release.RELEASE_RUSTFLAGS,
   CARGO_TARGET_DIR: target,
 };
 delete env.CARGO_ENCODED_RUSTFLAGS;
-const run = (cmd, argv) => {
+const run = (/** @type {string} */ cmd, /** @type {string[]} */ argv) => {
   try {
     execFileSync(cmd, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
   } catch (error) {
-    const hint = error.code === 'ENOENT' ? ` (${cmd} not found: run 'npm run setup' first)` : '';
+    const hint = /** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT' ? ` (${cmd} not found: run 'npm run setup' first)` : '';
     console.error(`wasm-sizes: ${cmd} failed${hint}`);
     process.exit(1);
   }
@@ -131,7 +133,8 @@ for (let at = 8; at < bytes.length;) {
 }
 
 const functions = bodies.map((size, i) => ({ size, name: names.get(imported + i) ?? `func ${imported + i}` }));
-const demangled = (name) => name.replace(/::h[0-9a-f]{16}$/, '');
+const demangled = (/** @type {string} */ name) => name.replace(/::h[0-9a-f]{16}$/, '');
+/** @param {string} name */
 function group(name) {
   const own = name.replace(/^</, '').match(/^mcp_result_cache::(\w+)::(\w+)/);
   // A layer that is one file (`src/js_args.rs`) is one group; a directory, one per file.
@@ -146,7 +149,7 @@ for (const f of functions) groups.set(group(f.name), (groups.get(group(f.name)) 
 
 const strippedBytes = readFileSync(stripped);
 const code = functions.reduce((sum, f) => sum + f.size, 0);
-const fmt = (n) => n.toLocaleString('en-US').replace(/,/g, ' ');
+const fmt = (/** @type {number} */ n) => n.toLocaleString('en-US').replace(/,/g, ' ');
 console.log(`${feature} .wasm (before name shortening): ${fmt(strippedBytes.length)} bytes raw, ${fmt(gzipSync(strippedBytes, { level: 9 }).length)} zlib level 9`);
 console.log(`code ${fmt(code)} bytes in ${functions.length} functions, data ${fmt(dataBytes)}, ${imported} imports\n`);
 console.log('| module | raw bytes |\n|---|---:|');

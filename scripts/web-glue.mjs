@@ -50,11 +50,12 @@ const IMPORT = /^import \{ ([\w$, ]+) \} from '(\.\/snippets\/[^']+\.js)';?\n/gm
 // `.wasm`, through a namespace object handed to `WebAssembly.instantiate`.
 const NAMESPACE_IMPORT = /^import \* as ([\w$]+) from ["'](\.\/snippets\/[^'"]+\.js)["'];?\n/gm;
 
+/** @param {string} dir @param {string} glue */
 async function inlineSnippets(dir, glue) {
   const named = [...glue.matchAll(IMPORT)];
   const namespaces = [...glue.matchAll(NAMESPACE_IMPORT)];
   const inlined = new Map(); // snippet path -> its exported names
-  const inline = async (line, from) => {
+  const inline = async (/** @type {string} */ line, /** @type {string} */ from) => {
     if (inlined.has(from)) {
       glue = glue.replace(line, '');
       return inlined.get(from);
@@ -94,12 +95,14 @@ async function inlineSnippets(dir, glue) {
   return { glue, inlined: inlined.size };
 }
 
+/** @param {string} code @param {string} scratch @param {string} name */
 async function exportNames(code, scratch, name) {
   const file = join(scratch, name);
   await writeFile(file, code);
   return Object.keys(await import(pathToFileURL(file).href)).sort().join();
 }
 
+/** @param {{ out: string, source: string, pkg: string }} entry @param {string} scratch */
 async function bundleEntry({ out, source, pkg }, scratch) {
   const glue = resolve(pkg, 'mcp_result_cache.js');
   let rewritten = 0;

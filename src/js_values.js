@@ -39,7 +39,7 @@ export function utf8Length(text) {
 export function payloadShape(value, maxDepth) {
   let polluted = false;
   for (const _ in Object.prototype) polluted = true;
-  /** @type {any[]} */
+  /** @type {unknown[]} */
   const values = [value];
   /** @type {number[]} */
   const depths = [0];
@@ -65,7 +65,7 @@ export function payloadShape(value, maxDepth) {
     if ('toJSON' in v) return 1;
     for (const key in v) {
       if (polluted && !Object.hasOwn(v, key)) continue;
-      const item = v[key];
+      const item = /** @type {Record<string, unknown>} */ (v)[key];
       if (item !== null && typeof item === 'object') {
         values.push(item);
         depths.push(depth + 1);
@@ -85,7 +85,7 @@ export function payloadShape(value, maxDepth) {
 // and a value with a `toJSON` method is what `JSON.stringify` makes of it.
 /** @param {unknown} value @param {number} depthLimit @param {number} itemLimit @returns {string | undefined} */
 export function mcpCanonicalJson(value, depthLimit, itemLimit) {
-  /** @param {any} item @returns {string} */
+  /** @param {unknown} item @returns {string} */
   function canonicalWrite(item, depth = 0) {
     if (depth > depthLimit) throw 0;
     /** @type {(inner: unknown) => string | undefined} */
@@ -94,11 +94,11 @@ export function mcpCanonicalJson(value, depthLimit, itemLimit) {
       if (item.length > itemLimit) throw 0;
       return `[${Array.from(item, (/** @type {unknown} */ inner) => next(inner) ?? 'null').join()}]`;
     }
-    if (typeof item === 'object' && item !== null && typeof item.toJSON !== 'function') {
+    if (typeof item === 'object' && item !== null && typeof (/** @type {{ toJSON?: unknown }} */ (item)).toJSON !== 'function') {
       /** @type {string[]} */
       const members = [];
       for (const key of Object.keys(item).sort()) {
-        const text = next(item[key]);
+        const text = next(/** @type {Record<string, unknown>} */ (item)[key]);
         if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
       }
       return `{${members.join()}}`;

@@ -38,8 +38,9 @@ const ARRAY_LIMIT = 1048576;
 const LONE = /\p{Cs}/gu;
 
 /**
- * Caller values: anything, read only through the catching readers below.
- * @typedef {any} Value
+ * Caller values: anything, read only through the catching readers below (which hand a
+ * non-object to `Reflect.get`/`Object.keys` on purpose: the TypeError is caught there).
+ * @typedef {unknown} Value
  * @typedef {import('../../pkg/web/mcp_result_cache.js').McpTool} McpTool
  */
 
@@ -51,7 +52,8 @@ const fail = (message) => {
 const unreadable = (what) =>
   fail(`augmentTools: ${what} cannot be read (a getter threw, or it is a revoked Proxy)`);
 
-const isObject = (/** @type {Value} */ value) => typeof value == 'object' && value !== null;
+/** @type {(value: Value) => value is object} */
+const isObject = (value) => typeof value == 'object' && value !== null;
 // Array.isArray; false when it throws (a revoked Proxy).
 const isArray = (/** @type {Value} */ value) => {
   try {
@@ -60,14 +62,15 @@ const isArray = (/** @type {Value} */ value) => {
     return false;
   }
 };
-const isPlain = (/** @type {Value} */ value) => isObject(value) && !isArray(value);
+/** @type {(value: Value) => value is object} */
+const isPlain = (value) => isObject(value) && !isArray(value);
 const isList = (/** @type {Value} */ value) => isObject(value) && isArray(value);
 
 // `object[key]`; undefined when the read throws.
 /** @type {(object: Value, key: string | number) => Value} */
 const get = (object, key) => {
   try {
-    return Reflect.get(object, key);
+    return Reflect.get(/** @type {object} */ (object), key);
   } catch {
     // undefined
   }
@@ -77,7 +80,7 @@ const get = (object, key) => {
 /** @type {(object: Value, key: string) => Value} */
 const own = (object, key) => {
   try {
-    if (Object.hasOwn(object, key)) return Reflect.get(object, key);
+    if (Object.hasOwn(/** @type {object} */ (object), key)) return Reflect.get(/** @type {object} */ (object), key);
   } catch {
     // undefined
   }
@@ -86,7 +89,7 @@ const own = (object, key) => {
 /** @type {(object: Value, key: string, what: string) => Value} */
 const at = (object, key, what) => {
   try {
-    return Reflect.get(object, key);
+    return Reflect.get(/** @type {object} */ (object), key);
   } catch {
     unreadable(what);
   }
@@ -95,7 +98,7 @@ const at = (object, key, what) => {
 /** @type {(object: Value, what: string) => string[]} */
 const keys = (object, what) => {
   try {
-    return Object.keys(object);
+    return Object.keys(/** @type {object} */ (object));
   } catch {
     unreadable(what);
   }
@@ -142,6 +145,7 @@ const define = (object, key, value) =>
 // (appended when `source` lacks it).
 /** @type {(source: Value, name: string, value: Value, what: string) => Record<string, Value>} */
 const replace = (source, name, value, what) => {
+  /** @type {Record<string, Value>} */
   const copy = {};
   let placed = false;
   for (const key of keys(source, what)) {
@@ -163,7 +167,7 @@ const READ = {
 };
 
 // The `type` keyword's names: its string, or the strings of a list.
-const types = (/** @type {Value} */ schema) => (typeList(schema, READ) ?? []).filter((name) => typeof name == 'string');
+const types = (/** @type {object} */ schema) => (typeList(schema, READ) ?? []).filter((name) => typeof name == 'string');
 
 // [takes an array, takes an object] for one property schema: `type` is (or lists) "array" /
 // "object", `items`/`prefixItems` / `properties` is present, or (with `branches`) an `anyOf` /
@@ -195,9 +199,9 @@ const facts = (schema, branches) => {
 /** @type {(schema: Value, uri: string) => Value} */
 const described = (schema, uri) => {
   if (!isPlain(schema)) return schema;
-  let text = own(schema, 'description');
+  const original = own(schema, 'description');
   // A lone surrogate in the original text becomes U+FFFD.
-  text = typeof text == 'string' ? text.replace(LONE, '\uFFFD') : '';
+  let text = typeof original == 'string' ? original.replace(LONE, '\uFFFD') : '';
   // A space after text that does not end in white space (Unicode White_Space).
   if (/[^\t-\r \x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]$/.test(text)) text += ' ';
   return replace(schema, 'description', `${text}Or pass \`${uri}\` instead (a reference to an earlier result).`, PROPERTY);
@@ -309,7 +313,7 @@ export function augmentTools(tools, options) {
   }
   readable(tools, 'tools');
   if (!isObject(tools)) fail(EXPECTS);
-  if (isArray(tools)) return augmentList(tools, objects);
+  if (isArray(tools)) return /** @type {McpTool[]} */ (augmentList(tools, objects));
   const list = own(tools, 'tools');
   readable(list, 'tools');
   if (!isList(list)) fail(EXPECTS);

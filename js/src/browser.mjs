@@ -27,7 +27,8 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-const syncExport = (/** @type {string} */ name) => lazy.syncExport(wasm, name);
+/** @template {keyof typeof wasm & string} K @param {K} name */
+const syncExport = (name) => lazy.syncExport(wasm, name);
 
 // Cold start: a cache's first operation needs both the WebAssembly module and the browser's
 // IndexedDB backend for this origin, and each takes milliseconds to start. `startEarly` starts both
@@ -106,17 +107,31 @@ export const warmUp = (/** @type {unknown} */ options) => ready()
   .then(() => import('../warm-up.mjs'))
   .then((/** @type {typeof import('../warm-up.mjs')} */ m) => m.warmUp(create, options), () => {});
 
-/** A new `ResultCache` (the warm-up's scratch caches, the default cache). @param {any} options */
-const create = (options) => /** @type {any} */ (new ResultCache(options));
+/**
+ * A new `ResultCache` (the warm-up's scratch caches, the default cache), typed as the WebAssembly
+ * class whose methods the static block below installs on it (TypeScript cannot see them). The
+ * options are the caller's, as given: the constructor checks them.
+ * @param {unknown} options
+ */
+const create = (options) => /** @type {wasm.ResultCache} */ (/** @type {unknown} */ (new ResultCache(/** @type {wasm.ResultCacheOptions | undefined} */ (options))));
 
 // The free functions over one ResultCache, made on first use (js/src/defaults.mjs); the cache of
-// configureDefaultCache waits for the module (its options are validated then) and the warm-up.
+// configureDefaultCache is made at the call, and the call resolves once the module is ready, the
+// warm-up done and its options validated (reading `threshold` makes the WebAssembly instance).
 // The methods are defined from the WebAssembly class's (below); js/index.d.ts types them.
-makeDefaultCacheWith(create, (options) => Promise.all([ready(), startEarly(options)]));
+makeDefaultCacheWith(create, async (cache, options) => {
+  await Promise.all([ready(), startEarly(options)]);
+  return /** @type {wasm.ResultCache} */ (cache).threshold;
+});
 export {
   configureDefaultCache, cacheToolResult, readCachedPayload, lookup, clearConversation, evictOlderThan, substituteCacheUris,
   beforeToolCall, afterToolCall,
 } from './defaults.mjs';
+
+/**
+ * The WebAssembly instance's members by name (the static block of `ResultCache` offers each).
+ * @typedef {Record<string, (...args: unknown[]) => unknown>} Members
+ */
 
 /** The methods of `ResultCache` that answer at once (they need `await ready()` first). */
 const SYNC_METHODS = new Set(['observeTools']);
@@ -126,7 +141,7 @@ const SYNC_METHODS = new Set(['observeTools']);
  * on first use (options are validated then, or at once when `ready()` has resolved).
  */
 export class ResultCache {
-  /** @type {any} the caller's options, checked by the WebAssembly constructor */
+  /** @type {wasm.ResultCacheOptions | undefined} the caller's options, checked by the WebAssembly constructor */
   #options;
   /** @type {wasm.ResultCache | null} */
   #inner = null;
@@ -136,7 +151,7 @@ export class ResultCache {
   /** @type {ReturnType<typeof cacheFlows>} the flow policy and its reporter, in JS */
   #flows;
 
-  constructor(/** @type {any} */ options) {
+  constructor(/** @type {wasm.ResultCacheOptions | undefined} */ options) {
     // js/cache-changes.mjs, its own module (scripts/web-glue.mjs keeps it external and points the bundle at it).
     this.#flows = cacheFlows(options, () => import('../cache-changes.mjs'), () => /** @type {{ entries: import('./cache-flows.mjs').ListEntries }} */ (/** @type {unknown} */ (this)));
     options = this.#flows.options;
@@ -164,11 +179,11 @@ export class ResultCache {
     }));
   }
 
-  /** @param {string} name @returns {any} */
+  /** @param {string} name @returns {Members} */
   #sync(name) {
     requireReady(`ResultCache#${name}`);
     if (!this.#inner) this.#inner = new wasm.ResultCache(this.#options);
-    return this.#inner;
+    return /** @type {Members} */ (/** @type {unknown} */ (this.#inner));
   }
 
   close() {
@@ -214,10 +229,10 @@ export class ResultCache {
         ? { get() { return this.#sync(name)[name]; } }
         : SYNC_METHODS.has(name)
           ? { value(/** @type {unknown[]} */ ...args) { return this.#sync(name)[name](...args); }, writable: true }
-          : { async value(/** @type {unknown[]} */ ...args) { return /** @type {any} */ (await this.#cache())[name](...args); }, writable: true };
+          : { async value(/** @type {unknown[]} */ ...args) { return /** @type {Members} */ (/** @type {unknown} */ (await this.#cache()))[name](...args); }, writable: true };
       if (get || typeof value === 'function') Object.defineProperty(ResultCache.prototype, name, { ...property, configurable: true });
     }
   }
 }
 
-if (typeof Symbol.dispose === 'symbol') /** @type {any} */ (ResultCache.prototype)[Symbol.dispose] = ResultCache.prototype.free;
+if (typeof Symbol.dispose === 'symbol') /** @type {{ [Symbol.dispose]?: () => void }} */ (ResultCache.prototype)[Symbol.dispose] = ResultCache.prototype.free;

@@ -19,14 +19,14 @@ import { checkFlows } from '../flows.mjs';
  * `options` answering it; every other option is read from `options` itself, when the constructor
  * reads it). A getter of `options` that throws is a `TypeError` naming the option, as the
  * WebAssembly constructor says of the others.
- * @param {any} options the `ResultCache` constructor's
+ * @param {unknown} options the `ResultCache` constructor's
  * @param {() => Promise<typeof import('../cache-changes.mjs')>} loadChanges imports js/cache-changes.mjs (its path differs per entry)
  * @param {() => { entries: ListEntries }} cache the cache being made (called after its construction), to list its entries
  */
 export function cacheFlows(options, loadChanges, cache) {
   const read = (/** @type {string} */ key) => {
     try {
-      return options?.[key];
+      return /** @type {Record<string, unknown> | null | undefined} */ (options)?.[key];
     } catch {
       throw new TypeError(`could not read \`${key}\` (a getter threw, or the object is a revoked Proxy)`);
     }
@@ -43,24 +43,29 @@ export function cacheFlows(options, loadChanges, cache) {
   } : onEvent;
   return {
     ...changes,
-    /** The `flows` option as given; `"any"` when absent. @type {import('../../pkg/web/mcp_result_cache.js').FlowPolicy} */
-    flows: flows ?? 'any',
-    /** What the WebAssembly constructor is given (the caller's options, checked there). @type {any} */
+    /** The `flows` option as given (checked above); `"any"` when absent. */
+    flows: /** @type {import('../../pkg/web/mcp_result_cache.js').FlowPolicy} */ (flows ?? 'any'),
+    /**
+     * What the WebAssembly constructor is given: the caller's options, whatever they are (the
+     * constructor checks them and throws the `TypeError`), typed as what it accepts.
+     * @type {import('../../pkg/web/mcp_result_cache.js').ResultCacheOptions | undefined}
+     */
     options: options == null
-      ? { onEvent: observer }
+      ? /** @type {import('../../pkg/web/mcp_result_cache.js').ResultCacheOptions} */ ({ onEvent: observer })
       : typeof options === 'object'
-      ? new Proxy(options, { get: (target, key) => (key === 'onEvent' ? observer : Reflect.get(target, key)) })
-      : options,
+      ? /** @type {import('../../pkg/web/mcp_result_cache.js').ResultCacheOptions} */ (new Proxy(options, { get: (target, key) => (key === 'onEvent' ? observer : Reflect.get(target, key)) }))
+      // Not an object: handed on as given, for the constructor's TypeError.
+      : /** @type {undefined} */ (/** @type {unknown} */ (options)),
     /**
      * Hands `onEvent` a new `blocked` event with the `from`, `to`, `toolName` and `uris` of
      * `flow` (a field that cannot be read is `undefined`). An observer that throws changes
      * nothing, as for every other event.
-     * @param {any} flow
+     * @param {unknown} flow
      */
     report(flow) {
       const get = (/** @type {string} */ key) => {
         try {
-          return flow?.[key];
+          return /** @type {Record<string, unknown> | null | undefined} */ (flow)?.[key];
         } catch {
           return undefined;
         }

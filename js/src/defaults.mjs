@@ -5,29 +5,22 @@
 // loads js/readback.mjs (`cacheToolsLoader`).
 
 /**
- * The cache methods the free functions forward to.
- * @typedef {{
- *   cacheToolResult(input: unknown): Promise<unknown>,
- *   readCachedPayload(uri: unknown, options?: unknown): Promise<unknown>,
- *   lookup(uri: unknown, options?: unknown): Promise<unknown>,
- *   clearConversation(convId: unknown): Promise<unknown>,
- *   evictOlderThan(options: unknown): Promise<unknown>,
- *   substituteCacheUris(args: unknown, options?: unknown): Promise<unknown>,
- *   beforeToolCall(toolName: unknown, args: unknown, options?: unknown): Promise<unknown>,
- *   afterToolCall(toolName: unknown, result: unknown, options?: unknown): Promise<unknown>,
- * }} DefaultCache
+ * The cache methods the free functions forward to, typed as the package declares them.
+ * @typedef {import('../index.js').ResultCache} ResultCache
+ * @typedef {Pick<ResultCache, 'cacheToolResult' | 'readCachedPayload' | 'lookup' | 'clearConversation'
+ *   | 'evictOlderThan' | 'substituteCacheUris' | 'beforeToolCall' | 'afterToolCall'>} DefaultCache
  */
 
 const inUseError = () =>
   Object.assign(
-    new Error('configureDefaultCache() must run before the first use of the free functions (cacheToolResult, readCachedPayload, beforeToolCall, …); create a ResultCache instead'),
+    new Error('configureDefaultCache() must run before the first use of the free functions; create a ResultCache instead'),
     { name: 'InvalidStateError' },
   );
 
 /** @type {(options?: unknown) => DefaultCache} (set by the entry, before any use) */
 let create;
-/** @type {((options: unknown) => Promise<unknown>) | undefined} */
-let prepare;
+/** @type {((cache: DefaultCache, options: unknown) => Promise<unknown>) | undefined} */
+let check;
 /** @type {DefaultCache | null} */
 let defaultCache = null;
 let inUse = false;
@@ -38,40 +31,59 @@ const theDefault = () => {
 
 /**
  * How the entry importing this module makes its default cache: `make(options?)`, on first use of
- * a free function (never at import time); `before(options)`, when given, is awaited before
- * `configureDefaultCache` makes its cache (the browser entry's module and database warm-up).
+ * a free function (never at import time); `after(cache, options)`, when given, is awaited after
+ * `configureDefaultCache` made its cache, and rejects when the options prove invalid (the
+ * browser entry's module load, database warm-up and options check).
  * Each entry has its own copy of this module (bundled, or pkg/defaults.cjs), so its own default.
  * @param {(options?: unknown) => DefaultCache} make
- * @param {(options: unknown) => Promise<unknown>} [before]
+ * @param {(cache: DefaultCache, options: unknown) => Promise<unknown>} [after]
  */
-export function makeDefaultCacheWith(make, before) {
+export function makeDefaultCacheWith(make, after) {
   create = make;
-  prepare = before;
+  check = after;
 }
-
-/** Sets the options of the cache behind the free functions (see the `.d.ts`). @param {unknown} options */
-export async function configureDefaultCache(options) {
-  if (inUse) throw inUseError();
-  await prepare?.(options);
-  // Options are validated now (a TypeError rejects this call).
-  const cache = create(options);
-  if (inUse) throw inUseError();
-  defaultCache = cache;
-}
-// The free functions over the default cache.
-export const cacheToolResult = async (/** @type {unknown} */ input) => theDefault().cacheToolResult(input);
-export const readCachedPayload = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => theDefault().readCachedPayload(uri, options);
-export const lookup = async (/** @type {unknown} */ uri, /** @type {unknown} */ options) => theDefault().lookup(uri, options);
-export const clearConversation = async (/** @type {unknown} */ convId) => theDefault().clearConversation(convId);
-export const evictOlderThan = async (/** @type {unknown} */ options) => theDefault().evictOlderThan(options);
-export const substituteCacheUris = async (/** @type {unknown} */ args, /** @type {unknown} */ options) => theDefault().substituteCacheUris(args, options);
-export const beforeToolCall = async (/** @type {unknown} */ toolName, /** @type {unknown} */ args, /** @type {unknown} */ options) =>
-  theDefault().beforeToolCall(toolName, args, options);
-export const afterToolCall = async (/** @type {unknown} */ toolName, /** @type {unknown} */ result, /** @type {unknown} */ options) =>
-  theDefault().afterToolCall(toolName, result, options);
 
 /**
- * @typedef {{ listTools(...args: unknown[]): Promise<unknown>, callTool(...args: unknown[]): Promise<unknown> }} ToolClient
+ * Sets the options of the cache behind the free functions (see the `.d.ts`). The cache is made at
+ * the call (options the entry checks synchronously reject it at once, nothing changed), so the
+ * free functions called after it use it, awaited or not; when the entry's check rejects later, the
+ * free functions go back to the cache they had (the calls made meanwhile reject with its error).
+ * @param {unknown} options
+ */
+export async function configureDefaultCache(options) {
+  if (inUse) throw inUseError();
+  const previous = defaultCache;
+  const cache = (defaultCache = create(options));
+  try {
+    await check?.(cache, options);
+  } catch (error) {
+    if (defaultCache === cache) defaultCache = previous;
+    throw error;
+  }
+}
+// The free functions over the default cache (their parameters are the methods').
+/** @typedef {DefaultCache} C */
+export const cacheToolResult = async (/** @type {Parameters<C['cacheToolResult']>[0]} */ input) => theDefault().cacheToolResult(input);
+export const readCachedPayload = async (/** @type {unknown} */ uri, /** @type {Parameters<C['readCachedPayload']>[1]} */ options) => theDefault().readCachedPayload(uri, options);
+export const lookup = async (/** @type {unknown} */ uri, /** @type {Parameters<C['lookup']>[1]} */ options) => theDefault().lookup(uri, options);
+export const clearConversation = async (/** @type {unknown} */ convId) => theDefault().clearConversation(convId);
+export const evictOlderThan = async (/** @type {Parameters<C['evictOlderThan']>[0]} */ options) => theDefault().evictOlderThan(options);
+export const substituteCacheUris = async (/** @type {unknown} */ args, /** @type {Parameters<C['substituteCacheUris']>[1]} */ options) =>
+  theDefault().substituteCacheUris(args, options);
+export const beforeToolCall = async (
+  /** @type {string} */ toolName,
+  /** @type {unknown} */ args,
+  /** @type {Parameters<C['beforeToolCall']>[2]} */ options,
+) => theDefault().beforeToolCall(toolName, args, options);
+export const afterToolCall = async (
+  /** @type {string} */ toolName,
+  /** @type {unknown} */ result,
+  /** @type {Parameters<C['afterToolCall']>[2]} */ options,
+) => theDefault().afterToolCall(toolName, result, options);
+
+/**
+ * The read-back tools, as the package declares them.
+ * @typedef {ReturnType<typeof import('../index.js').cacheTools>} ToolClient
  */
 
 /**
@@ -82,12 +94,15 @@ export const afterToolCall = async (/** @type {unknown} */ toolName, /** @type {
  * @param {() => Promise<{ cacheTools(cache: unknown, options: unknown): ToolClient }>} load
  */
 export function cacheToolsLoader(load) {
-  return function cacheTools(/** @type {unknown} */ cache, /** @type {unknown} */ options) {
+  return function cacheTools(
+    /** @type {ResultCache} */ cache,
+    /** @type {import('../index.js').CacheToolsOptions | undefined} */ options,
+  ) {
     const tools = load().then((m) => m.cacheTools(cache, options));
     tools.catch(() => {}); // reported by the first call
-    return {
-      listTools: async (/** @type {unknown[]} */ ...a) => (await tools).listTools(...a),
-      callTool: async (/** @type {unknown[]} */ ...a) => (await tools).callTool(...a),
-    };
+    return /** @type {ToolClient} */ ({
+      listTools: async (...a) => (await tools).listTools(...a),
+      callTool: async (...a) => (await tools).callTool(...a),
+    });
   };
 }

@@ -19,7 +19,7 @@ export const wasmMemoryBytes = lazy.syncExport(wasm, 'wasmMemoryBytes');
 
 /** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
 export class ListCache {
-  constructor(/** @type {any} */ options) {
+  constructor(/** @type {wasm.ListCacheOptions | undefined} */ options) {
     lazy.requireReady('new ListCache');
     return new wasm.ListCache(options);
   }

@@ -15,7 +15,8 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-const syncExport = (/** @type {string} */ name) => lazy.syncExport(wasm, name);
+/** @template {keyof typeof wasm & string} K @param {K} name */
+const syncExport = (name) => lazy.syncExport(wasm, name);
 
 export const validatePattern = syncExport('validatePattern');
 export const detectOverlaps = syncExport('detectOverlaps');
@@ -30,7 +31,7 @@ export class StateSync {
   #inner;
   #memo = new Map();
 
-  constructor(/** @type {any} */ config) {
+  constructor(/** @type {wasm.StateSyncConfig} */ config) {
     requireReady('new StateSync');
     this.#inner = new wasm.StateSync(config);
   }
@@ -38,15 +39,15 @@ export class StateSync {
    * Frozen resolved policy or `null`: one shared object per matching policy (and one for the
    * defaults), so names matched by the same policy get the same object.
    */
-  resolve(/** @type {any} */ name) {
+  resolve(/** @type {string} */ name) {
     if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) return this.#inner.resolve(name);
     const hit = this.#memo.get(name);
     return hit !== undefined ? hit : memoSet(this.#memo, name, this.#inner.resolve(name));
   }
-  decorateTools(/** @type {any} */ tools) {
+  decorateTools(/** @type {readonly wasm.McpTool[]} */ tools) {
     return this.#inner.decorateTools(tools);
   }
-  decorateResult(/** @type {any} */ toolName, /** @type {any} */ result) {
+  decorateResult(/** @type {string} */ toolName, /** @type {wasm.CallToolResult} */ result) {
     return this.#inner.decorateResult(toolName, result);
   }
   free() {

@@ -13,7 +13,7 @@
  *   exports: unknown,
  *   ready: () => Promise<void>,
  *   requireReady: (name: string) => void,
- *   syncExport: (wasm: Record<string, any>, name: string) => (...args: unknown[]) => any,
+ *   syncExport: <W, K extends keyof W & string>(wasm: W, name: K) => W[K],
  * }} LazyModule
  */
 
@@ -46,10 +46,10 @@ export function lazyModule(init) {
     }
   };
   /** The synchronous export `name` of `wasm`, guarded by `requireReady`. */
-  state.syncExport = (wasm, name) => (...args) => {
+  state.syncExport = (wasm, name) => /** @type {typeof wasm[typeof name]} */ (/** @type {unknown} */ ((/** @type {unknown[]} */ ...args) => {
     state.requireReady(name);
-    return wasm[name](...args);
-  };
+    return /** @type {(...args: unknown[]) => unknown} */ (wasm[name])(...args);
+  }));
   return state;
 }
 
@@ -82,7 +82,7 @@ const MAX_PATTERN_LENGTH = 1024;
 export function memoizedMatchGlob(lazy, wasm) {
   /** @type {Map<string, boolean>} */
   const memo = new Map();
-  return function matchGlob(/** @type {unknown} */ pattern, /** @type {unknown} */ name, /** @type {any} */ options) {
+  return function matchGlob(/** @type {unknown} */ pattern, /** @type {unknown} */ name, /** @type {unknown} */ options) {
     lazy.requireReady('matchGlob');
     if (
       typeof pattern !== 'string' || typeof name !== 'string' ||
@@ -95,7 +95,8 @@ export function memoizedMatchGlob(lazy, wasm) {
     // A read that throws is left to the wasm export, which reports it as a TypeError.
     let separator;
     try {
-      separator = options?.separator;
+      // An object or nullish here (checked above).
+      separator = /** @type {{ separator?: unknown } | null | undefined} */ (options)?.separator;
     } catch {
       return wasm.matchGlob(pattern, name, options);
     }

@@ -33,7 +33,9 @@ impl JsResultCache {
     /// Builds a cache from the JS options object (see `ResultCacheOptions`).
     pub(crate) fn from_options(options: &JsValue) -> Result<Self, JsValue> {
         let options = options_object(options, "ResultCache options")?.unwrap_or(JsValue::UNDEFINED);
-        // Only the options given reach the builder: the defaults are the builder's.
+        // `dbName`, `threshold`, `now` and `onEvent` reach the builder only when given (their
+        // defaults are the builder's); the limits, `reuseImmutable`, `legacyChatboxCore` and the
+        // view get theirs here.
         let db_name = match read(&options, "dbName")? {
             v if v.is_undefined() => None,
             v => Some(

@@ -1,6 +1,8 @@
-//! Storage behind one trait: [`IndexedDbStore`] for browsers, workers and `fake-indexeddb`, and
-//! [`MemoryStore`] with the same semantics (structured-clone on write and read) where IndexedDB
-//! is absent or unwanted.
+//! Storage behind one trait, three stores: [`IndexedDbStore`] for browsers, workers and
+//! `fake-indexeddb`; [`MemoryStore`] with the same semantics (structured-clone on write and read)
+//! where IndexedDB is absent or unwanted; and, with the `external-store` feature (the Node build),
+//! `ExternalStore`, a storage object written in JS (the Redis store of `mcp-result-cache/redis`)
+//! that answers the same operations. [`LegacyChatboxStore`] only reads chatbox-core's database.
 //!
 //! Every operation is one transaction; all of its requests are issued before anything is awaited.
 //! Payloads are JS values end to end: they are structured-cloned by the browser and never

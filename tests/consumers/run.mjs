@@ -47,6 +47,7 @@ const cleanups = [];
 const children = new Set();
 const started = Date.now();
 
+// eslint-disable-next-line no-control-regex -- the terminal's colour codes start with ESC
 const stripAnsi = (s) => String(s).replace(/\u001b\[[0-9;]*m/g, '');
 const oneLine = (s) => stripAnsi(s).replace(/\s+/g, ' ').trim().slice(0, 400);
 
@@ -246,7 +247,7 @@ function assertNoProblems({ problems, wasmResponses }) {
 let tarball = null; // absolute path
 const projects = {}; // name -> dir
 
-async function createProject(name, { type = 'module', from = null, filter } = {}) {
+async function createProject(name, { from = null, filter } = {}) {
   const dir = join(WORK, name);
   await mkdir(dir, { recursive: true });
   if (from) await cp(from, dir, { recursive: true, filter });
@@ -406,7 +407,7 @@ async function main() {
       from: EXAMPLE,
       filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
     });
-    const { dependencies, devDependencies, ...manifest } = example;
+    const { dependencies: _dependencies, devDependencies: _devDependencies, ...manifest } = example;
     await writeManifest(chat, manifest);
     await Promise.all([...dirs, chat].map(installTarball));
   });

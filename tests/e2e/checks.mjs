@@ -1,7 +1,10 @@
 // The small TAP-like harness of the Playwright scripts: `ok - name` / `not ok - name: reason`
 // per check (each bounded in time), then `<label>: N passed, M failed` and the exit code.
+/** @param {string} label @param {{ timeoutMs?: number }} [options] */
 export function checks(label, { timeoutMs = 90_000 } = {}) {
+  /** @type {boolean[]} */
   const results = [];
+  /** @param {string} name @param {() => unknown} fn */
   async function check(name, fn) {
     let timer;
     const timeout = new Promise((_, reject) => {
@@ -13,7 +16,7 @@ export function checks(label, { timeoutMs = 90_000 } = {}) {
       console.log(`ok - ${name}`);
     } catch (error) {
       results.push(false);
-      console.log(`not ok - ${name}: ${String(error?.message ?? error).split('\n')[0]}`);
+      console.log(`not ok - ${name}: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`);
     } finally {
       clearTimeout(timer);
     }

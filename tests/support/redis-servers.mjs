@@ -321,7 +321,7 @@ export async function ioredisCluster(cluster, options = {}) {
  * Close any client made above without throwing, even when its server is gone.
  * node-redis: graceful `close()` (waits for pending replies) if ready, bounded to 1 s, then
  * `destroy()` (rejects whatever is still pending). ioredis: `disconnect()` (immediate).
- * @param {any} client
+ * @param {{ isOpen?: boolean, isReady?: boolean, close?(): Promise<unknown>, destroy?(): void, disconnect?(): void } | null | undefined} client
  */
 export async function closeClient(client) {
   if (!client) return;
@@ -329,7 +329,7 @@ export async function closeClient(client) {
     if (typeof client.destroy === 'function' && 'isOpen' in client) {
       // node-redis client or cluster
       if (!client.isOpen) return;
-      if (client.isReady) {
+      if (client.isReady && client.close) {
         await Promise.race([client.close().catch(ignore), sleep(1000)]);
       }
       if (client.isOpen) client.destroy();
