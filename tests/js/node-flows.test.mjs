@@ -8,9 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { z } from 'zod';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { serveLogged } from '../support/logged-server.mjs';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -31,19 +30,7 @@ function newCache(extra = {}) {
 }
 
 /** An `McpServer` whose transport logs every raw `tools/call` it delivers (`raw`). */
-async function serve(name, register) {
-  const server = new McpServer({ name, version: '1.0.0' });
-  register(server);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const raw = [];
-  const deliver = serverSide.onmessage;
-  serverSide.onmessage = (message, extra) => {
-    if (message?.method === 'tools/call') raw.push(structuredClone(message.params));
-    return deliver.call(serverSide, message, extra);
-  };
-  return { clientSide, raw, close: () => server.close() };
-}
+const serve = serveLogged;
 
 const json = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
 const lines = z.array(z.object({ sku: z.string(), description: z.string(), amount: z.number() }));

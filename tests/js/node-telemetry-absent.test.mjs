@@ -6,27 +6,17 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 
 import { z } from 'zod';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { serveLogged } from '../support/logged-server.mjs';
 
 import { ResultCache } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 test('no OpenTelemetry: no span machinery, no _meta added, the caller\'s _meta passed as it is', async () => {
   assert.equal(globalThis[Symbol.for('opentelemetry.js.api.1')], undefined);
-  const server = new McpServer({ name: 'plain', version: '1.0.0' });
-  server.registerTool('rows.get', { description: 'Rows.', inputSchema: { n: z.number() } }, async ({ n }) => ({
+  const { clientSide, raw, close } = await serveLogged('plain', (server) => server.registerTool('rows.get', { description: 'Rows.', inputSchema: { n: z.number() } }, async ({ n }) => ({
     content: [{ type: 'text', text: JSON.stringify({ rows: Array.from({ length: n }, (_, i) => ({ i, text: 'x'.repeat(40) })) }) }],
-  }));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const raw = [];
-  const deliver = serverSide.onmessage;
-  serverSide.onmessage = (message, extra) => {
-    if (message?.method === 'tools/call') raw.push(structuredClone(message.params));
-    return deliver.call(serverSide, message, extra);
-  };
+  })));
   const client = new Client({ name: 'plain-test', version: '1.0.0' });
   await client.connect(clientSide);
   try {
@@ -38,7 +28,7 @@ test('no OpenTelemetry: no span machinery, no _meta added, the caller\'s _meta p
     assert.deepEqual(raw[1]._meta, { progressToken: 7 });
   } finally {
     await client.close();
-    await server.close();
+    await close();
   }
   // The code, without its comments (JSDoc types name other modules: no runtime import).
   const source = (await readFile(new URL('../../js/telemetry.mjs', import.meta.url), 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');

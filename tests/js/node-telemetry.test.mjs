@@ -14,9 +14,9 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { serveLogged } from '../support/logged-server.mjs';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolRequestSchema, GetTaskPayloadRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -50,21 +50,12 @@ const SECRET = 'SECRET-ROW-TEXT';
 const ARG_SECRET = 'cpu.load-private-metric';
 const ROWS = Array.from({ length: 200 }, (_, i) => ({ t: i, value: i / 2, note: `${SECRET} ${i}` }));
 
-/** An `McpServer` whose transport logs every raw `tools/call` it delivers. */
+/** An `McpServer` whose transport logs every raw `tools/call` it delivers, and a client of it. */
 async function serve(name, register) {
-  const server = new McpServer({ name, version: '1.0.0' });
-  register(server);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const raw = [];
-  const deliver = serverSide.onmessage;
-  serverSide.onmessage = (message, extra) => {
-    if (message?.method === 'tools/call') raw.push(structuredClone(message.params));
-    return deliver.call(serverSide, message, extra);
-  };
+  const { clientSide, raw, close } = await serveLogged(name, register);
   const client = new Client({ name: 'otel-test', version: '1.0.0' });
   await client.connect(clientSide);
-  return { client, raw, close: async () => { await client.close(); await server.close(); } };
+  return { client, raw, close: async () => { await client.close(); await close(); } };
 }
 
 const json = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
