@@ -18,7 +18,7 @@
 //      pipeline then substitutes them as any reference, and the flow policy judges the flow
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
 //      asks about was answered by this very approval.
-import { CACHE_URI_SCHEME, META_URIS_KEY, hasCacheScheme } from './protocol.mjs';
+import { CACHE_URI_SCHEME, META_URIS_KEY, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
 import { isPlainObject } from './tool-pipeline.mjs';
 
 /**
@@ -98,7 +98,7 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     let done = stored.get(entry.uri);
     if (!done) {
       const result = { content: [{ type: 'text', text: JSON.stringify(entry.payload) }], structuredContent: entry.payload };
-      done = cache.afterToolCall(entry.sourceToolName ?? '<unknown>', result, { convId, ...(entry.sourceServer ? { server: entry.sourceServer } : {}) })
+      done = cache.afterToolCall(entry.sourceToolName ?? UNKNOWN_SOURCE_TOOL, result, { convId, ...(entry.sourceServer ? { server: entry.sourceServer } : {}) })
         .then((visible) => {
           const uris = isPlainObject(visible) && isPlainObject(visible._meta) ? visible._meta[META_URIS_KEY] : null;
           return Array.isArray(uris) && typeof uris[0] === 'string' ? uris[0] : null; // null: not stored (maxEntryBytes)
