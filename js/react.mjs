@@ -7,7 +7,7 @@
 // only by this module; nothing runs at import or during server rendering (the server snapshot
 // is "loading", and reading starts when a component subscribes, after it is mounted).
 import { createContext, createElement, useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
-import { DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
+import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
 import { referencesOf } from './references.mjs';
 import { pageOf } from './page.mjs';
 
@@ -301,7 +301,7 @@ export function useCachedResult(uriOrOutput, options = {}) {
   const page = offset === undefined && limit === undefined ? null : { offset: offset ?? 0, limit: limit ?? DEFAULT_LIMIT };
   const convId = options.convId == null ? context.convId : String(options.convId);
   const uri = uriOrOutput == null ? null : typeof uriOrOutput === 'string' ? uriOrOutput : (referencesOf(uriOrOutput)[0] ?? '');
-  if (typeof uriOrOutput === 'string' && !hasCacheScheme(uriOrOutput)) throw new TypeError('useCachedResult: the reference must be an mcp+cache:// string, or a tool output carrying one');
+  if (typeof uriOrOutput === 'string' && !hasCacheScheme(uriOrOutput)) throw new TypeError(`useCachedResult: the reference must be a ${CACHE_URI_SCHEME} string, or a tool output carrying one`);
   const key = JSON.stringify(['entry', convId ?? null, uri, page?.offset ?? null, page?.limit ?? null]);
   const store = uri === null
     ? NOTHING
