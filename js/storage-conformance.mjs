@@ -12,6 +12,7 @@
 // (the memory store's one LRU order over every conversation) are its own tests, not these.
 import assert from 'node:assert/strict';
 import { ResultCache } from 'mcp-result-cache';
+import { CACHE_URI_SCHEME } from './protocol.mjs';
 
 /**
  * @typedef {import('./storage-conformance.d.ts').StorageConformanceOptions} Options
@@ -100,7 +101,7 @@ function registerData(check) {
       assert.equal(row.sizeBytes, utf8(ROUND_TRIPS[i]), `size of payload ${i}`);
     }
     assert.equal(await cache.readCachedPayload(uris[0], { convId: 'other' }), null, 'another conversation does not see it');
-    assert.equal((await cache.lookup('mcp+cache://rt/AAAAAAAAAAA', { convId: 'rt' })).status, 'miss', 'a reference never written misses');
+    assert.equal((await cache.lookup(`${CACHE_URI_SCHEME}rt/AAAAAAAAAAA`, { convId: 'rt' })).status, 'miss', 'a reference never written misses');
   });
 
   check('call order: a read, a listing and the totals called after a write see it; a clear wins over the writes called before it only', async (fresh) => {
