@@ -1,4 +1,6 @@
-// Runs in the browser page: floor (raw IndexedDB), js-baseline (bench/js-baseline.mjs) and ours
+// Runs in the browser page: floor (raw IndexedDB), js-baseline (bench/js-baseline.mjs, a plain-JS
+// module written in this repository), peer (chatbox-core's own engine/cache.js and
+// engine/uri-substitution.js, when the runner was given PEER_DIR: see bench/peer.mjs) and ours
 // (the release package), interleaved, with warm-up; publishes window.__benchResult.
 import * as ours from '../pkg/browser.mjs';
 // Server-side State Sync lives in its own entry (and its own .wasm) since the host/server split.
@@ -13,6 +15,8 @@ const SMOKE = params.get('smoke') === '1';
 // `?only=<group or part of a name>`: run those workloads alone (diagnostics; run.mjs never sets it).
 const ONLY = params.get('only');
 const run = `${Date.now().toString(36)}`;
+// `?peer=<path>`: where bench/peer.mjs staged chatbox-core's modules; absent = no peer column.
+const PEER_BASE = params.get('peer');
 
 window.addEventListener('error', (e) => { window.__benchError = String(e.message); });
 window.addEventListener('unhandledrejection', (e) => { window.__benchError = String(e.reason?.stack ?? e.reason); });
@@ -66,9 +70,27 @@ const floor = {
   },
 };
 
+// ------------------------------------------------------------------ the peer: chatbox-core
+// Its module keeps one connection to its one database (`chatbox-core-result-cache`), so every
+// workload uses conversations of its own there and clears them when done. Ours runs with
+// `legacyChatboxCore: false` everywhere: otherwise it would read (and clear) the peer's database.
+const PEER_DB = 'chatbox-core-result-cache';
+const peer = PEER_BASE ? await import(`${PEER_BASE}/engine/cache.js`) : null;
+const peerSubst = PEER_BASE ? await import(`${PEER_BASE}/engine/uri-substitution.js`) : null;
+const peerDb = peer ? await (async () => {
+  await peer.readCachedPayload('mcp+cache://open/none'); // the peer opens (and creates) its database
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(PEER_DB); // the bench's own connection: fills and counts only
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+})() : null;
+const withPeer = (list) => (peer ? [...list.slice(0, -1), 'peer', list.at(-1)] : list);
+
 // ------------------------------------------------------------------ implementations
 await ours.ready();
-const oursCache = new ours.ResultCache({ dbName: `bench-ours-${run}`, threshold: 0 });
+const OURS_BASE = { legacyChatboxCore: false };
+const oursCache = new ours.ResultCache({ dbName: `bench-ours-${run}`, threshold: 0, ...OURS_BASE });
 const baseline = new JsBaselineCache(`bench-js-${run}`, 0);
 const impls = {
   floor: { cacheAndRead: (p) => floor.cacheAndRead(p), reset: () => floor.clear() },
@@ -77,6 +99,17 @@ const impls = {
     reset: () => baseline.clearConversation('bench'),
     cache: baseline,
   },
+  ...(peer ? {
+    peer: {
+      async cacheAndRead(p) { return peer.readCachedPayload(await peer.cacheToolResult({ payload: p, convId: 'bench', threshold: 0 })); },
+      reset: () => peer.clearConversation('bench'),
+      cache: {
+        cacheToolResult: (o) => peer.cacheToolResult({ threshold: 0, ...o }),
+        substituteCacheUris: (args) => peerSubst.substituteCacheUris(args),
+        clearConversation: (c) => peer.clearConversation(c),
+      },
+    },
+  } : {}),
   ours: {
     async cacheAndRead(p) { return oursCache.readCachedPayload(await oursCache.cacheToolResult({ payload: p, convId: 'bench' })); },
     reset: () => oursCache.clearConversation('bench'),
@@ -89,7 +122,7 @@ const workloads = [];
 for (const [label, payload] of Object.entries(payloads)) {
   workloads.push({
     name: `cache+read ${label}`,
-    impls: ['floor', 'js-baseline', 'ours'],
+    impls: withPeer(['floor', 'js-baseline', 'ours']),
     ...(SIZES[label] <= 64 * 1024 ? { iterations: MANY } : {}),
     run: async (impl) => {
       const back = await impls[impl].cacheAndRead(payload);
@@ -98,11 +131,23 @@ for (const [label, payload] of Object.entries(payloads)) {
     after: (impl) => impls[impl].reset(),
   });
 }
+// The same 4 KB write+read with no clear between iterations: a chat's steady state (its entries
+// accumulate; one clear at the end).
+workloads.push({
+  name: 'cache+read 4 KB, no clear between',
+  impls: withPeer(['floor', 'js-baseline', 'ours']),
+  iterations: MANY,
+  run: async (impl) => {
+    const back = await impls[impl].cacheAndRead(payloads['4 KB']);
+    if (!back || back.rows.length !== payloads['4 KB'].rows.length) throw new Error(`${impl}: bad read-back`);
+  },
+  teardown: (impl) => impls[impl].reset(),
+});
 for (const count of [1, 16]) {
   const uris = {};
   workloads.push({
     name: `substitute ${count} × 64 KB`,
-    impls: ['js-baseline', 'ours'],
+    impls: withPeer(['js-baseline', 'ours']),
     iterations: MANY,
     setup: async (impl) => {
       uris[impl] = [];
@@ -119,7 +164,7 @@ for (const count of [1, 16]) {
 const small = { pad: 'x'.repeat(5000) };
 workloads.push({
   name: 'clearConversation 1000 entries',
-  impls: ['js-baseline', 'ours'],
+  impls: withPeer(['js-baseline', 'ours']),
   // Ours takes 7-10 ms and moved ±20 % between runs of the same build at 20 rounds; each
   // round refills 1 000 entries, so 40 rather than 60.
   iterations: atLeast(40),
@@ -133,11 +178,11 @@ workloads.push({
 });
 workloads.push({
   name: 'estimateSize 1 MB',
-  impls: ['floor', 'js-baseline', 'ours'],
+  impls: withPeer(['floor', 'js-baseline', 'ours']),
   iterations: MANY,
   run: async (impl) => {
     const p = payloads['1 MB'];
-    const n = impl === 'floor' ? JSON.stringify(p).length : impl === 'ours' ? ours.estimateSize(p) : baselineSize(p);
+    const n = impl === 'floor' ? JSON.stringify(p).length : impl === 'ours' ? ours.estimateSize(p) : impl === 'peer' ? peer.estimateSize(p) : baselineSize(p);
     if (!(n > 1_000_000)) throw new Error(`${impl}: size ${n}`);
   },
 });
@@ -183,7 +228,7 @@ workloads.push({
 const four = payloads['4 KB'];
 // The default `maxEntries` (5000) would evict while a 5 000-entry store is populated; nothing
 // here measures eviction, so the budget is set out of the way (128 MiB default bytes is ample).
-const OURS_OPTIONS = { threshold: 0, maxEntries: 1_000_000 };
+const OURS_OPTIONS = { threshold: 0, maxEntries: 1_000_000, ...OURS_BASE };
 let dbSeq = 0;
 const freshName = (tag) => `bench-${tag}-${run}-${dbSeq++}`;
 
@@ -238,6 +283,30 @@ const stores = {
       close: () => cache.close(),
     };
   },
+  // The peer's one database: a store here is a set of conversations in it, cleared when disposed
+  // (the peer keeps its connection open, so its database is never deleted during the run).
+  peer: async (name) => {
+    const convs = new Set();
+    return {
+      name,
+      peer: true,
+      write: (payload, convId) => { convs.add(convId); return cacheOrThrow(() => peer.cacheToolResult({ payload, convId, threshold: 0 })); },
+      read: (uri) => peer.readCachedPayload(uri),
+      // Untimed refills: the records the peer's cacheToolResult writes, put in one transaction.
+      async fill(convId, count) {
+        convs.add(convId);
+        const tx = peerDb.transaction('results', 'readwrite');
+        const sizeBytes = peer.estimateSize(four);
+        for (let i = 0; i < count; i++) {
+          tx.objectStore('results').put({ uri: peer.mintCacheUri(convId), payload: four, convId, sourceToolName: '<unknown>', addedAt: Date.now(), sizeBytes });
+        }
+        await txDone(tx);
+      },
+      clear: (convId) => peer.clearConversation(convId),
+      count: () => countRecords(peerDb),
+      close: async () => { for (const c of convs) await peer.clearConversation(c); },
+    };
+  },
   floor: async (name) => {
     const db = await openBaselineDb(name);
     const record = (payload, convId) => ({ uri: `mcp+cache://${convId}/f${floorToken++}`, payload, convId, addedAt: Date.now(), sizeBytes: 0 });
@@ -288,8 +357,9 @@ async function expectCount(store, expected, what) {
   if (n !== expected) throw new Error(`${store.name}: ${n} entries after ${what}, expected ${expected}`);
 }
 async function dispose(store) {
-  store.close();
-  await deleteDb(store.name);
+  await store.close();
+  if (store.peer) await expectCount(store, 0, 'clearing the peer\'s conversations');
+  else await deleteDb(store.name);
 }
 
 // 1. One 4 KB write right after a conversation of a store of N entries was cleared. The store
@@ -336,7 +406,7 @@ const BURST = SMOKE ? 100 : 2000;
     // JS module's over four runs of 10 rounds: 20 rounds (about a minute more).
     iterations: atLeast(20),
     warmup: Math.min(WARMUP, 2),
-    impls: ['js-baseline', 'ours'],
+    impls: withPeer(['js-baseline', 'ours']),
     before: async (impl) => {
       st[impl] = await stores[impl](freshName(impl === 'ours' ? 'ours-burst' : 'js-burst'));
       await st[impl].write(four, 'warm');
@@ -362,7 +432,7 @@ const STORED = SMOKE ? 100 : 2000;
     name: `cache+read 4 KB, ${STORED} entries stored`,
     group: 'stored',
     iterations: MANY,
-    impls: ['floor', 'js-baseline', 'ours'],
+    impls: withPeer(['floor', 'js-baseline', 'ours']),
     setup: async (impl) => {
       st[impl] = await stores[impl](freshName(`${impl}-stored`));
       await populate(st[impl], 'stored', STORED);
@@ -385,7 +455,7 @@ const SEQUENTIAL = SMOKE ? 50 : 2000;
     group: 'sequential',
     iterations: atLeast(8),
     warmup: Math.min(WARMUP, 1),
-    impls: ['js-baseline', 'ours'],
+    impls: withPeer(['js-baseline', 'ours']),
     before: async (impl) => {
       st[impl] = await stores[impl](freshName(`${impl}-seq`));
       await st[impl].write(four, 'warm');
@@ -408,7 +478,7 @@ const CLEAR_M = SMOKE ? 50 : 1000;
   workloads.push({
     name: `clearConversation ${CLEAR_M} of ${2 * CLEAR_M} entries`,
     group: 'clear',
-    impls: ['floor', 'js-baseline', 'ours'],
+    impls: withPeer(['floor', 'js-baseline', 'ours']),
     setup: async (impl) => {
       st[impl] = await stores[impl](freshName(impl === 'ours' ? 'ours-clear' : impl === 'floor' ? 'floor-clear' : 'js-clear'));
       await populate(st[impl], 'clr-kept', CLEAR_M);

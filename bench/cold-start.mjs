@@ -1,4 +1,7 @@
-// Cold start and bytes, next to the plain-JS baseline (bench/js-baseline.mjs).
+// Cold start and bytes, next to the plain-JS baseline (bench/js-baseline.mjs, written in this
+// repository) and, when the runner was given PEER_DIR (bench/peer.mjs), the peer: chatbox-core's
+// own engine/cache.js (its one database, `chatbox-core-result-cache`; ours then runs with
+// `legacyChatboxCore: false`, so it never opens that one).
 //
 // Cold start: `import()` of the entry -> the first completed `cacheToolResult` (a 6 KB result),
 // on a fresh page in a fresh browser context (its own storage and HTTP cache; the server sends
@@ -36,18 +39,23 @@ const IMPLS = {
   },
   ours: {
     entry: '/pkg/browser.mjs',
-    run: 'new m.ResultCache({ dbName }).cacheToolResult({ payload, convId: "cold" })',
+    run: 'new m.ResultCache({ dbName, legacyChatboxCore: false }).cacheToolResult({ payload, convId: "cold" })',
   },
 };
+/** The peer's entry, staged by bench/peer.mjs under `base`. */
+const peerImpl = (/** @type {string} */ base) => ({
+  entry: `${base}/engine/cache.js`,
+  run: 'm.cacheToolResult({ payload, convId: "cold", threshold: 0 })',
+});
 
 /** A fresh page of `context` imports `impl` and caches one result; resolves the milliseconds. */
-async function once(origin, context, impl) {
+async function once(origin, context, impl, impls = IMPLS) {
   const page = await context.newPage();
   try {
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${origin}/bench/cold-start.html`);
-    const { entry, run } = IMPLS[impl];
+    const { entry, run } = impls[impl];
     // The function body is built here so that nothing but the timed code runs in the page.
     const ms = await page.evaluate(`(async () => {
       const payload = { ok: true, rows: Array.from({ length: 240 }, (_, i) => ({ t: i, value: i % 17 })) };
@@ -71,13 +79,14 @@ async function once(origin, context, impl) {
  * `rounds` rounds; each measures every implementation on a new database and on an existing
  * one. Resolves `{ rounds, results: { [impl]: { new: ms[], existing: ms[] } } }`.
  */
-export async function coldStart({ origin, rounds = 10, log = () => {} }) {
-  const results = Object.fromEntries(Object.keys(IMPLS).map((impl) => [impl, { new: [], existing: [] }]));
+export async function coldStart({ origin, rounds = 10, log = () => {}, peer = null }) {
+  const impls = peer ? { ...IMPLS, peer: peerImpl(peer.base) } : IMPLS;
+  const results = Object.fromEntries(Object.keys(impls).map((impl) => [impl, { new: [], existing: [] }]));
   await alternate(origin, rounds, once, async (impl, context) => {
-    results[impl].new.push(await once(origin, context, impl));
-    results[impl].existing.push(await once(origin, context, impl));
-  }, (round) => log(`cold start round ${round}/${rounds}`));
-  return { rounds, results };
+    results[impl].new.push(await once(origin, context, impl, impls));
+    results[impl].existing.push(await once(origin, context, impl, impls));
+  }, (round) => log(`cold start round ${round}/${rounds}`), Object.keys(impls));
+  return { rounds, results, ...(peer ? { peer: peer.label } : {}) };
 }
 
 /**
@@ -211,14 +220,17 @@ export function startupTable({ rounds, results }) {
 /** Markdown table of a coldStart() result: medians, min-max, and ours / baseline. */
 export function coldStartTable({ rounds, results }) {
   const base = results['js-baseline'];
+  const peer = results.peer;
   const lines = [
-    `| database | js-baseline median (min–max) | ours median (min–max) | ours / baseline |`,
-    `|---|---:|---:|---:|`,
+    `| database | js-baseline median (min–max) |${peer ? ' peer (chatbox-core) median (min–max) |' : ''} ours median (min–max) |${peer ? ' **ours / peer** |' : ''} ours / js-baseline |`,
+    `|---|---:|${peer ? '---:|' : ''}---:|${peer ? '---:|' : ''}---:|`,
   ];
   for (const state of ['new', 'existing']) {
-    const cell = (xs) => `${median(xs).toFixed(1)} ms (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
+    const cell = (/** @type {number[]} */ xs) => `${median(xs).toFixed(1)} ms (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
     const ratio = median(results.ours[state]) / median(base[state]);
-    lines.push(`| ${state} | ${cell(base[state])} | ${cell(results.ours[state])} | ${ratio.toFixed(2)}× |`);
+    const peerCells = peer ? ` ${cell(peer[state])} |` : '';
+    const peerRatio = peer ? ` ${(median(results.ours[state]) / median(peer[state])).toFixed(2)}× |` : '';
+    lines.push(`| ${state} | ${cell(base[state])} |${peerCells} ${cell(results.ours[state])} |${peerRatio} ${ratio.toFixed(2)}× |`);
   }
   lines.push('', `${rounds} rounds; each number is one fresh page (new browser context for "new", a second page of it for "existing"): \`import()\` → first completed \`cacheToolResult\`.`);
   return lines.join('\n');
@@ -269,9 +281,12 @@ export function bytesTable(rows) {
 if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
   const at = process.argv.indexOf('--rounds');
   const rounds = at > 0 ? Number(process.argv[at + 1]) : 10;
+  const { stagePeer, PEER_ABSENT } = await import('./peer.mjs');
+  const peer = await stagePeer();
+  if (!peer) console.error(`cold start: ${PEER_ABSENT}`);
   const server = await serve();
   try {
-    const result = await coldStart({ origin: server.origin, rounds, log: (m) => console.error(m) });
+    const result = await coldStart({ origin: server.origin, rounds, log: (m) => console.error(m), peer });
     console.log(coldStartTable(result));
     console.log();
     console.log(startupTable(await startup({ origin: server.origin, rounds, log: (m) => console.error(m) })));
@@ -279,5 +294,6 @@ if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
     console.log(bytesTable(await bytes()));
   } finally {
     await server.close();
+    await peer?.remove();
   }
 }

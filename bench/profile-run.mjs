@@ -8,21 +8,31 @@ import { pathToFileURL } from 'node:url';
 import { chromiumOptions } from '../scripts/chromium.mjs';
 import { serve } from '../scripts/serve.mjs';
 import { median, runBenchPage } from './page.mjs';
+import { PEER_ABSENT, stagePeer } from './peer.mjs';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--rounds');
 const rounds = at >= 0 ? Number(args[at + 1]) : 200;
-const other = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--rounds');
+const other = args.find((a, i) => !a.startsWith('--') && !['--rounds', '--stored'].includes(args[i - 1]));
 const servers = { this: await serve() };
 if (other) servers.other = await (await import(pathToFileURL(resolve(other, 'scripts/serve.mjs')).href)).serve();
+const peer = await stagePeer();
+if (!peer) console.log(`profile: ${PEER_ABSENT}`);
+const option = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const extra = {
+  ...(peer ? { peer: peer.base } : {}),
+  ...(option('--stored') ? { stored: option('--stored') } : {}),
+  ...(args.includes('--clear') ? { clear: 1 } : {}),
+};
 const browser = await chromium.launch(chromiumOptions());
 const pages = { this: [], other: [] };
 try {
   const order = other ? ['this', 'other', 'other', 'this'] : ['this', 'this'];
-  for (const side of order) pages[side].push(await runBenchPage(browser, servers[side], { profile: 1, iterations: rounds, ...(process.argv.includes('--events') ? { events: 1 } : {}), ...(process.argv.includes('--writes') ? { writes: 1 } : {}) }));
+  for (const side of order) pages[side].push(await runBenchPage(browser, servers[side], { profile: 1, iterations: rounds, ...extra, ...(process.argv.includes('--events') ? { events: 1 } : {}), ...(process.argv.includes('--writes') ? { writes: 1 } : {}) }));
 } finally {
   await browser.close();
   await Promise.all(Object.values(servers).map((s) => s.close()));
+  await peer?.remove();
 }
 
 const f = (x) => (x === undefined ? '' : x.toFixed(3));
@@ -31,7 +41,7 @@ for (const [side, results] of Object.entries(pages)) {
   console.log(`\n### ${side === 'this' ? 'this checkout' : other} (${results.length} pages × ${rounds} rounds; medians, ms)\n`);
   console.log('| operation | impl | transaction | before it | requests | issuing them | IndexedDB (last request → complete) | complete → resolved | total |');
   console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
-  for (const impl of ['floor', 'contract floor', 'js-baseline', 'ours']) {
+  for (const impl of Object.keys(results[0]).filter((k) => !['timelines', 'parts', 'big', 'knownMismatches'].includes(k))) {
     for (const op of process.argv.includes('--writes') ? ['write'] : ['write', 'read', 'substitute']) {
       const per = results.map((r) => r[impl][op]);
       const steps = per[0].steps;
@@ -43,7 +53,7 @@ for (const [side, results] of Object.entries(pages)) {
     }
   }
   if (process.argv.includes('--timelines')) {
-    for (const impl of ['floor', 'contract floor', 'js-baseline', 'ours']) {
+    for (const impl of Object.keys(results[0]).filter((k) => !['timelines', 'parts', 'big', 'knownMismatches'].includes(k))) {
       for (const op of process.argv.includes('--writes') ? ['write'] : ['write', 'read', 'substitute']) {
         const t = results[0].timelines[impl][op];
         console.log(`- ${impl} ${op} (${t.rounds}/${t.of} rounds): ${t.events.map(([w, ms]) => `${w} ${ms.toFixed(3)}`).join(' · ')}`);
@@ -51,5 +61,14 @@ for (const [side, results] of Object.entries(pages)) {
     }
   }
   for (const k of Object.keys(results[0].parts)) console.log(`- ${k}: ${results.map((r) => r.parts[k].toFixed(1)).join(' / ')}`);
+  // The write and its read-back together, per implementation, and against the peer.
+  const implsOf = Object.keys(results[0]).filter((k) => !['timelines', 'parts', 'big', 'knownMismatches'].includes(k));
+  const total = (impl, op) => median(results.map((r) => r[impl][op].steps.at(-1).total));
+  for (const impl of implsOf) {
+    const wr = total(impl, 'write') + total(impl, 'read');
+    const vs = results[0].peer ? ` = ${(wr / (total('peer', 'write') + total('peer', 'read'))).toFixed(2)}× the peer's` : '';
+    console.log(`- write + read, ${impl}: ${total(impl, 'write').toFixed(3)} + ${total(impl, 'read').toFixed(3)} = ${wr.toFixed(3)} ms${vs}; substitute ${total(impl, 'substitute').toFixed(3)} ms`);
+  }
+  console.log(`- known-totals floor: verification mismatches ${results.map((r) => r.knownMismatches).join(' / ')}`);
   for (const impl of Object.keys(results[0].big)) console.log(`- 1 MB write+read, ${impl} (ms): ${results.map((r) => r.big[impl].toFixed(2)).join(' / ')}`);
 }

@@ -26,6 +26,12 @@ const EVENTS = params.has('events');
 // between them, so no remembered last uses to write).
 const WRITES_ONLY = params.has('writes');
 const ROUNDS = Number(params.get('iterations') ?? 200);
+// `&peer=<path>`: chatbox-core's own modules, staged by bench/peer.mjs (the `peer` column).
+const PEER_BASE = params.get('peer');
+// `&stored=N`: every implementation holds N other entries (conversation `filled`) throughout.
+const STORED = Number(params.get('stored') ?? 0);
+// `&clear=1`: the conversation written is cleared after each round (untimed).
+const CLEAR = params.get('clear') === '1';
 const run = Date.now().toString(36);
 
 const log = [];
@@ -116,15 +122,23 @@ const sixtyFour = rowsOfSize(64 * 1024);
 // from the totals' success event), over the same three stores, and a read resolved at its
 // request's success; and the floor (one store, one put committed at once, one get resolved at
 // its success). Both writes commit as soon as their last request is issued, as ours does.
-const openDb = (name, stores) => new Promise((resolve, reject) => {
+// The contract's databases have ours' indexes (the records by `convId` and `addedAt`, the usage
+// rows by `lastUsedAt`): each is written with every put.
+const INDEXES = { results: ['convId', 'addedAt'], usage: ['lastUsedAt'], meta: [] };
+const openDb = (name, stores, indexed = true) => new Promise((resolve, reject) => {
   const req = indexedDB.open(name, 1);
-  req.onupgradeneeded = () => { for (const s of stores) req.result.createObjectStore(s, s === 'meta' ? undefined : { keyPath: 'uri' }); };
+  req.onupgradeneeded = () => {
+    for (const s of stores) {
+      const store = req.result.createObjectStore(s, s === 'meta' ? undefined : { keyPath: 'uri' });
+      if (indexed) for (const index of INDEXES[s]) store.createIndex(index, index);
+    }
+  };
   req.onsuccess = () => resolve(req.result);
   req.onerror = () => reject(req.error);
 });
 const done = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onabort = () => reject(tx.error); });
 const contractDb = await openDb(`profile-contract-${run}`, ['results', 'usage', 'meta']);
-const floorDb = await openDb(`profile-floor-${run}`, ['results']);
+const floorDb = await openDb(`profile-floor-${run}`, ['results'], false);
 let key = 0;
 const contractFloor = {
   async cacheToolResult({ payload, convId }) {
@@ -159,7 +173,71 @@ const contractFloor = {
     });
   },
   substituteCacheUris: async (args) => ({ ok: (await contractFloor.readCachedPayload(args.data_uri)) !== null }),
+  clearConversation: (convId) => clearContract(contractDb, convId),
 };
+// The same contract with the running totals known in the page: the design in which the totals
+// cost no round trip. The totals and the conversation's row are still read (issued first:
+// they verify, from their success events after the commit, that nobody else changed them
+// since), but the new rows are put at once, from the totals this page knows, and the write
+// commits as soon as its requests are issued, as the floor's does.
+const knownDb = await openDb(`profile-known-${run}`, ['results', 'usage', 'meta']);
+const known = { totals: { bytes: 0, entries: 0 }, convs: new Map(), mismatches: 0 };
+const knownFloor = {
+  async cacheToolResult({ payload, convId }) {
+    const uri = `mcp+cache://${convId}/k${key++}`;
+    const sizeBytes = utf8Length(JSON.stringify(payload));
+    if (payloadShape(payload, 1000) !== 0) throw new Error('known-totals floor: not plain JSON');
+    const tx = knownDb.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
+    const [results, usage, meta] = ['results', 'usage', 'meta'].map((n) => tx.objectStore(n));
+    const t = known.totals;
+    const c = known.convs.get(convId) ?? { bytes: 0, entries: 0 };
+    const conv = meta.get(['conv', convId]);
+    const totals = meta.get('totals');
+    const now = Date.now();
+    results.put({ uri, payload, convId, sourceToolName: 't', addedAt: now, sizeBytes, lastUsedAt: now });
+    usage.put({ uri, convId, sizeBytes, lastUsedAt: now, sourceToolName: 't' });
+    known.totals = { bytes: t.bytes + sizeBytes, entries: t.entries + 1 };
+    known.convs.set(convId, { bytes: c.bytes + sizeBytes, entries: c.entries + 1 });
+    meta.put({ ...known.totals, perConversation: true }, 'totals');
+    meta.put({ ...known.convs.get(convId), irregular: false }, ['conv', convId]);
+    tx.commit();
+    totals.onsuccess = () => { if ((totals.result?.entries ?? 0) !== t.entries || (conv.result?.entries ?? 0) !== c.entries) known.mismatches++; };
+    await done(tx);
+    return uri;
+  },
+  readCachedPayload(uri) {
+    return new Promise((resolve, reject) => {
+      const tx = knownDb.transaction(['results', 'usage', 'meta'], 'readonly');
+      const req = tx.objectStore('results').get(uri);
+      req.onsuccess = () => resolve(req.result?.payload ?? null);
+      tx.onabort = () => reject(tx.error);
+    });
+  },
+  substituteCacheUris: async (args) => ({ ok: (await knownFloor.readCachedPayload(args.data_uri)) !== null }),
+  async clearConversation(convId) {
+    await clearContract(knownDb, convId);
+    const c = known.convs.get(convId);
+    if (c) known.totals = { bytes: known.totals.bytes - c.bytes, entries: known.totals.entries - c.entries };
+    known.convs.delete(convId);
+  },
+};
+/** A conversation's key-range delete with its rows (the contract's clear, for the `clear` mode). */
+async function clearContract(db, convId) {
+  const tx = db.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
+  const range = IDBKeyRange.bound(`mcp+cache://${convId}/`, `mcp+cache://${convId}0`, false, true);
+  const meta = tx.objectStore('meta');
+  const conv = meta.get(['conv', convId]);
+  const totals = meta.get('totals');
+  tx.objectStore('results').delete(range);
+  tx.objectStore('usage').delete(range);
+  totals.onsuccess = () => {
+    const c = conv.result ?? { bytes: 0, entries: 0 };
+    const t = totals.result ?? { bytes: 0, entries: 0 };
+    meta.put({ bytes: t.bytes - c.bytes, entries: t.entries - c.entries, perConversation: true }, 'totals');
+    meta.delete(['conv', convId]);
+  };
+  await done(tx);
+}
 const floor = {
   async cacheToolResult({ payload }) {
     const uri = `f${key++}`;
@@ -178,15 +256,35 @@ const floor = {
     });
   },
   substituteCacheUris: async (args) => ({ ok: (await floor.readCachedPayload(args.data_uri)) !== null }),
+  async clearConversation() {
+    const tx = floorDb.transaction('results', 'readwrite', { durability: 'relaxed' });
+    tx.objectStore('results').clear();
+    await done(tx);
+  },
 };
 
+const peer = PEER_BASE ? await import(`${PEER_BASE}/engine/cache.js`) : null;
+const peerSubst = PEER_BASE ? await import(`${PEER_BASE}/engine/uri-substitution.js`) : null;
 await ours.ready();
 const impls = {
   floor,
   'contract floor': contractFloor,
+  'known-totals floor': knownFloor,
   'js-baseline': new JsBaselineCache(`profile-js-${run}`, 0),
-  ours: new ours.ResultCache({ dbName: `profile-ours-${run}`, threshold: 0 }),
+  ...(peer ? {
+    peer: {
+      cacheToolResult: (/** @type {object} */ o) => peer.cacheToolResult({ threshold: 0, ...o }),
+      readCachedPayload: (/** @type {string} */ uri) => peer.readCachedPayload(uri),
+      substituteCacheUris: (/** @type {object} */ args) => peerSubst.substituteCacheUris(args),
+      clearConversation: (/** @type {string} */ convId) => peer.clearConversation(convId),
+    },
+  } : {}),
+  ours: new ours.ResultCache({ dbName: `profile-ours-${run}`, threshold: 0, legacyChatboxCore: false }),
 };
+// `stored`: N other entries in each, written 50 at a time (untimed).
+for (const cache of Object.values(impls)) {
+  for (let n = 0; n < STORED; n += 50) await Promise.all(Array.from({ length: Math.min(50, STORED - n) }, () => cache.cacheToolResult({ payload: four, convId: 'filled' })));
+}
 const result = {};
 for (const impl of Object.keys(impls)) {
   result[impl] = { write: [], read: [], substitute: [], total: { write: [], read: [], substitute: [] } };
@@ -202,6 +300,7 @@ for (let round = 0; round < ROUNDS + 10; round++) {
     const w = await timed(async () => { uri = await cache.cacheToolResult({ payload: four, convId: 'bench' }); });
     const r = WRITES_ONLY ? w : await timed(async () => { if (!(await cache.readCachedPayload(uri))) throw new Error(`${impl}: miss`); });
     const s = WRITES_ONLY ? w : await timed(async () => { if (!(await cache.substituteCacheUris({ data_uri: substUri[impl] })).ok) throw new Error(`${impl}: substitution`); });
+    if (CLEAR) await cache.clearConversation('bench');
     if (round < 10) continue;
     for (const [k, events] of [['write', w], ['read', r], ['substitute', s]]) {
       result[impl][k].push(steps(events));
@@ -241,7 +340,7 @@ out.parts = {
 };
 // The 1 MB write+read, whole (medians of 40 rounds after 3, ms, the implementations
 // interleaved round by round), in the same page.
-const bigImpls = ['floor', 'contract floor', 'js-baseline', 'ours'];
+const bigImpls = Object.keys(impls);
 const bigTotals = Object.fromEntries(bigImpls.map((impl) => [impl, []]));
 for (let round = 0; round < 43; round++) {
   for (const impl of round % 2 ? [...bigImpls].reverse() : bigImpls) {
@@ -253,5 +352,6 @@ for (let round = 0; round < 43; round++) {
   }
 }
 out.big = Object.fromEntries(bigImpls.map((impl) => [impl, median(bigTotals[impl])]));
+out.knownMismatches = known.mismatches;
 window.__benchResult = out;
 document.getElementById('out').textContent = JSON.stringify(out, null, 2);

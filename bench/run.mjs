@@ -1,5 +1,8 @@
 // `npm run bench`: drives bench/index.html in headless Chromium (playwright-core +
 // /usr/bin/chromium) and writes bench/results.json and bench/RESULTS.md.
+// `PEER_DIR=<dir> npm run bench`: also measures the peer, chatbox-core's own engine/cache.js and
+// engine/uri-substitution.js from <dir> (bench/peer.mjs; never committed here). Without it the
+// peer column is absent, and RESULTS.md and the console say so.
 // `node bench/run.mjs --render` rewrites RESULTS.md from results.json and READING.md.
 // `node bench/run.mjs --smoke` (part of npm test): 1 iteration, no warm-up, small stores; checks
 // the numbers are sane, that every store holds what it should after each round (the page throws
@@ -14,6 +17,7 @@ import os from 'node:os';
 import { serve } from '../scripts/serve.mjs';
 import { runBenchPage } from './page.mjs';
 import { bytes, bytesTable, coldStart, coldStartTable, startup, startupTable } from './cold-start.mjs';
+import { PEER_ABSENT, stagePeer } from './peer.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const iterations = smoke ? 1 : Number(process.env.BENCH_ITERATIONS ?? 20);
@@ -23,6 +27,7 @@ const warmup = smoke ? 0 : 3;
 const READING = (await readFile(new URL('./READING.md', import.meta.url), 'utf8').catch(() => '(no reading yet)')).trim();
 const PREVIOUS = smoke ? null : await readFile(new URL('./results.json', import.meta.url), 'utf8').then(JSON.parse).catch(() => null);
 const startedAt = Date.now();
+const loadAtStart = os.loadavg();
 
 // `node bench/run.mjs --render`: RESULTS.md again from results.json (after editing READING.md).
 if (process.argv.includes('--render')) {
@@ -31,13 +36,17 @@ if (process.argv.includes('--render')) {
   process.exit(0);
 }
 
+const peer = await stagePeer();
+if (!peer) console.log(`bench: ${PEER_ABSENT}`);
 const server = await serve();
 const browser = await chromium.launch({
   ...chromiumOptions(),
 });
 let failed = false;
 try {
-  const data = await runBenchPage(browser, server, { iterations, warmup, ...(smoke ? { smoke: 1 } : {}) }, { timeoutMinutes: smoke ? 3 : 30 });
+  const data = await runBenchPage(browser, server, { iterations, warmup, ...(smoke ? { smoke: 1 } : {}), ...(peer ? { peer: peer.base } : {}) }, { timeoutMinutes: smoke ? 3 : 40 });
+  data.peer = peer ? peer.label : null;
+  data.load = `${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after the page`;
   data.browser = `Chromium ${browser.version()}`;
   data.machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}`;
   data.date = new Date().toISOString();
@@ -47,7 +56,7 @@ try {
   // launches its own browser and takes about a minute).
   data.bytes = await bytes();
   if (!smoke) {
-    data.coldStart = await coldStart({ origin: server.origin, rounds: Number(process.env.BENCH_COLD_ROUNDS ?? 10) });
+    data.coldStart = await coldStart({ origin: server.origin, rounds: Number(process.env.BENCH_COLD_ROUNDS ?? 10), peer });
     data.startup = await startup({ origin: server.origin, rounds: Number(process.env.BENCH_COLD_ROUNDS ?? 10) });
   }
   data.seconds = Math.round((Date.now() - startedAt) / 1000);
@@ -77,6 +86,7 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  await peer?.remove();
 }
 process.exitCode = failed ? 1 : 0;
 
@@ -88,14 +98,35 @@ function render(data) {
   }
   const fmt = (r) => (r ? `${r.median.toFixed(2)} / ${r.p95.toFixed(2)}` : '—');
   const ratio = (a, b) => (a && b ? `${(a.median / b.median).toFixed(2)}×` : '—');
-  const rows = [...byWorkload].map(([w, m]) => `| ${w} | ${fmt(m.floor)} | ${fmt(m['js-baseline'])} | ${fmt(m.ours)} | ${ratio(m.ours, m.floor)} | ${ratio(m.ours, m['js-baseline'])} |`);
-  const head = '| workload | floor ms (median / p95) | js-baseline ms | ours ms | ours/floor | ours/js-baseline |\n|---|---|---|---|---|---|';
+  const hasPeer = data.results.some((r) => r.impl === 'peer');
+  const peerCell = (m) => (hasPeer ? ` ${fmt(m.peer)} | ${ratio(m.ours, m.peer)} |` : '');
+  const rows = [...byWorkload].map(([w, m]) => `| ${w} | ${fmt(m.floor)} | ${fmt(m['js-baseline'])} |${peerCell(m)} ${fmt(m.ours)} | ${ratio(m.ours, m.floor)} | ${ratio(m.ours, m['js-baseline'])} |`);
+  const head = `| workload | floor ms (median / p95) | js-baseline ms |${hasPeer ? ' peer (chatbox-core) ms | **ours/peer** |' : ''} ours ms | ours/floor | ours/js-baseline |\n|---|---|---|${hasPeer ? '---|---|' : ''}---|---|---|`;
   const tableText = `${head}\n${rows.join('\n')}`;
   const get = (w, i) => byWorkload.get(w)?.[i];
   const verdict = (ok) => (ok ? 'met' : '**missed**');
   const x = (r) => `${r.toFixed(2)}×`;
   const ms = (r) => `${r.median.toFixed(2)} ms`;
   const targets = [];
+
+  // Against the real peer (chatbox-core's own modules), when it was measured.
+  if (hasPeer) {
+    const vsPeer = (w) => get(w, 'ours') && get(w, 'peer') ? get(w, 'ours').median / get(w, 'peer').median : NaN;
+    const line = (what, names, limit) => {
+      const rs = names.map((w) => [w, vsPeer(w)]).filter(([, r]) => Number.isFinite(r));
+      return `- ${what} ≤ ${limit.toFixed(1)}× the peer (chatbox-core): ${rs.map(([w, r]) => `${w} ${x(r)}`).join(', ')} — ${verdict(rs.length > 0 && rs.every(([, r]) => r <= limit))}.`;
+    };
+    const stored = [...byWorkload.keys()].filter((w) => /^cache\+read 4 KB, \d+ entries stored$/.test(w));
+    const sequential = [...byWorkload.keys()].filter((w) => /sequential 4 KB writes$/.test(w));
+    targets.push(
+      line('every 4 KB write+read', ['cache+read 4 KB', 'cache+read 4 KB, no clear between', ...stored], 1.0),
+      line('filling entries one after another', sequential, 1.0),
+      line('one-reference substitution', ['substitute 1 × 64 KB'], 1.0),
+      line('kept wins (16 references, clears, big payloads)', ['substitute 16 × 64 KB', 'clearConversation 1000 entries', ...[...byWorkload.keys()].filter((w) => w.startsWith('clearConversation ') && w.includes(' of ')), 'cache+read 1 MB', 'cache+read 8 MB'], 1.0),
+    );
+  } else {
+    targets.push(`- ${PEER_ABSENT}: the targets against chatbox-core are not checked in this run.`);
+  }
 
   // The original workloads (no group).
   const original = [...byWorkload].filter(([, m]) => !Object.values(m)[0].group);
@@ -199,7 +230,11 @@ ${bytesTable(data.bytes)}
     const med = (xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
     const r = data.coldStart.results;
     const ratios = ['new', 'existing'].map((state) => [state, med(r.ours[state]) / med(r['js-baseline'][state])]);
-    targets.push(`- cold start ≤ 1.3× the plain-JS module: ${ratios.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(ratios.every(([, v]) => v <= 1.3))}.`);
+    targets.push(`- cold start ≤ 1.3× the plain-JS module (js-baseline): ${ratios.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(ratios.every(([, v]) => v <= 1.3))}.`);
+    if (r.peer) {
+      const vsPeer = ['new', 'existing'].map((state) => [state, med(r.ours[state]) / med(r.peer[state])]);
+      targets.push(`- import → first write ≤ 1.3× the peer (chatbox-core): ${vsPeer.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(vsPeer.every(([, v]) => v <= 1.3))}.`);
+    }
   }
   if (data.startup) {
     const med = (xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
@@ -220,7 +255,8 @@ Generated by \`npm run bench\` (${data.iterations} measured iterations after ${d
 implementations interleaved in one page; ${data.seconds} s in all). Do not edit the tables by hand;
 the reading below is maintained with them.
 
-- Machine: ${data.machine}
+- Compared against: ${data.peer ? `the peer, ${data.peer}` : `no peer (${PEER_ABSENT})`}; \`js-baseline\` is bench/js-baseline.mjs, a plain-JS module written in this repository (not chatbox-core's code); the floor is raw IndexedDB
+- Machine: ${data.machine}${data.load ? `; load average (1/5/15 min) ${data.load}` : ''}
 - Browser: ${data.browser} (headless${data.crossOriginIsolated ? ', cross-origin isolated: 5 µs timer' : ''})
 - Date: ${data.date}
 - Payload sizes (UTF-8 JSON bytes): ${Object.entries(data.payloadBytes).map(([k, v]) => `${k} = ${v}`).join(', ')}
