@@ -5,7 +5,6 @@
 // references. A write's event has both; a clear's `evict` event has neither (the clear itself
 // brings them: the conversation it was given and the entries listed in the same run); an
 // invalidation's event has neither, so the entries are listed after it to find the stale ones.
-import { DEFAULT_CONV_SEGMENT } from './protocol.mjs';
 
 /**
  * @typedef {import('../pkg/web/mcp_result_cache.js').CacheChange} CacheChange
@@ -32,7 +31,7 @@ export async function tell(happening, listeners, cache) {
   const { kind, count = 0, convId, uri, reason, rows } = happening;
   if (kind === 'write') emit({ kind, convId: String(convId), uris: [String(uri)] });
   // As the cache takes a conversation id: `String(id)`, `"default"` when absent.
-  else if (kind === 'cleared') emit({ kind: 'clear', convId: convId == null ? DEFAULT_CONV_SEGMENT : String(convId), uris: rows ? rows.map((row) => row.uri) : null });
+  else if (kind === 'cleared') emit({ kind: 'clear', convId: String(convId), uris: rows ? rows.map((row) => row.uri) : null });
   // A clear's own `evict` event: its change is the `cleared` one.
   else if (kind === 'evict' && count > 0 && reason !== 'clearConversation') emit({ kind, convId: null, uris: null });
   else if (kind === 'invalidate' && count > 0) {

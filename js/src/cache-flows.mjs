@@ -7,6 +7,7 @@
 // rule in one place. The browser entry's `ResultCache` (js/src/browser.mjs) and the Node
 // entry's (js/node.cjs, through the CommonJS copy pkg/cache-flows.cjs) both hold one.
 import { checkFlows } from '../flows.mjs';
+import { DEFAULT_CONV_SEGMENT } from '../protocol.mjs';
 
 /** @typedef {import('../../pkg/web/mcp_result_cache.js').CacheChange} CacheChange */
 /** @typedef {(options?: { convId?: string }) => Promise<{ uri: string, convId: string, staleCause: string | null }[]>} ListEntries */
@@ -107,7 +108,8 @@ function cacheChanges(load, cache) {
     async clear(convId, inner) {
       const before = listeners.size ? inner.entries({ convId: /** @type {string} */ (convId) }).catch(() => null) : null;
       const result = await inner.clearConversation(convId);
-      if (before) feed({ kind: 'cleared', convId, rows: await before });
+      // A missing conversation is the default one (its exact id), as for every other call.
+      if (before) feed({ kind: 'cleared', convId: convId ?? DEFAULT_CONV_SEGMENT, rows: await before });
       return result;
     },
     /**
