@@ -59,9 +59,6 @@ function writeSizes(options) {
   return { options: new Proxy(options, { get: (target, key) => (key === 'onEvent' ? tap : Reflect.get(target, key)) }), storedBytes };
 }
 
-// What each change of a cache is, for `subscribe`: an ES module, loaded on the first change anybody listens to.
-const changes = () => import('./cache-changes.mjs');
-
 /**
  * A result cache: the WebAssembly class with its flow policy, which the integrations apply in
  * JS (`flows`, `reportBlockedFlow`; `flows` is checked before any other option), and its
@@ -80,7 +77,7 @@ class ResultCache extends wasm.ResultCache {
   constructor(options) {
     const sizes = writeSizes(options);
     // `this` is read only after construction (by an invalidation's change).
-    const flows = cacheFlows(sizes.options, changes, () => this);
+    const flows = cacheFlows(sizes.options, () => this);
     super(flows.options);
     this.#flows = flows;
     this.#storedBytes = sizes.storedBytes;

@@ -41,7 +41,7 @@ const ENTRIES = [
 ];
 // The modules an entry loads on first use: as its source (js/src/) imports them, and as the
 // bundle (pkg/) must.
-const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs', '../cache-changes.mjs': '../js/cache-changes.mjs' };
+const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs' };
 // wasm-bindgen's default `.wasm` location in the glue, `new URL('mcp_result_cache_bg.wasm', import.meta.url)`.
 const WASM_URL = /new URL\((['"`])mcp_result_cache_bg\.wasm\1,\s*import\.meta\.url\)/g;
 
@@ -102,6 +102,30 @@ async function exportNames(code, scratch, name) {
   return Object.keys(await import(pathToFileURL(file).href)).sort().join();
 }
 
+// What the glue offers that an entry never uses: the entries load their module once, with
+// `init()` and no argument (js/src/wasm-entry.mjs), never with `initSync` or the older forms of
+// the argument that wasm-bindgen still warns about; a page downloads none of that (402 B of
+// minified code). Each pattern must match once: a wasm-bindgen that writes its glue differently
+// fails the build here instead of shipping the code unnoticed.
+const UNUSED_INIT = [
+  // `initSync`, and its export.
+  [/^function initSync\(module\) \{\n[\s\S]*?\n\}\n/m, ''],
+  [/^export \{ initSync, __wbg_init as default \};$/m, 'export { __wbg_init as default };'],
+  // The older argument of `init` (a path or module instead of `{ module_or_path }`).
+  [/^ {4}if \(module_or_path !== undefined\) \{\n[\s\S]*?deprecated parameters[\s\S]*?\n {4}\}\n/m, ''],
+  // The warning for a server that does not send `application/wasm`, said in fewer words.
+  [/console\.warn\("`WebAssembly\.instantiateStreaming` failed[^"]*", e\)/, 'console.warn("mcp-result-cache: serve the .wasm as application/wasm (instantiating it the slower way):", e)'],
+];
+
+/** The glue `code` (from `file`) without what no entry uses (UNUSED_INIT). @param {string} code @param {string} file */
+function withoutUnusedInit(code, file) {
+  for (const [pattern, replacement] of UNUSED_INIT) {
+    if ((code.match(new RegExp(pattern, 'gm')) ?? []).length !== 1) throw new Error(`${file}: expected one match of ${pattern}`);
+    code = code.replace(pattern, replacement);
+  }
+  return code;
+}
+
 /** @param {{ out: string, source: string, pkg: string }} entry @param {string} scratch */
 async function bundleEntry({ out, source, pkg }, scratch) {
   const glue = resolve(pkg, 'mcp_result_cache.js');
@@ -117,7 +141,7 @@ async function bundleEntry({ out, source, pkg }, scratch) {
       transform(code, id) {
         if (resolve(id) !== glue) return null;
         rewritten = code.match(WASM_URL)?.length ?? 0;
-        return code.replace(WASM_URL, `new URL(\`./${pkg.slice('pkg/'.length)}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
+        return withoutUnusedInit(code, glue).replace(WASM_URL, `new URL(\`./${pkg.slice('pkg/'.length)}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
       },
     }],
   });

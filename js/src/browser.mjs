@@ -152,8 +152,7 @@ export class ResultCache {
   #flows;
 
   constructor(/** @type {wasm.ResultCacheOptions | undefined} */ options) {
-    // js/cache-changes.mjs, its own module (scripts/web-glue.mjs keeps it external and points the bundle at it).
-    this.#flows = cacheFlows(options, () => import('../cache-changes.mjs'), () => /** @type {{ entries: import('./cache-flows.mjs').ListEntries }} */ (/** @type {unknown} */ (this)));
+    this.#flows = cacheFlows(options, () => /** @type {{ entries: import('./cache-flows.mjs').ListEntries }} */ (/** @type {unknown} */ (this)));
     options = this.#flows.options;
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);

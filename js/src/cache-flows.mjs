@@ -10,7 +10,12 @@ import { checkFlows } from '../flows.mjs';
 import { DEFAULT_CONV_SEGMENT } from '../protocol.mjs';
 
 /** @typedef {import('../../pkg/web/mcp_result_cache.js').CacheChange} CacheChange */
-/** @typedef {(options?: { convId?: string }) => Promise<{ uri: string, convId: string, staleCause: string | null }[]>} ListEntries */
+/** @typedef {{ uri: string, convId: string, staleCause: string | null }} Row */
+/** @typedef {(options?: { convId?: string }) => Promise<Row[]>} ListEntries */
+/**
+ * @typedef {{ kind: string, count?: number, convId?: unknown, uri?: string, reason?: string, rows?: Row[] | null }} Happening
+ *   an `onEvent` event, or `{ kind: "cleared", convId, rows }` (the clear's argument and the rows listed before it)
+ */
 
 /**
  * The flow policy of a cache made with `options`, checked at once (a bad `flows` is a
@@ -21,10 +26,9 @@ import { DEFAULT_CONV_SEGMENT } from '../protocol.mjs';
  * reads it). A getter of `options` that throws is a `TypeError` naming the option, as the
  * WebAssembly constructor says of the others.
  * @param {unknown} options the `ResultCache` constructor's
- * @param {() => Promise<typeof import('../cache-changes.mjs')>} loadChanges imports js/cache-changes.mjs (its path differs per entry)
  * @param {() => { entries: ListEntries }} cache the cache being made (called after its construction), to list its entries
  */
-export function cacheFlows(options, loadChanges, cache) {
+export function cacheFlows(options, cache) {
   const read = (/** @type {string} */ key) => {
     try {
       return /** @type {Record<string, unknown> | null | undefined} */ (options)?.[key];
@@ -35,10 +39,10 @@ export function cacheFlows(options, loadChanges, cache) {
   const flows = read('flows');
   checkFlows(flows, 'ResultCache');
   const onEvent = read('onEvent');
-  const changes = cacheChanges(loadChanges, cache);
+  const changes = cacheChanges(cache);
   // What the constructor reads as `onEvent`: an observer of the events that calls the caller's,
   // or the caller's value itself when it is no function (the constructor's TypeError says so).
-  const observer = onEvent == null || typeof onEvent === 'function' ? (/** @type {import('../cache-changes.mjs').Happening} */ event) => {
+  const observer = onEvent == null || typeof onEvent === 'function' ? (/** @type {Happening} */ event) => {
     changes.note(event);
     onEvent?.call(null, event);
   } : onEvent;
@@ -81,19 +85,41 @@ export function cacheFlows(options, loadChanges, cache) {
 }
 
 /**
- * The subscribers of one cache. What each change is (its conversation and references) is worked
- * out by js/cache-changes.mjs, which `load` imports on the first change anybody listens to: this
- * part is bundled into the browser entry, so it only keeps the listeners and hands events over,
- * in order. Nothing is done for a change nobody subscribed to.
- * @param {() => Promise<typeof import('../cache-changes.mjs')>} load
+ * The subscribers of one cache, and what each change is: a write's event names its conversation
+ * and reference; a clear's `evict` event names neither (the clear itself brings them: the
+ * conversation it was given and the entries listed in the same run, see `clear`); an
+ * invalidation's event names neither, so the entries are listed after it to find the stale ones.
+ * Changes are told in the order they happened, each after the one before; nothing is done for a
+ * change nobody subscribed to, and a listener that throws changes nothing.
  * @param {() => { entries: ListEntries }} cache the cache (after its construction)
  */
-function cacheChanges(load, cache) {
+function cacheChanges(cache) {
   /** @type {Set<(change: CacheChange) => void>} */
   const listeners = new Set();
+  const emit = (/** @type {CacheChange} */ change) => listeners.forEach((listener) => {
+    try {
+      listener(change);
+    } catch {
+      // a listener's failure is not the cache's
+    }
+  });
+  /** @param {Happening} happening */
+  const tell = async ({ kind, count = 0, convId, uri, reason, rows }) => {
+    // As the cache takes a conversation id: `String(id)`.
+    if (kind === 'write') emit({ kind, convId: String(convId), uris: [String(uri)] });
+    else if (kind === 'cleared') emit({ kind: 'clear', convId: String(convId), uris: rows ? rows.map((row) => row.uri) : null });
+    // A clear's own `evict` event: its change is the `cleared` one.
+    else if (kind === 'evict' && count > 0 && reason !== 'clearConversation') emit({ kind, convId: null, uris: null });
+    else if (kind === 'invalidate' && count > 0) {
+      /** @type {Map<string, string[]>} */
+      const stale = new Map();
+      for (const row of await cache().entries().catch(() => [])) if (row.staleCause !== null) stale.set(row.convId, [...(stale.get(row.convId) ?? []), row.uri]);
+      stale.forEach((uris, id) => emit({ kind: 'stale', convId: id, uris }));
+    }
+  };
   let chain = Promise.resolve();
-  const feed = (/** @type {import('../cache-changes.mjs').Happening} */ happening) => {
-    if (listeners.size) chain = chain.then(load).then((m) => m.tell(happening, listeners, cache()), () => {});
+  const feed = (/** @type {Happening} */ happening) => {
+    if (listeners.size) chain = chain.then(() => tell(happening)).catch(() => {});
   };
   return {
     /** An `onEvent` event, handed over. */

@@ -54,3 +54,6 @@ export class StateSync {
     this.#inner.free();
   }
 }
+
+// `using sync = new StateSync(…)` frees it, as the declarations (wasm-bindgen's class) promise.
+if (typeof Symbol.dispose === 'symbol') /** @type {{ [Symbol.dispose]?: () => void }} */ (StateSync.prototype)[Symbol.dispose] = StateSync.prototype.free;

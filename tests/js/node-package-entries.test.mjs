@@ -20,7 +20,7 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   t.after(() => rm(dir, { recursive: true, force: true }));
   const [{ filename, files }] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   const packed = new Set(files.map((f) => f.path));
-  for (const file of ['js/react.mjs', 'js/react.d.ts', 'js/references.mjs', 'js/cache-route.mjs', 'js/cache-changes.mjs', 'js/page.mjs', 'js/route-args.mjs']) {
+  for (const file of ['js/react.mjs', 'js/react.d.ts', 'js/references.mjs', 'js/cache-route.mjs', 'js/page.mjs', 'js/route-args.mjs']) {
     assert.ok(packed.has(file), `${file} is not in the tarball`);
   }
 
@@ -60,7 +60,7 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   cache.subscribe((change) => changes.push(change));
   const visible = await cache.afterToolCall('metrics.query', { rows: Array.from({ length: 300 }, (_, i) => ({ i, name: `row ${i}` })) }, { convId: 'c' });
   const [uri] = main.referencesOf(visible);
-  // Told asynchronously (js/cache-changes.mjs is loaded on the first change).
+  // Told asynchronously, after the write.
   for (let i = 0; i < 1000 && changes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(changes, [{ kind: 'write', convId: 'c', uris: [uri] }]);
   const route = main.cacheRoute(cache, { authorize: () => true });

@@ -82,7 +82,8 @@ export const types: [
   // `streamText` checks, above); the JSDoc takes any object of tools and answers plain objects.
   Exactly<Unassignable<typeof AiSdkDecl, typeof aiSdkImpl>, 'cacheToolApproval' | 'wrapAiSdkTools' | 'toModelOutput'>,
   Exactly<Unassignable<typeof RedisDecl, typeof redisImpl>, never>,
-  // `StateSync`: the browser class has no `[Symbol.dispose]` (the Node one, the wasm class, has).
+  // `StateSync`: the browser class gets `[Symbol.dispose]` where the platform has the symbol (as
+  // `ResultCache`), which a JSDoc class cannot declare.
   Exactly<Unassignable<typeof ServerDecl, typeof serverImpl>, 'StateSync'>,
   // `ListCache`: the constructor returns the WebAssembly instance (JS allows it; TypeScript types
   // `new` as the empty wrapper).
