@@ -107,6 +107,7 @@ async function exportNames(code, scratch, name) {
 // the argument that wasm-bindgen still warns about; a page downloads none of that (402 B of
 // minified code). Each pattern must match once: a wasm-bindgen that writes its glue differently
 // fails the build here instead of shipping the code unnoticed.
+/** @type {[RegExp, string][]} */
 const UNUSED_INIT = [
   // `initSync`, and its export.
   [/^function initSync\(module\) \{\n[\s\S]*?\n\}\n/m, ''],
