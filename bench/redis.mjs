@@ -82,14 +82,16 @@ async function deployment(name, client, raw) {
   const cache = new ResultCache({ storage: redisStorage(client, { prefix: prefix() }), threshold: 1, maxEntries: 100_000 });
   await cache.stats();
   const rows = [];
-  // The floor's key shares the conversation's slot on a cluster, as ours does.
+  // The floor: a raw SET and GET of the same JSON. Its key shares the conversation's slot on a
+  // cluster, as ours does.
+  const floorRound = async (/** @type {number} */ i) => {
+    await raw.set(`floor:{w${i % 50}}:${i}`, JSON.stringify(payload4k));
+    JSON.parse(await raw.get(`floor:{w${i % 50}}:${i}`));
+  };
   const [ours, floor] = await interleaved(async (i) => {
     const uri = await cache.cacheToolResult({ payload: payload4k, convId: `w${i % 50}` });
     await cache.readCachedPayload(uri, { convId: `w${i % 50}` });
-  }, async (i) => {
-    await raw.set(`floor:{w${i % 50}}:${i}`, JSON.stringify(payload4k));
-    JSON.parse(await raw.get(`floor:{w${i % 50}}:${i}`));
-  });
+  }, floorRound);
   // The storage alone (its write and read called directly, as the cache calls them): what the
   // store costs apart from the cache's own work (minting, sizing, scoping), which the memory
   // store pays too.
@@ -97,20 +99,14 @@ async function deployment(name, client, raw) {
   const json = JSON.stringify(payload4k);
   const [alone, floorAlone] = await interleaved(async (i) => {
     const row = { uri: `mcp+cache://w${i % 50}/AAAAAAAAAA${i}`, payload: payload4k, convId: `w${i % 50}`, sourceToolName: 't', addedAt: i, sizeBytes: json.length, lastUsedAt: i };
-    await storage.write(row, 1e12, 1e9, JSON.stringify(payload4k));
+    await storage.write(row, 1e12, 1e9, JSON.stringify(payload4k)); // stringified each round, as the floor does
     await storage.read([row.uri], i);
-  }, async (i) => {
-    await raw.set(`floor:{w${i % 50}}:${i}`, JSON.stringify(payload4k));
-    JSON.parse(await raw.get(`floor:{w${i % 50}}:${i}`));
-  });
+  }, floorRound);
   const memory = new ResultCache({ storage: 'memory', threshold: 1 });
   const [mem, floorMem] = await interleaved(async (i) => {
     const uri = await memory.cacheToolResult({ payload: payload4k, convId: `w${i % 50}` });
     await memory.readCachedPayload(uri, { convId: `w${i % 50}` });
-  }, async (i) => {
-    await raw.set(`floor:{w${i % 50}}:${i}`, JSON.stringify(payload4k));
-    JSON.parse(await raw.get(`floor:{w${i % 50}}:${i}`));
-  });
+  }, floorRound);
   const trips = await roundTrips(async () => {
     const uri = await cache.cacheToolResult({ payload: payload4k, convId: 'trips' });
     await cache.readCachedPayload(uri, { convId: 'trips' });
