@@ -137,6 +137,16 @@ const openDb = (name, stores, indexed = true) => new Promise((resolve, reject) =
   req.onerror = () => reject(req.error);
 });
 const done = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onabort = () => reject(tx.error); });
+/** A floor's read: the payload of `uri` in `db`'s records, in one read-only transaction (the same stores as ours). */
+function readPayload(db, uri) {
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction(['results', 'usage', 'meta'], 'readonly');
+    const req = tx.objectStore('results').get(uri);
+    req.onsuccess = () => resolve(req.result?.payload ?? null);
+    tx.onabort = () => reject(tx.error);
+  });
+}
+
 const contractDb = await openDb(`profile-contract-${run}`, ['results', 'usage', 'meta']);
 const floorDb = await openDb(`profile-floor-${run}`, ['results'], false);
 let key = 0;
@@ -164,14 +174,7 @@ const contractFloor = {
     await done(tx);
     return uri;
   },
-  readCachedPayload(uri) {
-    return new Promise((resolve, reject) => {
-      const tx = contractDb.transaction(['results', 'usage', 'meta'], 'readonly');
-      const req = tx.objectStore('results').get(uri);
-      req.onsuccess = () => resolve(req.result?.payload ?? null);
-      tx.onabort = () => reject(tx.error);
-    });
-  },
+  readCachedPayload: (uri) => readPayload(contractDb, uri),
   substituteCacheUris: async (args) => ({ ok: (await contractFloor.readCachedPayload(args.data_uri)) !== null }),
   clearConversation: (convId) => clearContract(contractDb, convId),
 };
@@ -205,14 +208,7 @@ const knownFloor = {
     await done(tx);
     return uri;
   },
-  readCachedPayload(uri) {
-    return new Promise((resolve, reject) => {
-      const tx = knownDb.transaction(['results', 'usage', 'meta'], 'readonly');
-      const req = tx.objectStore('results').get(uri);
-      req.onsuccess = () => resolve(req.result?.payload ?? null);
-      tx.onabort = () => reject(tx.error);
-    });
-  },
+  readCachedPayload: (uri) => readPayload(knownDb, uri),
   substituteCacheUris: async (args) => ({ ok: (await knownFloor.readCachedPayload(args.data_uri)) !== null }),
   async clearConversation(convId) {
     await clearContract(knownDb, convId);
