@@ -434,8 +434,9 @@ export function createAiSdk(api) {
       wrapped[name] = wrapTool(ctx, name, tool);
     }
     const resolving = pageReferences ? withPageReferences(wrapped, { cache: /** @type {Parameters<typeof withPageReferences>[1]["cache"]} */ (/** @type {unknown} */ (pipeline.cache)), conversation: pipeline.conversation, received: pageReferences }) : wrapped;
-    // Each tool made anew keeps its approval hook (`cacheToolApproval` finds it by the tool).
-    return carryApprovalHooks(wrapped, omitStored ? omitStoredPayloads(resolving) : resolving);
+    // Each tool made anew keeps its approval hook (`cacheToolApproval` finds it by the tool):
+    // the page-resolving tools carry their own (js/page-references.mjs), the rest the wrapped tool's.
+    return carryApprovalHooks(resolving, omitStored ? omitStoredPayloads(resolving) : resolving);
   }
 
   /**

@@ -30,6 +30,9 @@ export function registerApprovalHook(tool, hook) {
   hooks.set(tool, hook);
 }
 
+/** The approval hook of a wrapped tool (`undefined` for any other). @param {unknown} tool */
+export const approvalHookOf = (tool) => (isPlainObject(tool) ? hooks.get(tool) : undefined);
+
 /**
  * `tools` (made from `wrapped` by another layer: each tool a new object) with the approval hook
  * of each `wrapped` tool carried over to the tool of the same name. Answers `tools`.
@@ -41,7 +44,7 @@ export function registerApprovalHook(tool, hook) {
 export function carryApprovalHooks(wrapped, tools) {
   for (const [name, tool] of Object.entries(tools)) {
     const from = wrapped[name];
-    const hook = isPlainObject(from) ? hooks.get(from) : undefined;
+    const hook = approvalHookOf(from);
     if (hook && isPlainObject(tool) && tool !== from) hooks.set(tool, hook);
   }
   return tools;
@@ -120,7 +123,7 @@ export function cacheToolApproval(tools, own) {
   /** @type {Map<string, ApprovalHook>} */
   const wrapped = new Map();
   for (const [name, tool] of Object.entries(tools)) {
-    const hook = isPlainObject(tool) ? hooks.get(tool) : undefined;
+    const hook = approvalHookOf(tool);
     if (hook) wrapped.set(name, hook);
   }
   if (wrapped.size === 0) throw new TypeError('cacheToolApproval: none of these tools is wrapped (wrapAiSdkTools, clientToolSet or cacheToolSet)');

@@ -6,8 +6,11 @@
 // server-side call until the page answers:
 //
 //   1. A server tool's call carries a reference its cache misses. With the `pageReferences`
-//      option (the request's `pageReferences` field, `[]` when the page sent none), the tool's
-//      `needsApproval` answers `true`: the stream ends with the call `approval-requested`.
+//      option (the request's `pageReferences` field, `[]` when the page sent none), the call
+//      needs approval: the tool's `needsApproval` answers `true`, and under AI SDK 7's
+//      `toolApproval` (which the AI SDK asks instead) `cacheToolApproval` answers
+//      `user-approval`, through the approval hook each tool made here carries. The stream ends
+//      with the call `approval-requested`.
 //   2. The page answers the approval (`addToolApprovalResponse`). Its transport attaches, to
 //      that one request, the payloads of exactly the references in the inputs of the calls it
 //      approved that its own cache holds (`pageReferencePayloads`), each within `maxEntryBytes`.
@@ -20,6 +23,7 @@
 //      asks about was answered by this very approval.
 import { CACHE_URI_SCHEME, META_URIS_KEY, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
 import { isPlainObject } from './tool-pipeline.mjs';
+import { approvalHookOf, registerApprovalHook } from './approval.mjs';
 
 /**
  * A payload the page sent for one of its references.
@@ -159,10 +163,30 @@ export function withPageReferences(tools, { cache, conversation, received }) {
       wrapped.execute = async (/** @type {unknown} */ input, /** @type {unknown} */ options) =>
         execute.call(tool, (await resolve(input, conversation(options))).input, options);
     }
+    // `cacheToolApproval` asks the tool's approval hook instead of `needsApproval`: the same
+    // two questions, with the page's payloads resolved first.
+    const hook = approvalHookOf(tool);
+    if (hook) {
+      registerApprovalHook(wrapped, {
+        async flowReason(input, options) {
+          const { input: resolved, missing } = await resolve(input, conversation(options));
+          const flows = await hook.flowReason(resolved, options);
+          const page = missing.length > 0 ? pageReason(name, missing) : null;
+          return page && flows ? `${page} ${flows}` : page ?? flows;
+        },
+        async ownStatus(input, options) {
+          return hook.ownStatus((await resolve(input, conversation(options))).input, options);
+        },
+      });
+    }
     out[name] = wrapped;
   }
   return out;
 }
+
+/** What the person approving a call that needs the page's data is told: the tool and the references, never the data. */
+const pageReason = (/** @type {string} */ tool, /** @type {string[]} */ missing) =>
+  `${tool} needs data this page holds (${missing.join(', ')}); approving sends it to the server.`;
 
 /**
  * In the page: the payloads a request must carry for the server — those of the references in

@@ -1,0 +1,170 @@
+// Page → server under AI SDK 7's `toolApproval`, in the real AI SDK loop: `streamText` with a
+// scripted `ai/test` model and `toolApproval: cacheToolApproval(tools, own?)`, which the AI SDK
+// asks instead of every tool's `needsApproval`. The server tool (`clientToolSet` over a real
+// `McpServer`) is called with a reference minted in the page's cache (fake-indexeddb): the call
+// must pause for approval (as it does under `needsApproval`, tests/js/page-references.test.mjs),
+// and the approved call, with the page's payload (`pageReferencePayloads`), must run once with
+// the page's rows.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { cacheToolApproval, clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+
+const CHAT = 'chat-page-approval';
+const SECRET = 'a-test-secret-of-the-host';
+const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: i % 50 }));
+const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+let n = 0;
+
+/**
+ * A tool part of an AI SDK prompt or response message, read loosely.
+ * @typedef {{ type: string, toolName?: string, approvalId?: string, reason?: string, isAutomatic?: boolean, toolCall?: { toolName: string, input: unknown }, output?: { type: string, value: unknown } }} Part
+ */
+/** @typedef {import('ai').ModelMessage} ModelMessage */
+
+/** The page: its cache in IndexedDB and its client-side tool, which stores 240 rows; answers the cache and the rows' reference. */
+async function pageWithRows() {
+  const cache = new ResultCache({ dbName: `page-approval-${process.pid}-${n++}` });
+  const tools = wrapAiSdkTools({
+    'sensors.read': tool({
+      inputSchema: jsonSchema({ type: 'object', properties: {} }),
+      execute: async () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }], structuredContent: { ok: true, rows: ROWS } }),
+    }),
+  }, { cache, convId: CHAT, server: 'page-sensors' });
+  const execute = /** @type {(input: unknown, options: unknown) => Promise<{ content: { text: string }[] }>} */ (tools['sensors.read'].execute);
+  const output = await execute({}, { toolCallId: 'p1', messages: [] });
+  const rowsRef = /** @type {string} */ (JSON.parse(output.content[0].text)._cache_refs.rows);
+  assert.match(rowsRef, /^mcp\+cache:\/\/chat-page-approval\/[A-Za-z0-9_-]+#\/rows$/);
+  return { cache, rowsRef };
+}
+
+/** The chart server through the official SDK's client; `received` gets what chart.create was called with. */
+async function chartClient(/** @type {unknown[]} */ received) {
+  const server = new McpServer({ name: 'chart-server', version: '1.0.0' });
+  server.registerTool('chart.create', {
+    description: 'Draws rows.',
+    inputSchema: z.strictObject({ data: z.array(z.object({ t: z.string(), value: z.number() })).min(1) }),
+  }, async ({ data }) => {
+    received.push(data);
+    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: data.length }) }] };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'route', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+/** The model: chart the page's rows by reference, then say what the chart answered. */
+function scriptedModel(/** @type {string} */ rowsRef) {
+  return new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const results = prompt.filter((m) => m.role === 'tool').flatMap((m) => /** @type {Part[]} */ (m.content)).filter((p) => p.type === 'tool-result');
+      /** @type {unknown[]} */
+      const parts = [{ type: 'stream-start', warnings: [] }];
+      if (results.length === 0) {
+        parts.push({ type: 'tool-call', toolCallId: `call-${randomUUID()}`, toolName: 'chart.create', input: JSON.stringify({ data_uri: rowsRef }) });
+        parts.push({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
+      } else {
+        const text = `chart: ${JSON.stringify(results[0].output?.value)}`;
+        parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: text }, { type: 'text-end', id: 't' });
+        parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage });
+      }
+      return { stream: convertArrayToReadableStream(/** @type {never[]} */ (parts)) };
+    },
+  });
+}
+
+/**
+ * One request of the chat route: `streamText` run to its end under `toolApproval`.
+ * @param {import('ai').ToolSet} tools @param {ModelMessage[]} messages @param {string} rowsRef @param {unknown} [own] the host's own toolApproval
+ */
+async function request(tools, messages, rowsRef, own) {
+  /** @type {unknown[]} */
+  const errors = [];
+  const result = streamText({
+    model: scriptedModel(rowsRef),
+    tools,
+    messages,
+    toolApproval: /** @type {never} */ (cacheToolApproval(tools, own)),
+    experimental_toolApprovalSecret: SECRET,
+    stopWhen: stepCountIs(3),
+    onError: ({ error }) => { errors.push(error); },
+  });
+  await result.consumeStream();
+  assert.deepEqual(errors, []);
+  return { content: /** @type {Part[]} */ (await result.content), responseMessages: await result.responseMessages, text: await result.text };
+}
+
+/** The approval request shown to the person (not one the configuration decided by itself). */
+const askedOf = (/** @type {Part[]} */ content) => content.find((p) => p.type === 'tool-approval-request' && p.isAutomatic !== true);
+/** The reason the approval request carries, as the response message holds it. */
+const reasonOf = (/** @type {ModelMessage[]} */ messages) => messages.flatMap((m) => (Array.isArray(m.content) ? /** @type {Part[]} */ (m.content) : []))
+  .find((p) => p.type === 'tool-approval-request')?.reason;
+
+for (const [label, own] of /** @type {[string, unknown][]} */ ([['cacheToolApproval(tools)', undefined], ['cacheToolApproval(tools, own function)', () => 'not-applicable']])) {
+  test(`${label}: a page reference the server misses pauses the call; the approval with the page's payload runs it once with the rows`, async () => {
+    const { cache: page, rowsRef } = await pageWithRows();
+    /** @type {unknown[]} */
+    const received = [];
+    const client = await chartClient(received);
+    try {
+      const server = new ResultCache({ storage: 'memory' });
+      const USER = /** @type {ModelMessage[]} */ ([{ role: 'user', content: 'Chart my local readings' }]);
+      // Request 1: the page sent no payloads. The AI SDK asks `toolApproval`, never the tool's
+      // own `needsApproval`: the call must still pause, and the chart must not run.
+      const first = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] }), USER, rowsRef, own);
+      const asked = askedOf(first.content);
+      assert.ok(asked, 'the call asks for approval');
+      assert.equal(asked.toolCall?.toolName, 'chart.create');
+      assert.deepEqual(received, [], 'nothing dispatched before the approval');
+      const reason = reasonOf(first.responseMessages) ?? asked.reason ?? '';
+      assert.match(reason, /chart\.create needs data this page holds/);
+      assert.ok(reason.includes(rowsRef), reason);
+      assert.doesNotMatch(reason, /"value"|2026-01-01/, 'the reason names references, never data');
+
+      // The page approves; its transport sends exactly that call's payload.
+      const ui = [{ role: 'assistant', parts: [{ type: 'tool-chart.create', toolCallId: 'c1', state: 'approval-responded', input: { data_uri: rowsRef }, approval: { id: asked.approvalId, approved: true } }] }];
+      const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: ui });
+      assert.equal(payloads.length, 1);
+
+      // Request 2: the approval, with the payloads: the chart receives the page's 240 rows, once.
+      const history = [...USER, ...first.responseMessages, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: /** @type {string} */ (asked.approvalId), approved: true }] }];
+      const second = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: JSON.parse(JSON.stringify(payloads)) }), /** @type {ModelMessage[]} */ (history), rowsRef, own);
+      assert.equal(askedOf(second.content), undefined, 'no second question');
+      assert.deepEqual(received, [ROWS]);
+      assert.match(second.text, /\\"points\\":240/, 'the model reads the chart\'s answer');
+      const [entry] = await server.entries({ convId: CHAT });
+      assert.equal(entry.sourceServer, 'page-sensors');
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+test('a host\'s own "denied" for the tool stays denied, page reference or not', async () => {
+  const { rowsRef } = await pageWithRows();
+  /** @type {unknown[]} */
+  const received = [];
+  const client = await chartClient(received);
+  try {
+    const server = new ResultCache({ storage: 'memory' });
+    const USER = /** @type {ModelMessage[]} */ ([{ role: 'user', content: 'Chart my local readings' }]);
+    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] });
+    const first = await request(tools, USER, rowsRef, { 'chart.create': 'denied' });
+    assert.equal(askedOf(first.content), undefined, 'a denied call asks nobody');
+    assert.deepEqual(received, []);
+  } finally {
+    await client.close();
+  }
+});
