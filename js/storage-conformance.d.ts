@@ -17,7 +17,7 @@ export type StorageValue = CacheStorageKind | CacheStorage;
 export type StorageFactory = () => StorageValue | Promise<StorageValue>;
 
 /** The `test` function of `node:test` (or one with its signature). */
-export type TestFunction = (name: string, fn: (t: { skip(message?: string): void }) => unknown) => unknown;
+export type TestFunction = (name: string, fn: (t: { skip(message?: string): void }) => void | Promise<void>) => unknown;
 
 export interface StorageConformanceOptions {
   /** `node:test`'s `test`: every check is registered with it. */

@@ -11,6 +11,7 @@
 //   view of a CommonJS module cannot see names behind `module.exports = { ...wasm, … }`.
 import { createRequire } from 'node:module';
 import { writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import { rolldown } from 'rolldown';
 
 const require = createRequire(import.meta.url);
@@ -24,13 +25,22 @@ const CONVERTED = [
   { source: 'js/cache-route.mjs', out: 'pkg/cache-route.cjs', exports: 'cacheRoute' },
   { source: 'js/src/defaults.mjs', out: 'pkg/defaults.cjs', exports: 'afterToolCall,beforeToolCall,cacheToolResult,cacheToolsLoader,clearConversation,configureDefaultCache,evictOlderThan,lookup,makeDefaultCacheWith,readCachedPayload,substituteCacheUris' },
 ];
+/**
+ * `code` (converted from `source`, written to `out`) with each relative `import('…')` (the JSDoc
+ * types' imports) pointing from `out`'s folder at what it named from `source`'s.
+ * @param {string} code @param {string} source @param {string} out
+ */
+const retarget = (code, source, out) => code.replace(/import\((['"])(\.\.?\/[^'"]+)\1\)/g, (_, quote, specifier) => {
+  const path = relative(dirname(out), resolve(dirname(source), specifier)).replaceAll('\\', '/');
+  return `import(${quote}${path.startsWith('.') ? path : `./${path}`}${quote})`;
+});
 for (const { source, out, exports } of CONVERTED) {
   const bundle = await rolldown({ input: source, logLevel: 'silent' });
   const { output } = await bundle.generate({ format: 'cjs' });
   await bundle.close();
   if (output.length !== 1) throw new Error(`${source}: converted into ${output.length} files, expected one`);
   await writeFile(new URL(`../${out}`, import.meta.url),
-    `// Written by scripts/node-entries.mjs from ${source} (npm run build): edit that file.\n// @ts-nocheck (its source is type-checked)\n${output[0].code}`);
+    `// Written by scripts/node-entries.mjs from ${source} (npm run build): edit that file.\n// @ts-nocheck (its source is type-checked)\n${retarget(output[0].code, source, out)}`);
   const converted = Object.keys(require(`../${out}`)).sort().join();
   if (converted !== exports) throw new Error(`${out} exports ${converted}, expected ${exports}`);
   console.log(`node-entries: ${out}: from ${source}`);

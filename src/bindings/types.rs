@@ -471,8 +471,8 @@ export interface StateSyncConfig {
   defaults?: { cacheControl?: CacheDirective };
   /** Called after a successful invalidating call; a throw or rejection is swallowed. */
   onInvalidation?: (event: { causedBy: string; patterns: string[]; timestamp: string }) => void;
-  /** Receives one `notifications/resources/updated` per pattern; a throw or rejection is swallowed. */
-  notificationSink?: (notification: McpNotification) => void | Promise<void>;
+  /** Receives one `notifications/resources/updated` per pattern; what it returns is ignored, a throw or rejection swallowed. */
+  notificationSink?: (notification: McpNotification) => unknown;
   /**
    * What the `uri` of each stale notification starts with, before the pattern: a non-empty
    * string ending with `stale/` (at most 256 characters), else a `TypeError`. Default

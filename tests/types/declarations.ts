@@ -18,6 +18,7 @@ import * as listsImpl from '../../js/src/lists.mjs';
 import type * as ConformanceDecl from '../../js/storage-conformance.js';
 import * as conformanceImpl from '../../js/storage-conformance.mjs';
 import type { CacheStorage } from '../../js/index.js';
+import { test as nodeTest } from 'node:test';
 import type * as ReactDecl from '../../js/react.js';
 import * as reactImpl from '../../js/react.mjs';
 
@@ -47,6 +48,8 @@ export const serverReady: typeof ServerDecl.ready = serverImpl.ready;
 export const listsReady: typeof ListsDecl.ready = listsImpl.ready;
 export const conformanceNames: SameNames<typeof ConformanceDecl, typeof conformanceImpl> = true;
 export const storageConformance: typeof ConformanceDecl.storageConformance = conformanceImpl.storageConformance;
+/** node:test's own `test` is a `TestFunction`, as the documented `storageConformance(make, { test })` passes it. */
+export const nodeTestFits: ConformanceDecl.TestFunction = nodeTest;
 export const redisStorage: typeof RedisDecl.redisStorage = redisImpl.redisStorage;
 /** `redisStorage` answers the storage contract. */
 export const redisIsStorage = (client: object): CacheStorage => redisImpl.redisStorage(client);
