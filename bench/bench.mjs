@@ -7,6 +7,65 @@ import * as ours from '../pkg/browser.mjs';
 import * as oursServer from '../pkg/server.mjs';
 import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlob as jsMatchGlob, openDb as openBaselineDb } from './js-baseline.mjs';
 
+// pkg/browser.mjs is a bundle, not type-checked: what it exports is typed by the package's own
+// declarations (js/index.d.ts, the entry's `types`), at the uses below.
+/** @typedef {import('../js/index.js').ResultCache} OursCache */
+/** @typedef {import('./page.mjs').Page} Page */
+/**
+ * One workload's numbers for one implementation, as the page publishes them.
+ * @typedef {{
+ *   workload: string, impl: string, group?: string, storeSize?: number, iterations: number, warmup: number,
+ *   median: number, p95: number, n: number,
+ * }} BenchResultRow
+ */
+/**
+ * What the page publishes as `window.__benchResult` (bench/run.mjs adds to it for results.json).
+ * @typedef {{
+ *   iterations: number, warmup: number, userAgent: string, crossOriginIsolated: boolean, results: BenchResultRow[],
+ *   flow: { inlineChars: number, byReferenceChars: number }, payloadBytes: Record<string, number>,
+ *   wasmMemory: { before: number, after: number, afterEachWorkload: Record<string, number> },
+ * }} BenchResult
+ */
+/**
+ * What the bench calls of chatbox-core's engine/cache.js (staged by bench/peer.mjs).
+ * @typedef {{
+ *   cacheToolResult(input: { payload: unknown, convId: string, sourceToolName?: string, threshold?: number }): Promise<string | null>,
+ *   readCachedPayload(uri: unknown): Promise<unknown>,
+ *   clearConversation(convId: unknown): Promise<void>,
+ *   estimateSize(payload: unknown): number,
+ *   mintCacheUri(convId: unknown): string,
+ * }} PeerCache
+ */
+/** What the bench calls of chatbox-core's engine/uri-substitution.js. @typedef {{ substituteCacheUris(args: unknown): Promise<{ ok: boolean }> }} PeerSubstitution */
+/**
+ * The cache calls of the substitute and clear workloads, as each implementation but the floor has them.
+ * @typedef {{
+ *   cacheToolResult(input: { payload: unknown, convId: string }): Promise<string | null>,
+ *   substituteCacheUris(args: unknown): Promise<{ ok: boolean }>,
+ *   clearConversation(convId: string): Promise<unknown>,
+ * }} BenchCache
+ */
+/** An implementation of the original workloads. @typedef {{ cacheAndRead: (payload: Payload) => Promise<unknown>, reset: () => Promise<unknown>, cache?: BenchCache }} Impl */
+/**
+ * A workload: `run` is timed once per round and implementation; `setup`/`teardown` run once per
+ * implementation around all rounds, `before`/`after` around each round (untimed).
+ * @typedef {{
+ *   name: string, impls: string[], group?: string, interleaved?: boolean, n?: number, iterations?: number, warmup?: number,
+ *   setup?: (impl: string) => Promise<unknown>, before?: (impl: string) => Promise<unknown>, run: (impl: string) => Promise<unknown>,
+ *   after?: (impl: string, round: { last: boolean }) => Promise<unknown>, teardown?: (impl: string) => Promise<unknown>,
+ * }} Workload
+ */
+/**
+ * A store of the store-size workloads: one database (or, for the peer, conversations in its
+ * one database) written, read, refilled, cleared and counted.
+ * @typedef {{
+ *   name: string, peer?: boolean, write: (payload: Payload, convId: string) => Promise<string>, read: (uri: string) => Promise<unknown>,
+ *   fill?: (convId: string, count: number) => Promise<void>, clear: (convId: string) => Promise<unknown>, count: () => Promise<number>,
+ *   close: () => void | Promise<void>,
+ * }} BenchStore
+ */
+/** A floor record: raw IndexedDB, keyed by `uri`. @typedef {{ uri: string, payload: unknown }} FloorRecord */
+
 const params = new URLSearchParams(location.search);
 const ITERATIONS = Number(params.get('iterations') ?? 20);
 const WARMUP = Number(params.get('warmup') ?? 3);
@@ -18,26 +77,30 @@ const run = `${Date.now().toString(36)}`;
 // `?peer=<path>`: where bench/peer.mjs staged chatbox-core's modules; absent = no peer column.
 const PEER_BASE = params.get('peer');
 
-window.addEventListener('error', (e) => { window.__benchError = String(e.message); });
-window.addEventListener('unhandledrejection', (e) => { window.__benchError = String(e.reason?.stack ?? e.reason); });
+window.addEventListener('error', (e) => { /** @type {Page} */ (window).__benchError = String(e.message); });
+window.addEventListener('unhandledrejection', (e) => { /** @type {Page} */ (window).__benchError = String(e.reason?.stack ?? e.reason); });
 
 // ------------------------------------------------------------------ payloads
+/** @param {number} bytes */
 function rowsOfSize(bytes) {
-  const row = (i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: (i * 7919) % 1000 / 10, label: `row ${i}`, ok: i % 3 !== 0 });
+  const row = (/** @type {number} */ i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: (i * 7919) % 1000 / 10, label: `row ${i}`, ok: i % 3 !== 0 });
   const per = JSON.stringify(row(123456)).length + 1;
   const n = Math.max(1, Math.round((bytes - 40) / per));
   return { ok: true, columns: ['t', 'value', 'label', 'ok'], rows: Array.from({ length: n }, (_, i) => row(i)) };
 }
+/** @typedef {ReturnType<typeof rowsOfSize>} Payload */
+/** @type {Record<string, number>} */
 const SIZES = { '4 KB': 4 * 1024, '64 KB': 64 * 1024, '1 MB': 1024 * 1024, '8 MB': 8 * 1024 * 1024 };
 // At least `n` rounds for a workload whose median needs more than the default (never in the
 // smoke run, which only checks that nothing rots).
-const atLeast = (n) => (SMOKE ? ITERATIONS : Math.max(ITERATIONS, n));
+const atLeast = (/** @type {number} */ n) => (SMOKE ? ITERATIONS : Math.max(ITERATIONS, n));
 // Operations of a few milliseconds swing most between runs (a GC or a background flush is a
 // large share of one sample): they get more rounds, which cost about a second each.
 const MANY = atLeast(60);
 const payloads = Object.fromEntries(Object.entries(SIZES).map(([k, v]) => [k, rowsOfSize(v)]));
 
 // ------------------------------------------------------------------ floor: raw IndexedDB
+/** @param {string} name @returns {Promise<IDBDatabase>} */
 function idbOpen(name) {
   return new Promise((resolve, reject) => {
     const req = indexedDB.open(name, 1);
@@ -46,22 +109,25 @@ function idbOpen(name) {
     req.onerror = () => reject(req.error);
   });
 }
-const txDone = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); tx.onabort = () => reject(tx.error); });
+const txDone = (/** @type {IDBTransaction} */ tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); tx.onabort = () => reject(tx.error); });
 // The floor does what raw IndexedDB can do at best, as ours does: a write commits as soon as its
 // request is issued (`commit()`), a read resolves at its request's success (a read-only
 // transaction has nothing left to commit).
-const committed = (tx) => { tx.commit(); return txDone(tx); };
-const answered = (req) => new Promise((resolve, reject) => { req.onsuccess = () => resolve(req.result); req.transaction.onabort = () => reject(req.transaction.error); });
+const committed = (/** @type {IDBTransaction} */ tx) => { tx.commit(); return txDone(tx); };
+// (A request of a transaction, never of an open: its `transaction` is set.)
+/** @template T @param {IDBRequest<T>} req @returns {Promise<T>} */
+const answered = (req) => new Promise((resolve, reject) => { req.onsuccess = () => resolve(req.result); /** @type {IDBTransaction} */ (req.transaction).onabort = () => reject(/** @type {IDBTransaction} */ (req.transaction).error); });
 let floorKey = 0;
 const floor = {
   db: await idbOpen(`bench-floor-${run}`),
+  /** @param {unknown} payload */
   async cacheAndRead(payload) {
     const uri = `k${floorKey++}`;
     const w = this.db.transaction('results', 'readwrite', { durability: 'relaxed' });
     w.objectStore('results').put({ uri, payload });
     await committed(w);
     const r = this.db.transaction('results', 'readonly');
-    return (await answered(r.objectStore('results').get(uri))).payload;
+    return /** @type {FloorRecord} */ (await answered(r.objectStore('results').get(uri))).payload;
   },
   async clear() {
     const tx = this.db.transaction('results', 'readwrite', { durability: 'relaxed' });
@@ -75,23 +141,24 @@ const floor = {
 // workload uses conversations of its own there and clears them when done. Ours runs with
 // `legacyChatboxCore: false` everywhere: otherwise it would read (and clear) the peer's database.
 const PEER_DB = 'chatbox-core-result-cache';
-const peer = PEER_BASE ? await import(`${PEER_BASE}/engine/cache.js`) : null;
-const peerSubst = PEER_BASE ? await import(`${PEER_BASE}/engine/uri-substitution.js`) : null;
+const peer = /** @type {PeerCache | null} */ (PEER_BASE ? await import(`${PEER_BASE}/engine/cache.js`) : null);
+const peerSubst = /** @type {PeerSubstitution | null} */ (PEER_BASE ? await import(`${PEER_BASE}/engine/uri-substitution.js`) : null);
 const peerDb = peer ? await (async () => {
   await peer.readCachedPayload('mcp+cache://open/none'); // the peer opens (and creates) its database
-  return new Promise((resolve, reject) => {
+  return /** @type {Promise<IDBDatabase>} */ (new Promise((resolve, reject) => {
     const req = indexedDB.open(PEER_DB); // the bench's own connection: fills and counts only
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
-  });
+  }));
 })() : null;
-const withPeer = (list) => (peer ? [...list.slice(0, -1), 'peer', list.at(-1)] : list);
+const withPeer = (/** @type {string[]} */ list) => (peer ? [...list.slice(0, -1), 'peer', /** @type {string} */ (list.at(-1))] : list);
 
 // ------------------------------------------------------------------ implementations
 await ours.ready();
 const OURS_BASE = { legacyChatboxCore: false };
-const oursCache = new ours.ResultCache({ dbName: `bench-ours-${run}`, threshold: 0, ...OURS_BASE });
+const oursCache = /** @type {OursCache} */ (/** @type {unknown} */ (new ours.ResultCache({ dbName: `bench-ours-${run}`, threshold: 0, ...OURS_BASE })));
 const baseline = new JsBaselineCache(`bench-js-${run}`, 0);
+/** @type {Record<string, Impl>} */
 const impls = {
   floor: { cacheAndRead: (p) => floor.cacheAndRead(p), reset: () => floor.clear() },
   'js-baseline': {
@@ -105,7 +172,7 @@ const impls = {
       reset: () => peer.clearConversation('bench'),
       cache: {
         cacheToolResult: (o) => peer.cacheToolResult({ threshold: 0, ...o }),
-        substituteCacheUris: (args) => peerSubst.substituteCacheUris(args),
+        substituteCacheUris: (args) => /** @type {PeerSubstitution} */ (peerSubst).substituteCacheUris(args),
         clearConversation: (c) => peer.clearConversation(c),
       },
     },
@@ -118,6 +185,7 @@ const impls = {
 };
 
 // ------------------------------------------------------------------ workloads
+/** @type {Workload[]} */
 const workloads = [];
 for (const [label, payload] of Object.entries(payloads)) {
   workloads.push({
@@ -126,7 +194,7 @@ for (const [label, payload] of Object.entries(payloads)) {
     ...(SIZES[label] <= 64 * 1024 ? { iterations: MANY } : {}),
     run: async (impl) => {
       const back = await impls[impl].cacheAndRead(payload);
-      if (!back || back.rows.length !== payload.rows.length) throw new Error(`${impl}: bad read-back`);
+      if (!back || /** @type {Payload} */ (back).rows.length !== payload.rows.length) throw new Error(`${impl}: bad read-back`);
     },
     after: (impl) => impls[impl].reset(),
   });
@@ -139,11 +207,12 @@ workloads.push({
   iterations: MANY,
   run: async (impl) => {
     const back = await impls[impl].cacheAndRead(payloads['4 KB']);
-    if (!back || back.rows.length !== payloads['4 KB'].rows.length) throw new Error(`${impl}: bad read-back`);
+    if (!back || /** @type {Payload} */ (back).rows.length !== payloads['4 KB'].rows.length) throw new Error(`${impl}: bad read-back`);
   },
   teardown: (impl) => impls[impl].reset(),
 });
 for (const count of [1, 16]) {
+  /** @type {Record<string, (string | null)[]>} */
   const uris = {};
   workloads.push({
     name: `substitute ${count} × 64 KB`,
@@ -151,14 +220,14 @@ for (const count of [1, 16]) {
     iterations: MANY,
     setup: async (impl) => {
       uris[impl] = [];
-      for (let i = 0; i < count; i++) uris[impl].push(await impls[impl].cache.cacheToolResult({ payload: payloads['64 KB'], convId: 'subst' }));
+      for (let i = 0; i < count; i++) uris[impl].push(await /** @type {BenchCache} */ (impls[impl].cache).cacheToolResult({ payload: payloads['64 KB'], convId: 'subst' }));
     },
     run: async (impl) => {
       const args = count === 1 ? { data_uri: uris[impl][0] } : { parts_uri: uris[impl] };
-      const out = await impls[impl].cache.substituteCacheUris(args);
+      const out = await /** @type {BenchCache} */ (impls[impl].cache).substituteCacheUris(args);
       if (!out.ok) throw new Error(`${impl}: substitution failed`);
     },
-    teardown: (impl) => impls[impl].cache.clearConversation('subst'),
+    teardown: (impl) => /** @type {BenchCache} */ (impls[impl].cache).clearConversation('subst'),
   });
 }
 const small = { pad: 'x'.repeat(5000) };
@@ -171,10 +240,10 @@ workloads.push({
   // Filled (untimed) 50 writes at a time: the same entries as one at a time, in less time.
   before: async (impl) => {
     for (let done = 0; done < 1000; done += 50) {
-      await Promise.all(Array.from({ length: 50 }, () => impls[impl].cache.cacheToolResult({ payload: small, convId: 'bulk' })));
+      await Promise.all(Array.from({ length: 50 }, () => /** @type {BenchCache} */ (impls[impl].cache).cacheToolResult({ payload: small, convId: 'bulk' })));
     }
   },
-  run: async (impl) => { await impls[impl].cache.clearConversation('bulk'); },
+  run: async (impl) => { await /** @type {BenchCache} */ (impls[impl].cache).clearConversation('bulk'); },
 });
 workloads.push({
   name: 'estimateSize 1 MB',
@@ -182,7 +251,7 @@ workloads.push({
   iterations: MANY,
   run: async (impl) => {
     const p = payloads['1 MB'];
-    const n = impl === 'floor' ? JSON.stringify(p).length : impl === 'ours' ? ours.estimateSize(p) : impl === 'peer' ? peer.estimateSize(p) : baselineSize(p);
+    const n = impl === 'floor' ? JSON.stringify(p).length : impl === 'ours' ? ours.estimateSize(p) : impl === 'peer' ? /** @type {PeerCache} */ (peer).estimateSize(p) : baselineSize(p);
     if (!(n > 1_000_000)) throw new Error(`${impl}: size ${n}`);
   },
 });
@@ -230,8 +299,9 @@ const four = payloads['4 KB'];
 // here measures eviction, so the budget is set out of the way (128 MiB default bytes is ample).
 const OURS_OPTIONS = { threshold: 0, maxEntries: 1_000_000, ...OURS_BASE };
 let dbSeq = 0;
-const freshName = (tag) => `bench-${tag}-${run}-${dbSeq++}`;
+const freshName = (/** @type {string} */ tag) => `bench-${tag}-${run}-${dbSeq++}`;
 
+/** @param {string} name @returns {Promise<void>} */
 function deleteDb(name) {
   return new Promise((resolve, reject) => {
     const req = indexedDB.deleteDatabase(name);
@@ -239,6 +309,7 @@ function deleteDb(name) {
     req.onerror = () => reject(req.error);
   });
 }
+/** @param {IDBDatabase} db @returns {Promise<number>} */
 function countRecords(db) {
   return new Promise((resolve, reject) => {
     const req = db.transaction('results', 'readonly').objectStore('results').count();
@@ -250,9 +321,10 @@ function countRecords(db) {
 // The key-range floor: raw IndexedDB on the JS module's own schema (same records, keys and
 // indexes `convId`, `addedAt`); a conversation is cleared with one range delete.
 let floorToken = 0;
+/** @type {Record<string, (name: string) => Promise<BenchStore>>} */
 const stores = {
   ours: async (name) => {
-    const cache = new ours.ResultCache({ dbName: name, ...OURS_OPTIONS });
+    const cache = /** @type {OursCache} */ (/** @type {unknown} */ (new ours.ResultCache({ dbName: name, ...OURS_OPTIONS })));
     return {
       name,
       write: (payload, convId) => cacheOrThrow(() => cache.cacheToolResult({ payload, convId })),
@@ -271,7 +343,7 @@ const stores = {
       // Untimed refills: the records cacheToolResult writes, put in one transaction.
       async fill(convId, count) {
         await cache.readCachedPayload('mcp+cache://x/y'); // opens the connection
-        const tx = cache.db.transaction('results', 'readwrite');
+        const tx = /** @type {IDBDatabase} */ (cache.db).transaction('results', 'readwrite');
         const sizeBytes = baselineSize(four);
         for (let i = 0; i < count; i++) {
           tx.objectStore('results').put({ uri: `mcp+cache://${convId}/${randomToken()}`, payload: four, convId, sourceToolName: '<unknown>', addedAt: Date.now(), sizeBytes });
@@ -279,13 +351,16 @@ const stores = {
         await txDone(tx);
       },
       clear: (convId) => cache.clearConversation(convId),
-      count: async () => { await cache.readCachedPayload('mcp+cache://x/y'); return countRecords(cache.db); },
+      count: async () => { await cache.readCachedPayload('mcp+cache://x/y'); return countRecords(/** @type {IDBDatabase} */ (cache.db)); },
       close: () => cache.close(),
     };
   },
   // The peer's one database: a store here is a set of conversations in it, cleared when disposed
   // (the peer keeps its connection open, so its database is never deleted during the run).
   peer: async (name) => {
+    // Called only for the peer column, which exists only with the peer loaded.
+    if (!peer || !peerDb) throw new Error('bench: a peer store without the peer (no ?peer=)');
+    /** @type {Set<string>} */
     const convs = new Set();
     return {
       name,
@@ -309,6 +384,7 @@ const stores = {
   },
   floor: async (name) => {
     const db = await openBaselineDb(name);
+    /** @param {unknown} payload @param {string} convId */
     const record = (payload, convId) => ({ uri: `mcp+cache://${convId}/f${floorToken++}`, payload, convId, addedAt: Date.now(), sizeBytes: 0 });
     return {
       name,
@@ -321,7 +397,7 @@ const stores = {
       },
       async read(uri) {
         const tx = db.transaction('results', 'readonly');
-        return (await answered(tx.objectStore('results').get(uri))).payload;
+        return /** @type {FloorRecord} */ (await answered(tx.objectStore('results').get(uri))).payload;
       },
       async fill(convId, count) {
         const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
@@ -341,21 +417,25 @@ const stores = {
 function randomToken() {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(8)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
+/** @param {() => Promise<unknown>} write @returns {Promise<string>} */
 async function cacheOrThrow(write) {
   const uri = await write();
   if (typeof uri !== 'string') throw new Error(`write not cached: ${uri}`);
   return uri;
 }
+/** @param {BenchStore} store @param {string} convId @param {number} count */
 async function populate(store, convId, count) {
   if (store.fill) return store.fill(convId, count);
   for (let done = 0; done < count; done += 50) {
     await Promise.all(Array.from({ length: Math.min(50, count - done) }, () => store.write(four, convId)));
   }
 }
+/** @param {BenchStore} store @param {number} expected @param {string} what */
 async function expectCount(store, expected, what) {
   const n = await store.count();
   if (n !== expected) throw new Error(`${store.name}: ${n} entries after ${what}, expected ${expected}`);
 }
+/** @param {BenchStore} store */
 async function dispose(store) {
   await store.close();
   if (store.peer) await expectCount(store, 0, 'clearing the peer\'s conversations');
@@ -368,6 +448,7 @@ async function dispose(store) {
 // sizes run interleaved (one unit, see the runner): "flat" compares samples taken side by side.
 const WRITE_AFTER_CLEAR_N = SMOKE ? [50, 100, 200] : [1000, 2000, 5000];
 for (const n of WRITE_AFTER_CLEAR_N) {
+  /** @type {Record<string, BenchStore>} */
   const st = {};
   workloads.push({
     name: `write 4 KB after clear, N = ${n}`,
@@ -398,6 +479,7 @@ for (const n of WRITE_AFTER_CLEAR_N) {
 // warmed by one untimed write, deleted after the round).
 const BURST = SMOKE ? 100 : 2000;
 {
+  /** @type {Record<string, BenchStore>} */
   const st = {};
   workloads.push({
     name: `burst ${BURST} × 4 KB writes, 50 at a time`,
@@ -427,6 +509,7 @@ const BURST = SMOKE ? 100 : 2000;
 // entries stored (built once per implementation), next to the floor on the JS module's schema.
 const STORED = SMOKE ? 100 : 2000;
 {
+  /** @type {Record<string, BenchStore>} */
   const st = {};
   workloads.push({
     name: `cache+read 4 KB, ${STORED} entries stored`,
@@ -439,7 +522,7 @@ const STORED = SMOKE ? 100 : 2000;
     },
     run: async (impl) => {
       const back = await st[impl].read(await st[impl].write(four, 'stored-rw'));
-      if (!back || back.rows.length !== four.rows.length) throw new Error(`${impl}: bad read-back`);
+      if (!back || /** @type {Payload} */ (back).rows.length !== four.rows.length) throw new Error(`${impl}: bad read-back`);
     },
     teardown: (impl) => dispose(st[impl]),
   });
@@ -449,6 +532,7 @@ const STORED = SMOKE ? 100 : 2000;
 // they come): no batching, one transaction each, into a fresh database per round.
 const SEQUENTIAL = SMOKE ? 50 : 2000;
 {
+  /** @type {Record<string, BenchStore>} */
   const st = {};
   workloads.push({
     name: `${SEQUENTIAL} sequential 4 KB writes`,
@@ -474,6 +558,7 @@ const SEQUENTIAL = SMOKE ? 50 : 2000;
 // once per implementation, the cleared one refilled before each round.
 const CLEAR_M = SMOKE ? 50 : 1000;
 {
+  /** @type {Record<string, BenchStore>} */
   const st = {};
   workloads.push({
     name: `clearConversation ${CLEAR_M} of ${2 * CLEAR_M} entries`,
@@ -494,16 +579,19 @@ const CLEAR_M = SMOKE ? 50 : 1000;
 // the same record (the floor: reading it is all a window can cost), and `cache_select` over
 // 10 000 and 100 000 rows against the raw `get` of those rows (linear: ~10× apart).
 {
-  const floorGet = async (key) => {
+  const floorGet = async (/** @type {string} */ key) => {
     const tx = floor.db.transaction('results', 'readonly');
-    return (await answered(tx.objectStore('results').get(key))).payload;
+    return /** @type {FloorRecord} */ (await answered(tx.objectStore('results').get(key))).payload;
   };
+  /** @param {string} key @param {unknown} payload */
   const floorPut = async (key, payload) => {
     const tx = floor.db.transaction('results', 'readwrite', { durability: 'relaxed' });
     tx.objectStore('results').put({ uri: key, payload });
     await committed(tx);
   };
-  const tools = ours.cacheTools(oursCache, { convId: 'readback', maxChars: 100_000 });
+  /** @typedef {typeof import('../js/index.js').cacheTools} CacheTools */
+  const tools = /** @type {CacheTools} */ (ours.cacheTools)(oursCache, { convId: 'readback', maxChars: 100_000 });
+  /** @type {Record<string, string | null>} */
   const uris = {};
   workloads.push({
     name: 'cache_read 100 rows of an 8 MB entry',
@@ -515,12 +603,12 @@ const CLEAR_M = SMOKE ? 50 : 1000;
     },
     run: async (impl) => {
       if (impl === 'floor') {
-        const rows = (await floorGet('readback-8mb')).rows.slice(5000, 5100);
+        const rows = /** @type {Payload} */ (await floorGet('readback-8mb')).rows.slice(5000, 5100);
         if (rows.length !== 100) throw new Error('floor: bad window');
         return;
       }
       const result = await tools.callTool({ name: 'cache_read', arguments: { uri: `${uris.big}#/rows`, offset: 5000, limit: 100 } });
-      if (result.isError || result.structuredContent.items.length !== 100) throw new Error(`ours: bad window ${result.content[0].text.slice(0, 200)}`);
+      if (result.isError || /** @type {{ items: unknown[] }} */ (result.structuredContent).items.length !== 100) throw new Error(`ours: bad window ${result.content[0].text.slice(0, 200)}`);
     },
     teardown: (impl) => (impl === 'ours' ? oursCache.clearConversation('readback') : floor.clear()),
   });
@@ -542,13 +630,13 @@ const CLEAR_M = SMOKE ? 50 : 1000;
       },
       run: async (impl) => {
         if (impl === 'floor') {
-          if ((await floorGet(`readback-rows-${n}`)).length !== n) throw new Error('floor: bad rows');
+          if (/** @type {unknown[]} */ (await floorGet(`readback-rows-${n}`)).length !== n) throw new Error('floor: bad rows');
           return;
         }
         // A fresh tool set each round: the answer is computed, not the memo of the last one.
-        const fresh = ours.cacheTools(oursCache, { convId: 'readback-select' });
+        const fresh = /** @type {CacheTools} */ (ours.cacheTools)(oursCache, { convId: 'readback-select' });
         const result = await fresh.callTool({ name: 'cache_select', arguments: { uri: uris[n], where } });
-        if (result.isError || result.structuredContent.count !== expected) throw new Error(`ours: bad selection ${result.content[0].text.slice(0, 200)}`);
+        if (result.isError || /** @type {{ count: number }} */ (result.structuredContent).count !== expected) throw new Error(`ours: bad selection ${result.content[0].text.slice(0, 200)}`);
       },
       teardown: (impl) => (impl === 'ours' ? oursCache.clearConversation('readback-select') : floor.clear()),
     });
@@ -556,20 +644,25 @@ const CLEAR_M = SMOKE ? 50 : 1000;
 }
 
 // ------------------------------------------------------------------ runner
-const stats = (xs) => {
+const stats = (/** @type {readonly number[]} */ xs) => {
   const s = [...xs].sort((a, b) => a - b);
-  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  const q = (/** @type {number} */ p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return { median: s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2, p95: q(0.95), n: s.length };
 };
 
+/** @type {number} */
 const memoryBefore = ours.wasmMemoryBytes();
+/** @type {BenchResultRow[]} */
 const results = [];
+/** @type {Record<string, number>} */
 const memoryByWorkload = {};
-const out = document.getElementById('out');
+// bench/index.html's `<pre id="out">`.
+const out = /** @type {HTMLElement} */ (document.getElementById('out'));
 // Workloads marked `interleaved` with the same group run as one unit: every round measures each
 // of them for each implementation, so comparisons across them (the write after a clear at
 // N = 1 000 against N = 5 000) share whatever the machine does during the run instead of being
 // minutes apart.
+/** @type {Workload[][]} */
 const units = [];
 for (const w of workloads) {
   if (ONLY && w.group !== ONLY && !w.name.includes(ONLY)) continue;
@@ -586,10 +679,11 @@ const SETTLE_MS = SMOKE ? 0 : Number(params.get('settle') ?? 2000);
 // writes): the page idles SAMPLE_SETTLE_MS before each one, so that no size or implementation
 // inherits the previous one's background work more often than the others.
 const SAMPLE_SETTLE_MS = SMOKE ? 0 : 250;
-const settle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const settle = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 for (const unit of units) {
   await settle(SETTLE_MS);
   const started = performance.now();
+  /** @type {Map<Workload, Record<string, number[]>>} */
   const samples = new Map(unit.map((w) => [w, Object.fromEntries(w.impls.map((i) => [i, []]))]));
   const [warmup, iterations] = [unit[0].warmup ?? WARMUP, unit[0].iterations ?? ITERATIONS];
   for (const w of unit) for (const impl of w.impls) await w.setup?.(impl);
@@ -607,20 +701,21 @@ for (const unit of units) {
         await w.run(impl);
         const dt = performance.now() - t0;
         performance.measure(`${w.name} · ${impl}`, `${w.name}:${impl}:start`);
-        if (it >= warmup) samples.get(w)[impl].push(dt);
+        if (it >= warmup) /** @type {Record<string, number[]>} */ (samples.get(w))[impl].push(dt);
         await w.after?.(impl, { last: it === warmup + iterations - 1 });
       }
     }
   }
   for (const w of unit) for (const impl of w.impls) await w.teardown?.(impl);
   for (const w of unit) {
-    const s = samples.get(w);
+    const s = /** @type {Record<string, number[]>} */ (samples.get(w));
     for (const impl of w.impls) results.push({ workload: w.name, impl, ...(w.group ? { group: w.group } : {}), ...(w.n ? { storeSize: w.n } : {}), iterations, warmup, ...stats(s[impl]) });
     memoryByWorkload[w.name] = ours.wasmMemoryBytes();
     out.textContent += `\n${w.name}: ${w.impls.map((i) => `${i} ${stats(s[i]).median.toFixed(2)} ms`).join(' · ')}`;
   }
   console.log(`bench: ${unit.map((w) => w.name).join(' + ')} done in ${((performance.now() - started) / 1000).toFixed(1)} s, wasm memory ${ours.wasmMemoryBytes()} bytes`);
 }
+/** @type {number} */
 const memoryAfter = ours.wasmMemoryBytes();
 
 // The 240-row flow: what the model has to emit for chart.create, inline vs by reference.
@@ -631,9 +726,9 @@ const flow = {
   byReferenceChars: JSON.stringify({ data_uri: uri240, title: 'CPU' }).length,
 };
 
-window.__benchResult = {
+/** @type {Page} */ (window).__benchResult = /** @satisfies {BenchResult} */ ({
   iterations: ITERATIONS, warmup: WARMUP, userAgent: navigator.userAgent, crossOriginIsolated: globalThis.crossOriginIsolated === true, results, flow,
   payloadBytes: Object.fromEntries(Object.entries(payloads).map(([k, p]) => [k, new TextEncoder().encode(JSON.stringify(p)).length])),
   wasmMemory: { before: memoryBefore, after: memoryAfter, afterEachWorkload: memoryByWorkload },
-};
+});
 out.textContent += '\ndone';

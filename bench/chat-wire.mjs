@@ -20,13 +20,18 @@ import { converse, toolParts } from '../tests/support/chat-wire.mjs';
 
 const TURNS = ['query the series', 'chart it', 'thanks'];
 
-/** One conversation through the example's route, the option given or not. */
+/**
+ * One conversation through the example's route, the option given or not.
+ * @param {import('../js/redis.js').RedisClientLike} redis @param {{ omitStoredPayload?: boolean }} options
+ */
 async function measure(redis, options) {
   const cache = new ResultCache({ storage: redisStorage(redis) });
   const servers = await startServers();
   const { model } = scriptedModel();
+  /** @param {Request} request @returns {Promise<Response>} */
   async function POST(request) {
-    const { id, messages } = await request.json();
+    const { id, messages } = /** @type {{ id: string, messages: import('ai').UIMessage[] }} */ (await request.json());
+    /** @type {import('ai').ToolSet} */
     const tools = {};
     for (const client of Object.values(servers.clients)) Object.assign(tools, await clientToolSet(client, { cache, convId: id, ...options }));
     const result = streamText({ model, tools, messages: await convertToModelMessages(messages, { tools }), stopWhen: stepCountIs(5) });
@@ -48,7 +53,7 @@ const redis = await nodeRedisClient(server.url);
 try {
   const before = await measure(redis, {});
   const after = await measure(redis, { omitStoredPayload: true });
-  const total = (m) => m.turns.reduce((sum, t) => sum + t.posted + t.streamed, 0);
+  const total = (/** @type {Awaited<ReturnType<typeof measure>>} */ m) => m.turns.reduce((sum, t) => sum + t.posted + t.streamed, 0);
   console.log(`timeseries.query's tool output in the tool part: ${before.output} B without the option, ${after.output} B with it\n`);
   console.log('| turn | posted (before → after) | streamed (before → after) |');
   console.log('|---|---:|---:|');

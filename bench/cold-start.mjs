@@ -31,7 +31,18 @@ import { ENTRY_FILES } from '../scripts/size-budget.mjs';
 
 const ROOT = new URL('..', import.meta.url);
 
-/** The implementations measured: the entry a page imports and how it caches one result. */
+/** @typedef {import('playwright-core').BrowserContext} BrowserContext */
+/** @typedef {import('./peer.mjs').StagedPeer} StagedPeer */
+/** An implementation a page measures: the module it imports and the expression that caches one result. @typedef {{ entry: string, run: string }} ColdImpl */
+/** A coldStart() implementation's samples in ms, per database state. @typedef {{ new: number[], existing: number[] }} ColdTimes */
+/** What coldStart() resolves. @typedef {{ rounds: number, results: Record<string, ColdTimes>, peer?: string }} ColdStartResult */
+/** What startup() resolves: per implementation, the first call's and the warm calls' ms per page. @typedef {{ rounds: number, results: Record<string, { first: number[], warm: number[] }> }} StartupResult */
+/** One entry's files as bytes() counts them. @typedef {{ entry: string, files: { file: string, raw: number, gzip: number }[], raw: number, gzip: number }} BytesRow */
+
+/**
+ * The implementations measured: the entry a page imports and how it caches one result.
+ * @type {Record<string, ColdImpl>}
+ */
 const IMPLS = {
   'js-baseline': {
     entry: '/bench/js-baseline.mjs',
@@ -48,16 +59,21 @@ const peerImpl = (/** @type {string} */ base) => ({
   run: 'm.cacheToolResult({ payload, convId: "cold", threshold: 0 })',
 });
 
-/** A fresh page of `context` imports `impl` and caches one result; resolves the milliseconds. */
+/**
+ * A fresh page of `context` imports `impl` and caches one result; resolves the milliseconds.
+ * @param {string} origin @param {BrowserContext} context @param {string} impl
+ * @param {Record<string, ColdImpl>} [impls] @returns {Promise<number>}
+ */
 async function once(origin, context, impl, impls = IMPLS) {
   const page = await context.newPage();
   try {
+    /** @type {string[]} */
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${origin}/bench/cold-start.html`);
     const { entry, run } = impls[impl];
     // The function body is built here so that nothing but the timed code runs in the page.
-    const ms = await page.evaluate(`(async () => {
+    const ms = /** @type {number} */ (await page.evaluate(`(async () => {
       const payload = { ok: true, rows: Array.from({ length: 240 }, (_, i) => ({ t: i, value: i % 17 })) };
       const dbName = 'cold-start';
       const t0 = performance.now();
@@ -66,7 +82,7 @@ async function once(origin, context, impl, impls = IMPLS) {
       const t1 = performance.now();
       if (typeof uri !== 'string') throw new Error('nothing cached: ' + uri);
       return t1 - t0;
-    })()`);
+    })()`));
     if (errors.length) throw new Error(`page errors: ${errors.join(' | ')}`);
     return ms;
   } finally {
@@ -78,9 +94,12 @@ async function once(origin, context, impl, impls = IMPLS) {
 /**
  * `rounds` rounds; each measures every implementation on a new database and on an existing
  * one. Resolves `{ rounds, results: { [impl]: { new: ms[], existing: ms[] } } }`.
+ * @param {{ origin: string, rounds?: number, log?: (message: string) => void, peer?: StagedPeer | null }} options
+ * @returns {Promise<ColdStartResult>}
  */
 export async function coldStart({ origin, rounds = 10, log = () => {}, peer = null }) {
   const impls = peer ? { ...IMPLS, peer: peerImpl(peer.base) } : IMPLS;
+  /** @type {Record<string, ColdTimes>} */
   const results = Object.fromEntries(Object.keys(impls).map((impl) => [impl, { new: [], existing: [] }]));
   await alternate(origin, rounds, once, async (impl, context) => {
     results[impl].new.push(await once(origin, context, impl, impls));
@@ -93,6 +112,10 @@ export async function coldStart({ origin, rounds = 10, log = () => {}, peer = nu
  * One browser, one unmeasured page of `measure` first (the browser's own start-up is not the
  * module's), then `rounds` rounds alternating the implementations' order, each implementation
  * measured by `each(impl, context)` in a fresh context.
+ * @param {string} origin @param {number} rounds
+ * @param {(origin: string, context: BrowserContext, impl: string) => Promise<unknown>} measure
+ * @param {(impl: string, context: BrowserContext) => Promise<void>} each
+ * @param {(round: number) => void} done @param {string[]} [impls]
  */
 async function alternate(origin, rounds, measure, each, done, impls = Object.keys(IMPLS)) {
   const browser = await chromium.launch(chromiumOptions());
@@ -129,9 +152,14 @@ async function alternate(origin, rounds, measure, each, done, impls = Object.key
  * after a second of idleness).
  */
 const WARM_CALLS = 9;
+/**
+ * @param {string} origin @param {BrowserContext} context @param {string} impl
+ * @returns {Promise<{ first: number, warm: number }>}
+ */
 async function startupOnce(origin, context, impl) {
   const page = await context.newPage();
   try {
+    /** @type {string[]} */
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${origin}/bench/cold-start.html`);
@@ -151,7 +179,7 @@ async function startupOnce(origin, context, impl) {
         tx.onabort = () => reject(tx.error);
       });
       await call(-1);`;
-    const out = await page.evaluate(`(async () => {
+    const out = /** @type {{ first: number, warm: number }} */ (await page.evaluate(`(async () => {
       const payload = (n) => ({ ok: true, rows: Array.from({ length: 240 }, (_, i) => ({ t: i + n, value: i % 17 })) });
       ${impl === 'floor' ? floor : `const m = await import(${JSON.stringify(IMPLS[impl].entry)});
       ${ours
@@ -179,7 +207,7 @@ async function startupOnce(origin, context, impl) {
       }
       const warm = times.slice(1).sort((a, b) => a - b);
       return { first: times[0], warm: warm[(warm.length - 1) / 2] };
-    })()`);
+    })()`));
     if (errors.length) throw new Error(`page errors: ${errors.join(' | ')}`);
     return out;
   } finally {
@@ -191,9 +219,12 @@ async function startupOnce(origin, context, impl) {
  * `rounds` fresh pages per implementation (alternating): the first tool result a second after a
  * start that called `ready()` and opened the database, against the warm calls after it.
  * Resolves `{ rounds, results: { [impl]: { first: ms[], warm: ms[] } } }`.
+ * @param {{ origin: string, rounds?: number, log?: (message: string) => void }} options
+ * @returns {Promise<StartupResult>}
  */
 export async function startup({ origin, rounds = 10, log = () => {} }) {
   const impls = [...Object.keys(IMPLS), 'floor'];
+  /** @type {StartupResult['results']} */
   const results = Object.fromEntries(impls.map((impl) => [impl, { first: [], warm: [] }]));
   await alternate(origin, rounds, startupOnce, async (impl, context) => {
     const { first, warm } = await startupOnce(origin, context, impl);
@@ -203,21 +234,21 @@ export async function startup({ origin, rounds = 10, log = () => {} }) {
   return { rounds, results };
 }
 
-/** Markdown table of a startup() result. */
+/** Markdown table of a startup() result. @param {StartupResult} result */
 export function startupTable({ rounds, results }) {
   const lines = [
     '| implementation | first call, 1 s after start: median (min–max) | warm call: median | first / warm |',
     '|---|---:|---:|---:|',
   ];
   for (const [impl, { first, warm }] of Object.entries(results)) {
-    const call = { ours: '`afterToolCall`', floor: 'one `put`' }[impl] ?? '`cacheToolResult`';
+    const call = /** @type {Record<string, string>} */ ({ ours: '`afterToolCall`', floor: 'one `put`' })[impl] ?? '`cacheToolResult`';
     lines.push(`| ${impl} (${call}) | ${median(first).toFixed(2)} ms (${Math.min(...first).toFixed(2)}–${Math.max(...first).toFixed(2)}) | ${median(warm).toFixed(2)} ms | ${(median(first) / median(warm)).toFixed(2)}× |`);
   }
   lines.push('', `${rounds} fresh pages each (new database). At load: ours \`await ready()\`, \`new ResultCache(options)\`, \`await cache.stats()\`, \`await warmUp(options)\`; the JS module one read; the floor (raw IndexedDB, one store) its database opened and one \`put\`. One second later the first tool result (240 rows, 6 KB), then ${WARM_CALLS} more one after another ("warm": their median).`);
   return lines.join('\n');
 }
 
-/** Markdown table of a coldStart() result: medians, min-max, and ours / baseline. */
+/** Markdown table of a coldStart() result: medians, min-max, and ours / baseline. @param {ColdStartResult} result */
 export function coldStartTable({ rounds, results }) {
   const base = results['js-baseline'];
   const peer = results.peer;
@@ -225,7 +256,7 @@ export function coldStartTable({ rounds, results }) {
     `| database | js-baseline median (min–max) |${peer ? ' peer (chatbox-core) median (min–max) |' : ''} ours median (min–max) |${peer ? ' **ours / peer** |' : ''} ours / js-baseline |`,
     `|---|---:|${peer ? '---:|' : ''}---:|${peer ? '---:|' : ''}---:|`,
   ];
-  for (const state of ['new', 'existing']) {
+  for (const state of /** @type {const} */ (['new', 'existing'])) {
     const cell = (/** @type {number[]} */ xs) => `${median(xs).toFixed(1)} ms (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
     const ratio = median(results.ours[state]) / median(base[state]);
     const peerCells = peer ? ` ${cell(peer[state])} |` : '';
@@ -236,7 +267,10 @@ export function coldStartTable({ rounds, results }) {
   return lines.join('\n');
 }
 
-/** `gzip -9 -n` bytes, as scripts/size-budget.mjs counts them (zlib level 9 without gzip). */
+/**
+ * `gzip -9 -n` bytes, as scripts/size-budget.mjs counts them (zlib level 9 without gzip).
+ * @param {URL} url @param {Buffer} data @returns {number}
+ */
 function gzipSize(url, data) {
   try {
     return execFileSync('gzip', ['-9', '-n', '-c', fileURLToPath(url)], { maxBuffer: 1 << 28 }).length;
@@ -245,7 +279,10 @@ function gzipSize(url, data) {
   }
 }
 
-/** Bytes a browser downloads per entry (every file it fetches): `[{ entry, files, raw, gzip }]`. */
+/**
+ * Bytes a browser downloads per entry (every file it fetches): `[{ entry, files, raw, gzip }]`.
+ * @returns {Promise<BytesRow[]>}
+ */
 export async function bytes() {
   const entries = {
     'host (`mcp-result-cache`)': ENTRY_FILES.host,
@@ -253,8 +290,10 @@ export async function bytes() {
     'lists (`mcp-result-cache/lists`)': ENTRY_FILES.lists,
     'js-baseline (plain JS)': ['bench/js-baseline.mjs'],
   };
+  /** @type {BytesRow[]} */
   const out = [];
   for (const [entry, files] of Object.entries(entries)) {
+    /** @type {BytesRow} */
     const row = { entry, files: [], raw: 0, gzip: 0 };
     for (const file of files) {
       const data = await readFile(new URL(file, ROOT));
@@ -268,7 +307,7 @@ export async function bytes() {
   return out;
 }
 
-/** Markdown table of bytes(). */
+/** Markdown table of bytes(). @param {readonly BytesRow[]} rows */
 export function bytesTable(rows) {
   const lines = ['| entry | file | raw bytes | gzip -9 bytes |', '|---|---|---:|---:|'];
   for (const row of rows) {

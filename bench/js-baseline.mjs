@@ -6,7 +6,18 @@
 
 const SCHEME = 'mcp+cache://';
 
-/** Opens (creating at version 1) the JS module's database: `results` keyed by `uri`, indexes `convId`, `addedAt`. */
+/** @typedef {{ match: string, cacheControl?: string, invalidates?: string[] }} JsPolicy */
+/** @typedef {Readonly<{ cacheControl: string | undefined, invalidates: string[] | undefined }>} JsResolvedPolicy */
+/**
+ * What substituteCacheUris answers: the arguments with their `*_uri` keys resolved, or the
+ * envelope naming the URIs that could not be.
+ * @typedef {{ ok: true, args: unknown } | { ok: false, envelope: { error: string, _missing_uris: string[] } }} JsSubstitution
+ */
+
+/**
+ * Opens (creating at version 1) the JS module's database: `results` keyed by `uri`, indexes `convId`, `addedAt`.
+ * @param {string} name @returns {Promise<IDBDatabase>}
+ */
 export function openDb(name) {
   return new Promise((resolve, reject) => {
     const req = indexedDB.open(name, 1);
@@ -20,6 +31,7 @@ export function openDb(name) {
   });
 }
 
+/** @param {IDBTransaction} tx @returns {Promise<void>} */
 function done(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
@@ -33,6 +45,7 @@ function token() {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
+/** @param {unknown} payload @returns {number} */
 export function estimateSize(payload) {
   try {
     const json = JSON.stringify(payload);
@@ -43,19 +56,27 @@ export function estimateSize(payload) {
 }
 
 export class JsBaselineCache {
+  /** @param {string} dbName @param {number} [threshold] */
   constructor(dbName, threshold = 4096) {
     this.dbName = dbName;
     this.threshold = threshold;
+    /** @type {IDBDatabase | null} */
     this.db = null;
+    /** @type {Promise<IDBDatabase> | null} */
     this.opening = null;
   }
 
   // One connection, however many calls arrive before it is open.
+  /** @returns {Promise<IDBDatabase>} */
   async #open() {
     this.opening ??= openDb(this.dbName).then((db) => (this.db = db));
     return this.opening;
   }
 
+  /**
+   * @param {{ payload: unknown, convId?: string | null, sourceToolName?: string }} input
+   * @returns {Promise<string | null>}
+   */
   async cacheToolResult({ payload, convId = 'default', sourceToolName = '<unknown>' }) {
     if (payload === null || typeof payload !== 'object') return null;
     const sizeBytes = estimateSize(payload);
@@ -69,6 +90,7 @@ export class JsBaselineCache {
     return uri;
   }
 
+  /** @param {unknown} uri @returns {Promise<unknown>} */
   async readCachedPayload(uri) {
     if (typeof uri !== 'string' || !uri.startsWith(SCHEME)) return null;
     const db = await this.#open();
@@ -78,9 +100,12 @@ export class JsBaselineCache {
     return req.result ? req.result.payload : null;
   }
 
+  /** @param {unknown} args @returns {Promise<JsSubstitution>} */
   async substituteCacheUris(args) {
     if (args === null || typeof args !== 'object' || Array.isArray(args)) return { ok: true, args };
+    /** @type {Record<string, unknown>} */
     const out = { ...args };
+    /** @type {string[]} */
     const missing = [];
     let changed = false;
     for (const [key, value] of Object.entries(args)) {
@@ -91,6 +116,7 @@ export class JsBaselineCache {
         if (payload === null) missing.push(value);
         else { out[target] = payload; delete out[key]; changed = true; }
       } else if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v.startsWith(SCHEME))) {
+        /** @type {unknown[]} */
         const resolved = [];
         for (const uri of value) {
           const payload = await this.readCachedPayload(uri);
@@ -108,6 +134,7 @@ export class JsBaselineCache {
     return { ok: true, args: changed ? out : args };
   }
 
+  /** @param {unknown} convId @returns {Promise<void>} */
   async clearConversation(convId) {
     const db = await this.#open();
     const tx = db.transaction('results', 'readwrite');
@@ -126,8 +153,12 @@ export class JsBaselineCache {
   }
 }
 
-/** MCP Fusion-style glob matching (regex per pattern, cached), as a JS host would write it. */
+/**
+ * MCP Fusion-style glob matching (regex per pattern, cached), as a JS host would write it.
+ * @type {Map<string, RegExp>}
+ */
 const globCache = new Map();
+/** @param {string} pattern @param {string} name @returns {boolean} */
 export function matchGlob(pattern, name) {
   let re = globCache.get(pattern);
   if (!re) {
@@ -145,10 +176,13 @@ export function matchGlob(pattern, name) {
 
 /** First-match-wins policy resolution with a Map memo, as MCP Fusion's PolicyEngine does. */
 export class JsPolicyEngine {
+  /** @param {readonly JsPolicy[]} policies */
   constructor(policies) {
     this.policies = policies;
+    /** @type {Map<string, JsResolvedPolicy | null>} */
     this.memo = new Map();
   }
+  /** @param {string} name @returns {JsResolvedPolicy | null | undefined} */
   resolve(name) {
     if (this.memo.has(name)) return this.memo.get(name);
     const policy = this.policies.find((p) => matchGlob(p.match, name));

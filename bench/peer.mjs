@@ -19,11 +19,17 @@ const FILES = ['engine/cache.js', 'engine/uri-substitution.js'];
 export const PEER_ABSENT = 'peer column absent: no PEER_DIR was given (PEER_DIR=<directory holding engine/cache.js and engine/uri-substitution.js of chatbox-core>)';
 
 /**
+ * The peer's modules as staged by stagePeer.
+ * @typedef {{ base: string, dir: string, label: string, remove: () => Promise<void> }} StagedPeer
+ */
+
+/**
  * Copies the peer's modules from `process.env.PEER_DIR` under `.tmp/`. Resolves `null` when no
  * PEER_DIR is set, else `{ base, dir, label, remove }`: `base` the URL path the pages import
  * `${base}/engine/cache.js` from, `label` what the reports call it (with the version of the
  * peer's package.json when there is one), `remove()` deletes the copy. A PEER_DIR without the
  * two modules is an error, never a silent fallback.
+ * @returns {Promise<StagedPeer | null>}
  */
 export async function stagePeer() {
   const dir = process.env.PEER_DIR;
@@ -37,7 +43,7 @@ export async function stagePeer() {
     await mkdir(join(to, 'engine'), { recursive: true });
     await copyFile(source, join(to, file));
   }
-  const version = await readFile(join(from, 'package.json'), 'utf8').then((t) => JSON.parse(t).version, () => null);
+  const version = await readFile(join(from, 'package.json'), 'utf8').then((t) => /** @type {{ version?: string }} */ (JSON.parse(t)).version, () => null);
   return {
     base: `/.tmp/${name}`,
     dir: from,

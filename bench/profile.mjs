@@ -17,8 +17,44 @@ import * as ours from '../pkg/browser.mjs';
 import { JsBaselineCache } from './js-baseline.mjs';
 import { payloadShape, utf8Length } from '../src/js_values.js';
 
-window.addEventListener('error', (e) => { window.__benchError = String(e.message); });
-window.addEventListener('unhandledrejection', (e) => { window.__benchError = String(e.reason?.stack ?? e.reason); });
+/** One logged event: what happened and when, in ms since the call. @typedef {[string, number]} LogEvent */
+/**
+ * One step of an operation's log: a transaction (`txAt` its creation, `lastReq` its last
+ * request, both since the call) or the operation's end (`mode: 'resolved'`).
+ * @typedef {{ mode: string, before: number, requests: number, issue: number, idb: number, txAt: number, lastReq?: number }} TxStep
+ * @typedef {{ mode: string, after: number, total: number }} ResolvedStep
+ * @typedef {TxStep | ResolvedStep} Step
+ */
+/**
+ * A step's medians over the rounds that had the same steps (the fields of a TxStep or a ResolvedStep).
+ * @typedef {{ mode: string, before?: number, requests?: number, issue?: number, idb?: number, after?: number, total?: number }} SummaryStep
+ * @typedef {{ rounds: number, of: number, steps: SummaryStep[] }} Summary
+ */
+/** Per operation (`write`, `read`, `substitute`), its summary. @typedef {Record<string, Summary>} ImplProfile */
+/** An operation's most common event sequence, each event's median ms since the call. @typedef {{ rounds: number, of: number, events: LogEvent[] }} Timeline */
+/**
+ * What this page publishes as `window.__benchResult`: an ImplProfile per implementation (the
+ * keys other than the four below), read by bench/profile-run.mjs.
+ * @typedef {{
+ *   timelines: Record<string, Record<string, Timeline>>, parts: Record<string, number>, big: Record<string, number>,
+ *   knownMismatches: number, [impl: string]: unknown,
+ * }} ProfileResult
+ */
+/** @typedef {Window & { __benchResult?: ProfileResult, __benchError?: string }} ProfilePage */
+/**
+ * What the rounds call of each implementation.
+ * @typedef {{
+ *   cacheToolResult(input: { payload: unknown, convId: string }): Promise<string | null>,
+ *   readCachedPayload(uri: unknown): Promise<unknown>,
+ *   substituteCacheUris(args: { data_uri: string | null }): Promise<{ ok: boolean }>,
+ *   clearConversation(convId: string): Promise<unknown>,
+ * }} ProfiledCache
+ */
+/** @typedef {(this: IDBObjectStore | IDBIndex, ...args: unknown[]) => IDBRequest} RequestMethod */
+/** A contract's running totals (all, or one conversation's). @typedef {{ bytes: number, entries: number }} Totals */
+
+window.addEventListener('error', (e) => { /** @type {ProfilePage} */ (window).__benchError = String(e.message); });
+window.addEventListener('unhandledrejection', (e) => { /** @type {ProfilePage} */ (window).__benchError = String(e.reason?.stack ?? e.reason); });
 const params = new URLSearchParams(location.search);
 // `&events=1`: the success events' arrival too (a listener each: adds a little to every request).
 const EVENTS = params.has('events');
@@ -34,13 +70,15 @@ const STORED = Number(params.get('stored') ?? 0);
 const CLEAR = params.get('clear') === '1';
 const run = Date.now().toString(36);
 
+/** @type {LogEvent[]} */
 const log = [];
 let t0 = 0;
-const mark = (what) => { if (t0) log.push([what, performance.now() - t0]); };
+const mark = (/** @type {string} */ what) => { if (t0) log.push([what, performance.now() - t0]); };
+/** @param {IDBObjectStore | IDBIndex} proto @param {string[]} names */
 const wrap = (proto, names) => {
   for (const name of names) {
-    const original = proto[name];
-    proto[name] = function (...args) {
+    const original = /** @type {Record<string, RequestMethod>} */ (/** @type {unknown} */ (proto))[name];
+    /** @type {Record<string, RequestMethod>} */ (/** @type {unknown} */ (proto))[name] = function (...args) {
       mark(`req:${name}:${this.name}`);
       const request = original.apply(this, args);
       if (t0 && EVENTS) request.addEventListener('success', () => mark(`ev:${name}:${this.name}`));
@@ -51,16 +89,19 @@ const wrap = (proto, names) => {
 wrap(IDBObjectStore.prototype, ['put', 'get', 'getAll', 'delete', 'count', 'openCursor', 'add']);
 wrap(IDBIndex.prototype, ['openCursor', 'openKeyCursor', 'count', 'getAll']);
 const transaction = IDBDatabase.prototype.transaction;
-IDBDatabase.prototype.transaction = function (...args) {
+IDBDatabase.prototype.transaction = /** @type {(this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) => IDBTransaction} */ (function (...args) {
   mark(`tx:${args[1] ?? 'readonly'}`);
   const tx = transaction.apply(this, args);
   // Only into the log of the operation that made it (a read resolves before its `complete`).
   const own = t0;
   if (t0) tx.addEventListener('complete', () => { if (t0 === own) mark('complete'); });
   return tx;
-};
+});
 
-/** Times `op` once; its log: [[event, ms since the call], …, ['resolved', ms]]. */
+/**
+ * Times `op` once; its log: [[event, ms since the call], …, ['resolved', ms]].
+ * @param {() => Promise<unknown>} op @returns {Promise<LogEvent[]>}
+ */
 async function timed(op) {
   log.length = 0;
   t0 = performance.now();
@@ -70,14 +111,19 @@ async function timed(op) {
   return [...log];
 }
 
-/** Splits one operation's log into steps (one per transaction). */
+/**
+ * Splits one operation's log into steps (one per transaction).
+ * @param {readonly LogEvent[]} events @returns {Step[]}
+ */
 function steps(events) {
+  /** @type {Step[]} */
   const out = [];
+  /** @type {TxStep | null} */
   let current = null;
   let last = 0;
   for (const [what, at] of events) {
     if (what.startsWith('tx:')) {
-      current = { mode: what.slice(3), before: at - last, requests: 0, issue: 0, idb: 0 };
+      current = /** @type {TxStep} */ ({ mode: what.slice(3), before: at - last, requests: 0, issue: 0, idb: 0 });
       current.txAt = at;
       out.push(current);
     } else if (what.startsWith('req:') && current) {
@@ -94,7 +140,8 @@ function steps(events) {
   return out;
 }
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const median = (/** @type {readonly number[]} */ xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+/** @param {Step[][]} samples @returns {Summary} */
 function summarize(samples) {
   // samples: arrays of steps with the same shape; median per field.
   const shape = samples[0].map((s) => s.mode);
@@ -102,14 +149,15 @@ function summarize(samples) {
   return {
     rounds: same.length, of: samples.length,
     steps: shape.map((mode, i) => {
-      const fields = Object.keys(same[0][i]).filter((k) => typeof same[0][i][k] === 'number' && !['txAt', 'lastReq'].includes(k));
-      return { mode, ...Object.fromEntries(fields.map((f) => [f, median(same.map((s) => s[i][f]))])) };
+      const fields = Object.keys(same[0][i]).filter((k) => typeof /** @type {Record<string, unknown>} */ (same[0][i])[k] === 'number' && !['txAt', 'lastReq'].includes(k));
+      return { mode, ...Object.fromEntries(fields.map((f) => [f, median(same.map((s) => /** @type {number} */ (/** @type {Record<string, unknown>} */ (s[i])[f])))])) };
     }),
   };
 }
 
+/** @param {number} bytes */
 function rowsOfSize(bytes) {
-  const row = (i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: (i * 7919) % 1000 / 10, label: `row ${i}`, ok: i % 3 !== 0 });
+  const row = (/** @type {number} */ i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: (i * 7919) % 1000 / 10, label: `row ${i}`, ok: i % 3 !== 0 });
   const per = JSON.stringify(row(123456)).length + 1;
   return { ok: true, columns: ['t', 'value', 'label', 'ok'], rows: Array.from({ length: Math.max(1, Math.round((bytes - 40) / per)) }, (_, i) => row(i)) };
 }
@@ -124,7 +172,9 @@ const sixtyFour = rowsOfSize(64 * 1024);
 // its success). Both writes commit as soon as their last request is issued, as ours does.
 // The contract's databases have ours' indexes (the records by `convId` and `addedAt`, the usage
 // rows by `lastUsedAt`): each is written with every put.
+/** @type {Record<string, string[]>} */
 const INDEXES = { results: ['convId', 'addedAt'], usage: ['lastUsedAt'], meta: [] };
+/** @param {string} name @param {string[]} stores @param {boolean} [indexed] @returns {Promise<IDBDatabase>} */
 const openDb = (name, stores, indexed = true) => new Promise((resolve, reject) => {
   const req = indexedDB.open(name, 1);
   req.onupgradeneeded = () => {
@@ -136,8 +186,11 @@ const openDb = (name, stores, indexed = true) => new Promise((resolve, reject) =
   req.onsuccess = () => resolve(req.result);
   req.onerror = () => reject(req.error);
 });
-const done = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onabort = () => reject(tx.error); });
-/** A floor's read: the payload of `uri` in `db`'s records, in one read-only transaction (the same stores as ours). */
+const done = (/** @type {IDBTransaction} */ tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onabort = () => reject(tx.error); });
+/**
+ * A floor's read: the payload of `uri` in `db`'s records, in one read-only transaction (the same stores as ours).
+ * @param {IDBDatabase} db @param {string} uri @returns {Promise<unknown>}
+ */
 function readPayload(db, uri) {
   return new Promise((resolve, reject) => {
     const tx = db.transaction(['results', 'usage', 'meta'], 'readonly');
@@ -150,6 +203,7 @@ function readPayload(db, uri) {
 const contractDb = await openDb(`profile-contract-${run}`, ['results', 'usage', 'meta']);
 const floorDb = await openDb(`profile-floor-${run}`, ['results'], false);
 let key = 0;
+/** @type {ProfiledCache} */
 const contractFloor = {
   async cacheToolResult({ payload, convId }) {
     const uri = `mcp+cache://${convId}/c${key++}`;
@@ -174,7 +228,7 @@ const contractFloor = {
     await done(tx);
     return uri;
   },
-  readCachedPayload: (uri) => readPayload(contractDb, uri),
+  readCachedPayload: (/** @type {string} */ uri) => readPayload(contractDb, uri),
   substituteCacheUris: async (args) => ({ ok: (await contractFloor.readCachedPayload(args.data_uri)) !== null }),
   clearConversation: (convId) => clearContract(contractDb, convId),
 };
@@ -184,7 +238,9 @@ const contractFloor = {
 // since), but the new rows are put at once, from the totals this page knows, and the write
 // commits as soon as its requests are issued, as the floor's does.
 const knownDb = await openDb(`profile-known-${run}`, ['results', 'usage', 'meta']);
+/** @type {{ totals: Totals, convs: Map<string, Totals>, mismatches: number }} */
 const known = { totals: { bytes: 0, entries: 0 }, convs: new Map(), mismatches: 0 };
+/** @type {ProfiledCache} */
 const knownFloor = {
   async cacheToolResult({ payload, convId }) {
     const uri = `mcp+cache://${convId}/k${key++}`;
@@ -208,7 +264,7 @@ const knownFloor = {
     await done(tx);
     return uri;
   },
-  readCachedPayload: (uri) => readPayload(knownDb, uri),
+  readCachedPayload: (/** @type {string} */ uri) => readPayload(knownDb, uri),
   substituteCacheUris: async (args) => ({ ok: (await knownFloor.readCachedPayload(args.data_uri)) !== null }),
   async clearConversation(convId) {
     await clearContract(knownDb, convId);
@@ -217,7 +273,10 @@ const knownFloor = {
     known.convs.delete(convId);
   },
 };
-/** A conversation's key-range delete with its rows (the contract's clear, for the `clear` mode). */
+/**
+ * A conversation's key-range delete with its rows (the contract's clear, for the `clear` mode).
+ * @param {IDBDatabase} db @param {string} convId
+ */
 async function clearContract(db, convId) {
   const tx = db.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
   const range = IDBKeyRange.bound(`mcp+cache://${convId}/`, `mcp+cache://${convId}0`, false, true);
@@ -234,6 +293,7 @@ async function clearContract(db, convId) {
   };
   await done(tx);
 }
+/** @type {ProfiledCache} */
 const floor = {
   async cacheToolResult({ payload }) {
     const uri = `f${key++}`;
@@ -243,6 +303,7 @@ const floor = {
     await done(tx);
     return uri;
   },
+  /** @param {string} uri */
   readCachedPayload(uri) {
     return new Promise((resolve, reject) => {
       const tx = floorDb.transaction('results', 'readonly');
@@ -259,9 +320,10 @@ const floor = {
   },
 };
 
-const peer = PEER_BASE ? await import(`${PEER_BASE}/engine/cache.js`) : null;
-const peerSubst = PEER_BASE ? await import(`${PEER_BASE}/engine/uri-substitution.js`) : null;
+const peer = /** @type {import('./bench.mjs').PeerCache | null} */ (PEER_BASE ? await import(`${PEER_BASE}/engine/cache.js`) : null);
+const peerSubst = /** @type {import('./bench.mjs').PeerSubstitution | null} */ (PEER_BASE ? await import(`${PEER_BASE}/engine/uri-substitution.js`) : null);
 await ours.ready();
+/** @type {Record<string, ProfiledCache>} */
 const impls = {
   floor,
   'contract floor': contractFloor,
@@ -269,52 +331,58 @@ const impls = {
   'js-baseline': new JsBaselineCache(`profile-js-${run}`, 0),
   ...(peer ? {
     peer: {
-      cacheToolResult: (/** @type {object} */ o) => peer.cacheToolResult({ threshold: 0, ...o }),
-      readCachedPayload: (/** @type {string} */ uri) => peer.readCachedPayload(uri),
-      substituteCacheUris: (/** @type {object} */ args) => peerSubst.substituteCacheUris(args),
-      clearConversation: (/** @type {string} */ convId) => peer.clearConversation(convId),
+      cacheToolResult: (o) => peer.cacheToolResult({ threshold: 0, ...o }),
+      readCachedPayload: (uri) => peer.readCachedPayload(uri),
+      substituteCacheUris: (args) => /** @type {import('./bench.mjs').PeerSubstitution} */ (peerSubst).substituteCacheUris(args),
+      clearConversation: (convId) => peer.clearConversation(convId),
     },
   } : {}),
-  ours: new ours.ResultCache({ dbName: `profile-ours-${run}`, threshold: 0, legacyChatboxCore: false }),
+  ours: /** @type {import('./bench.mjs').OursCache} */ (/** @type {unknown} */ (new ours.ResultCache({ dbName: `profile-ours-${run}`, threshold: 0, legacyChatboxCore: false }))),
 };
 // `stored`: N other entries in each, written 50 at a time (untimed).
 for (const cache of Object.values(impls)) {
   for (let n = 0; n < STORED; n += 50) await Promise.all(Array.from({ length: Math.min(50, STORED - n) }, () => cache.cacheToolResult({ payload: four, convId: 'filled' })));
 }
+// (`total` is filled by nothing: the totals are the `resolved` step of each operation's steps.)
+/** @type {Record<string, { write: Step[][], read: Step[][], substitute: Step[][], total: { write: unknown[], read: unknown[], substitute: unknown[] } }>} */
 const result = {};
 for (const impl of Object.keys(impls)) {
   result[impl] = { write: [], read: [], substitute: [], total: { write: [], read: [], substitute: [] } };
 }
+/** @type {Record<string, string | null>} */
 const substUri = {};
+/** @type {Record<string, Record<string, LogEvent[][]>>} */
 const timelines = {};
 for (const [impl, cache] of Object.entries(impls)) substUri[impl] = await cache.cacheToolResult({ payload: sixtyFour, convId: 'subst' });
 for (let round = 0; round < ROUNDS + 10; round++) {
   const names = Object.keys(impls);
   for (const impl of round % 2 ? names.reverse() : names) {
     const cache = impls[impl];
+    /** @type {string | null | undefined} */
     let uri;
     const w = await timed(async () => { uri = await cache.cacheToolResult({ payload: four, convId: 'bench' }); });
     const r = WRITES_ONLY ? w : await timed(async () => { if (!(await cache.readCachedPayload(uri))) throw new Error(`${impl}: miss`); });
     const s = WRITES_ONLY ? w : await timed(async () => { if (!(await cache.substituteCacheUris({ data_uri: substUri[impl] })).ok) throw new Error(`${impl}: substitution`); });
     if (CLEAR) await cache.clearConversation('bench');
     if (round < 10) continue;
-    for (const [k, events] of [['write', w], ['read', r], ['substitute', s]]) {
+    for (const [k, events] of /** @type {['write' | 'read' | 'substitute', LogEvent[]][]} */ ([['write', w], ['read', r], ['substitute', s]])) {
       result[impl][k].push(steps(events));
       (timelines[impl] ??= {})[k] ??= [];
       timelines[impl][k].push(events);
     }
   }
 }
-const out = {};
+const out = /** @type {ProfileResult} */ ({});
 for (const [impl, byOp] of Object.entries(result)) {
-  out[impl] = Object.fromEntries(['write', 'read', 'substitute'].map((k) => [k, summarize(byOp[k])]));
+  out[impl] = Object.fromEntries(/** @type {const} */ (['write', 'read', 'substitute']).map((k) => [k, summarize(byOp[k])]));
 }
 // Each event's median time since the call, for the event sequence most rounds had.
 out.timelines = {};
 for (const [impl, byOp] of Object.entries(timelines)) {
   out.timelines[impl] = {};
   for (const [op, all] of Object.entries(byOp)) {
-    const key = (e) => e.map(([w]) => w).join(',');
+    const key = (/** @type {LogEvent[]} */ e) => e.map(([w]) => w).join(',');
+    /** @type {Map<string, number>} */
     const counts = new Map();
     for (const e of all) counts.set(key(e), (counts.get(key(e)) ?? 0) + 1);
     const [common] = [...counts].sort((a, b) => b[1] - a[1])[0];
@@ -323,6 +391,7 @@ for (const [impl, byOp] of Object.entries(timelines)) {
   }
 }
 // The parts before the transaction, each in a loop (per call, µs).
+/** @param {number} n @param {() => unknown} f */
 const loop = (n, f) => { const a = performance.now(); for (let i = 0; i < n; i++) f(); return ((performance.now() - a) / n) * 1000; };
 const oneMb = rowsOfSize(1024 * 1024);
 out.parts = {
@@ -337,6 +406,7 @@ out.parts = {
 // The 1 MB write+read, whole (medians of 40 rounds after 3, ms, the implementations
 // interleaved round by round), in the same page.
 const bigImpls = Object.keys(impls);
+/** @type {Record<string, number[]>} */
 const bigTotals = Object.fromEntries(bigImpls.map((impl) => [impl, []]));
 for (let round = 0; round < 43; round++) {
   for (const impl of round % 2 ? [...bigImpls].reverse() : bigImpls) {
@@ -349,5 +419,5 @@ for (let round = 0; round < 43; round++) {
 }
 out.big = Object.fromEntries(bigImpls.map((impl) => [impl, median(bigTotals[impl])]));
 out.knownMismatches = known.mismatches;
-window.__benchResult = out;
-document.getElementById('out').textContent = JSON.stringify(out, null, 2);
+/** @type {ProfilePage} */ (window).__benchResult = out;
+/** @type {HTMLElement} */ (document.getElementById('out')).textContent = JSON.stringify(out, null, 2);

@@ -14,8 +14,22 @@ import { performance } from 'node:perf_hooks';
 import { startRedis, startRedisCluster, nodeRedisClient, nodeRedisCluster, closeClient } from '../tests/support/redis-servers.mjs';
 
 const require = createRequire(import.meta.url);
-const { ResultCache } = require('../js/node.cjs');
-const { redisStorage } = require('../js/redis.cjs');
+const { ResultCache } = /** @type {typeof import('../js/node.cjs')} */ (require('../js/node.cjs'));
+const { redisStorage } = /** @type {typeof import('../js/redis.cjs')} */ (require('../js/redis.cjs'));
+
+/** A node-redis standalone client or cluster client (tests/support/redis-servers.mjs). @typedef {Awaited<ReturnType<typeof nodeRedisClient>> | Awaited<ReturnType<typeof nodeRedisCluster>>} RedisClient */
+/** @typedef {Awaited<ReturnType<typeof nodeRedisClient>>} StandaloneClient */
+/** @typedef {ReturnType<typeof stat>} Stat */
+/** One row of a deployment's table: ours against its floor. @typedef {{ workload: string, floorNote: string, ours: Stat, floor: Stat, trips: number }} DeploymentRow */
+/** @typedef {{ count: number, perMaster: { url: string, keys: number, conversations: number }[] }} Spread */
+/**
+ * @typedef {{
+ *   entries: number, conversations: number, keys: number, fillSeconds: number, baseline: Stat, during: Stat,
+ *   scripts: number, over5ms: number, longestScriptUs: number, longestOp: string, longestCommandUs: number,
+ * }} Storm
+ */
+/** A reader of the storm: another instance with its own client, and the live entries it looks up. @typedef {{ client: StandaloneClient, cache: InstanceType<typeof ResultCache>, uris: { uri: string | null, convId: string }[] }} Reader */
+/** A SLOWLOG GET entry: id, timestamp, duration (µs), the command's arguments, client address, client name. @typedef {[number, number, number, string[], string, string]} SlowlogEntry */
 
 const smoke = process.argv.includes('--smoke');
 const iterations = smoke ? 3 : Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -23,7 +37,7 @@ const warmup = smoke ? 1 : 20;
 const clears = smoke ? 2 : 15;
 const storm = smoke ? { conversations: 200, perConversation: 10 } : { conversations: 10_000, perConversation: 10 };
 
-const rowsOf = (bytes) => {
+const rowsOf = (/** @type {number} */ bytes) => {
   const rows = [];
   let size = 2;
   for (let i = 0; size < bytes; i += 1) {
@@ -34,19 +48,26 @@ const rowsOf = (bytes) => {
   return { rows };
 };
 const payload4k = rowsOf(4 * 1024);
+/** @param {readonly number[]} xs @param {number} q */
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * q))];
 };
-const stat = (xs) => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), n: xs.length, perSecond: 1000 / (xs.reduce((a, b) => a + b, 0) / xs.length) });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const stat = (/** @type {readonly number[]} */ xs) => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), n: xs.length, perSecond: 1000 / (xs.reduce((a, b) => a + b, 0) / xs.length) });
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 
-/** `fn(i)` warmup + iterations times, in turn with `other(i)` (interleaved, so both see the same machine). */
+/**
+ * `fn(i)` warmup + iterations times, in turn with `other(i)` (interleaved, so both see the same machine).
+ * @param {(i: number) => Promise<unknown>} fn @param {(i: number) => Promise<unknown>} other @param {number} [count]
+ * @returns {Promise<[Stat, Stat]>}
+ */
 async function interleaved(fn, other, count = iterations) {
+  /** @type {number[]} */
   const a = [];
+  /** @type {number[]} */
   const b = [];
   for (let i = 0; i < warmup + count; i += 1) {
-    for (const [run, into] of i % 2 ? [[fn, a], [other, b]] : [[other, b], [fn, a]]) {
+    for (const [run, into] of /** @type {[(i: number) => Promise<unknown>, number[]][]} */ (i % 2 ? [[fn, a], [other, b]] : [[other, b], [fn, a]])) {
       const t0 = performance.now();
       await run(i);
       if (i >= warmup) into.push(performance.now() - t0);
@@ -55,7 +76,10 @@ async function interleaved(fn, other, count = iterations) {
   return [stat(a), stat(b)];
 }
 
-/** Counts the commands a node-redis client (or cluster) is sent. */
+/**
+ * Counts the commands a node-redis client (or cluster) is sent.
+ * @param {{ sendCommand(...args: unknown[]): Promise<unknown> }} client
+ */
 function counting(client) {
   let sent = 0;
   const send = client.sendCommand.bind(client);
@@ -63,7 +87,7 @@ function counting(client) {
     sent += 1;
     return send(...args);
   };
-  return async (fn) => {
+  return async (/** @type {() => Promise<unknown>} */ fn) => {
     const before = sent;
     await fn();
     return sent - before;
@@ -71,22 +95,28 @@ function counting(client) {
 }
 
 const loadAtStart = os.loadavg()[0].toFixed(1);
+/** @type {string[]} */
 const failures = [];
+/** @type {{ deployments: { name: string, rows: DeploymentRow[] }[], spread: Spread | null, storm: Storm | null }} */
 const results = { deployments: [], spread: null, storm: null };
 let n = 0;
 const prefix = () => `bench${(n += 1)}:`;
 
-/** write+read of 4 KB and a clear of 1 000 entries, ours against the floor, on one client. */
+/**
+ * write+read of 4 KB and a clear of 1 000 entries, ours against the floor, on one client.
+ * @param {string} name @param {RedisClient} client @param {RedisClient} raw
+ */
 async function deployment(name, client, raw) {
   const roundTrips = counting(client);
   const cache = new ResultCache({ storage: redisStorage(client, { prefix: prefix() }), threshold: 1, maxEntries: 100_000 });
   await cache.stats();
+  /** @type {DeploymentRow[]} */
   const rows = [];
   // The floor: a raw SET and GET of the same JSON. Its key shares the conversation's slot on a
   // cluster, as ours does.
   const floorRound = async (/** @type {number} */ i) => {
     await raw.set(`floor:{w${i % 50}}:${i}`, JSON.stringify(payload4k));
-    JSON.parse(await raw.get(`floor:{w${i % 50}}:${i}`));
+    JSON.parse(/** @type {string} */ (await raw.get(`floor:{w${i % 50}}:${i}`)));
   };
   const [ours, floor] = await interleaved(async (i) => {
     const uri = await cache.cacheToolResult({ payload: payload4k, convId: `w${i % 50}` });
@@ -118,7 +148,9 @@ async function deployment(name, client, raw) {
 
   const entries = smoke ? 100 : 1000;
   const small = { small: 'x'.repeat(100) };
+  /** @type {number[]} */
   const oursClear = [];
+  /** @type {number[]} */
   const floorClear = [];
   for (let i = 0; i < clears + 2; i += 1) {
     const conv = `clear${i}`;
@@ -161,7 +193,10 @@ async function deployment(name, client, raw) {
   results.deployments.push({ name, rows });
 }
 
-/** Keys per master of 1 000 conversations written through a cluster client. */
+/**
+ * Keys per master of 1 000 conversations written through a cluster client.
+ * @param {Awaited<ReturnType<typeof startRedisCluster>>} cluster @param {RedisClient} client
+ */
 async function spread(cluster, client) {
   const p = prefix();
   const cache = new ResultCache({ storage: redisStorage(client, { prefix: p }), threshold: 1 });
@@ -175,7 +210,7 @@ async function spread(cluster, client) {
     let cursor = '0';
     let keys = 0;
     do {
-      const [next, page] = await node.sendCommand(['SCAN', cursor, 'MATCH', `${p}*`, 'COUNT', '1000']);
+      const [next, page] = /** @type {[string, string[]]} */ (await node.sendCommand(['SCAN', cursor, 'MATCH', `${p}*`, 'COUNT', '1000']));
       cursor = String(next);
       keys += page.length;
     } while (cursor !== '0');
@@ -187,8 +222,12 @@ async function spread(cluster, client) {
   results.spread = { count, perMaster };
 }
 
-/** Readers' lookups (other instances) timed for `ms`. */
+/**
+ * Readers' lookups (other instances) timed for `ms`.
+ * @param {number} ms @param {readonly Reader[]} readers
+ */
 async function readersFor(ms, readers) {
+  /** @type {number[]} */
   const times = [];
   const until = performance.now() + ms;
   await Promise.all(readers.map(async ({ cache, uris }) => {
@@ -204,7 +243,10 @@ async function readersFor(ms, readers) {
   return stat(times);
 }
 
-/** 10 000 conversations (100 000 entries) expiring at once while other instances read. */
+/**
+ * 10 000 conversations (100 000 entries) expiring at once while other instances read.
+ * @param {Awaited<ReturnType<typeof startRedis>>} server
+ */
 async function expiryStorm(server) {
   const raw = await nodeRedisClient(server.url);
   const writer = await nodeRedisClient(server.url);
@@ -213,6 +255,7 @@ async function expiryStorm(server) {
   const payload = { rows: rowsOf(200).rows };
   const t0 = performance.now();
   for (let c = 0; c < storm.conversations; c += 100) {
+    /** @type {Promise<string | null>[]} */
     const writes = [];
     for (let k = c; k < Math.min(storm.conversations, c + 100); k += 1) {
       for (let e = 0; e < storm.perConversation; e += 1) writes.push(cache.cacheToolResult({ payload, convId: `storm-${k}` }));
@@ -221,10 +264,12 @@ async function expiryStorm(server) {
   }
   const fillSeconds = (performance.now() - t0) / 1000;
   // Other instances: their own clients, reading entries of conversations that do not expire.
+  /** @type {Reader[]} */
   const readers = [];
   for (let r = 0; r < 3; r += 1) {
     const client = await nodeRedisClient(server.url);
     const reader = new ResultCache({ storage: redisStorage(client, { prefix: p, ttlMs: 3_600_000 }), threshold: 1 });
+    /** @type {Reader['uris']} */
     const uris = [];
     for (let k = 0; k < 20; k += 1) uris.push({ uri: await reader.cacheToolResult({ payload, convId: `live-${r}-${k}` }), convId: `live-${r}-${k}` });
     readers.push({ client, cache: reader, uris });
@@ -238,7 +283,7 @@ async function expiryStorm(server) {
   let cursor = '0';
   let keys = 0;
   do {
-    const [next, page] = await raw.sendCommand(['SCAN', cursor, 'MATCH', `${p}{storm-*`, 'COUNT', '5000']);
+    const [next, page] = /** @type {[string, string[]]} */ (await raw.sendCommand(['SCAN', cursor, 'MATCH', `${p}{storm-*`, 'COUNT', '5000']));
     cursor = String(next);
     const multi = raw.multi();
     for (const key of page) multi.pExpireAt(key, at);
@@ -249,7 +294,7 @@ async function expiryStorm(server) {
   const during = await readersFor(smoke ? 2500 : 6000, readers);
   const stats = await cache.stats();
   if (stats.entries !== readers.length * 20) failures.push(`storm: ${stats.entries} entries left, expected ${readers.length * 20}`);
-  const log = await raw.sendCommand(['SLOWLOG', 'GET', '-1']);
+  const log = /** @type {SlowlogEntry[]} */ (await raw.sendCommand(['SLOWLOG', 'GET', '-1']));
   const scripts = log.filter((entry) => /^EVAL/i.test(String(entry[3][0])));
   const longest = scripts.reduce((most, entry) => Math.max(most, Number(entry[2])), 0);
   const longestOp = String(scripts.find((entry) => Number(entry[2]) === longest)?.[3]?.[7] ?? '');
@@ -279,7 +324,7 @@ try {
   await server.stop();
 }
 
-const ms = (x) => x.toFixed(3);
+const ms = (/** @type {number} */ x) => x.toFixed(3);
 const lines = [];
 for (const { name, rows } of results.deployments) {
   lines.push(`### ${name}`, '', '| workload | floor p50 / p99 ms | floor ops/s | measured p50 / p99 ms | measured ops/s | measured/floor (p50) | round trips to Redis |', '|---|---|---|---|---|---|---|');
@@ -288,9 +333,10 @@ for (const { name, rows } of results.deployments) {
   }
   lines.push('');
 }
-const s = results.spread;
+// Both set by now: spread() and expiryStorm() ran (a failure of either threw out of the run).
+const s = /** @type {Spread} */ (results.spread);
 lines.push(`### Keys per master, ${s.count} conversations (3-master cluster)`, '', '| master | keys | conversations |', '|---|---|---|', ...s.perMaster.map((m) => `| ${m.url} | ${m.keys} | ${m.conversations} |`), '');
-const st = results.storm;
+const st = /** @type {Storm} */ (results.storm);
 lines.push(`### Expiry storm: ${st.conversations} conversations (${st.entries} entries, ${st.keys} keys) expiring at once`, '',
   `Filled in ${st.fillSeconds.toFixed(1)} s. Readers: 3 other instances (own clients) looking up live entries in a loop.`, '',
   '| | reader p50 ms | reader p99 ms | lookups |', '|---|---|---|---|',
@@ -313,7 +359,7 @@ Generated by \`npm run bench\` (\`bench/redis.mjs\`) in Node ${process.version},
 - **SLOWLOG** measures wall-clock time inside Redis: a script call the OS deschedules on a loaded machine shows that wait too. The work one call does is bounded by construction (one conversation, at most 256 entries, or the references a read asks for) and asserted in \`npm test\` (tests/js/redis-spread.test.mjs).
 - **Expiry storm**: ${st.entries} entries in ${st.conversations} conversations, every key of them set to expire at one instant (\`PEXPIREAT\`), while 3 other instances read live entries; reader latency against the same readers for 3 s before the storm, and \`SLOWLOG\` (every command of 100 µs or more) over the storm.
 - Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores (shared with other work while measured: load average ${loadAtStart} at the start, ${os.loadavg()[0].toFixed(1)} at the end), ${Math.round(os.totalmem() / 2 ** 30)} GiB
-- Targets: write+read 4 KB within 1.5× the floor (p50): ${results.deployments.map((d) => `${d.name} ${(d.rows[0].ours.p50 / d.rows[0].floor.p50).toFixed(2)}×`).join(', ')}; a clear of 1 000 entries within 2× its one \`DEL\`: ${results.deployments.map((d) => `${d.name} ${(d.rows[3].ours.p50 / d.rows[3].floor.p50).toFixed(2)}×`).join(', ')}; no script call over 5 ms during the storm: ${results.storm.over5ms} over; readers' p99 within 2× of theirs without the storm: ${(results.storm.during.p99 / results.storm.baseline.p99).toFixed(2)}×.
+- Targets: write+read 4 KB within 1.5× the floor (p50): ${results.deployments.map((d) => `${d.name} ${(d.rows[0].ours.p50 / d.rows[0].floor.p50).toFixed(2)}×`).join(', ')}; a clear of 1 000 entries within 2× its one \`DEL\`: ${results.deployments.map((d) => `${d.name} ${(d.rows[3].ours.p50 / d.rows[3].floor.p50).toFixed(2)}×`).join(', ')}; no script call over 5 ms during the storm: ${/** @type {Storm} */ (results.storm).over5ms} over; readers' p99 within 2× of theirs without the storm: ${(/** @type {Storm} */ (results.storm).during.p99 / /** @type {Storm} */ (results.storm).baseline.p99).toFixed(2)}×.
 - Date: ${new Date().toISOString()}
 
 ${table}

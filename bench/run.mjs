@@ -19,18 +19,34 @@ import { runBenchPage } from './page.mjs';
 import { bytes, bytesTable, coldStart, coldStartTable, startup, startupTable } from './cold-start.mjs';
 import { PEER_ABSENT, stagePeer } from './peer.mjs';
 
+/** @typedef {import('./bench.mjs').BenchResultRow} BenchResultRow */
+/** A row of a store-size workload (cache_select, write after clear): `storeSize` set. @typedef {BenchResultRow & { storeSize: number }} SizedRow */
+/**
+ * bench/results.json: the page's result (bench/bench.mjs) with what this runner adds to it.
+ * `load` and `bytes` are absent from older files.
+ * @typedef {import('./bench.mjs').BenchResult & {
+ *   peer: string | null, load?: string, browser: string, machine: string, date: string,
+ *   wasm: { raw: number, gzip: number }, bytes?: import('./cold-start.mjs').BytesRow[],
+ *   coldStart?: import('./cold-start.mjs').ColdStartResult, startup?: import('./cold-start.mjs').StartupResult,
+ *   seconds: number,
+ *   previous?: { date: string, browser: string, machine?: string, results: { workload: string, impl: string, median: number }[] },
+ * }} BenchData
+ */
+
 const smoke = process.argv.includes('--smoke');
 const iterations = smoke ? 1 : Number(process.env.BENCH_ITERATIONS ?? 20);
 const warmup = smoke ? 0 : 3;
 
 // Written after looking at the numbers; kept next to the generator so a re-run keeps it.
 const READING = (await readFile(new URL('./READING.md', import.meta.url), 'utf8').catch(() => '(no reading yet)')).trim();
+/** @type {BenchData | null} */
 const PREVIOUS = smoke ? null : await readFile(new URL('./results.json', import.meta.url), 'utf8').then(JSON.parse).catch(() => null);
 const startedAt = Date.now();
 const loadAtStart = os.loadavg();
 
 // `node bench/run.mjs --render`: RESULTS.md again from results.json (after editing READING.md).
 if (process.argv.includes('--render')) {
+  if (!PREVIOUS) throw new Error('bench/run.mjs --render: no readable bench/results.json to render');
   await writeFile(new URL('./RESULTS.md', import.meta.url), render(PREVIOUS).markdown);
   console.log('wrote bench/RESULTS.md from bench/results.json');
   process.exit(0);
@@ -44,7 +60,7 @@ const browser = await chromium.launch({
 });
 let failed = false;
 try {
-  const data = await runBenchPage(browser, server, { iterations, warmup, ...(smoke ? { smoke: 1 } : {}), ...(peer ? { peer: peer.base } : {}) }, { timeoutMinutes: smoke ? 3 : 40 });
+  const data = /** @type {BenchData} */ (await runBenchPage(browser, server, { iterations, warmup, ...(smoke ? { smoke: 1 } : {}), ...(peer ? { peer: peer.base } : {}) }, { timeoutMinutes: smoke ? 3 : 40 }));
   data.peer = peer ? peer.label : null;
   data.load = `${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after the page`;
   data.browser = `Chromium ${browser.version()}`;
@@ -90,30 +106,39 @@ try {
 }
 process.exitCode = failed ? 1 : 0;
 
+/**
+ * RESULTS.md of `data` (its table, the targets and the reading), and the table for the console.
+ * @param {BenchData} data @returns {{ console: string, markdown: string, targets: string[] }}
+ */
 function render(data) {
+  /** @type {Map<string, Record<string, BenchResultRow>>} */
   const byWorkload = new Map();
   for (const r of data.results) {
     if (!byWorkload.has(r.workload)) byWorkload.set(r.workload, {});
-    byWorkload.get(r.workload)[r.impl] = r;
+    /** @type {Record<string, BenchResultRow>} */ (byWorkload.get(r.workload))[r.impl] = r;
   }
-  const fmt = (r) => (r ? `${r.median.toFixed(2)} / ${r.p95.toFixed(2)}` : '—');
+  const fmt = (/** @type {BenchResultRow | undefined} */ r) => (r ? `${r.median.toFixed(2)} / ${r.p95.toFixed(2)}` : '—');
+  /** @param {BenchResultRow | undefined} a @param {BenchResultRow | undefined} b */
   const ratio = (a, b) => (a && b ? `${(a.median / b.median).toFixed(2)}×` : '—');
   const hasPeer = data.results.some((r) => r.impl === 'peer');
-  const peerCell = (m) => (hasPeer ? ` ${fmt(m.peer)} | ${ratio(m.ours, m.peer)} |` : '');
+  const peerCell = (/** @type {Record<string, BenchResultRow>} */ m) => (hasPeer ? ` ${fmt(m.peer)} | ${ratio(m.ours, m.peer)} |` : '');
   const rows = [...byWorkload].map(([w, m]) => `| ${w} | ${fmt(m.floor)} | ${fmt(m['js-baseline'])} |${peerCell(m)} ${fmt(m.ours)} | ${ratio(m.ours, m.floor)} | ${ratio(m.ours, m['js-baseline'])} |`);
   const head = `| workload | floor ms (median / p95) | js-baseline ms |${hasPeer ? ' peer (chatbox-core) ms | **ours/peer** |' : ''} ours ms | ours/floor | ours/js-baseline |\n|---|---|---|${hasPeer ? '---|---|' : ''}---|---|---|`;
   const tableText = `${head}\n${rows.join('\n')}`;
+  /** @param {string} w @param {string} i @returns {BenchResultRow | undefined} */
   const get = (w, i) => byWorkload.get(w)?.[i];
-  const verdict = (ok) => (ok ? 'met' : '**missed**');
-  const x = (r) => `${r.toFixed(2)}×`;
-  const ms = (r) => `${r.median.toFixed(2)} ms`;
+  const verdict = (/** @type {boolean} */ ok) => (ok ? 'met' : '**missed**');
+  const x = (/** @type {number} */ r) => `${r.toFixed(2)}×`;
+  const ms = (/** @type {BenchResultRow} */ r) => `${r.median.toFixed(2)} ms`;
+  /** @type {string[]} */
   const targets = [];
 
   // Against the real peer (chatbox-core's own modules), when it was measured.
   if (hasPeer) {
-    const vsPeer = (w) => get(w, 'ours') && get(w, 'peer') ? get(w, 'ours').median / get(w, 'peer').median : NaN;
+    const vsPeer = (/** @type {string} */ w) => get(w, 'ours') && get(w, 'peer') ? /** @type {BenchResultRow} */ (get(w, 'ours')).median / /** @type {BenchResultRow} */ (get(w, 'peer')).median : NaN;
+    /** @param {string} what @param {string[]} names @param {number} limit */
     const line = (what, names, limit) => {
-      const rs = names.map((w) => [w, vsPeer(w)]).filter(([, r]) => Number.isFinite(r));
+      const rs = names.map((w) => /** @type {[string, number]} */ ([w, vsPeer(w)])).filter(([, r]) => Number.isFinite(r));
       return `- ${what} ≤ ${limit.toFixed(1)}× the peer (chatbox-core): ${rs.map(([w, r]) => `${w} ${x(r)}`).join(', ')} — ${verdict(rs.length > 0 && rs.every(([, r]) => r <= limit))}.`;
     };
     const stored = [...byWorkload.keys()].filter((w) => /^cache\+read 4 KB, \d+ entries stored$/.test(w));
@@ -130,9 +155,10 @@ function render(data) {
 
   // The original workloads (no group).
   const original = [...byWorkload].filter(([, m]) => !Object.values(m)[0].group);
-  const cr = ['64 KB', '1 MB', '8 MB'].map((s) => [s, get(`cache+read ${s}`, 'ours')?.median / get(`cache+read ${s}`, 'floor')?.median]);
-  const vsBase = original.filter(([, m]) => m.ours && m['js-baseline']).map(([w, m]) => [w, m.ours.median / m['js-baseline'].median]);
-  const s16 = get('substitute 16 × 64 KB', 'js-baseline')?.median / get('substitute 16 × 64 KB', 'ours')?.median;
+  // A row that is absent (`?.median` undefined) makes its ratio NaN, reported as missed.
+  const cr = ['64 KB', '1 MB', '8 MB'].map((s) => /** @type {[string, number]} */ ([s, /** @type {number} */ (get(`cache+read ${s}`, 'ours')?.median) / /** @type {number} */ (get(`cache+read ${s}`, 'floor')?.median)]));
+  const vsBase = original.filter(([, m]) => m.ours && m['js-baseline']).map(([w, m]) => /** @type {[string, number]} */ ([w, m.ours.median / m['js-baseline'].median]));
+  const s16 = /** @type {number} */ (get('substitute 16 × 64 KB', 'js-baseline')?.median) / /** @type {number} */ (get('substitute 16 × 64 KB', 'ours')?.median);
   targets.push(
     `- ours ≤ 1.10× floor for cache+read at 64 KB, 1 MB, 8 MB: ${cr.map(([s, r]) => `${s} ${x(r)}`).join(', ')} — ${verdict(cr.every(([, r]) => r <= 1.10))}.`,
     `- ours ≤ 1.0× js-baseline on the original workloads: worst ${x(Math.max(...vsBase.map(([, r]) => r)))} (${[...vsBase].sort((a, b) => b[1] - a[1])[0][0]}) — ${verdict(vsBase.every(([, r]) => r <= 1.0))}.`,
@@ -145,7 +171,7 @@ function render(data) {
   if (window100 && windowFloor) {
     targets.push(`- cache_read of a 100-row window of an 8 MB entry ≤ 1.2× the raw IndexedDB get of the record: ${ms(window100)} vs ${ms(windowFloor)} = ${x(window100.median / windowFloor.median)} — ${verdict(window100.median / windowFloor.median <= 1.2)}.`);
   }
-  const selects = data.results.filter((r) => r.impl === 'ours' && r.workload.startsWith('cache_select over ')).sort((a, b) => a.storeSize - b.storeSize);
+  const selects = /** @type {SizedRow[]} */ (data.results.filter((r) => r.impl === 'ours' && r.workload.startsWith('cache_select over '))).sort((a, b) => a.storeSize - b.storeSize);
   if (selects.length === 2) {
     const [a, b] = selects;
     const growth = (b.median / a.median) / (b.storeSize / a.storeSize);
@@ -153,9 +179,10 @@ function render(data) {
   }
 
   // Store-size workloads.
-  const wac = data.results.filter((r) => r.group === 'write-after-clear' && r.impl === 'ours').sort((a, b) => a.storeSize - b.storeSize);
+  const wac = /** @type {SizedRow[]} */ (data.results.filter((r) => r.group === 'write-after-clear' && r.impl === 'ours')).sort((a, b) => a.storeSize - b.storeSize);
   if (wac.length) {
-    const base = (r) => get(r.workload, 'js-baseline');
+    // Every store-size workload runs js-baseline next to ours: the rows below exist.
+    const base = (/** @type {BenchResultRow} */ r) => /** @type {BenchResultRow} */ (get(r.workload, 'js-baseline'));
     const ratios = wac.map((r) => r.median / base(r).median);
     targets.push(`- write after a clear ≤ 1.2× js-baseline at every store size: ${wac.map((r, k) => `N = ${r.storeSize}: ${ms(r)} vs ${ms(base(r))} = ${x(ratios[k])}`).join('; ')} — ${verdict(ratios.every((r) => r <= 1.2))}.`);
     const [lo, hi] = [wac[0], wac[wac.length - 1]];
@@ -165,12 +192,12 @@ function render(data) {
   }
   const burst = data.results.find((r) => r.group === 'burst' && r.impl === 'ours');
   if (burst) {
-    const b = get(burst.workload, 'js-baseline');
+    const b = /** @type {BenchResultRow} */ (get(burst.workload, 'js-baseline'));
     targets.push(`- ${burst.workload} ≤ 1.2× js-baseline: ${ms(burst)} vs ${ms(b)} = ${x(burst.median / b.median)} — ${verdict(burst.median / b.median <= 1.2)}.`);
   }
   const clear = data.results.find((r) => r.group === 'clear' && r.impl === 'ours');
   if (clear) {
-    const [f, b] = [get(clear.workload, 'floor'), get(clear.workload, 'js-baseline')];
+    const [f, b] = [/** @type {BenchResultRow} */ (get(clear.workload, 'floor')), /** @type {BenchResultRow} */ (get(clear.workload, 'js-baseline'))];
     targets.push(`- ${clear.workload} ≤ 2× the key-range floor: ${ms(clear)} vs ${ms(f)} = ${x(clear.median / f.median)} (js-baseline ${ms(b)}, ours ${x(clear.median / b.median)} of it) — ${verdict(clear.median / f.median <= 2)}.`);
   }
   targets.push(
@@ -183,12 +210,14 @@ function render(data) {
   let previousSection = '';
   if (data.previous) {
     const before = new Map(data.previous.results.map((r) => [`${r.workload}\u0000${r.impl}`, r.median]));
+    /** @param {string} w @param {string} i */
     const was = (w, i) => before.get(`${w}\u0000${i}`);
+    // (The filter keeps the workloads that `was(w, 'ours')` knows.)
     const lines = [...byWorkload].filter(([w, m]) => m.ours && was(w, 'ours') !== undefined).map(([w, m]) => {
-      const oursRatio = m.ours.median / was(w, 'ours');
-      const b = m['js-baseline'] && was(w, 'js-baseline') !== undefined ? m['js-baseline'].median / was(w, 'js-baseline') : null;
+      const oursRatio = m.ours.median / /** @type {number} */ (was(w, 'ours'));
+      const b = m['js-baseline'] && was(w, 'js-baseline') !== undefined ? m['js-baseline'].median / /** @type {number} */ (was(w, 'js-baseline')) : null;
       const rel = b ? oursRatio / b : oursRatio;
-      return { w, line: `| ${w} | ${was(w, 'ours').toFixed(2)} | ${m.ours.median.toFixed(2)} | ${x(oursRatio)} | ${b ? x(b) : '—'} | ${x(rel)} |`, rel };
+      return { w, line: `| ${w} | ${/** @type {number} */ (was(w, 'ours')).toFixed(2)} | ${m.ours.median.toFixed(2)} | ${x(oursRatio)} | ${b ? x(b) : '—'} | ${x(rel)} |`, rel };
     });
     const slower = lines.filter((l) => l.rel > 1.10);
     targets.push(`- nothing slower than the previous run (ours' change relative to js-baseline's, > 1.10× counts as slower): ${slower.length ? `${slower.map((l) => `${l.w} ${x(l.rel)}`).join(', ')}` : `no workload (worst ${x(Math.max(...lines.map((l) => l.rel)))})`} — ${verdict(slower.length === 0)}.`);
@@ -227,17 +256,17 @@ What a browser downloads per entry (JS glue + \`.wasm\`), raw and \`gzip -9 -n\`
 ${bytesTable(data.bytes)}
 ` : '';
   if (data.coldStart) {
-    const med = (xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
+    const med = (/** @type {readonly number[]} */ xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
     const r = data.coldStart.results;
-    const ratios = ['new', 'existing'].map((state) => [state, med(r.ours[state]) / med(r['js-baseline'][state])]);
+    const ratios = /** @type {const} */ (['new', 'existing']).map((state) => /** @type {[string, number]} */ ([state, med(r.ours[state]) / med(r['js-baseline'][state])]));
     targets.push(`- cold start ≤ 1.3× the plain-JS module (js-baseline): ${ratios.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(ratios.every(([, v]) => v <= 1.3))}.`);
     if (r.peer) {
-      const vsPeer = ['new', 'existing'].map((state) => [state, med(r.ours[state]) / med(r.peer[state])]);
+      const vsPeer = /** @type {const} */ (['new', 'existing']).map((state) => /** @type {[string, number]} */ ([state, med(r.ours[state]) / med(r.peer[state])]));
       targets.push(`- import → first write ≤ 1.3× the peer (chatbox-core): ${vsPeer.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(vsPeer.every(([, v]) => v <= 1.3))}.`);
     }
   }
   if (data.startup) {
-    const med = (xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
+    const med = (/** @type {readonly number[]} */ xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
     const o = data.startup.results.ours;
     const r = med(o.first) / med(o.warm);
     const f = data.startup.results.floor;

@@ -88,6 +88,16 @@ if [ -f package.json ]; then
   fi
 fi
 
+# 5b. The AI SDK example resolves its dependencies from the repository's node_modules by walking
+#     up, except `mcp-result-cache` itself (`file:../..`): linked here as `npm install` in the
+#     example would link it, so the type check of the modules the tests import from it
+#     (tsconfig.tools.json) and its e2e (tests/e2e/redis-route.mjs) need no network install.
+link=examples/ai-sdk-redis/node_modules/mcp-result-cache
+if [ -d examples/ai-sdk-redis ] && [ ! -e "$link" ] && [ ! -L "$link" ]; then
+  mkdir -p "$(dirname "$link")"
+  ln -s ../../.. "$link"
+fi
+
 # 6. Sanity: the wasm-opt that wasm-pack will find first must be binaryen's >= 110 (never Debian's 108).
 if [ -x node_modules/.bin/wasm-opt ]; then
   v="$(node_modules/.bin/wasm-opt --version | grep -o '[0-9]\+' | head -n1)"

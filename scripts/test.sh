@@ -43,7 +43,7 @@ step node scripts/size-budget.mjs
 # The hand-written JS held to the Rust half's standard (after the build: it reads the constants
 # and declarations the build writes into pkg/): tsc --checkJs --strict over JSDoc types, and ESLint.
 step npx tsc -p tsconfig.json
-# The build scripts and the modules around the package that are typed (tsconfig.tools.json).
+# The JS around the package (tsconfig.tools.json): build scripts, bench, demo page, every test, the example modules.
 step npx tsc -p tsconfig.tools.json
 # The hand-written declarations (js/*.d.ts) against the modules they describe.
 step npx tsc -p tests/types/tsconfig.json

@@ -4,21 +4,53 @@
 // reads the text each tool result gives it and writes the next call, with no network. A second
 // turn ("Mail the invoice") has the model try to move the invoice by reference into the
 // mailer's open-world tool: the cache's flow policy ("guarded") asks the user in the page.
-import { ResultCache, cacheTools, ready, warmUp } from '../pkg/browser.mjs';
-import { Client, ResourceUpdatedNotificationSchema, StreamableHTTPClientTransport, wrapMcpClient }
-  from './vendor/mcp-sdk.js';
+import * as browserEntry from '../pkg/browser.mjs';
+
+// pkg/browser.mjs is a built bundle (not type-checked): its exports are typed by the entry's
+// declarations.
+const { ResultCache, cacheTools, ready, warmUp } =
+  /** @type {typeof import('../js/index.js')} */ (/** @type {unknown} */ (browserEntry));
+// www/vendor/mcp-sdk.js is the bundle of ./mcp-sdk.src.mjs that scripts/serve.mjs builds on
+// first request (git-ignored): imported by a specifier tsc does not resolve (a string-typed
+// expression, not a literal), so that the type check neither needs the generated file nor
+// checks it, and typed as the module it is built from.
+const { Client, ResourceUpdatedNotificationSchema, StreamableHTTPClientTransport, wrapMcpClient } =
+  /** @type {typeof import('./mcp-sdk.src.mjs')} */ (await import(/** @type {string} */ ('./vendor/mcp-sdk.js')));
+
+/** @typedef {import('../js/index.js').CacheEvent} CacheEvent */
+/** @typedef {import('../js/index.js').Flow} Flow */
+/** @typedef {import('@modelcontextprotocol/sdk/client/index.js').Client} McpClient */
+/** @typedef {import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport} McpTransport */
+/**
+ * A tool result as the page reads it: an MCP `CallToolResult` (the wrapped clients and the
+ * read-back tools both answer one).
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').CallToolResult} ToolResult
+ */
+/**
+ * A tool as the page lists it (an MCP `tools/list` entry, a server's or a read-back tool).
+ * @typedef {{ name: string, description?: string, inputSchema: { properties?: Record<string, object> } }} ListedTool
+ */
+/**
+ * The chart spec chart.create answers (as data: each field is checked where it is drawn).
+ * @typedef {{ title?: unknown, scaled?: unknown, id?: unknown, y?: { min?: unknown, max?: unknown } }} ChartSpec
+ */
 
 const DB_NAME = 'mcp-result-cache-demo';
 const SERVERS = ['data', 'chart', 'billing', 'mailer'];
 const fast = new URLSearchParams(location.search).has('fast');
-const $ = (id) => document.getElementById(id);
+/** The page's element of this id (every one the page names is in index.html). */
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @type {(ms: number) => Promise<unknown>} */
 const pause = (ms) => (fast ? Promise.resolve() : new Promise((r) => setTimeout(r, ms)));
 
 // ---------------------------------------------------------------- rendering
 // Tool results and model output are untrusted: they only ever reach the page as text
 // (textContent, attributes set one by one), never through HTML parsing.
 
-/** An element with a class and text content. */
+/**
+ * An element with a class and text content.
+ * @param {string} tag @param {string} [className] @param {string} [text]
+ */
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -26,7 +58,10 @@ function el(tag, className, text) {
   return node;
 }
 
-/** A transcript step: who, what, and a body shown as text (objects as one line of JSON). */
+/**
+ * A transcript step: who, what, and a body shown as text (objects as one line of JSON).
+ * @param {string} kind @param {string} who @param {string} what @param {unknown} [body]
+ */
 function step(kind, who, what, body) {
   const li = el('li', `step ${kind}`);
   const head = el('div', 'head');
@@ -37,7 +72,10 @@ function step(kind, who, what, body) {
   return li;
 }
 
-/** A one-line host step: what the cache did, and the reference it concerns. */
+/**
+ * A one-line host step: what the cache did, and the reference it concerns.
+ * @param {string} kind @param {string} what @param {string} [uri]
+ */
 function note(kind, what, uri) {
   const li = el('li', `step ${kind} note`);
   const head = el('div', 'head');
@@ -49,7 +87,10 @@ function note(kind, what, uri) {
 }
 
 const SVG = 'http://www.w3.org/2000/svg';
-/** An SVG element with its attributes (and text, as text). */
+/**
+ * An SVG element with its attributes (and text, as text).
+ * @param {string} tag @param {Record<string, string | number>} attributes @param {string} [text]
+ */
 function svg(tag, attributes, text) {
   const node = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
@@ -57,13 +98,16 @@ function svg(tag, attributes, text) {
   return node;
 }
 
-/** Draws the chart spec chart.create answered: `scaled` values (0…1000) and their range. */
+/**
+ * Draws the chart spec chart.create answered: `scaled` values (0…1000) and their range.
+ * @param {ChartSpec} spec
+ */
 function drawChart(spec) {
   const w = 560, h = 200, pad = 28;
   const label = String(spec.title ?? 'untitled');
   const values = Array.isArray(spec.scaled) ? spec.scaled.map(Number) : [];
-  const x = (i) => pad + (i * (w - 2 * pad)) / Math.max(1, values.length - 1);
-  const y = (v) => h - pad - (v * (h - 2 * pad)) / 1000;
+  const x = (/** @type {number} */ i) => pad + (i * (w - 2 * pad)) / Math.max(1, values.length - 1);
+  const y = (/** @type {number} */ v) => h - pad - (v * (h - 2 * pad)) / 1000;
   const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, role: 'img', 'aria-label': label, 'data-points': values.length,
     'data-chart-id': String(spec.id ?? '') });
@@ -79,18 +123,20 @@ function drawChart(spec) {
   $('chart').replaceChildren(chart);
 }
 
+/** @param {number} ms */
 function age(ms) {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 }
 
 // ---------------------------------------------------------------- the host
-/** Cache events of the call in flight, shown as the host's steps. */
+/** Cache events of the call in flight, shown as the host's steps. @type {CacheEvent[]} */
 let events = [];
 // `view: "preview"`: the model sees a stored result's shape, first rows and reference, and reads
 // more with the read-back tools (`readTools`: the hints name them).
 // `flows: "guarded"`: a reference's data reaches its own server, or a tool that declares
 // `openWorldHint: false` (chart.create); anything else asks the user first (`approve`).
+/** @type {import('../js/index.js').ResultCacheOptions} */
 const CACHE_OPTIONS = { dbName: DB_NAME, reuseImmutable: true, view: 'preview', readTools: true, flows: 'guarded' };
 const cache = new ResultCache({ ...CACHE_OPTIONS, onEvent: (e) => events.push(e) });
 // At startup, while the servers connect: the module compiled, the database opened and written
@@ -102,7 +148,7 @@ let convId = '';
 
 async function renderEntries() {
   const entries = await cache.entries();
-  const tbody = $('entries').querySelector('tbody');
+  const tbody = /** @type {HTMLTableSectionElement} */ ($('entries').querySelector('tbody'));
   tbody.replaceChildren(...entries.map((e) => {
     const tr = document.createElement('tr');
     if (e.staleCause) tr.className = 'stale';
@@ -117,13 +163,19 @@ async function renderEntries() {
   return entries;
 }
 
-/** Stale notifications that reached this page over a server's stream (see `connected`). */
+/**
+ * Stale notifications that reached this page over a server's stream (see `connected`).
+ * @type {({ server: string } & import('@modelcontextprotocol/sdk/types.js').ResourceUpdatedNotification)[]}
+ */
 const notifications = [];
+/** @type {(value?: unknown) => void} */
 let notified = () => {};
 
 /** tool name -> the wrapped client of the server that lists it; the tools the model is shown,
  *  each with the parameters its server declares itself. */
+/** @type {Map<string, McpClient | ReturnType<typeof cacheTools>>} */
 const route = new Map();
+/** @type {{ server: string, tool: ListedTool, declared: string[] }[]} */
 const tools = [];
 
 /**
@@ -134,6 +186,8 @@ const tools = [];
  * only when it declares `resources.subscribe` (the billing server): for any other server the GET
  * is answered here with that same 405, and never made. A browser also keeps few connections per
  * origin, and each open stream would hold one.
+ * @param {McpClient} client
+ * @returns {import('@modelcontextprotocol/sdk/shared/transport.js').FetchLike}
  */
 function transportFetch(client) {
   return (url, init) => (init?.method === 'GET' && !client.getServerCapabilities()?.resources?.subscribe
@@ -143,6 +197,7 @@ function transportFetch(client) {
 
 /** Connects to the three servers over Streamable HTTP and lists their tools, once. */
 const connected = (async () => {
+  /** @type {{ name: string, client: McpClient, transport: McpTransport }[]} */
   const clients = [];
   for (const name of SERVERS) {
     const client = new Client({ name: 'mcp-result-cache-demo', version: '1.0.0' });
@@ -160,6 +215,7 @@ const connected = (async () => {
         `on its Streamable HTTP stream; cache.handleNotification marked ${nEntries(count)} stale${count ? '' : ' (the tag had already)'}:`, n);
       notified();
     });
+    /** @type {Map<string, string[]>} */
     const own = new Map((await client.listTools()).tools.map((t) => [t.name, Object.keys(t.inputSchema?.properties ?? {})]));
     for (const tool of (await wrapped.listTools()).tools) {
       route.set(tool.name, wrapped);
@@ -197,12 +253,15 @@ function renderTools() {
   }));
 }
 
-/** What a tool result gives the model: its JSON (the last text block), or the text itself. */
+/**
+ * What a tool result gives the model: its JSON (the last text block), or the text itself.
+ * @param {ToolResult} result
+ */
 function modelView(result) {
   const text = (result?.content ?? []).filter((b) => b.type === 'text').map((b) => b.text);
   let value = null;
   try {
-    value = JSON.parse(text.at(-1));
+    value = JSON.parse(/** @type {string} */ (text.at(-1))); // none: a SyntaxError, caught
   } catch { /* not JSON */ }
   return { text: text.join('\n'), value, isError: result?.isError === true };
 }
@@ -223,16 +282,21 @@ function showEvents() {
   events = [];
 }
 
-const nEntries = (n) => `${n} entr${n === 1 ? 'y' : 'ies'}`;
+const nEntries = (/** @type {number} */ n) => `${n} entr${n === 1 ? 'y' : 'ies'}`;
 
-/** One tool call through the wrapped clients (exported for the end-to-end test). */
+/**
+ * One tool call through the wrapped clients (exported for the end-to-end test).
+ * @param {string} name @param {Record<string, unknown>} args @param {string} [what]
+ */
 export async function callTool(name, args, what = `${name}, as the model emits it`) {
   await Promise.all([connected, started]);
   const client = route.get(name);
   if (!client) throw new Error(`no server lists ${name}`);
   step('assistant', 'assistant (scripted) → tool call', what, { name, arguments: args }).dataset.call = name;
   events = [];
-  const result = await client.callTool({ name, arguments: args });
+  // A `CallToolResult`: the SDK's type also allows the legacy `{ toolResult }` answer, which only
+  // its CompatibilityCallToolResultSchema (not asked for here) yields.
+  const result = /** @type {ToolResult} */ (await client.callTool({ name, arguments: args }));
   showEvents();
   const view = modelView(result);
   const li = step(view.isError ? 'host blocked' : 'server', view.isError ? 'host → model' : `${name} → model`,
@@ -242,7 +306,7 @@ export async function callTool(name, args, what = `${name}, as the model emits i
   if (view.isError) li.dataset.refused = 'true';
   // The host renders what the chart server answered (its spec, as data: never as markup).
   const spec = name === 'chart.create' && !view.isError ? result.structuredContent?.chart ?? view.value?.chart : null;
-  if (spec) drawChart(spec);
+  if (spec) drawChart(/** @type {ChartSpec} */ (spec));
   await renderEntries();
   return { result, ...view };
 }
@@ -251,6 +315,8 @@ export async function callTool(name, args, what = `${name}, as the model emits i
  * The flow policy asks (`approve` of `wrapMcpClient`): a step in the transcript naming the two
  * servers, the tool and the references, with Allow and Deny; resolves the user's answer. It
  * covers this one call.
+ * @param {Flow} flow
+ * @returns {Promise<boolean>}
  */
 function approve(flow) {
   return new Promise((resolve) => {
@@ -259,7 +325,7 @@ function approve(flow) {
       + 'passed by reference. The tool is open-world: what it gets may leave this page. Send it?', flow.uris.join('\n'));
     li.id = 'approval';
     const buttons = el('div', 'buttons');
-    const answer = (allowed) => {
+    const answer = (/** @type {boolean} */ allowed) => {
       li.dataset.answer = allowed ? 'allowed' : 'denied';
       buttons.replaceChildren(el('span', 'muted', allowed ? 'allowed once' : 'denied'));
       li.removeAttribute('id');
@@ -279,7 +345,10 @@ function approve(flow) {
   });
 }
 
-/** What a server last received for a tool (chart.create, send_report), as it reports it. */
+/**
+ * What a server last received for a tool (chart.create, send_report), as it reports it.
+ * @param {string} server
+ */
 async function lastReceived(server) {
   const response = await fetch(`/mcp/${server}/last-call`, { cache: 'no-store' });
   return response.json();
@@ -320,7 +389,7 @@ async function mailTurn() {
 
 /** tools/call counts of the page's mailer session, by tool. */
 async function callsOfMailer() {
-  const session = $('servers').dataset.sessions.split(',')[SERVERS.indexOf('mailer')];
+  const session = /** @type {string} */ ($('servers').dataset.sessions).split(',')[SERVERS.indexOf('mailer')];
   return (await fetch(`/mcp/mailer/calls?session=${session}`, { cache: 'no-store' })).json();
 }
 
@@ -374,6 +443,7 @@ async function playTurn() {
   // The preview showed the shape and first rows: the model reads the rest back, page by page,
   // instead of having the data re-sent or re-queried.
   const rowsUri = series.value._cache_refs.rows;
+  /** @type {{ t: string, value: number }[]} */
   const seen = [];
   for (let offset = 0; offset !== undefined;) {
     const page = await callTool('cache_read', { uri: rowsUri, offset }, `cache_read of the stored rows from offset ${offset}`);
@@ -382,7 +452,8 @@ async function playTurn() {
   }
   const peak = seen.reduce((best, row) => (row.value > best.value ? row : best));
   const found = await callTool('cache_search', { uri: rowsUri, query: String(peak.value) }, `cache_search for the peak value ${peak.value}`);
-  const peakHours = found.value.matches.filter((m) => m.pointer.endsWith('/value')).map((m) => seen[Number(m.pointer.split('/')[2])].t);
+  const peakHours = found.value.matches.filter((/** @type {{ pointer: string }} */ m) => m.pointer.endsWith('/value'))
+    .map((/** @type {{ pointer: string }} */ m) => seen[Number(m.pointer.split('/')[2])].t);
   const lastDay = await callTool('cache_select', { uri: rowsUri, where: [{ field: 't', op: '>=', value: seen[seen.length - 48].t }] },
     'cache_select of the last 48 hours, stored as a derived reference');
   await callTool('chart.create', { title: 'CPU, last 48 h', data_uri: lastDay.value._cache_uri }, 'chart.create with the derived reference');
@@ -396,7 +467,7 @@ async function playTurn() {
 
   const invoice = await callTool('billing.get_invoice', { id: 'INV-7' });
   // The report wants the lines of 3 units or more: selected inside the cache, by reference.
-  const bigLines = (uri) => callTool('cache_select', { uri, where: [{ field: 'qty', op: '>=', value: 3 }] },
+  const bigLines = (/** @type {string} */ uri) => callTool('cache_select', { uri, where: [{ field: 'qty', op: '>=', value: 3 }] },
     'cache_select of the lines of 3 units or more');
   const linesUri = (await bigLines(invoice.value._cache_refs.lines)).value._cache_uri;
   await pause(300);
@@ -410,7 +481,7 @@ async function playTurn() {
   const refused = await callTool('billing.render_report', { invoice: 'INV-7', lines_uri: linesUri },
     'billing.render_report with the lines selected before the refund (derived from the invoice, now stale)');
   const stale = refused.isError && Array.isArray(refused.value?._stale_uris);
-  $('steps').lastElementChild.dataset.stale = String(stale);
+  /** @type {HTMLElement} */ ($('steps').lastElementChild).dataset.stale = String(stale);
   await pause(300);
   // The envelope's fix_hint says to re-call billing.get_invoice: the scripted model does.
   const fresh = await callTool('billing.get_invoice', { id: 'INV-7' }, 'billing.get_invoice again, as the fix_hint says');
@@ -419,7 +490,7 @@ async function playTurn() {
     'billing.render_report with the lines selected from the fresh invoice');
   await pause(200);
   const again = await callTool('timeseries.query', query, 'the same query again');
-  $('steps').lastElementChild.dataset.reused = String(again.value?._cache_uri === seriesUri);
+  /** @type {HTMLElement} */ ($('steps').lastElementChild).dataset.reused = String(again.value?._cache_uri === seriesUri);
   step('assistant', 'assistant (scripted)', 'answers:', `Here is CPU over 240 hours (${spec?.points} points); it peaked at `
     + `${peak.value} % (${peakHours.join(', ')}), and the last 48 hours are charted too. `
     + `I refunded $10 on INV-7; the report of its ${report.value?.lines} lines of 3+ units totals ${report.value?.total_cents} cents.`);
@@ -430,14 +501,14 @@ async function playTurn() {
     'read back every row once': seen.length === 240 && new Set(seen.map((row) => row.t)).size === 240,
     'peak found by cache_search': peakHours.length > 0,
     'last 48 hours charted from the derived reference': received48?.arguments?.data?.length === 48
-      && document.querySelector('#chart svg')?.dataset.points === '48',
+      && /** @type {SVGElement | null} */ (document.querySelector('#chart svg'))?.dataset.points === '48',
     'chart server received no _uri key': received !== null && !receivedKeys.some((k) => k.endsWith('_uri')),
     'stale reference refused': stale,
     'stale notification received': notifications.some((n) => n.params?.uri === 'mcpfusion://stale/billing.get_*'),
     'report rendered from the fresh reference': report.value?.ok === true,
     'the first invoice entry listed as stale': entries.some((e) => e.uri === invoice.value._cache_uri && e.staleCause),
   };
-  const failed = Object.keys(outcome).filter((k) => !outcome[k]);
+  const failed = Object.keys(outcome).filter((k) => !outcome[/** @type {keyof typeof outcome} */ (k)]);
   $('status').dataset.state = failed.length ? 'error' : 'done';
   $('status').textContent = failed.length ? `error: not ${failed.join('; not ')}` : 'done: by reference, then stale after the refund';
 }
@@ -448,7 +519,7 @@ async function reloadCheck() {
   const check = $('reload-check');
   check.dataset.survived = String(entries.length);
   if (last && entries.length) {
-    const data = await cache.readCachedPayload(last);
+    const data = /** @type {{ rows?: unknown[] } | null} */ (await cache.readCachedPayload(last));
     const verified = data?.rows?.length === 240;
     check.dataset.verified = String(verified);
     check.textContent = `${entries.length} entries were already in IndexedDB when this page loaded; `
@@ -469,6 +540,7 @@ $('clear').addEventListener('click', async () => {
   await reloadCheck();
 });
 
+/** @param {Error} error */
 function fail(error) {
   $('status').dataset.state = 'error';
   $('status').textContent = `error: ${error.name}: ${error.message}`;

@@ -16,12 +16,21 @@ const HOST = '127.0.0.1';
 
 const children = new Set();
 
-/** Forks one instance on a free port; resolves `{name, port}` once it listens. */
+/**
+ * One instance, as `GET /api/instances` lists it.
+ * @typedef {{ name: string, port: number }} Instance
+ */
+
+/**
+ * Forks one instance on a free port; resolves `{name, port}` once it listens.
+ * @param {string} name
+ * @returns {Promise<Instance>}
+ */
 function startInstance(name) {
   const child = fork(SERVER, ['--port', '0', '--host', HOST], { env: { ...process.env, INSTANCE: name }, stdio: 'inherit' });
   children.add(child);
   return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve({ name, port: message.port }));
+    child.once('message', (message) => resolve({ name, port: /** @type {{ port: number }} */ (message).port }));
     child.once('exit', (code, signal) => {
       children.delete(child);
       reject(new Error(`instance ${name} exited (code ${code}, signal ${signal})`));
@@ -47,11 +56,12 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
+/** @type {Instance[]} */
 let instances;
 try {
   instances = await Promise.all([startInstance('a'), startInstance('b')]);
 } catch (error) {
-  console.error(`balancer: ${error.message}`);
+  console.error(`balancer: ${/** @type {Error} */ (error).message}`);
   stop(1);
   await new Promise(() => {}); // stop() exits once the other instance is gone
 }
@@ -63,10 +73,10 @@ const proxy = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     return void res.end(JSON.stringify(instances));
   }
-  const chat = req.method === 'POST' && new URL(req.url, 'http://x').pathname === '/api/chat';
+  const chat = req.method === 'POST' && new URL(/** @type {string} */ (req.url), 'http://x').pathname === '/api/chat';
   const target = chat ? instances[nextChat++ % instances.length] : instances[nextOther++ % instances.length];
   const upstream = httpRequest({ host: HOST, port: target.port, method: req.method, path: req.url, headers: req.headers }, (response) => {
-    res.writeHead(response.statusCode, response.statusMessage, response.headers);
+    res.writeHead(/** @type {number} */ (response.statusCode), response.statusMessage, response.headers);
     response.pipe(res);
   });
   upstream.on('error', (error) => {
@@ -78,6 +88,6 @@ const proxy = createServer((req, res) => {
 });
 
 proxy.listen(Number(args.port), args.host, () => {
-  const { port } = proxy.address();
+  const { port } = /** @type {import('node:net').AddressInfo} */ (proxy.address());
   console.log(`balancer listening on http://${args.host}:${port} -> ${instances.map((i) => `${i.name}:${i.port}`).join(', ')}`);
 });

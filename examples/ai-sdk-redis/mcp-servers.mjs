@@ -9,9 +9,22 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { z } from 'zod';
 
+/**
+ * What `timeseries.query` recorded of one answered query.
+ * @typedef {{ metric: string, rows: number, firstRow: { t: string, value: number } }} QueryRecord
+ */
+/**
+ * What `chart.create` recorded of one call, as the server parsed it.
+ * @typedef {{ title: string, rows: number, firstRow: { t: string, value: number }, keys: string[] }} ChartRecord
+ */
+
+/** @type {(value: Record<string, unknown>) => import('@modelcontextprotocol/sdk/types.js').CallToolResult} */
 const result = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
 
-/** `queries` gets `{metric, rows, firstRow}` of every answered query. */
+/**
+ * `queries` gets `{metric, rows, firstRow}` of every answered query.
+ * @param {QueryRecord[]} queries
+ */
 function dataServer(queries) {
   const server = new McpServer({ name: 'example-data', version: '1.0.0' });
   server.registerTool('timeseries.query', {
@@ -40,7 +53,10 @@ function dataServer(queries) {
   return server;
 }
 
-/** `charts` gets `{title, rows, firstRow, keys}` of every chart.create call, as the server parsed it. */
+/**
+ * `charts` gets `{title, rows, firstRow, keys}` of every chart.create call, as the server parsed it.
+ * @param {ChartRecord[]} charts
+ */
 function chartServer(charts) {
   const server = new McpServer({ name: 'example-chart', version: '1.0.0' });
   server.registerTool('chart.create', {
@@ -57,6 +73,7 @@ function chartServer(charts) {
   return server;
 }
 
+/** @param {McpServer} server */
 async function connect(server) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -67,7 +84,9 @@ async function connect(server) {
 
 /** Starts both servers; resolves a connected SDK `Client` for each and what each recorded. */
 export async function startServers() {
+  /** @type {QueryRecord[]} */
   const queries = [];
+  /** @type {ChartRecord[]} */
   const charts = [];
   const [data, chart] = await Promise.all([connect(dataServer(queries)), connect(chartServer(charts))]);
   return { clients: { data, chart }, queries, charts };

@@ -27,6 +27,10 @@ const pageTools = wrapAiSdkTools({
   'sensors.read': tool({ description: 'The readings of the sensors of this browser (runs in the page).', inputSchema: jsonSchema({ type: 'object', properties: {} }) }),
 }, { cache });
 
+/**
+ * @param {Request} request
+ * @returns {Promise<Response>}
+ */
 export async function POST(request) {
   // DefaultChatTransport sends the chat's id; the page adds `pageReferences`: the payloads of its
   // own references that the calls it just approved need (none on most requests).

@@ -12,21 +12,35 @@
 import { randomUUID } from 'node:crypto';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
+/**
+ * @import { LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4StreamPart, LanguageModelV4ToolResultOutput, LanguageModelV4ToolResultPart, LanguageModelV4Usage } from '@ai-sdk/provider'
+ */
+
+/** @type {LanguageModelV4Usage} */
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
 
-/** The text a model reads of a tool result's output (`text` / `error-text` / `content` parts). */
+/**
+ * The text a model reads of a tool result's output (`text` / `error-text` / `content` parts, a
+ * denied call's reason, JSON of the rest).
+ * @param {LanguageModelV4ToolResultOutput} output
+ * @returns {string}
+ */
 function outputText(output) {
   if (output.type === 'text' || output.type === 'error-text') return output.value;
   if (output.type === 'content') return output.value.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+  if (output.type === 'execution-denied') return `denied${output.reason ? `: ${output.reason}` : ''}`;
   return JSON.stringify(output.value);
 }
 
+/** @type {(message: LanguageModelV4Message | undefined) => string} */
 const userText = (message) => (typeof message?.content === 'string' ? message.content
   : (message?.content ?? []).filter((p) => p.type === 'text').map((p) => p.text).join(''));
 
+/** @type {(messages: LanguageModelV4Prompt) => LanguageModelV4ToolResultPart[]} */
 const toolResults = (messages) => messages.filter((m) => m.role === 'tool')
   .flatMap((m) => m.content.filter((p) => p.type === 'tool-result'));
 
+/** @type {(text: string) => ScriptedJson | null} */
 const parse = (text) => {
   try {
     return JSON.parse(text);
@@ -35,6 +49,22 @@ const parse = (text) => {
   }
 };
 
+/**
+ * What a tool result's JSON text may hold that the script reads (`chart.create`'s answer, a
+ * truncation summary's reference and ready references).
+ * @typedef {{ ok?: boolean, chart_id?: string, points?: number, _cache_uri?: string, _cache_refs?: { rows?: string } }} ScriptedJson
+ */
+
+/**
+ * One step of the script: a tool call to make, or the text to answer (tool names are never empty,
+ * so a step without a truthy `tool` has `text`).
+ * @typedef {{ tool: string, input: Record<string, unknown>, text?: undefined } | { text: string, tool?: undefined, input?: undefined }} ScriptedStep
+ */
+
+/**
+ * @param {LanguageModelV4Prompt} prompt
+ * @returns {ScriptedStep}
+ */
 function nextStep(prompt) {
   const lastUser = prompt.findLastIndex((m) => m.role === 'user');
   const ask = userText(prompt[lastUser]);
@@ -77,12 +107,23 @@ function nextStep(prompt) {
   return { text: 'Say "query the series", then "chart it".' };
 }
 
-/** A new scripted model; `calls` records every tool call it made, as it typed it. */
+/**
+ * A tool call the scripted model made: the tool, its input as the model typed it (JSON), and the
+ * size of the prompt it was made from.
+ * @typedef {{ tool: string, input: string, promptChars: number }} ScriptedCall
+ */
+
+/**
+ * A new scripted model; `calls` records every tool call it made, as it typed it.
+ * @returns {{ model: MockLanguageModelV4, calls: ScriptedCall[] }}
+ */
 export function scriptedModel() {
+  /** @type {ScriptedCall[]} */
   const calls = [];
   const model = new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
       const step = nextStep(prompt);
+      /** @type {LanguageModelV4StreamPart[]} */
       const parts = [{ type: 'stream-start', warnings: [] }];
       if (step.tool) {
         const input = JSON.stringify(step.input);
@@ -90,7 +131,7 @@ export function scriptedModel() {
         parts.push({ type: 'tool-call', toolCallId: `call-${randomUUID()}`, toolName: step.tool, input });
         parts.push({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
       } else {
-        parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: step.text }, { type: 'text-end', id: 't' });
+        parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: /** @type {string} */ (step.text) }, { type: 'text-end', id: 't' });
         parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage });
       }
       return { stream: convertArrayToReadableStream(parts) };

@@ -21,6 +21,7 @@ const random = () => {
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
   return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
 };
+/** @template T @param {readonly T[]} list @returns {T} */
 const pick = (list) => list[Math.floor(random() * list.length)];
 const ORDINARY = [
   () => 't', () => 'a.b', () => 'mcp+cache://c/AAAAAAAAAAA', () => ({ convId: 'c' }), () => ({}),
@@ -29,14 +30,17 @@ const ORDINARY = [
 ];
 const value = () => (random() < 0.5 ? HOSTILE[pick(HOSTILE_NAMES)]() : pick(ORDINARY)());
 
+/** @type {unknown[]} */
 const escaped = [];
 process.on('uncaughtException', (e) => escaped.push(e));
 process.on('unhandledRejection', (e) => escaped.push(e));
 
 const all = Object.entries(targets(api)).filter(([name]) => name !== 'configureDefaultCache');
 const counts = { returned: 0, threw: 0, resolved: 0, rejected: 0, unsettled: 0, trap: 0 };
+/** @type {string[]} */
 const failures = [];
 const started = Date.now();
+/** @type {Promise<void>[]} */
 let inFlight = [];
 for (let i = 0; i < cases; i++) {
   const [name, fn] = pick(all);
@@ -57,7 +61,7 @@ const works = await stillWorks(api);
 console.log(`boundary fuzz: ${cases} calls over ${all.length} exports (seed ${firstSeed}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`boundary fuzz: ${JSON.stringify(counts)}; uncaught ${escaped.length}; module still works: ${works}`);
 for (const f of failures) console.log(`  ${f}`);
-for (const e of escaped.slice(0, 5)) console.log(`  uncaught: ${e?.stack ?? e}`);
+for (const e of escaped.slice(0, 5)) console.log(`  uncaught: ${/** @type {{ stack?: string } | null | undefined} */ (e)?.stack ?? e}`);
 if (counts.trap || counts.unsettled || escaped.length || !works) {
   console.error('boundary fuzz: FAILED');
   process.exit(1);

@@ -20,7 +20,10 @@ const boom = () => {
   throw new Error('hostile getter');
 };
 
-/** Named factories: each call builds a fresh value (proxies are revoked per value). */
+/**
+ * Named factories: each call builds a fresh value (proxies are revoked per value).
+ * @type {Record<string, () => unknown>}
+ */
 export const HOSTILE = {
   revokedProxy,
   revokedArrayProxy,
@@ -35,7 +38,7 @@ export const HOSTILE = {
     get content() { return boom(); }, get data_uri() { return boom(); }, get data() { return boom(); },
   }),
   arrayWithThrowingIndex: () => Object.defineProperty([1, 2, 3], 1, { get: boom }),
-  arrayProxyThrowingLength: () => new Proxy([1, 2], { get: (t, k) => (k === 'length' ? boom() : t[k]) }),
+  arrayProxyThrowingLength: () => new Proxy([1, 2], { get: (t, k) => (k === 'length' ? boom() : /** @type {Record<PropertyKey, unknown>} */ (/** @type {unknown} */ (t))[k]) }),
   hugeLength: () => ({ length: 3e9 }),
   hugeArrayLike: () => ({ length: 2 ** 32 - 1, 0: 'a' }),
   symbol: () => Symbol('x'),
@@ -53,8 +56,8 @@ export const HOSTILE = {
   date: () => new Date(0),
   arrayBuffer: () => new ArrayBuffer(8),
   map: () => new Map([[1, 2]]),
-  cyclic: () => { const o = { a: 1 }; o.self = o; return o; },
-  deepArray: () => { let v = []; for (let i = 0; i < 3000; i++) v = [v]; return v; },
+  cyclic: () => { const o = /** @type {{ a: number, self?: object }} */ ({ a: 1 }); o.self = o; return o; },
+  deepArray: () => { let v = /** @type {unknown[]} */ ([]); for (let i = 0; i < 3000; i++) v = [v]; return v; },
   toJsonThrows: () => ({ toJSON: boom }),
   contentWithHostileBlocks: () => ({ content: [{ type: 'text', get text() { return boom(); } }, revokedProxy()] }),
   argsWithHostileUri: () => ({ get data_uri() { return boom(); }, data: [1] }),
@@ -63,14 +66,38 @@ export const HOSTILE = {
 export const HOSTILE_NAMES = Object.keys(HOSTILE);
 
 /**
+ * The three entries' exports together, as the boundary tests build them from the release
+ * modules (`{ ...lists, ...server, ...host }`).
+ * @typedef {typeof import('../../pkg/node.mjs') & typeof import('../../pkg/server.node.mjs')
+ *   & typeof import('../../pkg/lists.node.mjs')} Api
+ */
+
+/**
+ * One export (or method, or constructor) as the tests call it: with any values at all.
+ * @typedef {(...args: unknown[]) => unknown} Target
+ */
+
+/**
+ * The kind of outcome `classify` reports, and the outcome itself (`error` for the kinds that
+ * throw or reject).
+ * @typedef {'returned' | 'threw' | 'resolved' | 'rejected' | 'unsettled' | 'trap'} OutcomeKind
+ * @typedef {{ kind: OutcomeKind, error?: unknown }} Outcome
+ */
+
+/**
  * Every export, as a function taking three argument values. Classes are exercised through
  * their constructors and each method of a well-formed instance.
+ * @param {Api} api
+ * @returns {Record<string, Target>}
  */
 export function targets(api) {
   const fresh = () => new api.ResultCache({ storage: 'memory' });
   const cache = fresh();
   const sync = new api.StateSync({ policies: [{ match: 'a.*', cacheControl: 'immutable' }] });
   const list = new api.ListCache({});
+  // Typed `never`, the arguments pass for whatever type each export declares: the values thrown
+  // at the boundary are meant not to match it (what `targets` returns takes any values at all).
+  /** @type {Record<string, (...args: never[]) => unknown>} */
   const t = {
     sanitizeConvId: (a) => api.sanitizeConvId(a),
     mintCacheUri: (a) => api.mintCacheUri(a),
@@ -119,13 +146,17 @@ export function targets(api) {
     'ListCache#handleNotification': (a) => list.handleNotification(a),
   };
   if (api.configureDefaultCache) t.configureDefaultCache = (a) => api.configureDefaultCache(a);
-  return t;
+  return /** @type {Record<string, Target>} */ (t);
 }
 
 /**
  * Calls `fn(...args)` and classifies what happened: `returned`, `threw` (an Error or TypeError),
  * `resolved` / `rejected` (a promise settled within `timeoutMs`), `unsettled`, or `trap`
  * (a WebAssembly.RuntimeError, or a non-Error thrown).
+ * @param {Target} fn
+ * @param {unknown[]} args
+ * @param {number} [timeoutMs]
+ * @returns {Promise<Outcome>}
  */
 export async function classify(fn, args, timeoutMs = 5000) {
   let value;
@@ -135,8 +166,11 @@ export async function classify(fn, args, timeoutMs = 5000) {
     return isTrap(error) ? { kind: 'trap', error } : { kind: 'threw', error };
   }
   if (!(value instanceof Promise)) return { kind: 'returned' };
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
+  /** @type {Promise<Outcome>} */
   const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve({ kind: 'unsettled' }), timeoutMs); });
+  /** @type {Promise<Outcome>} */
   const settled = value.then(
     () => ({ kind: 'resolved' }),
     (error) => (isTrap(error) ? { kind: 'trap', error } : { kind: 'rejected', error }),
@@ -146,12 +180,17 @@ export async function classify(fn, args, timeoutMs = 5000) {
   return outcome;
 }
 
+/** @param {unknown} error */
 function isTrap(error) {
   return error instanceof WebAssembly.RuntimeError || !(error instanceof Error) ||
     /unreachable|memory access out of bounds|recursive use of an object|already borrowed/i.test(String(error?.message));
 }
 
-/** The module still answers correctly (checked after a storm of hostile calls). */
+/**
+ * The module still answers correctly (checked after a storm of hostile calls).
+ * @param {Api} api
+ * @returns {Promise<boolean>}
+ */
 export async function stillWorks(api) {
   const cache = new api.ResultCache({ storage: 'memory', threshold: 10 });
   const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3, 4] }, convId: 'ok' });

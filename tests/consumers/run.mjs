@@ -41,16 +41,26 @@ const WAIT_MS = 30_000; // any single browser wait
 const DEADLINE_MS = 180_000; // the whole run, whatever happens
 
 // ---- bookkeeping ------------------------------------------------------------------------------
+/**
+ * A failed check's error: its message, and what to print under it (`detail`: the tail of a
+ * command's output; '' for an assertion, whose message says it all; absent: the stack).
+ * @typedef {Error & { detail?: string }} Failure
+ */
+/** @type {{ name: string, ok: boolean }[]} */
 const results = [];
+/** @type {Set<string>} */
 const passed = new Set();
+/** @type {(() => unknown)[]} */
 const cleanups = [];
+/** @type {Set<import('node:child_process').ChildProcess>} */
 const children = new Set();
 const started = Date.now();
 
 // eslint-disable-next-line no-control-regex -- the terminal's colour codes start with ESC
-const stripAnsi = (s) => String(s).replace(/\u001b\[[0-9;]*m/g, '');
-const oneLine = (s) => stripAnsi(s).replace(/\s+/g, ' ').trim().slice(0, 400);
+const stripAnsi = (/** @type {unknown} */ s) => String(s).replace(/\u001b\[[0-9;]*m/g, '');
+const oneLine = (/** @type {unknown} */ s) => stripAnsi(s).replace(/\s+/g, ' ').trim().slice(0, 400);
 
+/** @param {string} name @param {Failure} [error] */
 function record(name, error) {
   results.push({ name, ok: !error });
   if (!error) {
@@ -63,7 +73,9 @@ function record(name, error) {
   if (detail) console.error(stripAnsi(detail).split('\n').map((l) => `  # ${l}`).join('\n'));
 }
 
+/** @param {Promise<unknown>} promise @param {number} ms @param {string} what */
 function withTimeout(promise, ms, what) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   return Promise.race([
     promise,
@@ -73,7 +85,10 @@ function withTimeout(promise, ms, what) {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** Runs one check; `needs` names earlier checks it depends on. */
+/**
+ * Runs one check; `needs` names earlier checks it depends on.
+ * @param {string} name @param {string[]} needs @param {() => unknown} fn @param {number} [ms]
+ */
 async function check(name, needs, fn, ms = STEP_MS) {
   const missing = needs.filter((n) => !passed.has(n));
   if (missing.length) return record(name, Object.assign(new Error(`not run: needs "${missing.join('", "')}"`), { detail: '' }));
@@ -81,22 +96,24 @@ async function check(name, needs, fn, ms = STEP_MS) {
     await withTimeout(Promise.resolve().then(fn), ms, 'the check');
     record(name);
   } catch (error) {
-    record(name, error);
+    record(name, /** @type {Failure} */ (error));
   }
 }
 
+/** @param {string} message @param {string} [detail] @returns {never} */
 function fail(message, detail) {
-  const error = new Error(message);
+  const error = /** @type {Failure} */ (new Error(message));
   error.detail = detail ?? ''; // an assertion: the message says it all, no stack
   throw error;
 }
 
+/** @param {unknown} condition @param {string} message @param {string} [detail] @returns {asserts condition} */
 function assert(condition, message, detail) {
   if (!condition) fail(message, detail);
 }
 
 // ---- child processes --------------------------------------------------------------------------
-const tail = (s, n = 25) => s.trim().split('\n').slice(-n).join('\n');
+const tail = (/** @type {string} */ s, n = 25) => s.trim().split('\n').slice(-n).join('\n');
 
 /** npm must act on the temp project: drop the npm_* variables `npm test` exports (notably
  *  npm_config_local_prefix=/work/main), keeping only where the cache and config live. */
@@ -110,6 +127,16 @@ function npmEnv() {
   return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 }
 
+/**
+ * Where and how long a command runs (default: the repository, this process's environment, a
+ * check's time less 10 s).
+ * @typedef {{ cwd?: string, env?: NodeJS.ProcessEnv, timeout?: number }} RunOptions
+ */
+
+/**
+ * @param {string} command @param {string[]} args @param {RunOptions} [options]
+ * @returns {Promise<{ stdout: string, stderr: string }>}
+ */
 function run(command, args, { cwd = REPO, env = process.env, timeout = STEP_MS - 10_000 } = {}) {
   return new Promise((resolvePromise, reject) => {
     const label = `${basename(command)} ${args.join(' ')}`;
@@ -140,18 +167,21 @@ function run(command, args, { cwd = REPO, env = process.env, timeout = STEP_MS -
   });
 }
 
+/** @param {import('node:child_process').ChildProcess} child */
 function killGroup(child) {
   try {
-    process.kill(-child.pid, 'SIGKILL');
+    process.kill(-(/** @type {number} */ (child.pid)), 'SIGKILL');
   } catch {
     // already gone
   }
 }
 
+/** @param {string[]} args @param {RunOptions} [options] */
 const node = (args, options) => run(process.execPath, args, options);
-const lastJsonLine = (stdout) => JSON.parse(stdout.trim().split('\n').at(-1));
+const lastJsonLine = (/** @type {string} */ stdout) => JSON.parse(/** @type {string} */ (stdout.trim().split('\n').at(-1)));
 
 // ---- static HTTP server -----------------------------------------------------------------------
+/** @type {Record<string, string>} */
 const MIME = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -164,10 +194,11 @@ const MIME = {
   '.wasm': 'application/wasm',
 };
 
+/** @param {string} root @returns {Promise<string>} the server's origin */
 async function serveStatic(root) {
   const server = createServer(async (req, res) => {
     try {
-      let path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+      let path = decodeURIComponent(new URL(/** @type {string} */ (req.url), 'http://127.0.0.1').pathname);
       if (path.endsWith('/')) path += 'index.html';
       const file = resolve(root, `.${path}`);
       if (file !== root && !file.startsWith(root + sep)) return void res.writeHead(403).end();
@@ -184,18 +215,21 @@ async function serveStatic(root) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
     }
   });
-  await new Promise((ok, ko) => server.once('error', ko).listen(0, '127.0.0.1', ok));
+  await /** @type {Promise<void>} */ (new Promise((ok, ko) => server.once('error', ko).listen(0, '127.0.0.1', ok)));
+  /** @type {() => Promise<void>} */
   const close = () => new Promise((ok) => {
     server.closeAllConnections();
     server.close(() => ok());
   });
   cleanups.push(close);
-  return `http://127.0.0.1:${server.address().port}`;
+  return `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
 }
 
 // ---- browser ------------------------------------------------------------------------------------
+/** @type {import('playwright-core').BrowserContext | null} */
 let browserContext = null;
 
+/** @returns {Promise<import('playwright-core').BrowserContext>} */
 async function browser() {
   if (browserContext) return browserContext;
   const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-consumers-'));
@@ -204,16 +238,32 @@ async function browser() {
     ...chromiumOptions(),
     timeout: WAIT_MS,
   });
-  cleanups.unshift(() => browserContext.close()); // before the profile is removed
+  cleanups.unshift(() => /** @type {import('playwright-core').BrowserContext} */ (browserContext).close()); // before the profile is removed
   return browserContext;
 }
 
-/** A page whose errors (page errors, console errors, failed requests, wasm warnings) are kept. */
+/**
+ * An open page, what went wrong on it, the .wasm responses it got and its workers' URLs.
+ * @typedef {{
+ *   page: import('playwright-core').Page,
+ *   problems: string[],
+ *   wasmResponses: { url: string, type: string | undefined }[],
+ *   workers: string[],
+ * }} OpenedPage
+ */
+
+/**
+ * A page whose errors (page errors, console errors, failed requests, wasm warnings) are kept.
+ * @param {string} url @returns {Promise<OpenedPage>}
+ */
 async function openPage(url) {
   const page = await (await browser()).newPage();
   page.setDefaultTimeout(WAIT_MS);
+  /** @type {string[]} */
   const problems = [];
+  /** @type {OpenedPage['wasmResponses']} */
   const wasmResponses = [];
+  /** @type {string[]} */
   const workers = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
@@ -233,10 +283,16 @@ async function openPage(url) {
   return { page, problems, wasmResponses, workers };
 }
 
+/**
+ * The `data-*` attributes of the element `selector` matches, and its text (as `text`).
+ * @param {import('playwright-core').Page} page @param {string} selector
+ * @returns {Promise<Record<string, string>>}
+ */
 async function dataset(page, selector) {
-  return page.$eval(selector, (el) => ({ ...el.dataset, text: el.textContent }));
+  return /** @type {Promise<Record<string, string>>} */ (page.$eval(selector, (el) => ({ ...el.dataset, text: el.textContent })));
 }
 
+/** @param {Pick<OpenedPage, 'problems' | 'wasmResponses'>} opened */
 function assertNoProblems({ problems, wasmResponses }) {
   assert(problems.length === 0, `${problems.length} page problem(s): ${problems[0]}`, problems.join('\n'));
   assert(wasmResponses.length > 0, 'no .wasm was fetched');
@@ -244,9 +300,17 @@ function assertNoProblems({ problems, wasmResponses }) {
 }
 
 // ---- consumer projects --------------------------------------------------------------------------
+/** @type {string | null} */
 let tarball = null; // absolute path
+/** @type {Record<string, string>} */
 const projects = {}; // name -> dir
 
+/**
+ * @param {string} name
+ * @param {{ from?: string | null, filter?: (source: string) => boolean }} [options] what to copy
+ *   into the new project (a directory), and which of its paths
+ * @returns {Promise<string>} the project's directory
+ */
 async function createProject(name, { from = null, filter } = {}) {
   const dir = join(WORK, name);
   await mkdir(dir, { recursive: true });
@@ -255,12 +319,14 @@ async function createProject(name, { from = null, filter } = {}) {
   return dir;
 }
 
+/** @param {string} dir @param {object} manifest */
 async function writeManifest(dir, manifest) {
   await writeFile(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
+/** @param {string} dir */
 async function installTarball(dir) {
-  await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--offline', relative(dir, tarball)], {
+  await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--offline', relative(dir, /** @type {string} */ (tarball))], {
     cwd: dir,
     env: npmEnv(),
   });
@@ -271,7 +337,9 @@ async function installTarball(dir) {
   assert(info?.isDirectory(), `${basename(dir)}: node_modules/${PACKAGE} missing`);
 }
 
+/** @param {string} dir @param {string} [base] @returns {Promise<string[]>} paths relative to `base` */
 async function listFiles(dir, base = dir) {
+  /** @type {string[]} */
   const out = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
@@ -281,6 +349,7 @@ async function listFiles(dir, base = dir) {
   return out;
 }
 
+/** @param {unknown} exportsField a package.json's `exports` @returns {string[]} */
 function exportTargets(exportsField) {
   if (typeof exportsField === 'string') return [exportsField];
   return Object.values(exportsField ?? {}).flatMap(exportTargets);
@@ -289,7 +358,10 @@ function exportTargets(exportsField) {
 // ---- TypeScript helpers -------------------------------------------------------------------------
 const TSC = join(ROOT_MODULES, 'typescript/bin/tsc');
 
-/** Names exported by a .d.ts: [values, types]. */
+/**
+ * Names exported by a .d.ts: [values, types].
+ * @param {string} dtsPath @returns {{ values: Set<string>, types: Set<string> }}
+ */
 function declaredExports(dtsPath) {
   // The module's exports as the compiler resolves them, `export *` of the generated declarations
   // included: what a consumer's `import { … }` can name.
@@ -300,41 +372,55 @@ function declaredExports(dtsPath) {
     skipLibCheck: true,
   });
   const checker = program.getTypeChecker();
+  /** @type {Set<string>} */
   const values = new Set();
+  /** @type {Set<string>} */
   const types = new Set();
-  for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(dtsPath)))) {
+  for (const symbol of checker.getExportsOfModule(
+    /** @type {ts.Symbol} */ (checker.getSymbolAtLocation(/** @type {ts.SourceFile} */ (program.getSourceFile(dtsPath)))))) {
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
     (target.flags & ts.SymbolFlags.Value ? values : types).add(symbol.name);
   }
   return { values, types };
 }
 
-/** Names a source file imports from `specifier` (the package or one of its subpaths). */
+/**
+ * Names a source file imports from `specifier` (the package or one of its subpaths).
+ * @param {string} source @param {string} [specifier] @returns {Set<string>}
+ */
 function importedNames(source, specifier = PACKAGE) {
   const file = ts.createSourceFile('consumer.ts', source, ts.ScriptTarget.Latest, true);
+  /** @type {Set<string>} */
   const names = new Set();
   for (const statement of file.statements) {
-    if (!ts.isImportDeclaration(statement) || statement.moduleSpecifier.text !== specifier) continue;
+    if (!ts.isImportDeclaration(statement) || /** @type {ts.StringLiteral} */ (statement.moduleSpecifier).text !== specifier) continue;
     const bindings = statement.importClause?.namedBindings;
     if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) names.add((e.propertyName ?? e.name).text);
   }
   return names;
 }
 
+/**
+ * A top-level statement, with the name a declaration has (a variable statement: its list).
+ * @typedef {ts.Statement & { name?: { text: string }, declarationList?: ts.VariableDeclarationList }} TopLevel
+ */
+
 /** Every `any` type in a declaration file (comments and strings are not types), counted per
- *  top-level declaration: { "interface InitOutput": 61, … }. */
+ *  top-level declaration: { "interface InitOutput": 61, … }.
+ * @param {string} path @param {string} source @returns {Record<string, number>} */
 function anyTypesIn(path, source) {
   const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, true);
+  /** @type {Record<string, number>} */
   const counts = {};
   for (const statement of file.statements) {
-    const name = statement.name?.text ?? statement.declarationList?.declarations[0]?.name.getText(file) ?? '?';
+    const name = /** @type {TopLevel} */ (statement).name?.text ?? /** @type {TopLevel} */ (statement).declarationList?.declarations[0]?.name.getText(file) ?? '?';
     const kind = ts.isVariableStatement(statement) ? 'const'
       : ts.isInterfaceDeclaration(statement) ? 'interface'
         : ts.isTypeAliasDeclaration(statement) ? 'type'
           : ts.isClassDeclaration(statement) ? 'class'
             : ts.isFunctionDeclaration(statement) ? 'function' : 'statement';
     const where = `${kind} ${name}`;
-    const visit = (n) => {
+    const visit = (/** @type {ts.Node} */ n) => {
       if (n.kind === ts.SyntaxKind.AnyKeyword) counts[where] = (counts[where] ?? 0) + 1;
       ts.forEachChild(n, visit);
     };
@@ -482,19 +568,27 @@ async function main() {
     assert(out.ok, `unexpected output ${JSON.stringify(out)}`);
   });
 
+  /**
+   * What Vitest's JSON reporter writes (the fields read here).
+   * @typedef {{
+   *   numTotalTests: number,
+   *   numPassedTests: number,
+   *   testResults: { assertionResults: { fullName: string, status: string, failureMessages: string[] }[] }[],
+   * }} VitestReport
+   */
   await check(C.vitest, [C.install], async () => {
     const dir = projects.vitest;
     const report = join(dir, 'vitest-report.json');
     await node([join(ROOT_MODULES, 'vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs'),
       '--reporter=json', `--outputFile=${report}`], { cwd: dir, env: { ...process.env, CI: '1' } })
-      .catch(async (error) => {
+      .catch(async (/** @type {Failure} */ error) => {
         const json = await readFile(report, 'utf8').catch(() => null);
-        const failures = json ? JSON.parse(json).testResults.flatMap((f) => f.assertionResults)
+        const failures = json ? /** @type {VitestReport} */ (JSON.parse(json)).testResults.flatMap((f) => f.assertionResults)
           .filter((a) => a.status !== 'passed').map((a) => `${a.fullName}: ${a.failureMessages.join(' ')}`) : [];
         if (failures.length) error.message = `${failures.length} failing: ${failures[0]}`;
         throw error;
       });
-    const { numTotalTests, numPassedTests } = JSON.parse(await readFile(report, 'utf8'));
+    const { numTotalTests, numPassedTests } = /** @type {VitestReport} */ (JSON.parse(await readFile(report, 'utf8')));
     assert(numTotalTests === 3 && numPassedTests === 3, `${numPassedTests}/${numTotalTests} tests passed`);
   });
 
@@ -556,7 +650,7 @@ async function main() {
   });
 
   await check(C.tsc, [C.install], async () => {
-    await node([TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
+    await node([TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((/** @type {Failure} */ error) => {
       const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
       if (errors.length) error.message = `${errors.length} type error(s): ${errors[0]}`;
       throw error;
@@ -586,7 +680,7 @@ async function main() {
   });
 
   await check(C.tsDocumented, [C.install], async () => {
-    await node([TSC, '-p', 'tsconfig.documented.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
+    await node([TSC, '-p', 'tsconfig.documented.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((/** @type {Failure} */ error) => {
       const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
       if (errors.length) error.message = `${errors.length} documented call(s) rejected, e.g. ${errors[0]}`;
       throw error;
@@ -594,7 +688,7 @@ async function main() {
   });
 
   await check(C.tsNode16, [C.install], async () => {
-    await node([TSC, '-p', 'tsconfig.node16.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((error) => {
+    await node([TSC, '-p', 'tsconfig.node16.json', '--pretty', 'false'], { cwd: projects.typescript }).catch((/** @type {Failure} */ error) => {
       const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
       if (errors.length) error.message = `${errors.length} type error(s), e.g. ${errors[0]}`;
       throw error;
@@ -608,8 +702,8 @@ async function main() {
     // declarations) must type-check without a single error.
     const aiSdkOwn = /^(\.\.\/)*node_modules\/(ai|@ai-sdk\/[^/]+)\/dist\//;
     // tsc exits non-zero on those: its whole output is read, not only the tail `run` keeps.
-    const { stdout } = await new Promise((done) => execFile(process.execPath, [TSC, '-p', 'tsconfig.ai-sdk.json', '--pretty', 'false', '--listFiles'],
-      { cwd: dir, maxBuffer: 64 << 20, timeout: STEP_MS - 10_000 }, (error, out) => done({ stdout: String(out ?? ''), error })));
+    const { stdout } = await /** @type {Promise<{ stdout: string, error: import('node:child_process').ExecFileException | null }>} */ (new Promise((done) => execFile(process.execPath, [TSC, '-p', 'tsconfig.ai-sdk.json', '--pretty', 'false', '--listFiles'],
+      { cwd: dir, maxBuffer: 64 << 20, timeout: STEP_MS - 10_000 }, (error, out) => done({ stdout: String(out ?? ''), error }))));
     const full = stdout;
     const errors = full.split('\n').filter((l) => /error TS/.test(l));
     const ours = errors.filter((l) => !aiSdkOwn.test(relative(dir, resolve(dir, l.split('(')[0]))));
@@ -631,6 +725,7 @@ async function main() {
     assert(found.length === 0, `\`any\` in ${found.join('; ')}`, found.join('\n'));
   });
 
+  /** @type {string | null} */
   let chatUrl = null;
   await check(C.readme, [], async () => {
     // A copy two levels below the repository root, so that its `file:../..` is this repository;
@@ -674,6 +769,7 @@ async function main() {
     chatUrl = await serveStatic(dist);
   });
 
+  /** @type {OpenedPage | null} */
   let chat = null;
   await check(C.chat, [C.viteBuild], async () => {
     chat = await openPage(`${chatUrl}/`);
@@ -700,26 +796,32 @@ async function main() {
     assert(toolParts.map((p) => `${p.tool}:${p.state}`).join(',') === 'timeseries.query:output-available,chart.create:output-available',
       `tool parts ${toolParts.map((p) => `${p.tool}:${p.state}`).join(',')}`);
     assert(status.chatId && URI_RE.test(status.uri) && status.uri.startsWith(`mcp+cache://${status.chatId}/`), `the reference ${status.uri} is not in chat ${status.chatId}`);
-    assert(/Here is your chart \(chart-\d+\) with 240 points\./.test(await page.textContent('.messages')), 'the assistant did not answer');
+    assert(/Here is your chart \(chart-\d+\) with 240 points\./.test(/** @type {string} */ (await page.textContent('.messages'))), 'the assistant did not answer');
     const databases = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
     assert(databases.includes('react-chat-example'), `IndexedDB databases: ${databases}`);
     assertNoProblems(chat);
   });
 
+  /**
+   * The table of the chart's rows: its `data-*` attributes (those read here) and its cells.
+   * @typedef {{ status: string, total: string, uri: string, rows: (string | null)[][] }} ChartRows
+   */
   await check(C.rows, [C.chat], async () => {
-    const { page } = chat;
-    const table = async () => page.$eval('#chart-rows', (el) => ({
+    const { page } = /** @type {OpenedPage} */ (chat);
+    // (The DOM collections are iterable in the page; the lib here has no "dom.iterable".)
+    const table = async () => /** @type {Promise<ChartRows>} */ (page.$eval('#chart-rows', (el) => ({
       ...el.dataset,
-      rows: [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
-    }));
+      rows: [.../** @type {Iterable<Element>} */ (/** @type {unknown} */ (el.querySelectorAll('tbody tr')))]
+        .map((tr) => [.../** @type {Iterable<Element>} */ (/** @type {unknown} */ (tr.children))].map((td) => td.textContent)),
+    })));
     await page.waitForSelector('#chart-rows[data-status="ready"] tbody tr, #chart-rows[data-status="error"], #chart-rows[data-status="missing"]');
     const first = await table();
     const status = await dataset(page, '#status');
     assert(first.status === 'ready' && first.total === '240' && first.rows.length === 20, `#chart-rows ${JSON.stringify(first).slice(0, 300)}`);
     assert(first.uri === JSON.parse(status.modelArgs).arguments.data_uri, `the table reads ${first.uri}, the model passed ${status.modelArgs}`);
-    const received = JSON.parse(await page.textContent('#chart-received'));
+    const received = JSON.parse(/** @type {string} */ (await page.textContent('#chart-received')));
     assert(Array.isArray(received) && received.length === 240, 'the page does not expose what the chart server received');
-    const asCells = (rows) => rows.map((r) => [r.t, String(r.value)]);
+    const asCells = (/** @type {{ t: unknown, value: unknown }[]} */ rows) => rows.map((r) => [r.t, String(r.value)]);
     assert(JSON.stringify(first.rows) === JSON.stringify(asCells(received.slice(0, 20))), `rows 1-20 ${JSON.stringify(first.rows.slice(0, 2))}, the chart got ${JSON.stringify(received.slice(0, 2))}`);
     await page.click('#rows-next');
     await page.waitForSelector('#chart-rows[data-offset="20"][data-status="ready"]');
@@ -730,15 +832,15 @@ async function main() {
     const json = JSON.parse(await readFile(await download.path(), 'utf8'));
     assert(download.suggestedFilename() === 'cpu.load-rows.json', `downloaded ${download.suggestedFilename()}`);
     assert(JSON.stringify(json) === JSON.stringify(received), `the download holds ${Array.isArray(json) ? json.length : typeof json} rows, not the 240 the chart got`);
-    assertNoProblems(chat);
+    assertNoProblems(/** @type {OpenedPage} */ (chat));
   });
 
   await check(C.mail, [C.chat], async () => {
-    const { page } = chat;
-    const turn = async (button) => {
+    const { page } = /** @type {OpenedPage} */ (chat);
+    const turn = async (/** @type {string} */ button) => {
       await page.click('#mail');
       await page.waitForSelector('#approve-allow');
-      const asked = await page.textContent('.msg.tool[data-state="approval-requested"]');
+      const asked = /** @type {string} */ (await page.textContent('.msg.tool[data-state="approval-requested"]'));
       await page.click(button);
       await page.waitForSelector('#mail-status[data-state="done"]');
       return { asked, status: await dataset(page, '#mail-status') };
@@ -746,21 +848,21 @@ async function main() {
     const denied = await turn('#approve-deny');
     assert(/send_report/.test(denied.asked) && /mcp\+cache:\/\//.test(denied.asked), `the approval shown: ${denied.asked}`);
     assert(denied.status.answer === 'denied' && denied.status.mailerCalls === '0', `denied: ${JSON.stringify(denied.status)}`);
-    assert(/You declined, so nothing was mailed\./.test(await page.textContent('.messages')), 'the model was not told of the denial');
+    assert(/You declined, so nothing was mailed\./.test(/** @type {string} */ (await page.textContent('.messages'))), 'the model was not told of the denial');
     const allowed = await turn('#approve-allow');
     assert(allowed.status.answer === 'allowed' && allowed.status.mailerCalls === '1' && allowed.status.mailerRows === '240',
       `allowed: ${JSON.stringify(allowed.status)}`);
-    assert(/Mailed 240 readings to ops@partner\.example/.test(await page.textContent('.messages')), 'the model did not report the mail');
-    assertNoProblems(chat);
+    assert(/Mailed 240 readings to ops@partner\.example/.test(/** @type {string} */ (await page.textContent('.messages'))), 'the model did not report the mail');
+    assertNoProblems(/** @type {OpenedPage} */ (chat));
   });
 
   await check(C.rowsCleared, [C.rows, C.mail], async () => {
-    const { page } = chat;
+    const { page } = /** @type {OpenedPage} */ (chat);
     await page.click('#clear');
     await page.waitForSelector('#chart-rows[data-status="missing"]');
-    assert(/no longer stored/.test(await page.textContent('#chart-rows')), 'the table does not say the rows are gone');
+    assert(/no longer stored/.test(/** @type {string} */ (await page.textContent('#chart-rows'))), 'the table does not say the rows are gone');
     assert((await page.$$('#chart-rows tbody tr')).length === 0, 'the cleared rows are still shown');
-    assertNoProblems(chat);
+    assertNoProblems(/** @type {OpenedPage} */ (chat));
   });
 
   await check(C.worker, [C.viteBuild], async () => {
@@ -778,7 +880,7 @@ async function main() {
   });
 
   /** Opens one page of the plain-esm project (no bundler) and waits until its script is done. */
-  const plainPage = async (file) => {
+  const plainPage = async (/** @type {string} */ file) => {
     const url = await serveStatic(projects['plain-esm']);
     const page = await openPage(`${url}/${file}`);
     await page.page.waitForSelector('#status:not([data-state="running"])');
@@ -837,11 +939,12 @@ function summary() {
 }
 
 let finished = false;
+/** @param {{ name: string, error: unknown }} [extraFailure] a failure outside any check (whatever was thrown) */
 async function finish(extraFailure) {
   if (finished) return;
   finished = true;
   clearTimeout(deadline);
-  if (extraFailure) record(extraFailure.name, extraFailure.error);
+  if (extraFailure) record(extraFailure.name, /** @type {Failure} */ (extraFailure.error));
   await cleanup();
   process.exit(summary() > 0 ? 1 : 0);
 }

@@ -20,12 +20,24 @@ import { serve } from '../../scripts/serve.mjs';
 import { timeseries } from '../../scripts/mcp-servers.mjs';
 import * as nodeEntry from '../../pkg/node.mjs';
 
+/**
+ * A page's window: the CSP violation reporter `watch` exposes, and what hostile markup or an
+ * inline script would set if it ran.
+ * @typedef {Window & typeof globalThis & {
+ *   __reportViolation: (violation: string) => void,
+ *   __xss?: unknown,
+ *   __inline?: unknown,
+ * }} TestWindow
+ */
+/** @typedef {import('playwright-core').Page} Page */
+
 const server = await serve();
 const profile = await mkdtemp(join(tmpdir(), 'mcp-rc-chromium-'));
 const context = await chromium.launchPersistentContext(profile, {
   ...chromiumOptions(),
   viewport: { width: 1280, height: 1000 },
 });
+/** @type {string[]} */
 const problems = [];
 const { check, finish } = checks('e2e');
 const URI = /^mcp\+cache:\/\/demo-[a-z0-9]+\/[A-Za-z0-9_-]{11}$/;
@@ -35,8 +47,10 @@ const URI = /^mcp\+cache:\/\/demo-[a-z0-9]+\/[A-Za-z0-9_-]{11}$/;
  * page. Returns a function listing the standalone-stream GETs the page made (`GET /mcp/<name>`):
  * the page opens one only to the billing server, the one that sends stale notifications; the
  * data and chart servers, which would answer 405, are never asked.
+ * @param {Page} page @param {string[]} into
  */
 async function watch(page, into) {
+  /** @type {string[]} */
   const streams = [];
   page.on('pageerror', (e) => into.push(`pageerror: ${e.message}`));
   page.on('console', (m) => m.type() === 'error' && into.push(`console.error: ${m.text()}`));
@@ -45,16 +59,17 @@ async function watch(page, into) {
     if (r.method() === 'GET' && /^\/mcp\/[a-z]+$/.test(pathname)) streams.push(`GET ${pathname}`);
   });
   page.on('response', (r) => r.status() >= 400 && into.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`));
-  await page.exposeFunction('__reportViolation', (v) => into.push(`CSP violation: ${v}`));
+  await page.exposeFunction('__reportViolation', (/** @type {string} */ v) => into.push(`CSP violation: ${v}`));
   await page.addInitScript(() => document.addEventListener('securitypolicyviolation',
-    (e) => window.__reportViolation(`${e.effectiveDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`)));
+    (e) => /** @type {TestWindow} */ (window).__reportViolation(`${e.effectiveDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`)));
   return () => [...streams];
 }
 
 const lastCall = async () => (await fetch(new URL('/mcp/chart/last-call', server.origin))).json();
 /** The page's session with each server (data, chart, billing), and a server's calls in it. */
-const sessionsOf = async (page) => (await page.getAttribute('#servers', 'data-sessions')).split(',');
-const callsIn = async (name, session) => (await fetch(new URL(`/mcp/${name}/calls?session=${session}`, server.origin))).json();
+const sessionsOf = async (/** @type {Page} */ page) =>
+  /** @type {string} */ (await page.getAttribute('#servers', 'data-sessions')).split(',');
+const callsIn = async (/** @type {string} */ name, /** @type {string} */ session) => (await fetch(new URL(`/mcp/${name}/calls?session=${session}`, server.origin))).json();
 
 try {
   const page = await context.newPage();
@@ -66,13 +81,13 @@ try {
   const modelCalls = page.locator('.step.assistant pre');
 
   await check('the scripted turn completes', async () => {
-    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
+    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', /** @type {string} */ (await page.textContent('#status')));
   });
   await check('the page holds one Streamable HTTP session with each of the four MCP servers', async () => {
     const sessions = await sessionsOf(page);
     assert.equal(sessions.length, 4);
     for (const id of sessions) assert.match(id, /^[0-9a-f-]{36}$/);
-    assert.match(await page.textContent('#servers'), /demo-data on \/mcp\/data[\s\S]*demo-chart on \/mcp\/chart[\s\S]*demo-billing on \/mcp\/billing[\s\S]*demo-mailer on \/mcp\/mailer/);
+    assert.match(/** @type {string} */ (await page.textContent('#servers')), /demo-data on \/mcp\/data[\s\S]*demo-chart on \/mcp\/chart[\s\S]*demo-billing on \/mcp\/billing[\s\S]*demo-mailer on \/mcp\/mailer/);
   });
   await check('chart.create declares only `data`; the model is shown `data_uri`, added by augmentation', async () => {
     const client = new Client({ name: 'e2e', version: '1.0.0' });
@@ -80,16 +95,17 @@ try {
     const [tool] = (await client.listTools()).tools;
     await client.close();
     assert.equal(tool.name, 'chart.create');
+    assert.ok(tool.inputSchema.properties);
     assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['data', 'title']);
     assert.equal(tool.inputSchema.additionalProperties, false);
     const shown = page.locator('#tools li[data-tool="chart.create"]');
     assert.deepEqual(await shown.locator('.params code').allTextContents(), ['title', 'data', 'data_uri']);
     assert.equal(await shown.locator('code.augmented').textContent(), 'data_uri');
-    assert.match(await page.textContent('#tools li[data-tool="timeseries.query"]'), /\[Cache-Control: immutable\]/);
-    assert.match(await page.textContent('#tools li[data-tool="billing.get_invoice"]'), /\[Cache-Control: no-store\]/);
+    assert.match(/** @type {string} */ (await page.textContent('#tools li[data-tool="timeseries.query"]')), /\[Cache-Control: immutable\]/);
+    assert.match(/** @type {string} */ (await page.textContent('#tools li[data-tool="billing.get_invoice"]')), /\[Cache-Control: no-store\]/);
   });
   await check('the model sees a preview: shape, first rows, _cache_uri, _cache_refs and a hint naming the read-back tools', async () => {
-    const text = await serverSteps.first().textContent();
+    const text = /** @type {string} */ (await serverSteps.first().textContent());
     const visible = JSON.parse(text);
     assert.equal(visible._cache_shape.rows, 240);
     assert.deepEqual(visible._cache_shape.columns, ['t', 'value']);
@@ -103,25 +119,25 @@ try {
   });
   await check('the read-back tools are listed next to the servers\' tools', async () => {
     for (const name of ['cache_read', 'cache_search', 'cache_select']) {
-      assert.match(await page.textContent(`#tools li[data-tool="${name}"]`), /host, read-back/);
+      assert.match(/** @type {string} */ (await page.textContent(`#tools li[data-tool="${name}"]`)), /host, read-back/);
     }
   });
   await check('the model copies _cache_refs.rows into data_uri and the host resolves it', async () => {
-    const visible = JSON.parse(await serverSteps.first().textContent());
-    const call = JSON.parse(await modelCalls.nth(1).textContent());
+    const visible = JSON.parse(/** @type {string} */ (await serverSteps.first().textContent()));
+    const call = JSON.parse(/** @type {string} */ (await modelCalls.nth(1).textContent()));
     assert.equal(call.name, 'chart.create');
     assert.deepEqual(call.arguments, { title: 'CPU, 240 h', data_uri: visible._cache_refs.rows });
-    assert.match(await page.textContent('#steps'), /beforeToolCall resolved the reference from IndexedDB/);
+    assert.match(/** @type {string} */ (await page.textContent('#steps')), /beforeToolCall resolved the reference from IndexedDB/);
   });
   await check('the chart server received the 240 rows as `data` and no _uri key', async () => {
     assert.equal(await page.getAttribute('.step[data-keys]', 'data-keys'), 'title,data');
     assert.equal(await page.getAttribute('.step[data-keys]', 'data-rows'), '240');
-    const answer = JSON.parse(await page.locator('.step.server[data-tool="chart.create"] pre').first().textContent());
+    const answer = JSON.parse(/** @type {string} */ (await page.locator('.step.server[data-tool="chart.create"] pre').first().textContent()));
     assert.equal(answer.chart.points, 240);
   });
   await check('the model reads the rows back with cache_read, each exactly once, and finds the peak with cache_search', async () => {
     const reads = page.locator('.step.server[data-tool="cache_read"] pre');
-    const pages = await Promise.all((await reads.all()).map(async (pre) => JSON.parse(await pre.textContent())));
+    const pages = await Promise.all((await reads.all()).map(async (pre) => JSON.parse(/** @type {string} */ (await pre.textContent()))));
     assert.ok(pages.length >= 2, `${pages.length} pages`);
     for (const [k, p] of pages.entries()) {
       assert.equal(p.total, 240);
@@ -131,14 +147,15 @@ try {
     assert.deepEqual(pages.flatMap((p) => p.items), timeseries('cpu', '2026-11-01T00:00:00Z', 240));
     const rows = timeseries('cpu', '2026-11-01T00:00:00Z', 240);
     const peak = Math.max(...rows.map((r) => r.value));
-    const search = JSON.parse(await page.locator('.step.server[data-tool="cache_search"] pre').textContent());
+    const search = JSON.parse(/** @type {string} */ (await page.locator('.step.server[data-tool="cache_search"] pre').textContent()));
     assert.equal(search.query, String(peak));
-    const hits = search.matches.filter((m) => m.pointer.endsWith('/value')).map((m) => Number(m.pointer.split('/')[2]));
+    const hits = search.matches.filter((/** @type {{ pointer: string }} */ m) => m.pointer.endsWith('/value'))
+      .map((/** @type {{ pointer: string }} */ m) => Number(m.pointer.split('/')[2]));
     assert.deepEqual(hits, rows.flatMap((r, i) => (r.value === peak ? [i] : [])));
-    assert.match(await page.locator('.step.assistant pre').last().textContent(), new RegExp(`peaked at ${peak} %`));
+    assert.match(/** @type {string} */ (await page.locator('.step.assistant pre').last().textContent()), new RegExp(`peaked at ${peak} %`));
   });
   await check('cache_select stores the last 48 hours as a derived reference; the chart server receives those 48 rows', async () => {
-    const select = JSON.parse(await page.locator('.step.server[data-tool="cache_select"] pre').first().textContent());
+    const select = JSON.parse(/** @type {string} */ (await page.locator('.step.server[data-tool="cache_select"] pre').first().textContent()));
     assert.equal(select.count, 48);
     assert.match(select._cache_uri, URI);
     const chartCalls = (await page.locator('.step.assistant[data-call] pre').allTextContents()).map((t) => JSON.parse(t))
@@ -152,15 +169,15 @@ try {
     assert.equal(await page.getAttribute('.step[data-rows48]', 'data-rows48'), '48');
   });
   await check('the chart is drawn from the chart server\'s answer', async () => {
-    const answer = JSON.parse(await page.locator('.step.server[data-tool="chart.create"] pre').last().textContent());
+    const answer = JSON.parse(/** @type {string} */ (await page.locator('.step.server[data-tool="chart.create"] pre').last().textContent()));
     assert.equal(answer.chart.points, 48);
     assert.equal(await page.getAttribute('#chart svg', 'data-chart-id'), answer.chart.id);
     assert.equal(await page.getAttribute('#chart svg', 'data-points'), '48');
-    const points = (await page.getAttribute('#chart polyline', 'points')).trim().split(/\s+/);
+    const points = /** @type {string} */ (await page.getAttribute('#chart polyline', 'points')).trim().split(/\s+/);
     assert.equal(points.length, 48);
     // y = 172 - scaled * 144 / 1000 (the page's 200-px-high chart with 28 px of padding)
     assert.deepEqual(points.map((p) => Number(p.split(',')[1])),
-      answer.chart.scaled.map((v) => Number((172 - (v * 144) / 1000).toFixed(1))));
+      answer.chart.scaled.map((/** @type {number} */ v) => Number((172 - (v * 144) / 1000).toFixed(1))));
   });
   await check('the savings counter shows the chars saved', async () => {
     const saved = Number(await page.getAttribute('#savings', 'data-saved-chars'));
@@ -170,12 +187,12 @@ try {
   await check('the refund\'s stale notification arrives over the billing connection, before its result', async () => {
     const notice = page.locator('.step.notice');
     assert.equal(await notice.count(), 1);
-    const message = JSON.parse(await notice.locator('pre').textContent());
+    const message = JSON.parse(/** @type {string} */ (await notice.locator('pre').textContent()));
     assert.deepEqual(message, { method: 'notifications/resources/updated', params: { uri: 'mcpfusion://stale/billing.get_*' } });
     const order = await page.$$eval('#steps > li', (items) => items.map((li) =>
       (li.classList.contains('notice') ? 'notice' : li.dataset.tool === 'billing.refund' ? 'result' : '')).filter(Boolean));
     assert.deepEqual(order, ['notice', 'result']);
-    assert.match(await page.textContent('.step.server[data-tool="billing.refund"] pre'),
+    assert.match(/** @type {string} */ (await page.textContent('.step.server[data-tool="billing.refund"] pre')),
       /^<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
   });
   await check('the lines selected before the refund (derived from the now stale invoice) are refused as stale, the server not called', async () => {
@@ -183,8 +200,8 @@ try {
     assert.equal(await refused.count(), 1);
     assert.equal(await refused.getAttribute('data-tool'), 'billing.render_report');
     assert.equal(await refused.getAttribute('data-stale'), 'true');
-    const envelope = JSON.parse(await refused.locator('pre').textContent());
-    const selected = JSON.parse(await page.locator('.step.server[data-tool="cache_select"] pre').nth(1).textContent());
+    const envelope = JSON.parse(/** @type {string} */ (await refused.locator('pre').textContent()));
+    const selected = JSON.parse(/** @type {string} */ (await page.locator('.step.server[data-tool="cache_select"] pre').nth(1).textContent()));
     assert.deepEqual(envelope._stale_uris, [selected._cache_uri]);
     assert.match(envelope.error,
       /^invalid_args: cache URI mcp\+cache:\/\/\S+ is stale \(invalidated by (the server's stale notification for billing\.get_\*|billing\.refund)\)$/);
@@ -196,7 +213,7 @@ try {
   await check('after re-reading the invoice, the report renders from the fresh reference', async () => {
     const reports = page.locator('.step.server[data-tool="billing.render_report"] pre');
     assert.equal(await reports.count(), 1);
-    const report = JSON.parse(await reports.textContent());
+    const report = JSON.parse(/** @type {string} */ (await reports.textContent()));
     assert.equal(report.ok, true);
     assert.equal(report.lines, 60, 'the 60 lines of 3 or 4 units');
   });
@@ -209,10 +226,10 @@ try {
   await check('the entries table lists the IndexedDB entries with the stale one', async () => {
     assert.ok(Number(await page.getAttribute('#entries', 'data-count')) >= 3);
     assert.equal(await page.getAttribute('#entries', 'data-stale'), '1');
-    assert.match(await page.textContent('#entries tbody tr.stale'), /billing\.get_invoice/);
+    assert.match(/** @type {string} */ (await page.textContent('#entries tbody tr.stale')), /billing\.get_invoice/);
   });
   await check('the browser entry exports what the Node entry exports, but the Node-only route handler', async () => {
-    const names = await page.evaluate(async () => Object.keys(await import('/pkg/browser.mjs')).sort());
+    const names = await page.evaluate(async () => Object.keys(await import(/** @type {string} */ ('/pkg/browser.mjs'))).sort());
     // `cacheRoute` serves a cache over HTTP from a server (docs/REACT.md): Node only.
     assert.deepEqual(names, Object.keys(nodeEntry).filter((name) => name !== 'cacheRoute').sort());
     assert.ok(Object.hasOwn(nodeEntry, 'cacheRoute'));
@@ -222,18 +239,19 @@ try {
   await check('entries survive a reload', async () => {
     await page.click('#reload');
     await page.waitForSelector('#status:not([data-state="running"])');
-    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
+    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', /** @type {string} */ (await page.textContent('#status')));
     assert.equal(Number(await page.getAttribute('#reload-check', 'data-survived')), before);
     assert.equal(await page.getAttribute('#reload-check', 'data-verified'), 'true');
   });
   /** Clicks "Mail the invoice", answers the approval prompt, waits for the turn's end. */
+  /** @param {string} button a selector of the prompt's buttons */
   const mailTurn = async (button) => {
     await page.click('#mail');
     await page.waitForSelector('#approval-deny');
-    const prompt = await page.locator('#approval').textContent();
+    const prompt = /** @type {string} */ (await page.locator('#approval').textContent());
     await page.click(button);
     await page.waitForSelector('#status[data-state="done"], #status[data-state="error"]');
-    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', await page.textContent('#status'));
+    assert.equal(await page.getAttribute('#status', 'data-state'), 'done', /** @type {string} */ (await page.textContent('#status')));
     return { prompt };
   };
   const mailerSession = async () => (await sessionsOf(page))[3];
@@ -241,11 +259,11 @@ try {
     const { prompt } = await mailTurn('#approval-deny');
     assert.match(prompt, /demo-mailer's send_report would receive data from demo-billing \(billing\.get_invoice\)/);
     assert.match(prompt, /mcp\+cache:\/\/demo-[a-z0-9]+\/[A-Za-z0-9_-]{11}#\/lines/);
-    const refused = JSON.parse(await page.locator('.step[data-refused][data-tool="send_report"] pre').last().textContent());
+    const refused = JSON.parse(/** @type {string} */ (await page.locator('.step[data-refused][data-tool="send_report"] pre').last().textContent()));
     assert.equal(refused.error, 'reference_not_allowed');
     assert.match(refused.fix_hint, /declined.*"demo-billing".*"demo-mailer"/);
     assert.match(refused._refused_uris[0], /#\/lines$/);
-    assert.match(await page.textContent('#steps'), /flow policy: data of demo-billing may not reach demo-mailer; send_report is not called/);
+    assert.match(/** @type {string} */ (await page.textContent('#steps')), /flow policy: data of demo-billing may not reach demo-mailer; send_report is not called/);
     assert.equal(await page.locator('.step[data-mailer-calls]').last().getAttribute('data-mailer-calls'), '0');
     assert.deepEqual(await callsIn('mailer', await mailerSession()), {}, 'the mailer\'s own log: no tools/call');
     assert.equal(await (await fetch(new URL('/mcp/mailer/last-call', server.origin))).json(), null);
@@ -293,6 +311,7 @@ try {
 
   // A second page for the hostile checks: their deliberate CSP violation must not count above.
   const hostile = await context.newPage();
+  /** @type {string[]} */
   const hostileProblems = [];
   const hostileStreams = await watch(hostile, hostileProblems);
   await hostile.goto(`${server.url}?fast`);
@@ -302,19 +321,19 @@ try {
     const shown = await hostile.evaluate(async (text) => {
       // The page's own dispatch loop and the real servers: the data server echoes the metric,
       // the chart server the title, and the page draws the chart server's answer.
-      const { callTool } = await import('/www/demo.mjs');
+      const { callTool } = /** @type {typeof import('../../www/demo.mjs')} */ (await import(/** @type {string} */ ('/www/demo.mjs')));
       const series = await callTool('timeseries.query', { metric: text, start: '2026-11-01T00:00:00Z', hours: 240 });
       await callTool('chart.create', { title: text, data_uri: series.value._cache_refs.rows });
       // The preview keeps headline fields only: the metric is read back with cache_read.
       const read = await callTool('cache_read', { uri: series.value._cache_uri });
       await new Promise((resolve) => setTimeout(resolve, 200)); // time for an injected <img> to fail
-      const svg = document.querySelector('#chart svg');
+      const svg = /** @type {SVGSVGElement} */ (document.querySelector('#chart svg'));
       return {
-        xss: window.__xss,
+        xss: /** @type {TestWindow} */ (window).__xss,
         injected: document.querySelectorAll('img, script:not([src]), #chart foreignObject').length,
-        echoed: read.value.keys.find((k) => k.key === 'metric')?.value,
+        echoed: read.value.keys.find((/** @type {{ key: string, value?: unknown }} */ k) => k.key === 'metric')?.value,
         // as the model reads it: inside JSON text
-        transcript: document.querySelector('#steps').textContent.includes(JSON.stringify(text).slice(1, -1)),
+        transcript: /** @type {HTMLElement} */ (document.querySelector('#steps')).textContent.includes(JSON.stringify(text).slice(1, -1)),
         texts: svg.querySelectorAll('text').length,
         title: svg.querySelector('text.title')?.textContent,
         label: svg.getAttribute('aria-label'),
@@ -333,7 +352,7 @@ try {
     assert.deepEqual(hostileStreams(), ['GET /mcp/billing']);
   });
   await check('a strict CSP is in place and reports an inline script it blocked', async () => {
-    const csp = await hostile.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    const csp = /** @type {string} */ (await hostile.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content'));
     assert.match(csp, /(^|; )script-src 'self' 'wasm-unsafe-eval'(;|$)/);
     assert.match(csp, /(^|; )connect-src 'self'(;|$)/);
     assert.match(csp, /(^|; )default-src 'none'(;|$)/);
@@ -342,12 +361,12 @@ try {
     assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'|\*|data:|https?:/);
     const outcome = await hostile.evaluate(() => new Promise((resolve) => {
       document.addEventListener('securitypolicyviolation', (e) => resolve({
-        directive: e.effectiveDirective, blocked: e.blockedURI, ran: window.__inline,
+        directive: e.effectiveDirective, blocked: e.blockedURI, ran: /** @type {TestWindow} */ (window).__inline,
       }), { once: true });
       const script = document.createElement('script');
       script.textContent = 'window.__inline = true';
       document.body.append(script);
-      setTimeout(() => resolve({ directive: 'no violation reported', ran: window.__inline }), 5_000);
+      setTimeout(() => resolve({ directive: 'no violation reported', ran: /** @type {TestWindow} */ (window).__inline }), 5_000);
     }));
     assert.deepEqual(outcome, { directive: 'script-src-elem', blocked: 'inline', ran: undefined });
   });

@@ -8,11 +8,19 @@ import assert from 'node:assert/strict';
 import { checks } from './checks.mjs';
 import { openProfile } from './profile.mjs';
 
+/**
+ * The page's window: the browser entry (profile.mjs) and the helpers `setup` puts there.
+ * @typedef {import('./profile.mjs').PageWindow & {
+ *   rows: (n: number) => { i: number, hour: string, cpu: number }[],
+ *   text: (result: import('../../js/index.js').CacheReadToolResult) => string,
+ * }} TestWindow
+ */
+
 const { problems, newPage, close } = await openProfile('readback');
 const { check, finish } = checks('readback');
 const setup = () => {
-  window.rows = (n) => Array.from({ length: n }, (_, i) => ({ i, hour: `h${String(i).padStart(6, '0')}`, cpu: (i * 37) % 101 }));
-  window.text = (result) => {
+  /** @type {TestWindow} */ (window).rows = (n) => Array.from({ length: n }, (_, i) => ({ i, hour: `h${String(i).padStart(6, '0')}`, cpu: (i * 37) % 101 }));
+  /** @type {TestWindow} */ (window).text = (result) => {
     if (result.isError) throw new Error(result.content[0].text);
     return result.content[0].text;
   };
@@ -22,15 +30,15 @@ try {
   await check('cache_read pages 100 000 rows stored in IndexedDB, each exactly once, every answer within maxChars', async () => {
     const page = await newPage(setup);
     const out = await page.evaluate(async () => {
-      const cache = new window.mrc.ResultCache({ dbName: 'readback-paging' });
-      const uri = await cache.cacheToolResult({ payload: { rows: window.rows(100_000) }, convId: 'p' });
-      const tools = window.mrc.cacheTools(cache, { convId: 'p', maxChars: 20_000 });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'readback-paging' });
+      const uri = await cache.cacheToolResult({ payload: { rows: /** @type {TestWindow} */ (window).rows(100_000) }, convId: 'p' });
+      const tools = /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 'p', maxChars: 20_000 });
       const seen = new Uint8Array(100_000);
       let offset = 0;
       let pages = 0;
       let longest = 0;
       while (offset !== undefined) {
-        const text = window.text(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/rows`, offset, limit: 1000 } }));
+        const text = /** @type {TestWindow} */ (window).text(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/rows`, offset, limit: 1000 } }));
         longest = Math.max(longest, text.length);
         const page = JSON.parse(text);
         for (const item of page.items) seen[item.i] += 1;
@@ -49,43 +57,44 @@ try {
   await check('a derived reference resolves, survives a reload, and is refused once another tab invalidates its source', async () => {
     const page = await newPage(setup);
     const made = await page.evaluate(async () => {
-      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
-      const uri = await cache.cacheToolResult({ payload: { ok: true, rows: window.rows(240) }, convId: 'd', sourceToolName: 'metrics.query' });
-      const tools = window.mrc.cacheTools(cache, { convId: 'd' });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'readback-derived' });
+      const uri = await cache.cacheToolResult({ payload: { ok: true, rows: /** @type {TestWindow} */ (window).rows(240) }, convId: 'd', sourceToolName: 'metrics.query' });
+      const tools = /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 'd' });
       const call = { name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'i', op: '>=', value: 192 }], fields: ['hour', 'cpu'] } };
-      const first = window.text(await tools.callTool(call));
-      const again = window.text(await tools.callTool(call));
+      const first = /** @type {TestWindow} */ (window).text(await tools.callTool(call));
+      const again = /** @type {TestWindow} */ (window).text(await tools.callTool(call));
       const derived = JSON.parse(first)._cache_uri;
       const resolved = await cache.substituteCacheUris({ data_uri: derived }, { convId: 'd' });
       const search = [await tools.callTool({ name: 'cache_search', arguments: { uri: derived, query: 'h000200' } }),
-        await tools.callTool({ name: 'cache_search', arguments: { uri: derived, query: 'h000200' } })].map(window.text);
-      const otherConv = await window.mrc.cacheTools(cache, { convId: 'e' }).callTool({ name: 'cache_read', arguments: { uri: derived } });
-      return { derived, same: first === again && search[0] === search[1], rows: resolved.args?.data, search: JSON.parse(search[0]), otherConv: otherConv.isError };
+        await tools.callTool({ name: 'cache_search', arguments: { uri: derived, query: 'h000200' } })].map(/** @type {TestWindow} */ (window).text);
+      const otherConv = await /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 'e' }).callTool({ name: 'cache_read', arguments: { uri: derived } });
+      return { derived, same: first === again && search[0] === search[1], rows: /** @type {{ args?: { data?: { hour: string, cpu: number }[] } }} */ (resolved).args?.data, search: JSON.parse(search[0]), otherConv: otherConv.isError };
     });
     assert.equal(made.same, true, 'byte-identical repeated answers');
+    assert.ok(made.rows, 'the derived reference resolved');
     assert.equal(made.rows.length, 48);
     assert.deepEqual(made.rows[0], { hour: 'h000192', cpu: (192 * 37) % 101 });
     assert.deepEqual(made.search.matches, [{ pointer: '/8/hour', snippet: 'h000200' }]);
     assert.equal(made.otherConv, true, 'another conversation cannot read it');
     await page.reload();
     await page.evaluate(async () => {
-      window.mrc = await import('/pkg/browser.mjs');
-      await window.mrc.ready();
+      /** @type {TestWindow} */ (window).mrc = await import(/** @type {string} */ ('/pkg/browser.mjs'));
+      await /** @type {TestWindow} */ (window).mrc.ready();
     });
     const reloaded = await page.evaluate(async (derived) => {
-      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'readback-derived' });
       return (await cache.lookup(derived, { convId: 'd' })).status;
     }, made.derived);
     assert.equal(reloaded, 'hit');
     const other = await newPage(setup);
     await other.evaluate(async () => {
-      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'readback-derived' });
       await cache.invalidate(['metrics.*'], { cause: 'metrics.reingest' });
     });
     const refused = await page.evaluate(async (derived) => {
-      const cache = new window.mrc.ResultCache({ dbName: 'readback-derived' });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'readback-derived' });
       const outcome = await cache.substituteCacheUris({ data_uri: derived }, { convId: 'd' });
-      const read = await window.mrc.cacheTools(cache, { convId: 'd' }).callTool({ name: 'cache_read', arguments: { uri: derived } });
+      const read = await /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 'd' }).callTool({ name: 'cache_read', arguments: { uri: derived } });
       return { outcome, read: JSON.parse(read.content[0].text), isError: read.isError };
     }, made.derived);
     assert.equal(refused.outcome.ok, false);
@@ -101,22 +110,23 @@ try {
     const page = await newPage(setup);
     const out = await page.evaluate(async () => {
       let now = 1_000_000;
-      const cache = new window.mrc.ResultCache({ dbName: 'readback-evict', now: () => now });
-      const tools = window.mrc.cacheTools(cache, { convId: 'v' });
-      const source = await cache.cacheToolResult({ payload: window.rows(100), convId: 'v', threshold: 0 });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'readback-evict', now: () => now });
+      const tools = /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 'v' });
+      const source = await cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).rows(100), convId: 'v', threshold: 0 });
       now += 10_000;
-      const derived = JSON.parse(window.text(await tools.callTool({ name: 'cache_select', arguments: { uri: source, limit: 10 } })))._cache_uri;
+      const derived = JSON.parse(/** @type {TestWindow} */ (window).text(await tools.callTool({ name: 'cache_select', arguments: { uri: source, limit: 10 } })))._cache_uri;
       const before = (await cache.lookup(derived, { convId: 'v' })).status;
       await cache.evictOlderThan({ maxAgeMs: 5_000 });
       const evicted = await cache.substituteCacheUris({ data_uri: derived }, { convId: 'v' });
       const kept = (await cache.entries({ convId: 'v' })).map((e) => e.derivedFrom);
-      const source2 = await cache.cacheToolResult({ payload: window.rows(100), convId: 'v', threshold: 0 });
-      const derived2 = JSON.parse(window.text(await tools.callTool({ name: 'cache_select', arguments: { uri: source2, limit: 10 } })))._cache_uri;
+      const source2 = await cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).rows(100), convId: 'v', threshold: 0 });
+      const derived2 = JSON.parse(/** @type {TestWindow} */ (window).text(await tools.callTool({ name: 'cache_select', arguments: { uri: source2, limit: 10 } })))._cache_uri;
       await cache.clearConversation('v');
-      return { before, evicted, kept, source: source.split('#')[0], cleared: (await cache.lookup(derived2, { convId: 'v' })).status, left: (await cache.stats()).entries };
+      return { before, evicted, kept, source: /** @type {string} */ (source).split('#')[0], cleared: (await cache.lookup(derived2, { convId: 'v' })).status, left: (await cache.stats()).entries };
     });
     assert.equal(out.before, 'hit');
     assert.equal(out.evicted.ok, false);
+    assert.ok(out.evicted.envelope._missing_uris);
     assert.equal(out.evicted.envelope._missing_uris.length, 1);
     assert.deepEqual(out.kept, [out.source], 'the derived entry itself is still stored, refused through its source');
     assert.equal(out.cleared, 'miss');
@@ -127,10 +137,10 @@ try {
   await check('strings, objects, empty values and hostile arguments in the page: bounded answers, isError envelopes, never a throw', async () => {
     const page = await newPage(setup);
     const out = await page.evaluate(async () => {
-      const cache = new window.mrc.ResultCache({ dbName: 'readback-shapes' });
-      const tools = window.mrc.cacheTools(cache, { convId: 's', maxChars: 1000 });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'readback-shapes' });
+      const tools = /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 's', maxChars: 1000 });
       const uri = await cache.cacheToolResult({ payload: { log: 'line\n'.repeat(2000), meta: { a: 1 }, empty: [] }, convId: 's' });
-      const call = async (name, args) => {
+      const call = async (/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) => {
         const result = await tools.callTool({ name, arguments: args });
         return { isError: result.isError === true, length: result.content[0].text.length, value: JSON.parse(result.content[0].text) };
       };
@@ -142,6 +152,7 @@ try {
       }
       const keys = await call('cache_read', { uri });
       const empty = await call('cache_read', { uri: `${uri}#/empty` });
+      /** @type {unknown} */
       let deep = 1;
       for (let k = 0; k < 5000; k += 1) deep = [deep];
       const hostile = await Promise.all([
@@ -152,7 +163,7 @@ try {
         call('cache_read', { uri: `${uri}#/nope` }),
         call('cache_read', { uri: 'mcp+cache://s/AAAAAAAAAAAA' }),
       ]);
-      return { whole: text === 'line\n'.repeat(2000), keys: keys.value.keys.map((k) => `${k.key}:${k.type}`), empty: empty.value, hostile };
+      return { whole: text === 'line\n'.repeat(2000), keys: keys.value.keys.map((/** @type {{ key: string, type: string }} */ k) => `${k.key}:${k.type}`), empty: empty.value, hostile };
     });
     assert.equal(out.whole, true, 'the string paged back whole');
     assert.deepEqual(out.keys, ['log:string', 'meta:object', 'empty:array']);
@@ -171,13 +182,14 @@ try {
       const fetched = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/js/warm-up.mjs')).length;
       const before = fetched();
       const options = { dbName: 'after-warm-up', threshold: 0 };
+      /** @type {string[]} */
       const events = [];
-      const cache = new window.mrc.ResultCache({ ...options, onEvent: (e) => events.push(e.kind) });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ ...options, onEvent: (e) => events.push(e.kind) });
       const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3] }, convId: 'w' });
       const listed = JSON.stringify(await cache.entries());
       events.length = 0;
-      await Promise.all([window.mrc.warmUp(), window.mrc.warmUp(options)]);
-      await window.mrc.warmUp(options);
+      await Promise.all([/** @type {TestWindow} */ (window).mrc.warmUp(), /** @type {TestWindow} */ (window).mrc.warmUp(options)]);
+      await /** @type {TestWindow} */ (window).mrc.warmUp(options);
       const names = (await indexedDB.databases()).map((d) => d.name);
       const unchanged = JSON.stringify(await cache.entries()) === listed;
       const back = await cache.readCachedPayload(uri, { convId: 'w' });

@@ -43,16 +43,67 @@ const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}/;
 const WAIT_MS = 30_000;
 const DEADLINE_MS = 150_000;
 
+/**
+ * @typedef {import('playwright-core').Page} Page
+ * @typedef {import('../support/redis-servers.mjs').RedisServer} RedisServer
+ * @typedef {import('../../examples/ai-sdk-redis/balancer.mjs').Instance} Instance
+ */
+/**
+ * What an instance's `GET /api/log` answers (examples/ai-sdk-redis/server.mjs).
+ * @typedef {{
+ *   instance: string,
+ *   charts: import('../../examples/ai-sdk-redis/mcp-servers.mjs').ChartRecord[],
+ *   queries: import('../../examples/ai-sdk-redis/mcp-servers.mjs').QueryRecord[],
+ *   modelCalls: import('../../examples/ai-sdk-redis/scripted-model.mjs').ScriptedCall[],
+ * }} InstanceLog
+ */
+/**
+ * A part of a UI message in a posted body, as the checks read it: a tool part (with `state`) has
+ * an `output` (the wrapped result, without what is stored), the other kinds have neither.
+ * @typedef {{ type: string, text?: string, toolName?: string, state?: undefined, output?: undefined }
+ *   | { type: string, text?: undefined, toolName: string, state: string, output: { _meta?: Record<string, unknown> } }} PostedPart
+ */
+/**
+ * A body the page POSTed to /api/chat, parsed (`null` for none): the chat's messages and the
+ * page's `pageReferences` (here always the rows of its `sensors.read`).
+ * @typedef {{
+ *   messages: Array<{ role: string, parts: PostedPart[] }>,
+ *   pageReferences?: Array<import('../../js/ai-sdk.js').PageReference & { payload: { rows: unknown[] } }>,
+ * } | null} ChatPost
+ */
+/**
+ * What the page shows in `#stored-rows`: its `data-*` (`status`, `total`, `uri`), the cells of
+ * its table's rows and its text.
+ * @typedef {{ status?: string, total?: string, uri?: string, rows: Array<Array<string | null>>, text: string }} StoredRows
+ */
+/** What a thrown value may carry. @typedef {{ message?: unknown, stack?: unknown } | null | undefined} ErrorLike */
+
+/** @type {boolean[]} */
 const results = [];
+/** @type {Array<() => unknown>} */
 const cleanups = [];
-/** Every body the page POSTed to /api/chat, in order. */
+/**
+ * Every body the page POSTed to /api/chat, in order.
+ * @type {ChatPost[]}
+ */
 const posts = [];
+/** @type {string[]} */
 const problems = [];
 
+/**
+ * @param {unknown} condition
+ * @param {string} message
+ * @returns {asserts condition}
+ */
 function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
 
+/**
+ * @param {string} name
+ * @param {() => unknown} fn
+ * @returns {Promise<boolean>}
+ */
 async function check(name, fn) {
   try {
     await fn();
@@ -61,19 +112,19 @@ async function check(name, fn) {
     return true;
   } catch (error) {
     results.push(false);
-    console.log(`not ok - ${name}: ${String(error?.message ?? error).replace(/\s+/g, ' ').slice(0, 600)}`);
-    if (error?.stack) console.error(error.stack);
+    console.log(`not ok - ${name}: ${String(/** @type {ErrorLike} */ (error)?.message ?? error).replace(/\s+/g, ' ').slice(0, 600)}`);
+    if (/** @type {ErrorLike} */ (error)?.stack) console.error(/** @type {ErrorLike & object} */ (error).stack);
     return false;
   }
 }
 
 async function cleanup() {
   while (cleanups.length > 0) {
-    const fn = cleanups.pop();
+    const fn = /** @type {() => unknown} */ (cleanups.pop());
     try {
       await fn();
     } catch (error) {
-      console.error(`cleanup: ${error?.message ?? error}`);
+      console.error(`cleanup: ${/** @type {ErrorLike} */ (error)?.message ?? error}`);
     }
   }
 }
@@ -103,7 +154,13 @@ const deadline = setTimeout(() => {
 }, DEADLINE_MS);
 deadline.unref();
 
-/** Runs a command to its end; rejects with its output when it fails or outlives `timeoutMs`. */
+/**
+ * Runs a command to its end; rejects with its output when it fails or outlives `timeoutMs`.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string, timeoutMs?: number, env?: NodeJS.ProcessEnv }} [options]
+ * @returns {Promise<string>}
+ */
 function run(command, args, { cwd, timeoutMs = 60_000, env = process.env } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -120,7 +177,12 @@ function run(command, args, { cwd, timeoutMs = 60_000, env = process.env } = {})
   });
 }
 
-/** The package.json of `name` as Node finds it from `from` by walking up node_modules folders. */
+/**
+ * The package.json of `name` as Node finds it from `from` by walking up node_modules folders.
+ * @param {string} name
+ * @param {string} from
+ * @returns {string | null}
+ */
 function findPackage(name, from) {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, 'node_modules', name, 'package.json');
@@ -129,7 +191,11 @@ function findPackage(name, from) {
   }
 }
 
-/** Starts balancer.mjs on a free port; resolves its base URL once it listens. */
+/**
+ * Starts balancer.mjs on a free port; resolves its base URL once it listens.
+ * @param {string} redisUrl
+ * @returns {Promise<{ url: string, output: () => string }>}
+ */
 function startBalancer(redisUrl) {
   // Its own process group: one kill reaches the balancer and both instances.
   const child = spawn(process.execPath, [join(EXAMPLE, 'balancer.mjs'), '--port', '0'], {
@@ -139,17 +205,17 @@ function startBalancer(redisUrl) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   cleanups.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
-    const timer = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 3000);
+    try { process.kill(-/** @type {number} */ (child.pid), 'SIGTERM'); } catch { /* gone */ }
+    const timer = setTimeout(() => { try { process.kill(-/** @type {number} */ (child.pid), 'SIGKILL'); } catch { /* gone */ } }, 3000);
     await exited;
     clearTimeout(timer);
     // Whatever of the group outlived the balancer.
-    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* all gone */ }
+    try { process.kill(-/** @type {number} */ (child.pid), 'SIGKILL'); } catch { /* all gone */ }
   });
-  process.on('exit', () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } });
+  process.on('exit', () => { try { process.kill(-/** @type {number} */ (child.pid), 'SIGKILL'); } catch { /* gone */ } });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the balancer did not listen within ${WAIT_MS} ms:\n${output}`)), WAIT_MS);
-    const onData = (d) => {
+    const onData = (/** @type {Buffer} */ d) => {
       output += d;
       const port = output.match(/balancer listening on http:\/\/127\.0\.0\.1:(\d+)/)?.[1];
       if (port) {
@@ -166,6 +232,10 @@ function startBalancer(redisUrl) {
   });
 }
 
+/**
+ * @param {string} url
+ * @returns {Promise<{ body: unknown, instance: string | null }>}
+ */
 async function getJson(url) {
   const response = await fetch(url, { signal: AbortSignal.timeout(WAIT_MS) });
   assert(response.ok, `GET ${url}: HTTP ${response.status}`);
@@ -173,11 +243,13 @@ async function getJson(url) {
 }
 
 async function main() {
-  let redis = null;
-  let base = null;
-  let page = null;
-  let logs = null;
-  let status = null;
+  // Each is set by a check (null until then: the casts keep tsc from narrowing them to null for
+  // good); what follows a failed check returns first.
+  let redis = /** @type {RedisServer | null} */ (null);
+  let base = /** @type {string | null} */ (null);
+  let page = /** @type {Page | null} */ (null);
+  let logs = /** @type {(() => Promise<Record<string, InstanceLog>>) | null} */ (null);
+  let status = /** @type {DOMStringMap | null} */ (null);
 
   const manifest = JSON.parse(readFileSync(join(EXAMPLE, 'package.json'), 'utf8'));
   const deps = { ...manifest.dependencies, ...manifest.devDependencies };
@@ -212,15 +284,15 @@ async function main() {
 
   const started = await check('redis-server and the balancer with two instances start', async () => {
     redis = await startRedis();
-    cleanups.push(() => redis.stop());
+    cleanups.push(() => /** @type {RedisServer} */ (redis).stop());
     base = (await startBalancer(redis.url)).url;
-    const { body: instances } = await getJson(`${base}/api/instances`);
+    const { body: instances } = /** @type {{ body: Instance[] }} */ (await getJson(`${base}/api/instances`));
     assert(instances.map((i) => i.name).join(',') === 'a,b', `instances ${JSON.stringify(instances)}`);
     for (const { name, port } of instances) {
-      const { body, instance } = await getJson(`http://127.0.0.1:${port}/api/log`);
+      const { body, instance } = /** @type {{ body: InstanceLog, instance: string | null }} */ (await getJson(`http://127.0.0.1:${port}/api/log`));
       assert(body.instance === name && instance === name, `port ${port} answers as ${body.instance} (x-instance ${instance}), not ${name}`);
     }
-    logs = async () => Object.fromEntries(await Promise.all(instances.map(async ({ name, port }) => [name, (await getJson(`http://127.0.0.1:${port}/api/log`)).body])));
+    logs = async () => Object.fromEntries(await Promise.all(instances.map(async ({ name, port }) => [name, /** @type {InstanceLog} */ ((await getJson(`http://127.0.0.1:${port}/api/log`)).body)])));
   });
   if (!started) return;
 
@@ -233,11 +305,11 @@ async function main() {
     page.setDefaultTimeout(WAIT_MS);
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     // Chromium logs every 4xx as a console error: the cache route's 410 for a stale entry is expected.
-    const staleAnswer = (m) => /status of 410/.test(m.text()) && new URL(m.location().url || 'http://x/').pathname === '/api/cache';
+    const staleAnswer = (/** @type {import('playwright-core').ConsoleMessage} */ m) => /status of 410/.test(m.text()) && new URL(m.location().url || 'http://x/').pathname === '/api/cache';
     page.on('console', (m) => m.type() === 'error' && !staleAnswer(m) && problems.push(`console.error: ${m.text()}`));
     // Chromium sometimes reports a conditional revalidation of the cache route (If-None-Match,
     // answered 304) as ERR_ABORTED; what the page shows of the entry is checked below.
-    const revalidation = (r) => new URL(r.url()).pathname === '/api/cache' && r.headers()['if-none-match'] && r.failure()?.errorText === 'net::ERR_ABORTED';
+    const revalidation = (/** @type {import('playwright-core').Request} */ r) => new URL(r.url()).pathname === '/api/cache' && r.headers()['if-none-match'] && r.failure()?.errorText === 'net::ERR_ABORTED';
     page.on('requestfailed', (r) => !revalidation(r) && problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
     // A 410 of the cache route is the answer for a stale entry, which the page shows.
     page.on('response', (r) => r.status() >= 400 && !(r.status() === 410 && new URL(r.url()).pathname === '/api/cache') && problems.push(`HTTP ${r.status()}: ${r.url()}`));
@@ -245,23 +317,26 @@ async function main() {
       if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/chat') posts.push(JSON.parse(r.postData() ?? 'null'));
     });
     await page.goto(`${base}/`, { waitUntil: 'load' });
+    /** @type {(button: string, n: number) => Promise<void>} */
     const turn = async (button, n) => {
-      await page.click(button);
-      await page.waitForSelector(`#status[data-turns="${n}"][data-state="ready"], #status[data-state="error"]`);
-      status = await page.$eval('#status', (el) => ({ ...el.dataset }));
+      await /** @type {Page} */ (page).click(button);
+      await /** @type {Page} */ (page).waitForSelector(`#status[data-turns="${n}"][data-state="ready"], #status[data-state="error"]`);
+      status = await /** @type {Page} */ (page).$eval('#status', (el) => ({ ...el.dataset }));
       assert(status.state === 'ready', `turn ${n}: ${status.error}`);
     };
     await turn('#query', 1);
     await turn('#chart', 2);
-    assert(status.tools === 'timeseries.query:output-available,chart.create:output-available', `tool parts ${status.tools}`);
-    const text = await page.textContent('.messages');
+    assert(/** @type {DOMStringMap} */ (status).tools === 'timeseries.query:output-available,chart.create:output-available', `tool parts ${/** @type {DOMStringMap} */ (status).tools}`);
+    // An element's textContent is a string (null only for a document or a doctype).
+    const text = /** @type {string} */ (await page.textContent('.messages'));
     assert(/I have the series; its rows are stored as mcp\+cache:\/\//.test(text), 'turn 1 was not answered');
     assert(/Here is your chart \(chart-1\) with 240 points\./.test(text), `turn 2 was not answered: ${text.slice(-300)}`);
     assert(problems.length === 0, `${problems.length} page problem(s): ${problems.join(' | ')}`);
   });
   if (!chatted) return;
 
-  const log = await logs();
+  const log = await /** @type {() => Promise<Record<string, InstanceLog>>} */ (logs)();
+  /** @type {(tool: string) => string[]} */
   const servedBy = (tool) => Object.values(log).filter((l) => l.modelCalls.some((c) => c.tool === tool)).map((l) => l.instance);
 
   await check('the two turns landed on different instances', () => {
@@ -286,7 +361,7 @@ async function main() {
     const [call] = Object.values(log).flatMap((l) => l.modelCalls.filter((c) => c.tool === 'chart.create'));
     const input = JSON.parse(call.input);
     assert(Object.keys(input).sort().join(',') === 'data_uri,title', `the model typed ${call.input.slice(0, 200)}`);
-    assert(URI_RE.test(input.data_uri) && input.data_uri.startsWith(`mcp+cache://${status.chatId}/`), `data_uri ${input.data_uri} (chat ${status.chatId})`);
+    assert(URI_RE.test(input.data_uri) && input.data_uri.startsWith(`mcp+cache://${/** @type {DOMStringMap} */ (status).chatId}/`), `data_uri ${input.data_uri} (chat ${/** @type {DOMStringMap} */ (status).chatId})`);
     assert(input.data_uri.length >= 40 && input.data_uri.length <= 140, `data_uri is ${input.data_uri.length} characters`);
     assert(call.input.length < 200 && !call.input.includes('"value"'), `the model's arguments carry rows: ${call.input.slice(0, 200)}`);
     console.log(`# turn 2: the model typed ${call.input.length} characters (data_uri ${input.data_uri.length}): ${call.input}`);
@@ -299,14 +374,14 @@ async function main() {
     assert(part?.state === 'output-available', `timeseries.query part ${JSON.stringify(part)?.slice(0, 200)}`);
     assert(!('structuredContent' in part.output), `the tool part carries structuredContent (${JSON.stringify(part.output).length} bytes)`);
     const uris = part.output._meta?.['mcp-result-cache/uris'];
-    assert(Array.isArray(uris) && uris.length === 1 && uris[0].startsWith(`mcp+cache://${status.chatId}/`), `_meta ${JSON.stringify(part.output._meta)}`);
+    assert(Array.isArray(uris) && uris.length === 1 && uris[0].startsWith(`mcp+cache://${/** @type {DOMStringMap} */ (status).chatId}/`), `_meta ${JSON.stringify(part.output._meta)}`);
     console.log(`# turn 2 posted ${JSON.stringify(turn2).length} bytes; timeseries.query's output in it: ${JSON.stringify(part.output).length}`);
   });
 
   await check('the rows live in Redis under the chat\'s conversation', async () => {
-    const client = await nodeRedisClient(redis.url);
+    const client = await nodeRedisClient(/** @type {RedisServer} */ (redis).url);
     try {
-      const key = `mcp-result-cache:{${status.chatId}}:rows`;
+      const key = `mcp-result-cache:{${/** @type {DOMStringMap} */ (status).chatId}}:rows`;
       const entries = Object.fromEntries(Object.entries(await client.hGetAll(key)).filter(([field]) => field.startsWith('p:')));
       const payloads = Object.values(entries).map((v) => JSON.parse(v));
       assert(payloads.some((p) => Array.isArray(p?.rows) && p.rows.length === 240), `${key} holds ${Object.keys(entries).length} entr(ies) without the 240 rows`);
@@ -315,20 +390,23 @@ async function main() {
     }
   });
 
-  await pageToServer({ page, redis, status, logs });
-  await storedRows({ page, log });
+  await pageToServer({ page: /** @type {Page} */ (page), redis: /** @type {RedisServer} */ (redis), status: /** @type {DOMStringMap} */ (status), logs: /** @type {() => Promise<Record<string, InstanceLog>>} */ (logs) });
+  await storedRows({ page: /** @type {Page} */ (page), log });
 }
 
 /**
  * The page shows the rows the route stored in Redis, read through `GET /api/cache` (cacheRoute,
  * `useCachedResult`), and shows them stale after "backfill the series" invalidated them.
+ * @param {{ page: Page, log: Record<string, InstanceLog> }} options
  */
 async function storedRows({ page, log }) {
   const [query] = Object.values(log).flatMap((l) => l.queries);
+  /** @type {() => Promise<StoredRows>} */
   const shown = async () => page.$eval('#stored-rows', (el) => ({
     ...el.dataset,
-    rows: [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
-    text: el.textContent,
+    // (lib.dom without dom.iterable: NodeList and HTMLCollection are iterable in every browser)
+    rows: [.../** @type {Iterable<Element>} */ (/** @type {unknown} */ (el.querySelectorAll('tbody tr')))].map((tr) => [.../** @type {Iterable<Element>} */ (/** @type {unknown} */ (tr.children))].map((td) => td.textContent)),
+    text: /** @type {string} */ (el.textContent), // an element's is never null
   }));
   const ready = await check('the page shows the rows the route stored in Redis, read by reference from GET /api/cache', async () => {
     await page.waitForSelector('#stored-rows[data-status="ready"], #stored-rows[data-status="error"], #stored-rows[data-status="missing"]');
@@ -336,7 +414,7 @@ async function storedRows({ page, log }) {
     assert(rows.status === 'ready' && rows.total === '240', `#stored-rows ${JSON.stringify(rows).slice(0, 300)}`);
     assert(rows.rows.length === 10, `${rows.rows.length} table rows`);
     assert(JSON.stringify(rows.rows[0]) === JSON.stringify([query.firstRow.t, String(query.firstRow.value)]), `first row ${JSON.stringify(rows.rows[0])}, the server returned ${JSON.stringify(query.firstRow)}`);
-    assert(/^mcp\+cache:\/\//.test(rows.uri), `uri ${rows.uri}`);
+    assert(/^mcp\+cache:\/\//.test(/** @type {string} */ (rows.uri)), `uri ${rows.uri}`);
   });
   if (!ready) return;
   await check('after "backfill the series" invalidated them, the page shows the rows stale (keeping them)', async () => {
@@ -355,17 +433,18 @@ async function storedRows({ page, log }) {
  * A reference minted in the page resolves on the server: "chart my local readings" runs the
  * page's `sensors.read` (stored in the page's IndexedDB), the model passes its reference to the
  * server's chart.create, the route asks (tool approval), "Allow" sends exactly that payload once.
+ * @param {{ page: Page, redis: RedisServer, status: DOMStringMap, logs: () => Promise<Record<string, InstanceLog>> }} options
  */
 async function pageToServer({ page, redis, status, logs }) {
   const before = posts.length;
   const local = await check('page → server: the page\'s 240 rows reach the server\'s chart.create by reference after "Allow", sent in one request only', async () => {
     await page.click('#local');
     await page.waitForSelector('#approve-allow');
-    const asking = await page.textContent('.msg.tool[data-state="approval-requested"]');
+    const asking = /** @type {string} */ (await page.textContent('.msg.tool[data-state="approval-requested"]'));
     assert(/chart\.create needs data stored in this page \(mcp\+cache:\/\//.test(asking), `the approval says: ${asking}`);
     await page.click('#approve-allow');
     await page.waitForFunction(() => /of this browser's readings with \d+ points/.test(document.querySelector('.messages')?.textContent ?? ''));
-    const text = await page.textContent('.messages');
+    const text = /** @type {string} */ (await page.textContent('.messages'));
     assert(/Here is your chart \(chart-\d+\) of this browser's readings with 240 points\./.test(text), `not answered: ${text.slice(-300)}`);
     const charts = Object.values(await logs()).flatMap((l) => l.charts);
     const drawn = charts.find((c) => c.title === 'this browser');

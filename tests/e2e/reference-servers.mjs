@@ -10,30 +10,67 @@ import { checks } from './checks.mjs';
 import { openProfile } from './profile.mjs';
 import { createContext, makeFixtures, scenarios, serverSpecs, stdioTransport } from '../support/reference-servers.mjs';
 
+/**
+ * @typedef {import('../support/reference-servers.mjs').ServerName} ServerName
+ * @typedef {import('../support/reference-servers.mjs').Host} Host
+ * @typedef {import('@modelcontextprotocol/sdk/shared/transport.js').Transport} Transport
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').JSONRPCMessage} JSONRPCMessage
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').CallToolResult} CallToolResult
+ * @typedef {import('@modelcontextprotocol/sdk/client/index.js').Client} Client
+ * @typedef {ReturnType<typeof import('../support/reference-servers.mjs').stdioTransport>} Relay
+ * @typedef {import('playwright-core').Page} Page
+ */
+/**
+ * The page's window: the browser entry (`mrc`), the relay's two ends (`__relay`, exposed by Node;
+ * `__relayDeliver`, called by Node) and the page's host of the scenarios (`host`).
+ * @typedef {Window & typeof globalThis & {
+ *   mrc: typeof import('../../js/index.js'),
+ *   __relay: (op: 'start' | 'send' | 'close', name: string, message?: JSONRPCMessage) => Promise<void>,
+ *   __relayDeliver: (name: string, kind: string, payload?: unknown) => void,
+ *   host: Omit<Host, 'label' | 'convId' | 'seen'> & { seen: () => { host: unknown[], cache: unknown[] }, close: () => Promise<unknown> },
+ * }} RelayWindow
+ */
+
 const { check, finish } = checks('reference-servers', { timeoutMs: 45_000 });
 const fx = await makeFixtures();
 const specs = serverSpecs(fx);
 
-/** Node's side of the relay: name → the StdioClientTransport the page's transport talks to. */
+/**
+ * Node's side of the relay: name → the StdioClientTransport the page's transport talks to.
+ * @type {Map<string, Relay>}
+ */
 const relays = new Map();
+/** @type {string[]} */
 const relayErrors = [];
 let closing = false;
+/** @type {Page | undefined} */
 let page;
 
-/** Messages to the page, in order per server. */
+/**
+ * Messages to the page, in order per server.
+ * @type {Map<string, Promise<void>>}
+ */
 const chains = new Map();
+/**
+ * @param {string} name
+ * @param {'message' | 'error' | 'close'} kind
+ * @param {unknown} [payload]
+ */
 function deliver(name, kind, payload) {
   const previous = chains.get(name) ?? Promise.resolve();
-  const next = previous.then(() => page.evaluate(([n, k, p]) => window.__relayDeliver(n, k, p), [name, kind, payload]))
+  const next = previous.then(() => /** @type {Page} */ (page).evaluate(([n, k, p]) => /** @type {RelayWindow} */ (window).__relayDeliver(n, k, p), /** @type {[string, string, unknown]} */ ([name, kind, payload])))
     .catch((error) => { if (!closing) relayErrors.push(`${name} ${kind}: ${error.message}`); });
   chains.set(name, next);
 }
 
-/** Opens the page, installs the relay and the page's host (a Client per server, each wrapped). */
+/**
+ * Opens the page, installs the relay and the page's host (a Client per server, each wrapped).
+ * @param {() => Promise<import('playwright-core').Page>} newPage
+ */
 async function setUp(newPage) {
   page = await newPage();
   page.setDefaultTimeout(30_000);
-  await page.exposeFunction('__relay', async (op, name, message) => {
+  await page.exposeFunction('__relay', async (/** @type {string} */ op, /** @type {ServerName} */ name, /** @type {JSONRPCMessage} */ message) => {
     if (op === 'start') {
       const { transport, stderr } = stdioTransport(specs[name], fx.dir);
       relays.set(name, { transport, stderr });
@@ -42,7 +79,7 @@ async function setUp(newPage) {
       transport.onclose = () => deliver(name, 'close');
       await transport.start();
     } else if (op === 'send') {
-      await relays.get(name).transport.send(message);
+      await /** @type {Relay} */ (relays.get(name)).transport.send(message);
     } else if (op === 'close') {
       const relay = relays.get(name);
       relays.delete(name);
@@ -55,60 +92,71 @@ async function setUp(newPage) {
 
   // The page's host: the SDK Client over the relay, wrapped over one ResultCache on IndexedDB.
   await page.evaluate(async ({ names, convId }) => {
-    const { Client, ResourceUpdatedNotificationSchema, wrapMcpClient } = await import('/www/vendor/mcp-sdk.js');
+    // The page's URL of the bundle (www/mcp-sdk.src.mjs built), as a string: not a path for tsc.
+    const { Client, ResourceUpdatedNotificationSchema, wrapMcpClient } = /** @type {typeof import('../../www/mcp-sdk.src.mjs')} */ (await import(/** @type {string} */ ('/www/vendor/mcp-sdk.js')));
+    /** @type {Record<string, Transport>} */
     const transports = {};
+    /** The SDK `Transport` of one server, over the relay (the Client sets its `on…` handlers). */
     class RelayTransport {
+      /** @param {string} name */
       constructor(name) { this.name = name; }
       async start() {
         transports[this.name] = this;
-        await window.__relay('start', this.name);
+        await /** @type {RelayWindow} */ (window).__relay('start', this.name);
       }
-      async send(message) { await window.__relay('send', this.name, message); }
+      /** @param {JSONRPCMessage} message */
+      async send(message) { await /** @type {RelayWindow} */ (window).__relay('send', this.name, message); }
       async close() {
         delete transports[this.name];
-        await window.__relay('close', this.name);
-        this.onclose?.();
+        await /** @type {RelayWindow} */ (window).__relay('close', this.name);
+        /** @type {Transport} */ (this).onclose?.();
       }
     }
-    window.__relayDeliver = (name, kind, payload) => {
+    /** @type {RelayWindow} */ (window).__relayDeliver = (name, kind, payload) => {
       const t = transports[name];
       if (!t) return;
-      if (kind === 'message') t.onmessage?.(payload);
-      else if (kind === 'error') t.onerror?.(new Error(payload));
+      if (kind === 'message') t.onmessage?.(/** @type {JSONRPCMessage} */ (payload));
+      else if (kind === 'error') t.onerror?.(new Error(/** @type {string} */ (payload)));
       else if (kind === 'close') { delete transports[name]; t.onclose?.(); }
     };
 
-    const cache = new window.mrc.ResultCache({ dbName: 'reference-servers' });
+    const cache = new /** @type {RelayWindow} */ (window).mrc.ResultCache({ dbName: 'reference-servers' });
+    /** @type {{ host: string[], cache: Array<string | undefined> }} */
     const seen = { host: [], cache: [] };
     const handle = cache.handleNotification.bind(cache);
     cache.handleNotification = async (notification) => {
       seen.cache.push(notification?.params?.uri);
       return handle(notification);
     };
+    /** @type {Record<string, Client>} */
     const clients = {};
+    /** @type {Record<string, Client>} */
     const wrapped = {};
+    /** @type {Record<string, { raw: CallToolResult | null }>} */
     const taps = {};
     await Promise.all(names.map(async (name) => {
       const client = new Client({ name: `reference-page-${name}`, version: '1.0.0' });
       await client.connect(new RelayTransport(name));
+      /** @type {{ raw: CallToolResult | null }} */
       const tap = (taps[name] = { raw: null });
       const callTool = client.callTool.bind(client);
       client.callTool = async (...args) => {
         const result = await callTool(...args);
-        tap.raw = structuredClone(result);
+        tap.raw = /** @type {CallToolResult} */ (structuredClone(result));
         return result;
       };
       clients[name] = client;
       wrapped[name] = wrapMcpClient(client, { cache, convId });
     }));
     wrapped.everything.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { seen.host.push(n.params.uri); });
-    window.host = {
+    /** @type {RelayWindow} */ (window).host = {
       async tools(server) {
         return { raw: (await clients[server].listTools()).tools, shown: (await wrapped[server].listTools()).tools };
       },
       async call(server, name, args) {
         taps[server].raw = null;
-        const result = await wrapped[server].callTool({ name, arguments: args });
+        // These servers answer CallToolResult, never the SDK's pre-2024 `{ toolResult }` form.
+        const result = /** @type {CallToolResult} */ (await wrapped[server].callTool({ name, arguments: args }));
         return { result, raw: taps[server].raw };
       },
       read: (uri) => cache.substituteCacheUris({ x_uri: uri }, { convId }),
@@ -121,20 +169,24 @@ async function setUp(newPage) {
   }, { names: Object.keys(specs), convId: 'ref-browser' });
 }
 
-/** The shared scenarios' host interface, answered by the page. */
+/**
+ * The shared scenarios' host interface, answered by the page.
+ * @type {Host}
+ */
 const host = {
   label: 'chromium',
   convId: 'ref-browser',
-  tools: (server) => page.evaluate((s) => window.host.tools(s), server),
-  call: (server, name, args) => page.evaluate(([s, n, a]) => window.host.call(s, n, a), [server, name, args]),
-  read: (uri) => page.evaluate((u) => window.host.read(u), uri),
-  lookup: (uri) => page.evaluate((u) => window.host.lookup(u), uri),
-  stats: () => page.evaluate(() => window.host.stats()),
-  subscribe: (server, uri) => page.evaluate(([s, u]) => window.host.subscribe(s, u), [server, uri]),
-  seen: () => page.evaluate(() => window.host.seen()),
+  tools: (server) => /** @type {Page} */ (page).evaluate((s) => /** @type {RelayWindow} */ (window).host.tools(s), server),
+  call: (server, name, args) => /** @type {Page} */ (page).evaluate(([s, n, a]) => /** @type {RelayWindow} */ (window).host.call(s, n, a), /** @type {[ServerName, string, Record<string, unknown>]} */ ([server, name, args])),
+  read: (uri) => /** @type {Page} */ (page).evaluate((u) => /** @type {RelayWindow} */ (window).host.read(u), uri),
+  lookup: (uri) => /** @type {Page} */ (page).evaluate((u) => /** @type {RelayWindow} */ (window).host.lookup(u), uri),
+  stats: () => /** @type {Page} */ (page).evaluate(() => /** @type {RelayWindow} */ (window).host.stats()),
+  subscribe: (server, uri) => /** @type {Page} */ (page).evaluate(([s, u]) => /** @type {RelayWindow} */ (window).host.subscribe(s, u), /** @type {[ServerName, string]} */ ([server, uri])),
+  seen: () => /** @type {Page} */ (page).evaluate(() => /** @type {RelayWindow} */ (window).host.seen()),
 };
 const ctx = createContext(host);
 
+/** @type {Awaited<ReturnType<typeof openProfile>> | undefined} */
 let profile;
 try {
   let connected = false;
@@ -150,7 +202,7 @@ try {
   });
 } finally {
   closing = true;
-  await page?.evaluate(() => window.host?.close()).catch(() => {});
+  await page?.evaluate(() => /** @type {RelayWindow} */ (window).host?.close()).catch(() => {});
   await Promise.allSettled([...relays.values()].map((r) => r.transport.close()));
   await profile?.close();
   await fx.cleanup();

@@ -4,12 +4,28 @@ import assert from 'node:assert/strict';
 import { checks } from './checks.mjs';
 import { openProfile } from './profile.mjs';
 
+/** @typedef {import('../../js/index.js').ResultCache} ResultCache */
+/**
+ * A payload of `payloadOf`: it carries its own identity (`tag`).
+ * @typedef {{ tag: string, rows: { i: number, v: string }[] }} Payload
+ */
+/**
+ * The page's window: the browser entry (profile.mjs), `payloadOf`, and what a check keeps there.
+ * @typedef {import('./profile.mjs').PageWindow & {
+ *   payloadOf: (tag: string, kb: number) => Payload,
+ *   vcache: ResultCache,
+ *   dcache: ResultCache,
+ *   held: IDBDatabase,
+ *   blockedEvents: import('../../js/index.js').CacheEvent[],
+ * }} TestWindow
+ */
+
 const { origin, context, problems, newPage: openPage, close } = await openProfile('reliability');
 const { check, finish } = checks('reliability');
 async function newPage() {
   return openPage(() => {
     // A payload of ~`kb` KB that carries its own identity, so equality proves no mix-up.
-    window.payloadOf = (tag, kb) => ({ tag, rows: Array.from({ length: Math.round(kb * 1024 / 64) }, (_, i) => ({ i, v: `${tag}:${i}`.padEnd(40, '.') })) });
+    /** @type {TestWindow} */ (window).payloadOf = (tag, kb) => ({ tag, rows: Array.from({ length: Math.round(kb * 1024 / 64) }, (_, i) => ({ i, v: `${tag}:${i}`.padEnd(40, '.') })) });
   });
 }
 
@@ -21,13 +37,14 @@ try {
     await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: quota });
     try {
     const out = await page.evaluate(async () => {
+      /** @type {{ kind: string, reason?: string, name?: string }[]} */
       const events = [];
-      const cache = new window.mrc.ResultCache({ dbName: 'quota-test', onEvent: (e) => e.kind !== 'write' && e.kind !== 'hit' && events.push(e) });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'quota-test', onEvent: (e) => e.kind !== 'write' && e.kind !== 'hit' && events.push(e) });
       const uris = [];
       const written = [];
       let nulls = 0;
       // Incompressible content: Chromium compresses IndexedDB values, so padding would not fill a quota.
-      const noise = (n) => { const b = crypto.getRandomValues(new Uint8Array(n)); let s = ''; for (const x of b) s += x.toString(16).padStart(2, '0'); return s; };
+      const noise = (/** @type {number} */ n) => { const b = crypto.getRandomValues(new Uint8Array(n)); let s = ''; for (const x of b) s += x.toString(16).padStart(2, '0'); return s; };
       for (let i = 0; i < 200; i++) {
         written.push({ tag: `q${i}`, rows: Array.from({ length: 32 }, (_, j) => ({ j, v: noise(1000) })) });
         const uri = await cache.cacheToolResult({ payload: written[i], convId: 'quota' });
@@ -49,7 +66,7 @@ try {
       // and are not "acknowledged".)
       const acknowledged = uris.map((uri, i) => [uri, i]).filter(([uri]) => uri).slice(-10);
       let newest = 0;
-      for (const [uri, i] of acknowledged) if ((await cache.readCachedPayload(uri))?.tag === `q${i}`) newest++;
+      for (const [uri, i] of acknowledged) if (/** @type {Payload | null} */ (await cache.readCachedPayload(uri))?.tag === `q${i}`) newest++;
       const newestExpected = acknowledged.length;
       const stats = await cache.stats();
       return { nulls, readable, intact, newest, newestExpected, stats, kinds: [...new Set(events.map((e) => `${e.kind}:${e.reason ?? e.name ?? ''}`))] };
@@ -74,15 +91,16 @@ try {
     await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 10 * 1024 * 1024 });
     try {
       const out = await page.evaluate(async () => {
-        const noise = (n) => {
+        const noise = (/** @type {number} */ n) => {
           const b = new Uint8Array(n);
           for (let at = 0; at < n; at += 65536) crypto.getRandomValues(b.subarray(at, at + 65536));
           let s = '';
           for (let at = 0; at < n; at += 8192) s += String.fromCharCode(...b.subarray(at, at + 8192));
           return btoa(s);
         };
+        /** @type {string[]} */
         const events = [];
-        const cache = new window.mrc.ResultCache({ dbName: 'quota-order', onEvent: (e) => e.kind === 'error' && events.push(e.name) });
+        const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'quota-order', onEvent: (e) => e.kind === 'error' && events.push(e.name) });
         for (let i = 0; i < 6; i++) await cache.cacheToolResult({ payload: { i, blob: noise(256 * 1024) }, convId: 'M' });
         const big = cache.cacheToolResult({ payload: { blob: noise(6 * 1024 * 1024) }, convId: 'L' });
         const clear = cache.clearConversation('L');
@@ -104,18 +122,18 @@ try {
   await check('reload: 50 entries written, page reloaded, all 50 read back equal', async () => {
     const page = await newPage();
     const uris = await page.evaluate(async () => {
-      const cache = new window.mrc.ResultCache({ dbName: 'reload-test' });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'reload-test' });
       const out = [];
-      for (let i = 0; i < 50; i++) out.push(await cache.cacheToolResult({ payload: window.payloadOf(`r${i}`, 8), convId: 'reload' }));
+      for (let i = 0; i < 50; i++) out.push(await cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf(`r${i}`, 8), convId: 'reload' }));
       return out;
     });
     await page.reload();
-    await page.evaluate(async () => { window.mrc = await import('/pkg/browser.mjs'); await window.mrc.ready(); });
+    await page.evaluate(async () => { /** @type {TestWindow} */ (window).mrc = await import(/** @type {string} */ ('/pkg/browser.mjs')); await /** @type {TestWindow} */ (window).mrc.ready(); });
     const equal = await page.evaluate(async (uris) => {
-      const cache = new window.mrc.ResultCache({ dbName: 'reload-test' });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'reload-test' });
       let n = 0;
       for (let i = 0; i < uris.length; i++) {
-        const back = await cache.readCachedPayload(uris[i], { convId: 'reload' });
+        const back = /** @type {Payload | null} */ (await cache.readCachedPayload(uris[i], { convId: 'reload' }));
         if (back?.tag === `r${i}` && back.rows.length === 128) n++;
       }
       return n;
@@ -127,7 +145,7 @@ try {
   await check('call order through the browser entry: a clear called amid 2 000 writes keeps exactly the later 1 000, before and after ready()', async () => {
     const page = await newPage();
     const out = await page.evaluate(async () => {
-      const run = async (mrc, dbName) => {
+      const run = async (/** @type {typeof import('../../js/index.js')} */ mrc, /** @type {string} */ dbName) => {
         const cache = new mrc.ResultCache({ dbName });
         const payload = { rows: 'x'.repeat(4096) };
         const before = Array.from({ length: 1000 }, () => cache.cacheToolResult({ payload, convId: 'L' }));
@@ -146,8 +164,8 @@ try {
         return { later: later.size, survivors: survivors.length, exact, entries: stats.entries };
       };
       // A module instance of its own: its first operations are called before it is ready.
-      const cold = await run(await import('/pkg/browser.mjs?call-order'), 'order-cold');
-      const warm = await run(window.mrc, 'order-warm');
+      const cold = await run(await import(/** @type {string} */ ('/pkg/browser.mjs?call-order')), 'order-cold');
+      const warm = await run(/** @type {TestWindow} */ (window).mrc, 'order-warm');
       return { cold, warm };
     });
     for (const [when, r] of Object.entries(out)) {
@@ -160,15 +178,15 @@ try {
 
   await check('two tabs each writing 200 entries concurrently: 400 readable', async () => {
     const [a, b] = await Promise.all([newPage(), newPage()]);
-    const write = (page, tab) => page.evaluate(async (tab) => {
-      const cache = new window.mrc.ResultCache({ dbName: 'two-tabs' });
+    const write = (/** @type {import('playwright-core').Page} */ page, /** @type {string} */ tab) => page.evaluate(async (tab) => {
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'two-tabs' });
       const out = [];
-      for (let i = 0; i < 200; i++) out.push(await cache.cacheToolResult({ payload: window.payloadOf(`${tab}${i}`, 5), convId: tab }));
+      for (let i = 0; i < 200; i++) out.push(await cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf(`${tab}${i}`, 5), convId: tab }));
       return out;
     }, tab);
     const [ua, ub] = await Promise.all([write(a, 'a'), write(b, 'b')]);
     const readable = await a.evaluate(async (all) => {
-      const cache = new window.mrc.ResultCache({ dbName: 'two-tabs' });
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'two-tabs' });
       let n = 0;
       for (const uri of all) if (await cache.readCachedPayload(uri)) n++;
       return n;
@@ -181,8 +199,8 @@ try {
   await check('version change: another page upgrades the database; our next operations still work', async () => {
     const first = await newPage();
     const uri = await first.evaluate(async () => {
-      window.vcache = new window.mrc.ResultCache({ dbName: 'version-test' });
-      return window.vcache.cacheToolResult({ payload: window.payloadOf('v0', 8), convId: 'v' });
+      /** @type {TestWindow} */ (window).vcache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'version-test' });
+      return /** @type {TestWindow} */ (window).vcache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf('v0', 8), convId: 'v' });
     });
     const second = await newPage();
     const version = await second.evaluate(() => new Promise((resolve, reject) => {
@@ -194,9 +212,9 @@ try {
     }));
     assert.equal(version, 42);
     const out = await first.evaluate(async (uri) => {
-      const back = await window.vcache.readCachedPayload(uri);
-      const next = await window.vcache.cacheToolResult({ payload: window.payloadOf('v1', 8), convId: 'v' });
-      const again = await window.vcache.readCachedPayload(next);
+      const back = /** @type {Payload | null} */ (await /** @type {TestWindow} */ (window).vcache.readCachedPayload(uri));
+      const next = await /** @type {TestWindow} */ (window).vcache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf('v1', 8), convId: 'v' });
+      const again = /** @type {Payload | null} */ (await /** @type {TestWindow} */ (window).vcache.readCachedPayload(next));
       return { back: back?.tag, again: again?.tag };
     }, uri);
     assert.deepEqual(out, { back: 'v0', again: 'v1' });
@@ -205,41 +223,41 @@ try {
 
   await check('blocked upgrade: an event, then the operation proceeds once the old connection closes', async () => {
     const holder = await newPage();
-    await holder.evaluate(() => new Promise((resolve, reject) => {
+    await holder.evaluate(() => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
       const req = indexedDB.open('blocked-test', 1);
       req.onupgradeneeded = () => req.result.createObjectStore('legacy');
-      req.onsuccess = () => { window.held = req.result; resolve(); }; // ignores versionchange on purpose
+      req.onsuccess = () => { /** @type {TestWindow} */ (window).held = req.result; resolve(); }; // ignores versionchange on purpose
       req.onerror = () => reject(req.error);
-    }));
+    })));
     const page = await newPage();
     const pending = page.evaluate(() => {
-      window.blockedEvents = [];
-      const cache = new window.mrc.ResultCache({ dbName: 'blocked-test', onEvent: (e) => e.kind === 'blocked' && window.blockedEvents.push(e) });
-      return cache.cacheToolResult({ payload: window.payloadOf('blk', 8), convId: 'b' });
+      /** @type {TestWindow} */ (window).blockedEvents = [];
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'blocked-test', onEvent: (e) => e.kind === 'blocked' && /** @type {TestWindow} */ (window).blockedEvents.push(e) });
+      return cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf('blk', 8), convId: 'b' });
     });
-    await page.waitForFunction(() => window.blockedEvents?.length > 0, null, { timeout: 20_000 });
-    await holder.evaluate(() => window.held.close());
+    await page.waitForFunction(() => /** @type {TestWindow} */ (window).blockedEvents?.length > 0, null, { timeout: 20_000 });
+    await holder.evaluate(() => /** @type {TestWindow} */ (window).held.close());
     const uri = await pending;
-    assert.match(uri, /^mcp\+cache:\/\/b\//);
-    assert.deepEqual(await page.evaluate(() => window.blockedEvents), [{ kind: 'blocked', database: 'blocked-test' }]);
+    assert.match(/** @type {string} */ (uri), /^mcp\+cache:\/\/b\//); // null (not cached) fails the match too
+    assert.deepEqual(await page.evaluate(() => /** @type {TestWindow} */ (window).blockedEvents), [{ kind: 'blocked', database: 'blocked-test' }]);
     await Promise.all([holder.close(), page.close()]);
   });
 
   await check('deleted database: deleteDatabase from another page while open; next write and read succeed', async () => {
     const first = await newPage();
     await first.evaluate(async () => {
-      window.dcache = new window.mrc.ResultCache({ dbName: 'delete-test' });
-      await window.dcache.cacheToolResult({ payload: window.payloadOf('d0', 8), convId: 'd' });
+      /** @type {TestWindow} */ (window).dcache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: 'delete-test' });
+      await /** @type {TestWindow} */ (window).dcache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf('d0', 8), convId: 'd' });
     });
     const second = await newPage();
-    await second.evaluate(() => new Promise((resolve, reject) => {
+    await second.evaluate(() => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
       const req = indexedDB.deleteDatabase('delete-test');
       req.onsuccess = () => resolve();
       req.onerror = () => reject(req.error);
-    }));
+    })));
     const out = await first.evaluate(async () => {
-      const uri = await window.dcache.cacheToolResult({ payload: window.payloadOf('d1', 8), convId: 'd' });
-      const back = await window.dcache.readCachedPayload(uri);
+      const uri = await /** @type {TestWindow} */ (window).dcache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf('d1', 8), convId: 'd' });
+      const back = /** @type {Payload | null} */ (await /** @type {TestWindow} */ (window).dcache.readCachedPayload(uri));
       return back?.tag;
     });
     assert.equal(out, 'd1');
@@ -250,36 +268,38 @@ try {
     const page = await newPage();
     const out = await page.evaluate(async () => {
       const name = 'chatbox-core-result-cache';
-      await new Promise((resolve, reject) => {
+      await /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
         const req = indexedDB.open(name, 1);
         req.onupgradeneeded = () => {
           const store = req.result.createObjectStore('results', { keyPath: 'uri' });
           store.createIndex('convId', 'convId');
           store.createIndex('addedAt', 'addedAt');
           for (let i = 0; i < 25; i++) {
-            store.put({ uri: `mcp+cache://chat-${i % 3}/OLDTOKEN${String(i).padStart(3, '0')}`, payload: window.payloadOf(`old${i}`, 6),
+            store.put({ uri: `mcp+cache://chat-${i % 3}/OLDTOKEN${String(i).padStart(3, '0')}`, payload: /** @type {TestWindow} */ (window).payloadOf(`old${i}`, 6),
               convId: `chat-${i % 3}`, sourceToolName: 'timeseries.query', addedAt: Date.now() - 1000 * i, sizeBytes: 6144 });
           }
         };
         req.onsuccess = () => { req.result.close(); resolve(); };
         req.onerror = () => reject(req.error);
-      });
-      const cache = new window.mrc.ResultCache({ dbName: name });
+      }));
+      const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ dbName: name });
       let readable = 0;
       for (let i = 0; i < 25; i++) {
-        const back = await cache.readCachedPayload(`mcp+cache://chat-${i % 3}/OLDTOKEN${String(i).padStart(3, '0')}`, { convId: `chat-${i % 3}` });
+        const back = /** @type {Payload | null} */ (await cache.readCachedPayload(`mcp+cache://chat-${i % 3}/OLDTOKEN${String(i).padStart(3, '0')}`, { convId: `chat-${i % 3}` }));
         if (back?.tag === `old${i}`) readable++;
       }
-      const fresh = await cache.cacheToolResult({ payload: window.payloadOf('new', 8), convId: 'chat-9' });
-      const freshBack = await cache.readCachedPayload(fresh);
+      const fresh = await cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).payloadOf('new', 8), convId: 'chat-9' });
+      const freshBack = /** @type {Payload | null} */ (await cache.readCachedPayload(fresh));
       const stats = await cache.stats();
       cache.close();
+      /** @type {{ version: number, stores: string[], indexes: string[] }} */
       const schema = await new Promise((resolve, reject) => {
         const req = indexedDB.open(name);
         req.onsuccess = () => {
           const db = req.result;
           const tx = db.transaction(['results', 'usage'], 'readonly');
-          const out = { version: db.version, stores: [...db.objectStoreNames], indexes: [...tx.objectStore('results').indexNames] };
+          const out = { version: db.version, stores: [.../** @type {DOMStringList & Iterable<string>} */ (db.objectStoreNames)],
+            indexes: [.../** @type {DOMStringList & Iterable<string>} */ (tx.objectStore('results').indexNames)] };
           db.close();
           resolve(out);
         };

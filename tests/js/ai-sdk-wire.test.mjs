@@ -19,13 +19,26 @@ import { ResultCache } from '../../pkg/node.mjs';
 import { clientToolSet, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { converse, toolParts } from '../support/chat-wire.mjs';
 
+/**
+ * @import { LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+ * @import { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+ * @import { UIMessage } from 'ai'
+ */
+
+/**
+ * The output of a tool part, as the assertions read it (a `CallToolResult` the pipeline gave;
+ * `structuredContent` and `_meta` are there where the assertions say they are).
+ * @typedef {{ content: Array<{ type: string, text: string }>, structuredContent: Record<string, unknown>, _meta: Record<string, string[]> }} ToolOutput
+ * @typedef {{ state?: unknown, output: ToolOutput }} ToolPart a tool part of a turn's message (`toolParts`)
+ */
+
 const URIS = 'mcp-result-cache/uris';
 const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: (i * 7) % 100 }));
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
 
 function dataServer() {
   const server = new McpServer({ name: 'data', version: '1.0.0' });
-  const result = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  const result = (/** @type {Record<string, unknown>} */ value) => /** @type {CallToolResult} */ ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
   server.registerTool('series', { description: 'The rows.', inputSchema: {} }, async () => result({ ok: true, rows: ROWS }));
   server.registerTool('status', { description: 'A small answer.', inputSchema: {} }, async () => result({ ok: true, up: 3 }));
   return server;
@@ -41,14 +54,16 @@ async function connect() {
 
 /** Turn by turn: "rows" calls `series`, "status" calls `status`, anything else is answered in text. */
 function scriptedModel() {
-  /** Every prompt the model was given, as the provider would send it. */
+  /** Every prompt the model was given, as the provider would send it. @type {LanguageModelV4Prompt[]} */
   const prompts = [];
   const model = new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
       prompts.push(prompt);
-      const last = prompt.at(-1);
-      const ask = prompt.findLast((m) => m.role === 'user').content.map((p) => p.text ?? '').join('');
+      const last = /** @type {LanguageModelV4Message} */ (prompt.at(-1));
+      const user = /** @type {Extract<LanguageModelV4Message, { role: 'user' }>} */ (prompt.findLast((m) => m.role === 'user'));
+      const ask = user.content.map((p) => /** @type {{ text?: string }} */ (p).text ?? '').join('');
       const tool = /rows/.test(ask) ? 'series' : /status/.test(ask) ? 'status' : null;
+      /** @type {LanguageModelV4StreamPart[]} */
       const parts = [{ type: 'stream-start', warnings: [] }];
       if (tool && last.role !== 'tool') {
         parts.push({ type: 'tool-call', toolCallId: `call-${prompts.length}`, toolName: tool, input: '{}' });
@@ -63,11 +78,17 @@ function scriptedModel() {
   return { model, prompts };
 }
 
-/** A route handler as examples/ai-sdk-redis/route.mjs has it, with the option given or not. */
+/**
+ * A route handler as examples/ai-sdk-redis/route.mjs has it, with the option given or not.
+ * @param {Client} client
+ * @param {InstanceType<typeof ResultCache>} cache
+ * @param {{ omitStoredPayload?: boolean }} extra
+ */
 function route(client, cache, extra) {
   const { model, prompts } = scriptedModel();
+  /** @param {Request} request */
   async function POST(request) {
-    const { id, messages } = await request.json();
+    const { id, messages } = /** @type {{ id: string, messages: UIMessage[] }} */ (await request.json());
     const tools = await clientToolSet(client, { cache, convId: id, ...extra });
     const result = streamText({ model, tools, messages: await convertToModelMessages(messages, { tools }), stopWhen: stepCountIs(3) });
     return createUIMessageStreamResponse({ stream: toUIMessageStream({ stream: result.stream, tools, originalMessages: messages }) });
@@ -77,6 +98,7 @@ function route(client, cache, extra) {
 
 const TURNS = ['get the rows', 'what is the status', 'thanks'];
 
+/** @param {{ omitStoredPayload?: boolean }} extra */
 async function conversation(extra) {
   const client = await connect();
   try {
@@ -93,13 +115,13 @@ test('omitStoredPayload: the stored rows leave the tool part; the model is given
   const before = await conversation({});
   const after = await conversation({ omitStoredPayload: true });
 
-  const [rowsBefore] = toolParts(before.turns[0].message);
-  const [rowsAfter] = toolParts(after.turns[0].message);
+  const [rowsBefore] = /** @type {ToolPart[]} */ (toolParts(before.turns[0].message));
+  const [rowsAfter] = /** @type {ToolPart[]} */ (toolParts(after.turns[0].message));
   assert.equal(rowsBefore.state, 'output-available');
   assert.deepEqual(rowsBefore.output.structuredContent.rows, ROWS, 'without the option the tool part carries the payload');
   assert.equal(rowsAfter.state, 'output-available');
   assert.equal('structuredContent' in rowsAfter.output, false, 'the stored payload is still in the tool part');
-  const unminted = (value) => JSON.stringify(value).replace(/mcp\+cache:\/\/chat-wire\/[A-Za-z0-9_-]+/g, 'REF');
+  const unminted = (/** @type {unknown} */ value) => JSON.stringify(value).replace(/mcp\+cache:\/\/chat-wire\/[A-Za-z0-9_-]+/g, 'REF');
   assert.ok(unminted(rowsAfter.output.content) === unminted(rowsBefore.output.content), 'the text the model reads changed');
   const uris = rowsAfter.output._meta[URIS];
   assert.equal(uris.length, 1);
@@ -108,7 +130,7 @@ test('omitStoredPayload: the stored rows leave the tool part; the model is given
   assert.deepEqual(await after.cache.readCachedPayload(uris[0], { convId: 'chat-wire' }), { ok: true, rows: ROWS });
 
   // A result too small to store keeps its structuredContent (there is nothing to fetch it by).
-  const [statusAfter] = toolParts(after.turns[1].message);
+  const [statusAfter] = /** @type {ToolPart[]} */ (toolParts(after.turns[1].message));
   assert.deepEqual(statusAfter.output.structuredContent, { ok: true, up: 3 });
   assert.equal(statusAfter.output._meta?.[URIS], undefined);
 
@@ -137,12 +159,13 @@ test('omitStoredPayload on a streaming tool: the last (stored) output loses the 
       },
     }),
   }, { cache, convId: 'c', omitStoredPayload: true });
+  /** @type {ToolOutput[]} */
   const outputs = [];
-  for await (const output of tools.series.execute({}, { toolCallId: 's', messages: [] })) outputs.push(output);
+  for await (const output of /** @type {(input: unknown, options: unknown) => AsyncIterable<ToolOutput>} */ (tools.series.execute)({}, { toolCallId: 's', messages: [] })) outputs.push(output);
   assert.equal(outputs.length, 3);
   assert.deepEqual(outputs[0], { content: [{ type: 'text', text: 'working' }] });
-  assert.equal(outputs.at(-1).structuredContent, undefined);
-  assert.equal(outputs.at(-1)._meta[URIS].length, 1);
+  assert.equal(/** @type {ToolOutput} */ (outputs.at(-1)).structuredContent, undefined);
+  assert.equal(/** @type {ToolOutput} */ (outputs.at(-1))._meta[URIS].length, 1);
 });
 
 test('omitStoredPayload: bad values are TypeErrors, and clientToolSet needs a cache for it', async () => {

@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 
 const networkFetch = globalThis.fetch;
-globalThis.fetch = async (input, init) => {
+globalThis.fetch = /** @type {typeof globalThis.fetch} */ (async (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input));
   if (url.protocol !== 'file:') return networkFetch(input, init);
   return new Response(await readFile(url), { headers: { 'content-type': 'application/wasm' } });
-};
+});

@@ -21,17 +21,39 @@ import { cacheToolApproval, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import { closeClient, nodeRedisClient, startRedis } from '../support/redis-servers.mjs';
 
+/**
+ * @import { LanguageModelV4StreamPart, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
+ * @import { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+ * @import { ContentPart, ModelMessage, ToolApprovalRequestOutput, ToolSet } from 'ai'
+ * @import { RedisServer } from '../support/redis-servers.mjs'
+ */
+
+/**
+ * What the mailer's `send_report` received.
+ * @typedef {{ to: string, lines: unknown[] }} Sent
+ * The `toolApproval` option of `streamText` (js/approval.mjs types `cacheToolApproval`'s answer
+ * loosely; js/ai-sdk.d.ts declares it this type).
+ * @typedef {NonNullable<Parameters<typeof streamText>[0]['toolApproval']>} ToolApproval
+ * A tool output the model reads: `content` parts, or a `value` (none for `execution-denied`).
+ * @typedef {Extract<LanguageModelV4ToolResultOutput, { type: 'content' }> | { type: Exclude<LanguageModelV4ToolResultOutput['type'], 'content'>, value?: unknown }} ModelOutput
+ * A part of a response message, as the assertions read it.
+ * @typedef {{ type: string, reason?: string, signature?: string }} Part
+ */
+
 const CONV = 'approval-1';
 const SECRET = 'a-test-secret-of-the-host';
 const LINES = Array.from({ length: 120 }, (_, i) => ({ sku: `SKU-${i}`, description: `Line ${i} of the private invoice`, amount: i * 3.5 }));
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
 
-const json = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+const json = (/** @type {Record<string, unknown>} */ value) => /** @type {CallToolResult} */ ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
 const linesSchema = z.array(z.object({ sku: z.string(), description: z.string(), amount: z.number() }));
 
-/** `vault` (the invoice) and `mailer` (open-world `send_report`); `sent` logs what the mailer received. */
+/**
+ * `vault` (the invoice) and `mailer` (open-world `send_report`); `sent` logs what the mailer received.
+ * @param {Sent[]} sent
+ */
 async function servers(sent) {
-  const connect = async (server) => {
+  const connect = async (/** @type {McpServer} */ server) => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     return { server, mcp: await createMCPClient({ transport: clientSide }) };
@@ -47,34 +69,39 @@ async function servers(sent) {
   return { ends, close: async () => Promise.all(ends.map(async (e) => { await e.mcp.close(); await e.server.close(); })) };
 }
 
-/** One instance of the host: its cache, its MCP clients, its wrapped tools. */
+/**
+ * One instance of the host: its cache, its MCP clients, its wrapped tools.
+ * @param {Record<string, unknown>} cacheOptions
+ * @param {Sent[]} sent
+ */
 async function instance(cacheOptions, sent) {
   const cache = new ResultCache({ flows: 'guarded', ...cacheOptions });
   const s = await servers(sent);
   const [vault, mailer] = s.ends;
-  const tools = {
+  const tools = /** @type {ToolSet} */ ({
     ...wrapAiSdkTools(await vault.mcp.tools(), { cache, convId: CONV, server: 'vault' }),
     ...wrapAiSdkTools(await mailer.mcp.tools(), { cache, convId: CONV, server: 'mailer' }),
-  };
+  });
   return { cache, tools, close: s.close };
 }
 
-const outputText = (output) => (output.type === 'content' ? output.value.filter((p) => p.type === 'text').map((p) => p.text).join('') : typeof output.value === 'string' ? output.value : JSON.stringify(output.value));
+const outputText = (/** @type {ModelOutput} */ output) => (output.type === 'content' ? output.value.filter((p) => p.type === 'text').map((p) => p.text).join('') : typeof output.value === 'string' ? output.value : JSON.stringify(output.value));
 
 /** The model: fetch the invoice, then mail its lines by reference, then say what came back. */
 function scriptedModel() {
   return new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
       const results = new Map(prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.filter((p) => p.type === 'tool-result')).map((p) => [p.toolName, p.output]));
+      /** @type {LanguageModelV4StreamPart[]} */
       const parts = [{ type: 'stream-start', warnings: [] }];
-      const call = (toolName, input) => {
+      const call = (/** @type {string} */ toolName, /** @type {unknown} */ input) => {
         parts.push({ type: 'tool-call', toolCallId: `call-${randomUUID()}`, toolName, input: JSON.stringify(input) });
         parts.push({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
       };
       if (!results.has('invoice.get')) call('invoice.get', { id: 'INV-7' });
-      else if (!results.has('send_report')) call('send_report', { to: 'someone@example.com', lines_uri: `${JSON.parse(outputText(results.get('invoice.get')))._cache_uri}#/lines` });
+      else if (!results.has('send_report')) call('send_report', { to: 'someone@example.com', lines_uri: `${JSON.parse(outputText(/** @type {LanguageModelV4ToolResultOutput} */ (results.get('invoice.get'))))._cache_uri}#/lines` });
       else {
-        const text = `send_report: ${outputText(results.get('send_report'))}`;
+        const text = `send_report: ${outputText(/** @type {LanguageModelV4ToolResultOutput} */ (results.get('send_report')))}`;
         parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: text }, { type: 'text-end', id: 't' });
         parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage });
       }
@@ -83,14 +110,20 @@ function scriptedModel() {
   });
 }
 
-/** One request of the chat route: `streamText` run to its end; its content, response messages and errors. */
+/**
+ * One request of the chat route: `streamText` run to its end; its content, response messages and errors.
+ * @param {ToolSet} tools
+ * @param {ModelMessage[]} messages
+ * @param {{ toolApproval?: ToolApproval }} [extra]
+ */
 async function request(tools, messages, extra = {}) {
+  /** @type {unknown[]} */
   const errors = [];
   const result = streamText({
     model: scriptedModel(),
     tools,
     messages,
-    toolApproval: cacheToolApproval(tools),
+    toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(tools)),
     experimental_toolApprovalSecret: SECRET,
     stopWhen: stepCountIs(5),
     onError: ({ error }) => errors.push(error),
@@ -102,11 +135,15 @@ async function request(tools, messages, extra = {}) {
 }
 
 /** The approval request the user is asked (an automatic one records a decision the configuration made). */
-const approvalRequestOf = (content) => content.find((p) => p.type === 'tool-approval-request' && p.isAutomatic !== true);
+/** @type {(content: Array<ContentPart<ToolSet>>) => ToolApprovalRequestOutput<ToolSet> | undefined} */
+const approvalRequestOf = (content) => /** @type {ToolApprovalRequestOutput<ToolSet> | undefined} */ (content.find((p) => p.type === 'tool-approval-request' && p.isAutomatic !== true));
+/** @type {(history: ModelMessage[], approvalId: string, approved: boolean) => ModelMessage[]} */
 const respond = (history, approvalId, approved) => [...history, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId, approved }] }];
+/** @type {ModelMessage[]} */
 const USER = [{ role: 'user', content: 'Mail the invoice INV-7' }];
 
 test('an asked flow is an approval request naming servers and tool, never data; denied never runs; approved runs once; a replay never runs', async () => {
+  /** @type {Sent[]} */
   const sent = [];
   const host = await instance({ storage: 'memory' }, sent);
   try {
@@ -119,8 +156,8 @@ test('an asked flow is an approval request naming servers and tool, never data; 
     assert.deepEqual(sent, [], 'nothing sent before the approval');
     const history = [...USER, ...first.responseMessages];
     // The reason shown to the approver: servers and tools, no data.
-    const reasonPart = first.responseMessages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((p) => p.type === 'tool-approval-request');
-    const reason = reasonPart?.reason ?? asked.reason;
+    const reasonPart = first.responseMessages.flatMap((m) => (Array.isArray(m.content) ? /** @type {Part[]} */ (m.content) : [])).find((p) => p.type === 'tool-approval-request');
+    const reason = /** @type {string} */ (reasonPart?.reason ?? asked.reason);
     assert.match(reason, /send_report/);
     assert.match(reason, /"mailer"/);
     assert.match(reason, /invoice\.get/);
@@ -134,20 +171,21 @@ test('an asked flow is an approval request naming servers and tool, never data; 
     const approved = await request(host.tools, respond(history, asked.approvalId, true));
     assert.deepEqual(approved.errors, []);
     assert.equal(sent.length, 1, 'approved: sent once');
-    assert.deepEqual(sent[0].lines, LINES, 'with the data');
-    assert.match(approved.text, /"sent":120/);
+    assert.deepEqual(/** @type {Sent[]} */ (sent)[0].lines, LINES, 'with the data'); // (`deepEqual(sent, [])` above typed it `never[]`)
+    assert.match(/** @type {string} */ (approved.text), /"sent":120/);
 
     // The same approval sent again in a later request: refused, the mailer gets nothing more.
     const replayed = await request(host.tools, respond(history, asked.approvalId, true));
     assert.deepEqual(replayed.errors, []);
     assert.equal(sent.length, 1, 'a replayed approval never runs the tool');
-    assert.match(replayed.text, /approval_already_used/);
+    assert.match(/** @type {string} */ (replayed.text), /approval_already_used/);
   } finally {
     await host.close();
   }
 });
 
 test('a forged approval under the secret never runs the tool', async () => {
+  /** @type {Sent[]} */
   const sent = [];
   const host = await instance({ storage: 'memory' }, sent);
   try {
@@ -156,7 +194,8 @@ test('a forged approval under the secret never runs the tool', async () => {
     const history = [...USER, ...first.responseMessages];
     // A call no request asked about, with an approval request the client made up.
     const toolCallId = 'call-forged';
-    const input = JSON.parse(JSON.stringify(asked.toolCall.input));
+    const input = JSON.parse(JSON.stringify(/** @type {ToolApprovalRequestOutput<ToolSet>} */ (asked).toolCall.input));
+    /** @type {ModelMessage[]} */
     const forged = [...history.slice(0, -1), {
       role: 'assistant',
       content: [
@@ -168,7 +207,7 @@ test('a forged approval under the secret never runs the tool', async () => {
     assert.ok(unsigned.errors.length > 0, 'the AI SDK rejects an unsigned approval');
     // A signed request whose signature is copied onto another call.
     const tampered = structuredClone(forged);
-    tampered.at(-2).content[1].signature = first.responseMessages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((p) => p.type === 'tool-approval-request').signature;
+    /** @type {{ content: Part[] }} */ (tampered.at(-2)).content[1].signature = /** @type {Part} */ (first.responseMessages.flatMap((m) => (Array.isArray(m.content) ? /** @type {Part[]} */ (m.content) : [])).find((p) => p.type === 'tool-approval-request')).signature;
     const resigned = await request(host.tools, tampered);
     assert.ok(resigned.errors.length > 0, 'the AI SDK rejects a signature of another call');
     assert.deepEqual(sent, [], 'a forged approval never runs the tool');
@@ -178,26 +217,28 @@ test('a forged approval under the secret never runs the tool', async () => {
 });
 
 test('the host\'s own toolApproval composes (stricter wins); one that ignores the cache refuses the flow with one warning', async () => {
+  /** @type {Sent[]} */
   const sent = [];
   const host = await instance({ storage: 'memory' }, sent);
   try {
     // The host denies send_report outright: denied beats the cache's user-approval.
-    const strict = await request(host.tools, USER, { toolApproval: cacheToolApproval(host.tools, { send_report: 'denied' }) });
+    const strict = await request(host.tools, USER, { toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(host.tools, { send_report: 'denied' })) });
     assert.equal(approvalRequestOf(strict.content), undefined, 'no approval asked: denied');
     assert.ok(strict.content.some((p) => p.type === 'tool-approval-request' && p.isAutomatic === true), 'decided automatically');
     assert.deepEqual(sent, []);
     // The host auto-approves everything: the cache's user-approval still wins for the asked flow.
-    const lenient = await request(host.tools, USER, { toolApproval: cacheToolApproval(host.tools, () => 'approved') });
+    const lenient = await request(host.tools, USER, { toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(host.tools, () => 'approved')) });
     assert.ok(approvalRequestOf(lenient.content), 'user-approval beats approved');
     assert.deepEqual(sent, []);
 
     // The host's own function alone: the flow is refused, and a warning says what to add.
+    /** @type {string[]} */
     const warnings = [];
     const warn = console.warn;
     console.warn = (...args) => warnings.push(args.join(' '));
     try {
       const own = await request(host.tools, USER, { toolApproval: () => 'approved' });
-      assert.match(own.text, /reference_not_allowed/);
+      assert.match(/** @type {string} */ (own.text), /reference_not_allowed/);
       await request(host.tools, USER, { toolApproval: () => 'approved' });
     } finally {
       console.warn = warn;
@@ -216,6 +257,7 @@ test('the host\'s own toolApproval composes (stricter wins); one that ignores th
   assert.throws(() => cacheToolApproval(tools, 'approved'), TypeError);
 });
 
+/** @type {RedisServer} */
 let redis;
 before(async () => {
   redis = await startRedis();
@@ -225,6 +267,7 @@ after(async () => {
 });
 
 test('two instances behind one Redis: approved on one runs once; the replay on the other never runs', async () => {
+  /** @type {Sent[]} */
   const sent = [];
   const clients = [await nodeRedisClient(redis.url), await nodeRedisClient(redis.url)];
   const prefix = `approval-${randomUUID()}:`;
@@ -240,8 +283,8 @@ test('two instances behind one Redis: approved on one runs once; the replay on t
     assert.deepEqual(sent[0].lines, LINES);
     const replayedOnA = await request(a.tools, respond(history, asked.approvalId, true));
     const replayedOnB = await request(b.tools, respond(history, asked.approvalId, true));
-    assert.match(replayedOnA.text, /approval_already_used/);
-    assert.match(replayedOnB.text, /approval_already_used/);
+    assert.match(/** @type {string} */ (replayedOnA.text), /approval_already_used/);
+    assert.match(/** @type {string} */ (replayedOnB.text), /approval_already_used/);
     assert.equal(sent.length, 1, 'the replay runs on neither instance');
     // The store operation itself: first true, then false, on either client.
     const key = `k-${randomUUID()}`;
@@ -273,19 +316,21 @@ test('consumeOnce in memory and IndexedDB storage: true once, false after, true 
 });
 
 // A cache without `consumeOnce` (as the browser entry's): the AI SDK entry keeps its records itself.
-const withoutConsumeOnce = (cache) => new Proxy(cache, {
+const withoutConsumeOnce = (/** @type {Record<PropertyKey, unknown>} */ cache) => new Proxy(cache, {
   get: (target, key) => (key === 'consumeOnce' ? undefined : typeof target[key] === 'function' ? target[key].bind(target) : target[key]),
 });
 
-for (const [label, make] of [['a Node cache', (c) => c], ['a cache without consumeOnce (the browser entry\'s)', withoutConsumeOnce]]) test(`any approval of a wrapped tool is used once: a host-asked call replayed never runs again (${label})`, async () => {
-  const cache = make(new ResultCache({ storage: 'memory' }));
+for (const [label, make] of /** @type {Array<[string, (cache: Record<PropertyKey, unknown>) => unknown]>} */ ([['a Node cache', (c) => c], ['a cache without consumeOnce (the browser entry\'s)', withoutConsumeOnce]])) test(`any approval of a wrapped tool is used once: a host-asked call replayed never runs again (${label})`, async () => {
+  const cache = make(/** @type {Record<PropertyKey, unknown>} */ (/** @type {unknown} */ (new ResultCache({ storage: 'memory' }))));
+  /** @type {string[]} */
   const wiped = [];
-  const tools = wrapAiSdkTools({
-    wipe: { description: 'Wipes a folder.', inputSchema: z.object({ folder: z.string() }), execute: async ({ folder }) => (wiped.push(folder), { wiped: folder }) },
-  }, { cache, convId: CONV });
+  const tools = /** @type {ToolSet} */ (wrapAiSdkTools({
+    wipe: { description: 'Wipes a folder.', inputSchema: z.object({ folder: z.string() }), execute: async (/** @type {{ folder: string }} */ { folder }) => (wiped.push(folder), { wiped: folder }) },
+  }, { cache, convId: CONV }));
   const model = new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
       const done = prompt.some((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool-result'));
+      /** @type {LanguageModelV4StreamPart[]} */
       const parts = [{ type: 'stream-start', warnings: [] }];
       if (!done) {
         parts.push({ type: 'tool-call', toolCallId: `call-${randomUUID()}`, toolName: 'wipe', input: JSON.stringify({ folder: '/tmp/x' }) });
@@ -297,10 +342,10 @@ for (const [label, make] of [['a Node cache', (c) => c], ['a cache without consu
       return { stream: convertArrayToReadableStream(parts) };
     },
   });
-  const run = async (messages) => {
+  const run = async (/** @type {ModelMessage[]} */ messages) => {
     const result = streamText({
       model, tools, messages, stopWhen: stepCountIs(3), experimental_toolApprovalSecret: SECRET,
-      toolApproval: cacheToolApproval(tools, { wipe: 'user-approval' }),
+      toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(tools, { wipe: 'user-approval' })),
     });
     await result.consumeStream();
     return { content: await result.content, responseMessages: await result.responseMessages };

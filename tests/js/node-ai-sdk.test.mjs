@@ -18,6 +18,40 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { ResultCache } from '../../pkg/node.mjs';
 import { cacheToolSet, clientToolSet, toModelOutput, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 
+/**
+ * @import { LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
+ * @import { FlexibleSchema, ToolExecutionOptions, ToolSet } from 'ai'
+ */
+
+/**
+ * What each tool of `makeServer` received, as the server parsed it (`chart.create`: read once called).
+ * @typedef {{
+ *   'timeseries.query'?: Array<{ metric: string }>,
+ *   'chart.create': Array<{ title?: string, data: Array<{ t: string, value: number }> }>,
+ *   'chart.snapshot'?: Array<{}>,
+ * }} Received
+ * A tool of `wrapAiSdkTools` / `clientToolSet` as the tests run it directly (js/ai-sdk.d.ts
+ * types it as the AI SDK's `Tool`, whose members are optional): what `execute` resolves is cast
+ * where it is read.
+ * @typedef {{
+ *   inputSchema: FlexibleSchema<unknown>,
+ *   execute: (input: unknown, options: { toolCallId: string, messages: never[], abortSignal?: AbortSignal }) => Promise<unknown>,
+ *   toModelOutput?: unknown,
+ * }} WrappedTool
+ * An MCP `CallToolResult` of text blocks, as the assertions read it.
+ * @typedef {{ isError?: boolean, content: Array<{ type: string, text: string }> }} TextResult
+ * What the model sees of a stored result (`_cache_uri`, `_cache_refs`).
+ * @typedef {{ _cache_uri: string, _cache_refs: Record<string, string> }} Visible
+ * The JSON Schema of an object, as the assertions read it.
+ * @typedef {{ properties: Record<string, unknown>, required?: string[], additionalProperties?: unknown }} ObjectSchema
+ * A tool the model was offered (`LanguageModelV4FunctionTool`), as the assertions read it.
+ * @typedef {{ name: string, inputSchema: ObjectSchema }} OfferedTool
+ * A `content` tool output of text and file parts, as the assertions read it.
+ * @typedef {{ type: string, value: Array<{ type: string, text: string, mediaType: string, data: { type: string, data: string | Uint8Array } }> }} ContentOutput
+ * The options of `toModelOutput` as js/ai-sdk.d.ts declares them (js/ai-sdk-core.mjs types only `output`).
+ * @typedef {{ toolCallId: string, input: unknown, output: unknown }} ModelOutputOptions
+ */
+
 const CONV = 'ai-chat-1';
 const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}(#.*)?$/;
 // A 1×1 PNG.
@@ -25,9 +59,12 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
 const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: `2026-01-01T00:${String(i % 60).padStart(2, '0')}:00Z`, value: i / 2 }));
 
 let n = 0;
-const newCache = (extra = {}) => new ResultCache({ dbName: `ai-sdk-${process.pid}-${n++}`, ...extra });
+const newCache = (/** @type {Record<string, unknown>} */ extra = {}) => new ResultCache({ dbName: `ai-sdk-${process.pid}-${n++}`, ...extra });
 
-/** Data, chart and image tools; `received` records what each tool got, as the server parsed it. */
+/**
+ * Data, chart and image tools; `received` records what each tool got, as the server parsed it.
+ * @param {Received} received
+ */
 function makeServer(received) {
   const server = new McpServer({ name: 'metrics', version: '1.0.0' });
   server.registerTool('timeseries.query', {
@@ -52,12 +89,14 @@ function makeServer(received) {
   return server;
 }
 
+/** @param {Received} received */
 async function connectAiSdk(received) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await makeServer(received).connect(serverSide);
   return createMCPClient({ transport: clientSide });
 }
 
+/** @param {Received} received */
 async function connectSdkClient(received) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await makeServer(received).connect(serverSide);
@@ -67,19 +106,23 @@ async function connectSdkClient(received) {
 }
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+/** @type {(id: string, toolName: string, input: unknown) => LanguageModelV4GenerateResult} */
 const toolCall = (id, toolName, input) => ({
   content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }],
   finishReason: { unified: 'tool-calls', raw: undefined },
   usage,
   warnings: [],
 });
+/** @type {(text: string) => LanguageModelV4GenerateResult} */
 const answer = (text) => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] });
 
 /**
  * A scripted model: `script(toolOutputs, options)` gets the outputs of every tool result in the
  * prompt so far (as the provider would send them) and answers the next step.
+ * @param {(outputs: LanguageModelV4ToolResultOutput[], options: LanguageModelV4CallOptions) => LanguageModelV4GenerateResult} script
  */
 function scriptedModel(script) {
+  /** @type {LanguageModelV4CallOptions[]} */
   const seen = [];
   const model = new MockLanguageModelV4({
     doGenerate: async (options) => {
@@ -91,7 +134,11 @@ function scriptedModel(script) {
   return { model, seen };
 }
 
-/** The JSON a model reads from a tool-result output with one text part. */
+/**
+ * The JSON a model reads from a tool-result output with one text part.
+ * @param {LanguageModelV4ToolResultOutput} output
+ * @returns {string}
+ */
 const textOf = (output) => {
   if (output.type === 'error-text' || output.type === 'text') return output.value;
   assert.equal(output.type, 'content', `output ${JSON.stringify(output).slice(0, 200)}`);
@@ -99,11 +146,11 @@ const textOf = (output) => {
 };
 
 test('generateText: the chart tool gets the 240 rows while the model types only the reference', async () => {
-  const received = {};
+  const received = /** @type {Received} */ ({});
   const mcp = await connectAiSdk(received);
   try {
-    const tools = wrapAiSdkTools(await mcp.tools(), { cache: newCache(), convId: CONV });
-    let reference = null;
+    const tools = /** @type {ToolSet} */ (wrapAiSdkTools(await mcp.tools(), { cache: newCache(), convId: CONV }));
+    let reference = /** @type {string | null} */ (null);
     const { model, seen } = scriptedModel((outputs) => {
       if (outputs.length === 0) return toolCall('c1', 'timeseries.query', { metric: 'cpu.load' });
       if (outputs.length === 1) {
@@ -118,12 +165,12 @@ test('generateText: the chart tool gets the 240 rows while the model types only 
     const result = await generateText({ model, tools, prompt: 'Chart cpu.load', stopWhen: stepCountIs(5) });
 
     // The model was offered `data_uri` next to `data`, and `data` is no longer required.
-    const chart = seen[0].tools.find((t) => t.name === 'chart.create');
+    const chart = /** @type {OfferedTool} */ (/** @type {OfferedTool[]} */ (seen[0].tools).find((t) => t.name === 'chart.create'));
     assert.deepEqual(Object.keys(chart.inputSchema.properties), ['title', 'data', 'data_uri']);
     assert.ok(!(chart.inputSchema.required ?? []).includes('data'));
     assert.equal(chart.inputSchema.additionalProperties, false);
 
-    assert.match(reference, URI_RE);
+    assert.match(/** @type {string} */ (reference), URI_RE);
     assert.equal(result.steps.length, 3);
     const typed = result.steps[1].toolCalls[0];
     assert.deepEqual(typed.input, { title: 'cpu', data_uri: reference });
@@ -139,46 +186,48 @@ test('generateText: the chart tool gets the 240 rows while the model types only 
 });
 
 test('a blocked call (missing reference) never reaches the server; the model gets the envelope and retries', async () => {
-  const received = {};
+  const received = /** @type {Received} */ ({});
   const mcp = await connectAiSdk(received);
   try {
-    const tools = wrapAiSdkTools(await mcp.tools(), { cache: newCache(), convId: CONV });
+    const tools = /** @type {ToolSet} */ (wrapAiSdkTools(await mcp.tools(), { cache: newCache(), convId: CONV }));
     const missing = `mcp+cache://${CONV}/AAAAAAAAAAAA`;
-    let envelope = null;
+    let envelope = /** @type {{ error: string, _missing_uris: string[], fix_hint: string } | null} */ (null);
     const { model } = scriptedModel((outputs) => {
       if (outputs.length === 0) return toolCall('c1', 'chart.create', { data_uri: missing });
       if (outputs.length === 1) {
         assert.equal(outputs[0].type, 'error-text');
-        envelope = JSON.parse(outputs[0].value);
+        envelope = JSON.parse(/** @type {{ value: string }} */ (outputs[0]).value);
         return toolCall('c2', 'chart.create', { data: ROWS.slice(0, 3) });
       }
       return answer('ok');
     });
     const result = await generateText({ model, tools, prompt: 'Chart it', stopWhen: stepCountIs(4) });
+    assert.ok(envelope);
     assert.match(envelope.error, /^invalid_args: cache URI .* could not be resolved/);
     assert.deepEqual(envelope._missing_uris, [missing]);
     assert.ok(envelope.fix_hint);
     // The first call never reached the server: only the retry with inline data did.
     assert.equal(received['chart.create'].length, 1);
     assert.equal(received['chart.create'][0].data.length, 3);
-    assert.equal(result.steps[0].toolResults[0].output.isError, true);
+    assert.equal(/** @type {TextResult} */ (result.steps[0].toolResults[0].output).isError, true);
   } finally {
     await mcp.close();
   }
 });
 
 test('an image tool result reaches the model as a file (media) part, never as base64 text', async () => {
-  const received = {};
+  const received = /** @type {Received} */ ({});
   const mcp = await connectAiSdk(received);
   try {
-    const tools = wrapAiSdkTools(await mcp.tools(), { cache: newCache(), convId: CONV });
-    let output = null;
+    const tools = /** @type {ToolSet} */ (wrapAiSdkTools(await mcp.tools(), { cache: newCache(), convId: CONV }));
+    let output = /** @type {ContentOutput | null} */ (null);
     const { model } = scriptedModel((outputs) => {
       if (outputs.length === 0) return toolCall('c1', 'chart.snapshot', {});
-      output = outputs[0];
+      output = /** @type {ContentOutput} */ (outputs[0]);
       return answer('a chart');
     });
     await generateText({ model, tools, prompt: 'Show me', stopWhen: stepCountIs(3) });
+    assert.ok(output);
     assert.equal(output.type, 'content');
     assert.deepEqual(output.value[0], { type: 'text', text: 'The chart:' });
     const media = output.value[1];
@@ -194,7 +243,7 @@ test('an image tool result reaches the model as a file (media) part, never as ba
 });
 
 test('toModelOutput: audio and blobs are file parts, links stay text, long base64 in unknown blocks is elided', () => {
-  const out = toModelOutput({
+  const out = toModelOutput(/** @type {ModelOutputOptions} */ ({
     toolCallId: 'x',
     input: {},
     output: {
@@ -206,7 +255,7 @@ test('toModelOutput: audio and blobs are file parts, links stay text, long base6
         { type: 'hologram', data: 'C'.repeat(1000) },
       ],
     },
-  });
+  }));
   assert.equal(out.type, 'content');
   assert.deepEqual(out.value[0], { type: 'file', mediaType: 'audio/wav', data: { type: 'data', data: 'AAAA' } });
   assert.deepEqual(out.value[1], { type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: 'BBBB' }, filename: 'a.bin' });
@@ -214,12 +263,13 @@ test('toModelOutput: audio and blobs are file parts, links stay text, long base6
   assert.equal(out.value[3].type, 'text');
   assert.equal(JSON.parse(out.value[3].text).uri, 'mcp+cache://c/AAAAAAAAAAAA');
   assert.ok(!out.value[4].text.includes('CCCC'));
-  assert.deepEqual(toModelOutput({ toolCallId: 'x', input: {}, output: 'plain' }), { type: 'text', value: 'plain' });
-  assert.deepEqual(toModelOutput({ toolCallId: 'x', input: {}, output: { a: 1 } }), { type: 'json', value: { a: 1 } });
+  assert.deepEqual(toModelOutput(/** @type {ModelOutputOptions} */ ({ toolCallId: 'x', input: {}, output: 'plain' })), { type: 'text', value: 'plain' });
+  assert.deepEqual(toModelOutput(/** @type {ModelOutputOptions} */ ({ toolCallId: 'x', input: {}, output: { a: 1 } })), { type: 'json', value: { a: 1 } });
 });
 
 test('hand-written Zod tools: augmented schema, validated substituted input, execute options passed through', async () => {
   const cache = newCache();
+  /** @type {Array<{ input: object, options: { abortSignal?: AbortSignal, toolCallId: string } }>} */
   const calls = [];
   const raw = {
     load: tool({
@@ -236,22 +286,23 @@ test('hand-written Zod tools: augmented schema, validated substituted input, exe
       },
     }),
   };
+  /** @type {string[]} */
   const convIds = [];
-  const tools = wrapAiSdkTools(raw, {
+  const tools = /** @type {Record<string, WrappedTool>} */ (wrapAiSdkTools(raw, {
     cache,
-    convId: (options) => {
+    convId: (/** @type {ToolExecutionOptions<unknown>} */ options) => {
       convIds.push(options.toolCallId);
       return CONV;
     },
-  });
-  const schema = await asSchema(tools.plot.inputSchema).jsonSchema;
+  }));
+  const schema = /** @type {ObjectSchema} */ (await asSchema(tools.plot.inputSchema).jsonSchema);
   assert.ok(schema.properties.rows_uri, 'rows_uri declared');
   assert.equal(schema.additionalProperties, false);
   assert.ok(!(schema.required ?? []).includes('rows'));
 
-  const loaded = await tools.load.execute({ metric: 'm' }, { toolCallId: 't1', messages: [] });
+  const loaded = /** @type {Visible} */ (await tools.load.execute({ metric: 'm' }, { toolCallId: 't1', messages: [] }));
   assert.match(loaded._cache_uri, URI_RE);
-  assert.equal(toModelOutput({ toolCallId: 't1', input: {}, output: loaded }).type, 'json');
+  assert.equal(toModelOutput(/** @type {ModelOutputOptions} */ ({ toolCallId: 't1', input: {}, output: loaded })).type, 'json');
 
   const controller = new AbortController();
   const plotted = await tools.plot.execute({ rows_uri: loaded._cache_refs.rows, width_uri: null }, { toolCallId: 't2', messages: [], abortSignal: controller.signal });
@@ -263,16 +314,16 @@ test('hand-written Zod tools: augmented schema, validated substituted input, exe
   assert.deepEqual(convIds, ['t1', 't2']);
 
   // Substituted arguments are validated by the tool's own schema: a bad reference target blocks.
-  const bad = await tools.plot.execute({ rows_uri: `${loaded._cache_uri}#/labels` }, { toolCallId: 't3', messages: [] });
+  const bad = /** @type {TextResult} */ (await tools.plot.execute({ rows_uri: `${loaded._cache_uri}#/labels` }, { toolCallId: 't3', messages: [] }));
   assert.equal(bad.isError, true);
   assert.match(JSON.parse(bad.content[0].text).error, /^invalid_args: the arguments of plot/);
   assert.equal(calls.length, 1);
   // The inline cap applies to `data` by default; `cappedArgs` names other arguments.
-  const inline = await tools.plot.execute({ rows: ROWS.slice(0, 24) }, { toolCallId: 't4', messages: [] });
+  const inline = /** @type {{ points: number }} */ (await tools.plot.execute({ rows: ROWS.slice(0, 24) }, { toolCallId: 't4', messages: [] }));
   assert.equal(inline.points, 24);
   assert.equal(calls.length, 2);
-  const cappedRows = wrapAiSdkTools(raw, { cache, convId: CONV, cappedArgs: ['rows'] });
-  const refused = await cappedRows.plot.execute({ rows: ROWS.slice(0, 24) }, { toolCallId: 't5', messages: [] });
+  const cappedRows = /** @type {Record<string, WrappedTool>} */ (wrapAiSdkTools(raw, { cache, convId: CONV, cappedArgs: ['rows'] }));
+  const refused = /** @type {TextResult} */ (await cappedRows.plot.execute({ rows: ROWS.slice(0, 24) }, { toolCallId: 't5', messages: [] }));
   assert.equal(refused.isError, true);
   assert.equal(JSON.parse(refused.content[0].text)._capped_arg, 'rows');
   assert.equal(calls.length, 2);
@@ -288,8 +339,9 @@ test('a streaming tool: preliminary outputs pass through, the last one is what t
       },
     }),
   }, { cache: newCache(), convId: CONV });
+  /** @type {Array<{ status?: string, rows: unknown[], _cache_uri: string }>} */
   const seen = [];
-  for await (const output of tools.progress.execute({}, { toolCallId: 's1', messages: [] })) seen.push(output);
+  for await (const output of /** @type {(input: unknown, options: unknown) => AsyncIterable<(typeof seen)[number]>} */ (tools.progress.execute)({}, { toolCallId: 's1', messages: [] })) seen.push(output);
   assert.equal(seen.length, 3);
   assert.deepEqual(seen[0], { status: 'loading' });
   assert.equal(seen[1].rows.length, 240);
@@ -297,33 +349,33 @@ test('a streaming tool: preliminary outputs pass through, the last one is what t
 });
 
 test('clientToolSet over an SDK Client: the same pipeline, the server named; without a cache, plain tools', async () => {
-  const received = {};
+  const received = /** @type {Received} */ ({});
   const client = await connectSdkClient(received);
   try {
     const cache = newCache();
-    const tools = await clientToolSet(client, { cache, convId: CONV });
+    const tools = /** @type {Record<string, WrappedTool>} */ (/** @type {unknown} */ (await clientToolSet(client, { cache, convId: CONV })));
     assert.deepEqual(Object.keys(tools).sort(), ['chart.create', 'chart.snapshot', 'timeseries.query']);
-    const schema = await asSchema(tools['chart.create'].inputSchema).jsonSchema;
+    const schema = /** @type {ObjectSchema} */ (await asSchema(tools['chart.create'].inputSchema).jsonSchema);
     assert.ok(schema.properties.data_uri);
-    const first = await tools['timeseries.query'].execute({ metric: 'm' }, { toolCallId: 'a', messages: [] });
-    const visible = JSON.parse(first.content.find((b) => b.type === 'text').text);
+    const first = /** @type {TextResult} */ (await tools['timeseries.query'].execute({ metric: 'm' }, { toolCallId: 'a', messages: [] }));
+    const visible = JSON.parse(/** @type {{ text: string }} */ (first.content.find((b) => b.type === 'text')).text);
     const entries = await cache.entries({ convId: CONV });
     assert.equal(entries.length, 1);
-    const second = await tools['chart.create'].execute({ data_uri: visible._cache_refs.rows }, { toolCallId: 'b', messages: [] });
+    const second = /** @type {TextResult} */ (await tools['chart.create'].execute({ data_uri: visible._cache_refs.rows }, { toolCallId: 'b', messages: [] }));
     assert.equal(JSON.parse(second.content[0].text).points, 240);
     assert.deepEqual(Object.keys(received['chart.create'][0]), ['data']);
 
-    const plain = await clientToolSet(client);
-    const plainSchema = await asSchema(plain['chart.create'].inputSchema).jsonSchema;
+    const plain = /** @type {Record<string, WrappedTool>} */ (/** @type {unknown} */ (await clientToolSet(client)));
+    const plainSchema = /** @type {ObjectSchema} */ (await asSchema(plain['chart.create'].inputSchema).jsonSchema);
     assert.equal(plainSchema.properties.data_uri, undefined);
-    const raw = await plain['timeseries.query'].execute({ metric: 'm' }, { toolCallId: 'c', messages: [] });
+    const raw = /** @type {{ structuredContent: { rows: unknown[] } }} */ (await plain['timeseries.query'].execute({ metric: 'm' }, { toolCallId: 'c', messages: [] }));
     assert.equal(raw.structuredContent.rows.length, 240);
 
     // Any object of that shape works (what `cacheTools(cache)` returns).
-    const shaped = await clientToolSet({
+    const shaped = /** @type {Record<string, WrappedTool>} */ (/** @type {unknown} */ (await clientToolSet({
       listTools: async () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }] }),
-      callTool: async ({ name, arguments: args }) => ({ content: [{ type: 'text', text: `${name}:${args.text}` }] }),
-    });
+      callTool: async (/** @type {{ name: string, arguments: { text: string } }} */ { name, arguments: args }) => ({ content: [{ type: 'text', text: `${name}:${args.text}` }] }),
+    })));
     assert.deepEqual(await shaped.echo.execute({ text: 'hi' }, { toolCallId: 'd', messages: [] }), { content: [{ type: 'text', text: 'echo:hi' }] });
   } finally {
     await client.close();
@@ -331,7 +383,7 @@ test('clientToolSet over an SDK Client: the same pipeline, the server named; wit
 });
 
 test('cacheToolSet: the model selects the last 48 rows inside the cache and charts that derived reference', async () => {
-  const received = {};
+  const received = /** @type {Received} */ ({});
   const client = await connectSdkClient(received);
   try {
     const cache = newCache({ readTools: true });
@@ -339,7 +391,7 @@ test('cacheToolSet: the model selects the last 48 rows inside the cache and char
     assert.deepEqual(Object.keys(tools).filter((k) => k.startsWith('cache_')), ['cache_read', 'cache_search', 'cache_select']);
     const { model, seen } = scriptedModel((outputs) => {
       if (outputs.length === 0) return toolCall('c1', 'timeseries.query', { metric: 'cpu' });
-      const last = JSON.parse(textOf(outputs.at(-1)));
+      const last = JSON.parse(textOf(/** @type {LanguageModelV4ToolResultOutput} */ (outputs.at(-1))));
       if (outputs.length === 1) {
         assert.equal(last._cache_shape.rows, 240);
         assert.ok(last._preview_rows.length > 0 && last._preview_rows.length < 240, 'a preview');
@@ -350,10 +402,10 @@ test('cacheToolSet: the model selects the last 48 rows inside the cache and char
         assert.equal(last.count, 48);
         return toolCall('c3', 'chart.create', { title: 'last 48', data_uri: last._cache_uri });
       }
-      return answer(textOf(outputs.at(-1)));
+      return answer(textOf(/** @type {LanguageModelV4ToolResultOutput} */ (outputs.at(-1))));
     });
     const result = await generateText({ model, tools, prompt: 'chart the last 48 samples', stopWhen: stepCountIs(6) });
-    const select = seen[0].tools.find((t) => t.name === 'cache_select');
+    const select = /** @type {OfferedTool} */ (/** @type {OfferedTool[]} */ (seen[0].tools).find((t) => t.name === 'cache_select'));
     assert.deepEqual(select.inputSchema.required, ['uri']);
     assert.equal(result.text, '{"ok":true,"points":48}');
     assert.deepEqual(received['chart.create'][0].data, ROWS.slice(192));
@@ -365,9 +417,9 @@ test('cacheToolSet: the model selects the last 48 rows inside the cache and char
 });
 
 test('declaration-only tools (executed elsewhere, e.g. in the browser) get the schema and toModelOutput', async () => {
-  const tools = wrapAiSdkTools({ plot: { inputSchema: z.object({ data: z.array(z.number()) }) } }, { cache: newCache() });
+  const tools = /** @type {Record<string, Partial<WrappedTool>>} */ (wrapAiSdkTools({ plot: { inputSchema: z.object({ data: z.array(z.number()) }) } }, { cache: newCache() }));
   assert.equal(tools.plot.execute, undefined);
-  assert.ok((await asSchema(tools.plot.inputSchema).jsonSchema).properties.data_uri);
+  assert.ok(/** @type {ObjectSchema} */ (await asSchema(tools.plot.inputSchema).jsonSchema).properties.data_uri);
   assert.equal(tools.plot.toModelOutput, toModelOutput);
 });
 
@@ -376,7 +428,7 @@ test('bad input is a TypeError', async () => {
   assert.throws(() => wrapAiSdkTools(null, { cache }), TypeError);
   assert.throws(() => wrapAiSdkTools([], { cache }), TypeError);
   assert.throws(() => wrapAiSdkTools({}, {}), /needs \{ cache: ResultCache \}/);
-  assert.throws(() => wrapAiSdkTools({}), TypeError);
+  assert.throws(() => /** @type {(tools: unknown) => unknown} */ (wrapAiSdkTools)({}), TypeError); // no options, on purpose
   assert.throws(() => wrapAiSdkTools({}, { cache, convId: {} }), /convId must be/);
   assert.throws(() => wrapAiSdkTools({ x: 42 }, { cache }), /`x` is not an AI SDK tool/);
   assert.throws(() => wrapAiSdkTools({}, { cache, server: 7 }), /server must be/);

@@ -9,6 +9,19 @@ import Ajv2020 from 'ajv/dist/2020.js';
 
 import { augmentTools, ResultCache, matchGlob } from '../../pkg/node.mjs';
 
+/**
+ * A property schema of an augmented tool, as the assertions read it.
+ * @typedef {{ type?: unknown, description: string, items?: unknown }} PropertySchema
+ * A tool `augmentTools` answers, as the assertions read it (js/index.d.ts types it `McpTool`).
+ * @typedef {{
+ *   name: string, title?: string, annotations?: unknown,
+ *   inputSchema: { $schema?: string, additionalProperties?: unknown, properties: Record<string, PropertySchema>, required?: unknown[] },
+ * }} Tool
+ * The `default` export of `ajv` and `ajv/dist/2020.js` (CommonJS: `module.exports` is the class).
+ * @typedef {typeof import('ajv').default} AjvClass
+ * @typedef {typeof import('ajv/dist/2020.js').default} Ajv2020Class
+ */
+
 const chartCreate = () => ({
   name: 'chart.create',
   title: 'Create a chart',
@@ -48,10 +61,10 @@ const sampleTools = () => [
   { name: 'no-properties', inputSchema: { type: 'object' } },
 ];
 
-const isTrap = (error) => error instanceof WebAssembly.RuntimeError || !(error instanceof Error);
+const isTrap = (/** @type {unknown} */ error) => error instanceof WebAssembly.RuntimeError || !(error instanceof Error);
 
 test('an array parameter gains a string `_uri` sibling right after it, and is no longer required', () => {
-  const [chart] = augmentTools([chartCreate()]);
+  const [chart] = /** @type {Tool[]} */ (augmentTools([chartCreate()]));
   const { properties, required } = chart.inputSchema;
   assert.deepEqual(Object.keys(properties), ['title', 'data', 'data_uri', 'style']);
   assert.equal(properties.data_uri.type, 'string');
@@ -77,7 +90,7 @@ test('an array parameter gains a string `_uri` sibling right after it, and is no
 test('the input is never mutated, and tools without a usable schema come back as they are', () => {
   const tools = sampleTools();
   const before = structuredClone(tools);
-  const out = augmentTools(tools);
+  const out = /** @type {Tool[]} */ (augmentTools(tools));
   assert.deepEqual(tools, before);
   assert.notEqual(out, tools);
   assert.equal(out.length, tools.length);
@@ -88,9 +101,9 @@ test('the input is never mutated, and tools without a usable schema come back as
 
 test('idempotent: augmenting an augmented list changes nothing', () => {
   for (const options of [undefined, { objects: true }]) {
-    const once = augmentTools(sampleTools(), options);
+    const once = /** @type {Tool[]} */ (augmentTools(sampleTools(), options));
     const snapshot = structuredClone(once);
-    const twice = augmentTools(once, options);
+    const twice = /** @type {Tool[]} */ (augmentTools(once, options));
     assert.deepEqual(twice, snapshot);
     assert.deepEqual(once, snapshot, 'augmenting again did not mutate the first result');
     twice.forEach((tool, i) => assert.equal(tool, once[i], 'nothing left to add: the same objects'));
@@ -98,8 +111,8 @@ test('idempotent: augmenting an augmented list changes nothing', () => {
 });
 
 test('objects get a sibling only with { objects: true }', () => {
-  const [plain] = augmentTools([chartCreate()]);
-  const [withObjects] = augmentTools([chartCreate()], { objects: true });
+  const [plain] = /** @type {Tool[]} */ (augmentTools([chartCreate()]));
+  const [withObjects] = /** @type {Tool[]} */ (augmentTools([chartCreate()], { objects: true }));
   assert.equal(plain.inputSchema.properties.style_uri, undefined);
   assert.deepEqual(Object.keys(withObjects.inputSchema.properties), ['title', 'data', 'data_uri', 'style', 'style_uri']);
   assert.equal(withObjects.inputSchema.properties.style_uri.type, 'string');
@@ -126,7 +139,7 @@ test('which properties take an array: type, type lists, items, anyOf/oneOf branc
       },
     },
   };
-  const props = augmentTools([tool])[0].inputSchema.properties;
+  const props = /** @type {Tool[]} */ (augmentTools([tool]))[0].inputSchema.properties;
   const added = Object.keys(props).filter((k) => !(k in tool.inputSchema.properties));
   assert.deepEqual(added, ['a_uri', 'b_uri', 'c_uri', 'd_uri', 'e_uri']);
   assert.equal(props.h, true);
@@ -136,7 +149,7 @@ test('which properties take an array: type, type lists, items, anyOf/oneOf branc
 test('a whole tools/list result comes back in the same shape', () => {
   const result = { tools: [chartCreate(), { name: 'ping' }], nextCursor: 'page-2', _meta: { x: 1 } };
   const before = structuredClone(result);
-  const out = augmentTools(result);
+  const out = /** @type {{ tools: Tool[], nextCursor?: string, _meta?: unknown }} */ (augmentTools(result));
   assert.deepEqual(result, before);
   assert.deepEqual(Object.keys(out), ['tools', 'nextCursor', '_meta']);
   assert.equal(out.nextCursor, 'page-2');
@@ -147,11 +160,11 @@ test('a whole tools/list result comes back in the same shape', () => {
 test('keys such as __proto__ stay plain data', () => {
   const tool = JSON.parse(`{"name":"t","inputSchema":{"type":"object","properties":{
     "__proto__":{"type":"array","description":"proto rows"},"x":{"type":"string"}},"required":["__proto__"]}}`);
-  const props = augmentTools([tool])[0].inputSchema.properties;
+  const props = /** @type {Tool[]} */ (augmentTools([tool]))[0].inputSchema.properties;
   assert.equal(Object.getPrototypeOf(props), Object.prototype);
   assert.deepEqual(Object.keys(props), ['__proto__', '__proto___uri', 'x']);
-  assert.equal(Object.getOwnPropertyDescriptor(props, '__proto__').value.type, 'array');
-  assert.equal({}.type, undefined, 'Object.prototype untouched');
+  assert.equal(/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(props, '__proto__')).value.type, 'array');
+  assert.equal(/** @type {{ type?: unknown }} */ ({}).type, undefined, 'Object.prototype untouched');
 });
 
 test('caller keys are copied exactly; a lone-surrogate name gets no sibling; odd required items stay', () => {
@@ -164,20 +177,20 @@ test('caller keys are copied exactly; a lone-surrogate name gets no sibling; odd
       required: [lone, 7, 'data', null],
     },
   };
-  const schema = augmentTools([tool])[0].inputSchema;
+  const schema = /** @type {Tool[]} */ (augmentTools([tool]))[0].inputSchema;
   assert.deepEqual(Object.keys(schema.properties), [lone, '\uFFFDrows', 'data', 'data_uri']);
   assert.deepEqual(schema.required, [lone, 7, null]);
 });
 
 test('Ajv: both forms validate, a wrong type or an undeclared _uri does not', () => {
-  const augmented = augmentTools(sampleTools(), { objects: true });
-  const ajv = new Ajv({ strict: false });
+  const augmented = /** @type {Tool[]} */ (augmentTools(sampleTools(), { objects: true }));
+  const ajv = new (/** @type {AjvClass} */ (/** @type {unknown} */ (Ajv)))({ strict: false });
   for (const tool of augmented) {
     if (tool.inputSchema) ajv.compile(tool.inputSchema); // every schema stays a valid schema
   }
   const validate = ajv.compile(augmented[0].inputSchema);
-  const ok = (args) => assert.equal(validate(args), true, `${JSON.stringify(args)}: ${ajv.errorsText(validate.errors)}`);
-  const bad = (args) => assert.equal(validate(args), false, `${JSON.stringify(args)} should be rejected`);
+  const ok = (/** @type {unknown} */ args) => assert.equal(validate(args), true, `${JSON.stringify(args)}: ${ajv.errorsText(validate.errors)}`);
+  const bad = (/** @type {unknown} */ args) => assert.equal(validate(args), false, `${JSON.stringify(args)} should be rejected`);
   ok({ title: 'CPU', data_uri: 'mcp+cache://c/AAAAAAAAAAA' });
   ok({ title: 'CPU', data_uri: 'mcp+cache://c/AAAAAAAAAAA#/rows' });
   ok({ title: 'CPU', data: [{ a: 1 }] });
@@ -187,7 +200,7 @@ test('Ajv: both forms validate, a wrong type or an undeclared _uri does not', ()
   bad({ data_uri: 'mcp+cache://c/AAAAAAAAAAA' }); // title is still required
 
   // The original schema rejects the reference form: that is why the sibling is needed.
-  const original = new Ajv({ strict: false }).compile(chartCreate().inputSchema);
+  const original = new (/** @type {AjvClass} */ (/** @type {unknown} */ (Ajv)))({ strict: false }).compile(chartCreate().inputSchema);
   assert.equal(original({ title: 'CPU', data_uri: 'mcp+cache://c/AAAAAAAAAAA' }), false);
 });
 
@@ -202,8 +215,8 @@ test('Ajv 2020-12: prefixItems counts as an array', () => {
       additionalProperties: false,
     },
   };
-  const [out] = augmentTools([tool]);
-  const validate = new Ajv2020({ strict: false }).compile(out.inputSchema);
+  const [out] = /** @type {Tool[]} */ (augmentTools([tool]));
+  const validate = new (/** @type {Ajv2020Class} */ (/** @type {unknown} */ (Ajv2020)))({ strict: false }).compile(out.inputSchema);
   assert.equal(validate({ pair_uri: 'mcp+cache://c/AAAAAAAAAAA' }), true);
   assert.equal(validate({ pair: [1, 2] }), true);
   assert.equal(validate({ pair_uri: false }), false);
@@ -215,8 +228,8 @@ test('host round trip: the model calls with data_uri, the server gets only decla
   const uri = await cache.cacheToolResult({ payload: { rows }, convId: 'conv', threshold: 0 });
   assert.equal(typeof uri, 'string');
 
-  const ajv = new Ajv({ strict: false });
-  const [augmented] = augmentTools([chartCreate()]);
+  const ajv = new (/** @type {AjvClass} */ (/** @type {unknown} */ (Ajv)))({ strict: false });
+  const [augmented] = /** @type {Tool[]} */ (augmentTools([chartCreate()]));
   const modelArgs = { title: 'CPU', data_uri: `${uri}#/rows` };
   assert.equal(ajv.compile(augmented.inputSchema)(modelArgs), true, 'the model may send the reference');
 
@@ -228,11 +241,12 @@ test('host round trip: the model calls with data_uri, the server gets only decla
 });
 
 test('bad arguments are TypeErrors', () => {
+  // The values outside augmentTools' declared types are given on purpose (cast to `never`).
   for (const tools of [undefined, null, 'tools', 42, {}, { tools: 'x' }, { tools: {} }, { length: 3e9 }]) {
-    assert.throws(() => augmentTools(tools), TypeError, `tools = ${JSON.stringify(tools)}`);
+    assert.throws(() => augmentTools(/** @type {never} */ (tools)), TypeError, `tools = ${JSON.stringify(tools)}`);
   }
   for (const options of [5, 'objects', { objects: 'yes' }, { objects: 1 }]) {
-    assert.throws(() => augmentTools([], options), TypeError, `options = ${JSON.stringify(options)}`);
+    assert.throws(() => augmentTools([], /** @type {never} */ (options)), TypeError, `options = ${JSON.stringify(options)}`);
   }
   assert.deepEqual(augmentTools([], null), []);
   assert.throws(() => augmentTools(new Array(2 ** 32 - 1)), TypeError);
@@ -244,9 +258,9 @@ test('hostile values are TypeErrors, never traps, and the module keeps working',
     revoke();
     return proxy;
   };
-  const throwing = (key) => Object.defineProperty({}, key, { enumerable: true, get() { throw new Error('boom'); } });
-  const withSchema = (inputSchema) => [{ name: 't', inputSchema }];
-  const withProps = (properties) => withSchema({ type: 'object', properties });
+  const throwing = (/** @type {string} */ key) => Object.defineProperty({}, key, { enumerable: true, get() { throw new Error('boom'); } });
+  const withSchema = (/** @type {unknown} */ inputSchema) => [{ name: 't', inputSchema }];
+  const withProps = (/** @type {unknown} */ properties) => withSchema({ type: 'object', properties });
   const cases = {
     'revoked tools': () => [revoked()],
     'revoked tools array': revoked,
@@ -267,7 +281,7 @@ test('hostile values are TypeErrors, never traps, and the module keeps working',
   for (const [label, make] of Object.entries(cases)) {
     let error;
     try {
-      augmentTools(make());
+      augmentTools(/** @type {never} */ (make())); // hostile on purpose
     } catch (e) {
       error = e;
     }
@@ -282,13 +296,13 @@ test('hostile values are TypeErrors, never traps, and the module keeps working',
   for (let i = 0; i < 2000; i++) {
     try { augmentTools(withSchema(revoked())); } catch { /* TypeError */ }
   }
-  assert.equal(augmentTools([chartCreate()])[0].inputSchema.properties.data_uri.type, 'string');
+  assert.equal(/** @type {Tool[]} */ (augmentTools([chartCreate()]))[0].inputSchema.properties.data_uri.type, 'string');
   assert.equal(matchGlob('a.*', 'a.b'), true);
 });
 
 test('an array whose length cannot be read is a TypeError, not an empty list', () => {
   const throwingLength = () => new Proxy([{ name: 't' }], {
-    get: (target, key) => (key === 'length' ? (() => { throw new Error('length'); })() : target[key]),
+    get: (target, key) => (key === 'length' ? (() => { throw new Error('length'); })() : /** @type {Record<PropertyKey, unknown>} */ (/** @type {unknown} */ (target))[key]),
   });
   assert.throws(() => augmentTools(throwingLength()), TypeError);
   assert.throws(() => augmentTools({ tools: throwingLength() }), TypeError);

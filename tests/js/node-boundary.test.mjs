@@ -12,7 +12,9 @@ import { HOSTILE, HOSTILE_NAMES, targets, classify, stillWorks } from '../bounda
 
 // Every entry's exports (the host's where names are shared: matchGlob, ready, wasmMemoryBytes).
 const api = { ...lists, ...server, ...host };
+// The wrong-typed arguments below are wrong on purpose: each is cast to `never`.
 
+/** @type {unknown[]} */
 let uncaught = [];
 process.on('uncaughtException', (e) => uncaught.push(e));
 process.on('unhandledRejection', (e) => uncaught.push(e));
@@ -23,6 +25,7 @@ test('every export, every hostile value in every position: no trap, no unsettled
   for (const [name, fn] of Object.entries(all)) {
     for (const hostile of HOSTILE_NAMES) {
       for (let position = 0; position < 3; position++) {
+        /** @type {unknown[]} */
         const args = ['t', { convId: 'c' }, { convId: 'c' }];
         args[position] = HOSTILE[hostile]();
         const outcome = await classify(fn, args);
@@ -41,15 +44,15 @@ test('bad input is a TypeError (sync) or a rejected promise with a TypeError (as
   const cache = new api.ResultCache({ storage: 'memory' });
   const { proxy, revoke } = Proxy.revocable({}, {});
   revoke();
-  assert.throws(() => api.matchGlob({ length: 3e9 }, 'a'), TypeError);
-  assert.throws(() => api.checkInlineListCap({ length: 3e9 }, {}), TypeError);
+  assert.throws(() => api.matchGlob(/** @type {never} */ ({ length: 3e9 }), 'a'), TypeError);
+  assert.throws(() => api.checkInlineListCap(/** @type {never} */ ({ length: 3e9 }), {}), TypeError);
   assert.throws(() => api.checkInlineListCap('t', proxy), TypeError);
   await assert.rejects(cache.substituteCacheUris(proxy, { convId: 'A' }), TypeError);
-  await assert.rejects(cache.beforeToolCall({ length: 3e9 }, {}), TypeError);
+  await assert.rejects(cache.beforeToolCall(/** @type {never} */ ({ length: 3e9 }), {}), TypeError);
   await assert.rejects(cache.beforeToolCall('t', proxy, { convId: 'A' }), TypeError);
   await assert.rejects(cache.afterToolCall('t', proxy, { convId: 'A' }), TypeError);
-  await assert.rejects(cache.cacheToolResult(proxy), TypeError);
-  assert.throws(() => cache.observeTools(proxy), TypeError);
+  await assert.rejects(cache.cacheToolResult(/** @type {never} */ (proxy)), TypeError);
+  assert.throws(() => cache.observeTools(/** @type {never} */ (proxy)), TypeError);
 });
 
 test('100 000 hostile calls leave the module fully working', async () => {
@@ -60,7 +63,7 @@ test('100 000 hostile calls leave the module fully working', async () => {
     revoke();
     switch (i % 4) {
       case 0: pending.push(cache.substituteCacheUris(proxy, { convId: 'A' }).catch(() => 'rejected')); break;
-      case 1: try { api.matchGlob({ length: 3e9 }, 'a'); } catch { /* TypeError */ } break;
+      case 1: try { api.matchGlob(/** @type {never} */ ({ length: 3e9 }), 'a'); } catch { /* TypeError */ } break;
       case 2: pending.push(cache.afterToolCall('t', { content: [proxy] }).then(() => 'resolved', () => 'rejected')); break;
       default: try { api.checkInlineListCap('t', proxy); } catch { /* TypeError */ } break;
     }

@@ -8,9 +8,14 @@ import assert from 'node:assert/strict';
 // The entry as published (one bundled module); its `.wasm` is fetched from disk.
 import './file-fetch.mjs';
 
-const browser = await import('../../pkg/browser.mjs');
+const browser = /** @type {typeof import('../../js/index.js')} */ (/** @type {unknown} */ (await import('../../pkg/browser.mjs')));
 
 const names = async () => (await indexedDB.databases()).map((d) => d.name);
+/**
+ * @param {string} name
+ * @param {number} [version]
+ * @returns {Promise<IDBDatabase>}
+ */
 const open = (name, version) => new Promise((resolve, reject) => {
   const request = version ? indexedDB.open(name, version) : indexedDB.open(name);
   request.onupgradeneeded = () => {
@@ -41,11 +46,11 @@ test('warm-up before ready(): no database is created or upgraded until the cache
   // The cache's own open creates the full schema; the unused cache left nothing behind.
   const payload = { rows: Array.from({ length: 300 }, (_, i) => ({ i, label: `row number ${i}` })) };
   const uri = await used.cacheToolResult({ payload, convId: 'w' });
-  assert.match(uri, /^mcp\+cache:\/\//);
+  assert.match(/** @type {string} */ (uri), /^mcp\+cache:\/\//);
   assert.deepEqual(await used.readCachedPayload(uri, { convId: 'w' }), payload);
   assert.equal(used.storage, 'indexeddb');
   const db = await open('warm-used');
-  assert.ok(['results', 'usage', 'meta'].every((s) => db.objectStoreNames.contains(s)), [...db.objectStoreNames].join());
+  assert.ok(['results', 'usage', 'meta'].every((s) => db.objectStoreNames.contains(s)), [.../** @type {DOMStringList & Iterable<string>} */ (db.objectStoreNames)].join());
   db.close();
   assert.ok(!(await names()).includes('warm-unused'));
 
@@ -62,17 +67,18 @@ test('warm-up before ready(): no database is created or upgraded until the cache
 
 test('the browser entry\'s free functions: one default cache, configured before first use only', async () => {
   await assert.rejects(browser.configureDefaultCache({ threshold: -1 }), TypeError, 'invalid options reject');
+  /** @type {string[]} */
   const events = [];
-  await browser.configureDefaultCache({ dbName: 'free-functions', threshold: 10, onEvent: (e) => events.push(e.kind) });
+  await browser.configureDefaultCache({ dbName: 'free-functions', threshold: 10, onEvent: (/** @type {import('../../js/index.js').CacheEvent} */ e) => events.push(e.kind) });
   const uri = await browser.cacheToolResult({ payload: { rows: [1, 2, 3, 4, 5] }, convId: 'f' });
-  assert.match(uri, /^mcp\+cache:\/\/f\//, 'threshold 10 applies');
+  assert.match(/** @type {string} */ (uri), /^mcp\+cache:\/\/f\//, 'threshold 10 applies');
   assert.deepEqual(await browser.readCachedPayload(uri, { convId: 'f' }), { rows: [1, 2, 3, 4, 5] });
   const before = await browser.beforeToolCall('chart', { data_uri: uri }, { convId: 'f' });
-  assert.deepEqual(before.args, { data: { rows: [1, 2, 3, 4, 5] } });
+  assert.deepEqual(/** @type {{ args?: unknown }} */ (before).args, { data: { rows: [1, 2, 3, 4, 5] } });
   assert.ok((await names()).includes('free-functions'));
   await browser.clearConversation('f');
   assert.equal((await browser.lookup(uri, { convId: 'f' })).status, 'miss');
   assert.deepEqual(events.slice(0, 2), ['write', 'hit']);
-  await assert.rejects(browser.configureDefaultCache({}), (e) => e.name === 'InvalidStateError');
-  await assert.rejects(browser.cacheToolResult(42), TypeError, 'a bad argument rejects');
+  await assert.rejects(browser.configureDefaultCache({}), (/** @type {Error} */ e) => e.name === 'InvalidStateError');
+  await assert.rejects(browser.cacheToolResult(/** @type {never} */ (42)), TypeError, 'a bad argument rejects');
 });

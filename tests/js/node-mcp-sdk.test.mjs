@@ -21,9 +21,17 @@ import { ResultCache } from '../../pkg/node.mjs';
 import { StateSync } from '../../pkg/server.node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
+/**
+ * A JSON text block's data as these tests read it (a stored result as the model sees it, the
+ * chart's answer, or an error envelope).
+ * @typedef {{ _cache_uri: string, _cache_refs: Record<string, string>, error: string }} TextJson
+ */
 const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: 1_767_225_600_000 + i * 3_600_000, value: Math.round(100 + 40 * Math.sin(i / 12)) }));
 
-/** A chart server that declares only `data`, recording what each call received. */
+/**
+ * A chart server that declares only `data`, recording what each call received.
+ * @param {Record<string, unknown>[]} received
+ */
 function chartServer(received) {
   const chart = new McpServer({ name: 'chart', version: '1.0.0' });
   chart.registerTool('chart.create', {
@@ -39,6 +47,7 @@ function chartServer(received) {
 
 /** The servers a host talks to: data, chart (only `data`), billing (StateSync-decorated). */
 function makeServers() {
+  /** @type {Record<string, unknown>[]} */
   const received = [];
   const data = new McpServer({ name: 'data', version: '1.0.0' });
   data.registerTool('timeseries.query', {
@@ -66,11 +75,15 @@ function makeServers() {
   billing.registerTool('billing.get_invoice', { description: getDescription, inputSchema: { id: z.string() } }, async () =>
     ({ content: [{ type: 'text', text: JSON.stringify(invoice) }], structuredContent: invoice }));
   billing.registerTool('billing.refund', { description: refundDescription, inputSchema: { id: z.string() } }, async ({ id }) =>
-    sync.decorateResult('billing.refund', { content: [{ type: 'text', text: JSON.stringify({ ok: true, refunded: id }) }] }));
+    /** @type {import('@modelcontextprotocol/sdk/types.js').CallToolResult} */ (sync.decorateResult('billing.refund', { content: [{ type: 'text', text: JSON.stringify({ ok: true, refunded: id }) }] })));
   return { servers: { data, chart, billing }, received };
 }
 
+/**
+ * @param {Record<string, import('@modelcontextprotocol/sdk/server/mcp.js').McpServer>} servers
+ */
 async function inMemoryClients(servers) {
+  /** @type {Record<string, import('@modelcontextprotocol/sdk/client/index.js').Client>} */
   const clients = {};
   for (const [name, server] of Object.entries(servers)) {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -82,21 +95,26 @@ async function inMemoryClients(servers) {
   return clients;
 }
 
-/** Streamable HTTP on 127.0.0.1: one transport (and server instance) per session. */
+/**
+ * Streamable HTTP on 127.0.0.1: one transport (and server instance) per session.
+ * @param {(name: string) => import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} makeServer
+ */
 async function httpClients(makeServer) {
+  /** @type {Map<string, StreamableHTTPServerTransport>} */
   const sessions = new Map();
   const http = createServer(async (req, res) => {
-    const name = req.url.split('/')[2];
-    const id = req.headers['mcp-session-id'];
+    const name = /** @type {string} */ (req.url).split('/')[2];
+    const id = /** @type {string | undefined} */ (req.headers['mcp-session-id']);
     let transport = id && sessions.get(id);
     if (!transport) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: /** @type {(sid: string) => void} */ ((sid) => sessions.set(sid, /** @type {StreamableHTTPServerTransport} */ (transport))) });
       await makeServer(name).connect(transport);
     }
     await transport.handleRequest(req, res);
   });
-  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${http.address().port}`;
+  await /** @type {Promise<void>} */ (new Promise((resolve) => http.listen(0, '127.0.0.1', resolve)));
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (http.address()).port}`;
+  /** @type {Record<string, import('@modelcontextprotocol/sdk/client/index.js').Client>} */
   const clients = {};
   for (const name of ['data', 'chart', 'billing']) {
     const client = new Client({ name: `host-${name}`, version: '1.0.0' });
@@ -112,28 +130,40 @@ async function httpClients(makeServer) {
 }
 
 let n = 0;
+/**
+ * @param {Record<string, import('@modelcontextprotocol/sdk/client/index.js').Client>} clients
+ * @param {import('../../pkg/node/mcp_result_cache.js').ResultCacheOptions} [extra]
+ */
 function wrapAll(clients, extra = {}) {
   const cache = new ResultCache({ dbName: `sdk-${process.pid}-${n++}`, ...extra });
   const wrapped = Object.fromEntries(Object.entries(clients).map(([k, c]) => [k, wrapMcpClient(c, { cache, convId: () => 'chat-1' })]));
   return { cache, wrapped };
 }
 
-const textJson = (result) => JSON.parse(result.content.at(-1).text);
+/**
+ * @param {unknown} result a CallToolResult
+ * @returns {TextJson}
+ */
+const textJson = (result) => JSON.parse(/** @type {{ text: string }} */ (/** @type {{ content: unknown[] }} */ (result).content.at(-1)).text);
 
+/**
+ * @param {Record<string, import('@modelcontextprotocol/sdk/client/index.js').Client>} wrapped
+ * @param {Record<string, unknown>[]} received
+ */
 async function byReferenceFlow(wrapped, received) {
   const { tools } = await wrapped.chart.listTools();
-  const chartTool = tools.find((t) => t.name === 'chart.create');
+  const chartTool = /** @type {{ inputSchema: { properties: Record<string, { type: string }>, required?: string[], additionalProperties?: unknown } }} */ (tools.find((t) => t.name === 'chart.create'));
   assert.equal(chartTool.inputSchema.properties.data_uri.type, 'string');
   assert.ok(!(chartTool.inputSchema.required ?? []).includes('data'), '`data` is no longer required');
   assert.equal(chartTool.inputSchema.additionalProperties, false, 'still strict');
-  const ajv = new Ajv({ strict: false });
+  const ajv = new (/** @type {typeof import('ajv').default} */ (/** @type {unknown} */ (Ajv)))({ strict: false });
   const validate = ajv.compile(chartTool.inputSchema);
   assert.ok(validate({ title: 'CPU', data_uri: 'mcp+cache://c/AAAAAAAAAAA#/rows' }), JSON.stringify(validate.errors));
   assert.ok(validate({ title: 'CPU', data: [{ t: 1, value: 2 }] }));
   assert.ok(!validate({ title: 'CPU', other_uri: 'x' }), 'undeclared keys stay refused');
 
   await wrapped.data.listTools();
-  const query = await wrapped.data.callTool({ name: 'timeseries.query', arguments: { metric: 'cpu' } });
+  const query = /** @type {{ content: unknown[], structuredContent: { rows: unknown[], _cache_uri?: string }, _meta: Record<string, string[]> }} */ (await wrapped.data.callTool({ name: 'timeseries.query', arguments: { metric: 'cpu' } }));
   const visible = textJson(query);
   assert.match(visible._cache_uri, /^mcp\+cache:\/\/chat-1\//);
   assert.equal(visible._cache_refs.rows, `${visible._cache_uri}#/rows`);
@@ -146,7 +176,7 @@ async function byReferenceFlow(wrapped, received) {
   const chart = await wrapped.chart.callTool({ name: 'chart.create', arguments: { title: 'CPU', data_uri: visible._cache_refs.rows } });
   assert.equal(chart.isError, undefined, JSON.stringify(chart));
   assert.deepEqual(textJson(chart), { ok: true, points: 240 });
-  const got = received.at(-1);
+  const got = /** @type {Record<string, unknown>} */ (received.at(-1));
   assert.deepEqual(got.data, ROWS, 'the server received the 240 rows');
   assert.deepEqual(Object.keys(got).sort(), ['data', 'title'], 'and no _uri key');
 
@@ -170,9 +200,10 @@ test('InMemoryTransport: 240 rows reach a data-only server through data_uri from
 });
 
 test('Streamable HTTP on a local port: the same flow over real HTTP sessions', async () => {
+  /** @type {Record<string, unknown>[]} */
   const received = [];
   // One server instance per HTTP session; the chart servers share one record of calls.
-  const { clients, close } = await httpClients((name) => (name === 'chart' ? chartServer(received) : makeServers().servers[name]));
+  const { clients, close } = await httpClients((name) => (name === 'chart' ? chartServer(received) : makeServers().servers[/** @type {'data' | 'billing'} */ (name)]));
   try {
     const { wrapped } = wrapAll(clients);
     await byReferenceFlow(wrapped, received);
@@ -184,16 +215,17 @@ test('Streamable HTTP on a local port: the same flow over real HTTP sessions', a
 test('a stale notification sent by the billing server over the connection refuses the invoice reference', async () => {
   const { servers } = makeServers();
   const clients = await inMemoryClients(servers);
+  /** @type {string[]} */
   const seenByHost = [];
   clients.billing.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { seenByHost.push(n.params.uri); });
   const { cache, wrapped } = wrapAll(clients);
   const { tools } = await wrapped.billing.listTools();
-  assert.match(tools.find((t) => t.name === 'billing.get_invoice').description, /\[Cache-Control: no-store\]/);
+  assert.match(/** @type {{ description: string }} */ (tools.find((t) => t.name === 'billing.get_invoice')).description, /\[Cache-Control: no-store\]/);
   const invoice = textJson(await wrapped.billing.callTool({ name: 'billing.get_invoice', arguments: { id: 'INV-7' } }));
   assert.ok(invoice._cache_uri);
   assert.equal((await cache.lookup(invoice._cache_uri, { convId: 'chat-1' })).status, 'hit');
   const refund = await wrapped.billing.callTool({ name: 'billing.refund', arguments: { id: 'INV-7' } });
-  assert.match(refund.content[0].text, /<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
+  assert.match(/** @type {{ content: { text: string }[] }} */ (refund).content[0].text, /<cache_invalidation cause="billing.refund" domains="billing.get_\*" \/>/);
   // The notification travels over the connection asynchronously.
   for (let i = 0; i < 50 && seenByHost.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(seenByHost, ['mcpfusion://stale/billing.get_*'], 'the host\'s own handler still runs');
@@ -212,7 +244,7 @@ test('wrapMcpClient checks its arguments and delegates everything else', async (
   assert.throws(() => wrapMcpClient(null, { cache }), TypeError);
   assert.throws(() => wrapMcpClient(clients.data, {}), TypeError);
   const wrapped = wrapMcpClient(clients.data, { cache, convId: 'c' });
-  assert.equal(wrapped.getServerVersion().name, 'data');
+  assert.equal(/** @type {{ name: string }} */ (wrapped.getServerVersion()).name, 'data');
   assert.deepEqual(await wrapped.ping(), {});
   for (const c of Object.values(clients)) await c.close();
 });

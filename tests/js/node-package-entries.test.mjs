@@ -18,7 +18,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-result-cache/react', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'mcp-result-cache-pack-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const [{ filename, files }] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const [{ filename, files }] = /** @type {{ filename: string, files: { path: string }[] }[]} */ (JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })));
   const packed = new Set(files.map((f) => f.path));
   for (const file of ['js/react.mjs', 'js/react.d.ts', 'js/references.mjs', 'js/cache-route.mjs', 'js/page.mjs', 'js/route-args.mjs']) {
     assert.ok(packed.has(file), `${file} is not in the tarball`);
@@ -43,8 +43,13 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
     "export * as aiSdk from 'mcp-result-cache/ai-sdk';",
     "export * as mcpClient from 'mcp-result-cache/mcp-client';",
   ].join('\n'));
-  const { main, react, aiSdk, mcpClient } = await import(pathToFileURL(entry).href);
-  const cjs = createRequire(entry)('mcp-result-cache');
+  const { main, react, aiSdk, mcpClient } = /** @type {{
+    main: typeof import('../../pkg/node/index.mjs'),
+    react: typeof import('../../js/react.js'),
+    aiSdk: typeof import('../../js/ai-sdk.js'),
+    mcpClient: typeof import('../../js/mcp-client.js'),
+  }} */ (await import(pathToFileURL(entry).href));
+  const cjs = /** @type {typeof import('../../pkg/node/index.cjs')} */ (createRequire(entry)('mcp-result-cache'));
 
   const output = { _cache_uri: 'mcp+cache://c/AAAAAAAAAAA', _cache_refs: { rows: 'mcp+cache://c/AAAAAAAAAAA#/rows' } };
   for (const referencesOf of [main.referencesOf, cjs.referencesOf, aiSdk.referencesOf, mcpClient.referencesOf, react.referencesOf]) {
@@ -52,10 +57,12 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   }
   assert.deepEqual(Object.keys(react).sort(), ['ResultCacheProvider', 'referencesOf', 'useCacheEntries', 'useCacheRevalidate', 'useCachedResult']);
   assert.equal(typeof cjs.cacheRoute, 'function');
-  assert.throws(() => main.cacheRoute(new main.ResultCache({ storage: 'memory' })), TypeError);
+  // Called without its options on purpose (a TypeError).
+  assert.throws(() => /** @type {(cache: unknown) => unknown} */ (main.cacheRoute)(new main.ResultCache({ storage: 'memory' })), TypeError);
 
   // The installed package works end to end: a write told to a subscriber, read back by the route.
   const cache = new main.ResultCache({ storage: 'memory' });
+  /** @type {import('../../pkg/node/mcp_result_cache.js').CacheChange[]} */
   const changes = [];
   cache.subscribe((change) => changes.push(change));
   const visible = await cache.afterToolCall('metrics.query', { rows: Array.from({ length: 300 }, (_, i) => ({ i, name: `row ${i}` })) }, { convId: 'c' });

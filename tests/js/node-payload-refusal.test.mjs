@@ -8,8 +8,9 @@ import { ResultCache } from '../../pkg/node.mjs';
 
 let n = 0;
 const newCache = (options = {}) => {
+  /** @type {import('../../pkg/node/mcp_result_cache.js').CacheEvent[]} */
   const events = [];
-  const cache = new ResultCache({ dbName: `refuse-${process.pid}-${n++}`, onEvent: (e) => events.push(e), ...options });
+  const cache = new ResultCache({ dbName: `refuse-${process.pid}-${n++}`, onEvent: (/** @type {import('../../pkg/node/mcp_result_cache.js').CacheEvent} */ e) => events.push(e), ...options });
   return { cache, events };
 };
 const pad = 'x'.repeat(5000);
@@ -30,7 +31,7 @@ for (const [name, make] of Object.entries(NOT_PLAIN)) {
   test(`refused, with a skip event: ${name}`, async () => {
     const { cache, events } = newCache({ maxBytes: 1024 * 1024 });
     assert.equal(await cache.cacheToolResult({ payload: make(), convId: 'c' }), null);
-    assert.deepEqual(events.map((e) => [e.kind, e.reason]), [['skip', 'notPlainJson']]);
+    assert.deepEqual(events.map((e) => [e.kind, /** @type {{ reason?: string }} */ (e).reason]), [['skip', 'notPlainJson']]);
     assert.equal((await cache.stats()).entries, 0);
   });
 }
@@ -59,7 +60,7 @@ test('an enumerable property on Object.prototype is not part of the payload', as
     assert.ok(await cache.cacheToolResult({ payload: { pad, rows: [{ a: 1 }] }, convId: 'c' }));
     assert.equal(await cache.cacheToolResult({ payload: { pad, own: new Map() }, convId: 'c' }), null);
   } finally {
-    delete Object.prototype.polluted;
+    delete /** @type {Record<string, unknown>} */ (Object.prototype).polluted;
   }
   assert.deepEqual(events.filter((e) => e.kind === 'skip').map((e) => e.reason), ['notPlainJson']);
 });
@@ -68,6 +69,7 @@ test('arrays nested thousands deep are refused (they could not be read back); li
   const { cache, events } = newCache({ threshold: 1 });
   const ok = await cache.cacheToolResult({ payload: { pad }, convId: 'c' });
   for (const depth of [1001, 2000, 4999]) {
+    /** @type {unknown[]} */
     let v = [pad];
     for (let i = 0; i < depth; i++) v = [v];
     assert.equal(await cache.cacheToolResult({ payload: v, convId: 'c' }), null, `depth ${depth}`);
@@ -77,6 +79,7 @@ test('arrays nested thousands deep are refused (they could not be read back); li
   assert.ok(skips.every((e) => e.reason === 'maxDepth' && e.limit === 1000));
   const listed = await cache.entries();
   assert.deepEqual(listed.map((e) => e.uri), [ok]);
+  /** @type {unknown[]} */
   let shallow = [pad];
   for (let i = 0; i < 999; i++) shallow = [shallow];
   const stored = await cache.cacheToolResult({ payload: shallow, convId: 'c' });
@@ -92,7 +95,7 @@ test('a 23 MB JSON text result never enters wasm memory (parsed and measured on 
   assert.ok(text.length > 10_000_000, `${text.length}`);
   const before = wasmMemoryBytes();
   const visible = await cache.afterToolCall('big.query', { content: [{ type: 'text', text }] }, { convId: 'c' });
-  const shown = JSON.parse(visible.content.at(-1).text);
+  const shown = JSON.parse(/** @type {{ text: string }} */ (/** @type {import('../../pkg/node/mcp_result_cache.js').CallToolResult} */ (visible).content.at(-1)).text);
   assert.equal(shown._truncated, true);
   assert.match(shown._cache_uri, /^mcp\+cache:\/\/c\//);
   const grown = wasmMemoryBytes() - before;

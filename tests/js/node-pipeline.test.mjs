@@ -6,20 +6,45 @@ import assert from 'node:assert/strict';
 
 import { ResultCache, checkInlineListCap, substituteCacheUris, cacheToolResult } from '../../pkg/node.mjs';
 
+/** @typedef {import('../../js/index.js').CacheEvent} CacheEvent */
+/** @typedef {import('../../js/index.js').ToolEnvelope} ToolEnvelope */
+/** A `beforeToolCall` that blocked the call: what the host answers the model with. */
+/** @typedef {Extract<import('../../js/index.js').BeforeToolCallResult, { envelope: unknown }>} Blocked */
+/**
+ * What the model sees of a `table(count)` result: the rows as they were (with `_cache_uri` when
+ * stored), or a summary of them (`_truncated`).
+ * @typedef {{
+ *   ok?: boolean, rows: number, columns: string[], data?: unknown, _cache_uri: string, _truncated?: boolean,
+ *   _originalChars?: number, _cache_shape: object, _truncation_hint: string,
+ * }} TableView
+ */
+
 let n = 0;
-const table = (count) => ({
+const table = (/** @type {number} */ count) => ({
   ok: true,
   rows: count,
   columns: ['t', 'value'],
   data: Array.from({ length: count }, (_, i) => ({ t: 1_767_225_600_000 + i * 3_600_000, value: Math.round(100 + 40 * Math.sin(i / 12)) })),
 });
-const records = (count) => Array.from({ length: count }, (_, i) => ({ v: i }));
+const records = (/** @type {number} */ count) => Array.from({ length: count }, (_, i) => ({ v: i }));
 
-/** A chat engine's dispatch loop with a fake MCP server. */
+/**
+ * A chat engine's dispatch loop with a fake MCP server.
+ * @param {Record<string, unknown>} [options]
+ */
 function makeHost(options = {}) {
+  /** @type {CacheEvent[]} */
   const events = [];
-  const cache = new ResultCache({ dbName: `pipeline-${process.pid}-${n++}`, onEvent: (e) => events.push(e), ...options });
+  const cache = new ResultCache({ dbName: `pipeline-${process.pid}-${n++}`, onEvent: (/** @type {CacheEvent} */ e) => events.push(e), ...options });
+  /** @type {{ toolName: string, args: unknown }[]} */
   const dispatched = [];
+  /**
+   * @param {string} toolName
+   * @param {unknown} args
+   * @param {(args: unknown) => unknown} server
+   * @param {{ enabled?: boolean }} [options]
+   * @returns {Promise<unknown>} what the model sees: the blocking envelope, a reused result or the server's result
+   */
   async function call(toolName, args, server, { enabled = true } = {}) {
     const before = await cache.beforeToolCall(toolName, args, { enabled, convId: 'conv' });
     if (!before.dispatch) return before;
@@ -32,13 +57,14 @@ function makeHost(options = {}) {
 test('240-row result gets _cache_uri; data_uri dispatches the rows', async () => {
   const host = makeHost();
   const original = table(240);
-  const visible = await host.call('timeseries.query', { metric: 'cpu' }, () => original);
+  const visible = /** @type {TableView} */ (await host.call('timeseries.query', { metric: 'cpu' }, () => original));
   assert.match(visible._cache_uri, /^mcp\+cache:\/\/conv\/[A-Za-z0-9_-]{11}$/);
   assert.equal(visible.rows, 240);
   assert.deepEqual(visible.data, original.data);
   const chartArgs = { data_uri: visible._cache_uri, title: 'CPU' };
   await host.call('chart.create', chartArgs, () => ({ ok: true }));
   const sent = host.dispatched.at(-1);
+  assert.ok(sent);
   assert.equal(sent.toolName, 'chart.create');
   assert.deepEqual(sent.args, { title: 'CPU', data: original });
   assert.deepEqual(chartArgs, { data_uri: visible._cache_uri, title: 'CPU' }, 'caller args untouched');
@@ -52,7 +78,7 @@ test('240-row result gets _cache_uri; data_uri dispatches the rows', async () =>
 test('a 5000-row result is summarized and cached whole', async () => {
   const host = makeHost();
   const big = table(5000);
-  const visible = await host.call('timeseries.query', {}, () => big);
+  const visible = /** @type {TableView} */ (await host.call('timeseries.query', {}, () => big));
   assert.equal(visible._truncated, true);
   assert.equal(visible.rows, 5000);
   assert.deepEqual(visible.columns, ['t', 'value']);
@@ -68,7 +94,7 @@ test('a 5000-row result is summarized and cached whole', async () => {
 test('a miss never reaches the dispatcher', async () => {
   const host = makeHost();
   const ghost = 'mcp+cache://conv/GHOSTGHOSTG';
-  const out = await host.call('chart.create', { data_uri: ghost }, () => assert.fail('dispatched'));
+  const out = /** @type {Blocked} */ (await host.call('chart.create', { data_uri: ghost }, () => assert.fail('dispatched')));
   assert.deepEqual(Object.keys(out), ['dispatch', 'envelope', 'signature']);
   assert.equal(out.dispatch, false);
   assert.equal(out.signature, `chart.create|cache-miss|${JSON.stringify([ghost])}`);
@@ -80,18 +106,18 @@ test('a miss never reaches the dispatcher', async () => {
 
 test('inline cap: 24 blocked, 15 pass, 99 + data_uri dispatches the cached rows', async () => {
   const host = makeHost();
-  const blocked = await host.call('chart.create', { data: records(24) }, () => assert.fail('dispatched'));
+  const blocked = /** @type {Blocked} */ (await host.call('chart.create', { data: records(24) }, () => assert.fail('dispatched')));
   assert.equal(blocked.dispatch, false);
   assert.equal(blocked.signature, 'chart.create|inline-cap|data');
   assert.equal(blocked.envelope._capped_arg, 'data');
   assert.match(blocked.envelope.error, /^invalid_args: `data` has 24 records \(cap: 20\)\..*data_uri/);
   assert.match(blocked.envelope.fix_hint, /chart\.create.*data_uri=/);
-  assert.equal(host.events.at(-1).kind, 'cap');
+  assert.equal(/** @type {CacheEvent} */ (host.events.at(-1)).kind, 'cap');
   await host.call('chart.create', { data: records(15) }, () => ({ ok: true }));
   assert.equal(host.dispatched.length, 1);
-  const source = await host.call('timeseries.query', {}, () => table(240));
+  const source = /** @type {TableView} */ (await host.call('timeseries.query', {}, () => table(240)));
   await host.call('chart.create', { data: records(99), data_uri: source._cache_uri }, () => ({ ok: true }));
-  assert.equal(host.dispatched.at(-1).args.data.rows, 240);
+  assert.equal(/** @type {{ args: { data: { rows: number } } }} */ (host.dispatched.at(-1)).args.data.rows, 240);
   assert.ok(host.events.some((e) => e.kind === 'conflict' && e.key === 'data'));
 });
 
@@ -104,7 +130,7 @@ test('disabled mode stores nothing and substitutes nothing, but the model never 
   const small = table(10);
   assert.equal(await host.cache.afterToolCall('q', small, { enabled: false }), small);
   const big = table(5000);
-  const shown = await host.cache.afterToolCall('q', big, { enabled: false });
+  const shown = /** @type {TableView} */ (await host.cache.afterToolCall('q', big, { enabled: false }));
   assert.equal(shown._truncated, true);
   assert.equal('_cache_uri' in shown, false);
   assert.equal((await host.cache.stats()).entries, 0);
@@ -116,15 +142,16 @@ test('substituteCacheUris free function: identity, pass-through, proto keys', as
   assert.equal(typeof uri, 'string');
   for (const args of [null, 'hello', [1, 2, 3], 5, { a: 1 }, { data_uri: 'https://example.com/x' }]) {
     const out = await substituteCacheUris(args);
-    assert.equal(out.ok, true);
+    assert.ok(out.ok);
     assert.equal(out.args, args);
   }
   const hostile = JSON.parse(`{"__proto__":{"polluted":1},"data_uri":"${uri}"}`);
   const out = await substituteCacheUris(hostile, { convId: 'free' });
+  assert.ok(out.ok);
   assert.equal(Object.getPrototypeOf(out.args), Object.prototype);
-  assert.deepEqual(Object.getOwnPropertyDescriptor(out.args, '__proto__').value, { polluted: 1 });
-  assert.equal({}.polluted, undefined);
-  assert.deepEqual(out.args.data, payload);
+  assert.deepEqual(/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(out.args, '__proto__')).value, { polluted: 1 });
+  assert.equal(/** @type {{ polluted?: unknown }} */ ({}).polluted, undefined);
+  assert.deepEqual(/** @type {{ data: unknown }} */ (out.args).data, payload);
   const foreign = await substituteCacheUris({ data_uri: uri }, { convId: 'other' });
   assert.equal(foreign.ok, false);
   assert.deepEqual(foreign.envelope._missing_uris, [uri]);
@@ -134,5 +161,5 @@ test('checkInlineListCap', () => {
   assert.equal(checkInlineListCap('t', { data: records(20) }), null);
   assert.equal(checkInlineListCap('t', { data: JSON.stringify(records(50)) }), null);
   assert.equal(checkInlineListCap('t', null), null);
-  assert.equal(checkInlineListCap('t', { rows: records(3) }, 2, ['rows'])._capped_arg, 'rows');
+  assert.equal(/** @type {ToolEnvelope} */ (checkInlineListCap('t', { rows: records(3) }, 2, ['rows']))._capped_arg, 'rows');
 });

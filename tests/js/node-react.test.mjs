@@ -4,6 +4,7 @@
 // `clearConversation`, stale after `invalidate` — and over an `endpoint` answered by
 // `cacheRoute` from a real `node:http` server (revalidation on focus and on demand). Server
 // rendering reads nothing.
+/// <reference path="../types/react-subset.d.ts" />
 import globalJsdom from 'global-jsdom';
 import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ const cleanupDom = globalJsdom(undefined, { url: 'http://localhost/' });
 // IndexedDB, as consumers' Node tests have it. With a `window`, fake-indexeddb installs itself on
 // it; the wasm glue reads the `IDB*` classes as globals too, so they are on both.
 await import('fake-indexeddb/auto');
-for (const name of Object.getOwnPropertyNames(window).filter((n) => n === 'indexedDB' || n.startsWith('IDB'))) globalThis[name] = window[name];
+for (const name of Object.getOwnPropertyNames(window).filter((n) => n === 'indexedDB' || n.startsWith('IDB'))) /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (globalThis))[name] = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (window))[name];
 globalThis.IS_REACT_ACT_ENVIRONMENT = true;
 const { render, cleanup, waitFor, act, configure } = await import('@testing-library/react');
 // Reads go through IndexedDB and HTTP: a busy machine may take more than the default second.
@@ -27,13 +28,23 @@ configure({ asyncUtilTimeout: 10000 });
 afterEach(() => cleanup());
 after(() => cleanupDom());
 
-const table = (n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
+/**
+ * What these tests read of a listed entry (`CacheEntryInfo` in the page, `CacheRouteEntry` over HTTP).
+ * @typedef {{ uri: string, staleCause: string | null }[]} Listed
+ */
+const table = (/** @type {number} */ n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
 let n = 0;
 
-/** Renders `hook()` inside the provider; answers the list of what it returned, render by render. */
+/**
+ * Renders `hook()` inside the provider; answers the list of what it returned, render by render.
+ * @template T
+ * @param {() => import('mcp-result-cache/react').CachedResult<T>} hook
+ * @param {import('mcp-result-cache/react').ResultCacheProviderProps} props
+ */
 function renderHook(hook, props) {
+  /** @type {import('mcp-result-cache/react').CachedResult<T>[]} */
   const seen = [];
-  const controls = {};
+  const controls = /** @type {{ revalidate: () => void }} */ ({});
   function Probe() {
     const value = hook();
     controls.revalidate = useCacheRevalidate();
@@ -41,16 +52,20 @@ function renderHook(hook, props) {
     return h('pre', null, value.status);
   }
   const view = render(h(StrictMode, null, h(ResultCacheProvider, props, h(Probe))));
-  return { seen, last: () => seen.at(-1), view, controls };
+  return { seen, last: () => /** @type {import('mcp-result-cache/react').CachedResult<T>} */ (seen.at(-1)), view, controls };
 }
 
-const until = (probe, status) => waitFor(() => assert.equal(probe.last().status, status, String(probe.last().error?.stack ?? probe.last().error)), { timeout: 10000 });
+/**
+ * @param {{ last: () => import('mcp-result-cache/react').CachedResult<unknown> }} probe
+ * @param {import('mcp-result-cache/react').CachedResult['status']} status
+ */
+const until = (probe, status) => waitFor(() => assert.equal(probe.last().status, status, String(/** @type {Error | undefined} */ (probe.last().error)?.stack ?? probe.last().error)), { timeout: 10000 });
 
 test('a cache in the page (IndexedDB): ready with the exact data, then stale, then missing', async () => {
   const cache = new ResultCache({ storage: 'indexeddb', dbName: `react-${process.pid}-${n++}` });
   assert.equal(cache.storage, 'indexeddb');
   const data = table(300);
-  const output = await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' });
+  const output = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }));
   const uri = output._cache_uri;
 
   const whole = renderHook(() => useCachedResult(uri), { cache, convId: 'chat-1' });
@@ -65,19 +80,19 @@ test('a cache in the page (IndexedDB): ready with the exact data, then stale, th
   await until(page, 'ready');
   assert.deepEqual(page.last().data, { uri: `${uri}#/rows`, total: 300, offset: 10, items: data.rows.slice(10, 15), next_offset: 15 });
   await until(list, 'ready');
-  assert.deepEqual(list.last().data.map((e) => e.uri), [uri]);
+  assert.deepEqual(/** @type {Listed} */ (list.last().data).map((e) => e.uri), [uri]);
 
   // A write shows in the list.
-  const second = (await cache.afterToolCall('files.read', table(250), { convId: 'chat-1' }))._cache_uri;
-  await waitFor(() => assert.deepEqual(list.last().data.map((e) => e.uri), [uri, second]));
+  const second = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('files.read', table(250), { convId: 'chat-1' }))._cache_uri;
+  await waitFor(() => assert.deepEqual(/** @type {Listed} */ (list.last().data).map((e) => e.uri), [uri, second]));
 
   // An invalidation: stale, keeping the data shown.
   await act(() => cache.invalidate(['metrics.*'], { cause: 'metrics.reset' }));
   await until(whole, 'stale');
   assert.deepEqual(whole.last().data, data);
   await until(page, 'stale');
-  assert.equal(page.last().data.items.length, 5);
-  await waitFor(() => assert.equal(list.last().data.find((e) => e.uri === uri).staleCause, 'metrics.reset'));
+  assert.equal(/** @type {{ items: unknown[] }} */ (page.last().data).items.length, 5);
+  await waitFor(() => assert.equal(/** @type {Listed[number]} */ (/** @type {Listed} */ (list.last().data).find((e) => e.uri === uri)).staleCause, 'metrics.reset'));
 
   // A clear of the conversation: missing, no data.
   await act(() => cache.clearConversation('chat-1'));
@@ -89,7 +104,7 @@ test('a cache in the page (IndexedDB): ready with the exact data, then stale, th
 
 test('an entry of another conversation is missing; an output without a reference too; bad input throws', async () => {
   const cache = new ResultCache({ storage: 'indexeddb', dbName: `react-${process.pid}-${n++}` });
-  const uri = (await cache.afterToolCall('metrics.query', table(300), { convId: 'chat-a' }))._cache_uri;
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300), { convId: 'chat-a' }))._cache_uri;
   const other = renderHook(() => useCachedResult(uri), { cache, convId: 'chat-b' });
   const own = renderHook(() => useCachedResult(uri, { convId: 'chat-a' }), { cache, convId: 'chat-b' });
   const small = renderHook(() => useCachedResult({ ok: true }), { cache, convId: 'chat-a' });
@@ -99,7 +114,7 @@ test('an entry of another conversation is missing; an output without a reference
   assert.equal(small.last().status, 'missing');
   assert.equal(pending.last().status, 'loading');
 
-  const quiet = (fn) => {
+  const quiet = (/** @type {() => void} */ fn) => {
     const error = console.error;
     console.error = () => {};
     try {
@@ -109,9 +124,10 @@ test('an entry of another conversation is missing; an output without a reference
     }
   };
   quiet(() => assert.throws(() => renderHook(() => useCachedResult('https://example.com'), { cache }), TypeError));
+  // Wrong props on purpose: cast to `never`.
   quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri, { limit: 0 }), { cache }), TypeError));
-  quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri), { cache, endpoint: '/api/cache' }), TypeError));
-  quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri), {}), TypeError));
+  quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri), /** @type {never} */ ({ cache, endpoint: '/api/cache' })), TypeError));
+  quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri), /** @type {never} */ ({})), TypeError));
   quiet(() => assert.throws(() => render(h(function Outside() {
     useCachedResult(uri);
     return null;
@@ -121,7 +137,8 @@ test('an entry of another conversation is missing; an output without a reference
 test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missing on revalidate', async (t) => {
   const cache = new ResultCache({ storage: 'memory' });
   const data = table(300);
-  const uri = (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  /** @type {{ url: string, ifNoneMatch: string | null }[]} */
   const requests = [];
   const server = await serveRoute(async (request) => {
     requests.push({ url: request.url, ifNoneMatch: request.headers.get('if-none-match') });
@@ -138,7 +155,7 @@ test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missi
   await until(page, 'ready');
   assert.deepEqual(page.last().data, { uri: `${uri}#/rows`, total: 300, offset: 298, items: data.rows.slice(298) });
   await until(list, 'ready');
-  assert.deepEqual(list.last().data.map((e) => e.uri), [uri]);
+  assert.deepEqual(/** @type {Listed} */ (list.last().data).map((e) => e.uri), [uri]);
 
   // Focus revalidates with If-None-Match: unchanged entries answer 304 and stay ready.
   const before = requests.length;
@@ -152,7 +169,7 @@ test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missi
   await act(async () => window.dispatchEvent(new window.Event('focus')));
   await until(whole, 'stale');
   assert.deepEqual(whole.last().data, data);
-  await waitFor(() => assert.equal(list.last().data[0].staleCause, 'metrics.reset'));
+  await waitFor(() => assert.equal(/** @type {Listed} */ (list.last().data)[0].staleCause, 'metrics.reset'));
 
   // The server clears the conversation: revalidating on demand shows it missing.
   await cache.clearConversation('chat-1');
@@ -170,8 +187,8 @@ test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missi
 test('server rendering reads nothing and shows loading', async () => {
   let reads = 0;
   const cache = new ResultCache({ storage: 'memory' });
-  const uri = (await cache.afterToolCall('metrics.query', table(300), { convId: 'chat-1' }))._cache_uri;
-  const counting = Object.assign(Object.create(cache), { lookup: (...a) => (reads++, cache.lookup(...a)), subscribe: (l) => cache.subscribe(l) });
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300), { convId: 'chat-1' }))._cache_uri;
+  const counting = Object.assign(Object.create(cache), { lookup: (/** @type {Parameters<typeof cache.lookup>} */ ...a) => (reads++, cache.lookup(...a)), subscribe: (/** @type {Parameters<typeof cache.subscribe>[0]} */ l) => cache.subscribe(l) });
   function Show() {
     return h('span', null, useCachedResult(uri).status);
   }

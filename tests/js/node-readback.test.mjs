@@ -12,20 +12,44 @@ import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 
 let n = 0;
 const fresh = (options = {}) => new ResultCache({ storage: 'memory', ...options, dbName: `readback-${process.pid}-${n++}` });
-const rows = (count) => Array.from({ length: count }, (_, i) => ({ hour: `2026-12-01T${String(i % 24).padStart(2, '0')}:00Z`, i, cpu: (i * 37) % 101, host: i % 3 ? 'web-1' : 'db-1' }));
+/**
+ * A read-back tool's answer (its structuredContent): the fields these tests read.
+ * @typedef {{
+ *   total: number, offset: number, items: { i: number }[], next_offset?: number,
+ *   too_large: { index: number, uri: string, chars: number },
+ *   keys: { key: string, type: string, size: number, pointer: string, value?: unknown }[],
+ *   text: string, total_chars: number,
+ *   matches: { pointer: string, snippet: string }[], total_matches: number,
+ *   count: number, sample: unknown[], _cache_uri: string,
+ * }} Answer
+ */
+const rows = (/** @type {number} */ count) => Array.from({ length: count }, (_, i) => ({ hour: `2026-12-01T${String(i % 24).padStart(2, '0')}:00Z`, i, cpu: (i * 37) % 101, host: i % 3 ? 'web-1' : 'db-1' }));
 
+/**
+ * @param {import('../../pkg/node/mcp_result_cache.js').ResultCache} cache
+ * @param {unknown} payload
+ * @returns {Promise<string>}
+ */
 async function stored(cache, payload, convId = 'c1', sourceToolName = 'metrics.query') {
   const uri = await cache.cacheToolResult({ payload, convId, sourceToolName, threshold: 0 });
   assert.equal(typeof uri, 'string');
-  return uri;
+  return /** @type {string} */ (uri);
 }
 
+/**
+ * @param {import('../../pkg/node/index.mjs').CacheReadToolResult} result
+ * @returns {Answer}
+ */
 const answer = (result) => {
   assert.notEqual(result.isError, true, result.content?.[0]?.text);
   assert.equal(result.content[0].type, 'text');
   assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
-  return result.structuredContent;
+  return /** @type {Answer} */ (result.structuredContent);
 };
+/**
+ * @param {import('../../pkg/node/index.mjs').CacheReadToolResult} result
+ * @returns {import('../../pkg/node/mcp_result_cache.js').ToolEnvelope}
+ */
 const refusal = (result) => {
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent, undefined);
@@ -35,9 +59,9 @@ const refusal = (result) => {
 test('listTools answers three tools whose input schemas compile with Ajv (strict) and validate calls', async () => {
   const tools = cacheTools(fresh(), { convId: 'c1' });
   const { tools: list } = await tools.listTools();
-  assert.deepEqual(list.map((t) => t.name), ['cache_read', 'cache_search', 'cache_select']);
-  const ajv = new Ajv({ strict: true });
-  const [read, search, select] = list.map((t) => ajv.compile(t.inputSchema));
+  assert.deepEqual(list.map((/** @type {import('../../pkg/node/index.mjs').CacheReadTool} */ t) => t.name), ['cache_read', 'cache_search', 'cache_select']);
+  const ajv = new (/** @type {typeof import('ajv').default} */ (/** @type {unknown} */ (Ajv)))({ strict: true });
+  const [read, search, select] = list.map((/** @type {import('../../pkg/node/index.mjs').CacheReadTool} */ t) => ajv.compile(t.inputSchema));
   assert.ok(read({ uri: 'mcp+cache://c1/abcdefgh', offset: 0, limit: 10 }));
   assert.ok(!read({ offset: 1 }), 'uri is required');
   assert.ok(!read({ uri: 'x', extra: 1 }), 'no other properties');
@@ -47,7 +71,7 @@ test('listTools answers three tools whose input schemas compile with Ajv (strict
   assert.ok(!select({ uri: 'u', where: [{ field: 'cpu', op: 'like', value: 90 }] }), 'op is an enum');
   assert.ok(!select({ uri: 'u', where: [{ field: 'cpu', op: '=', value: { deep: 1 } }] }), 'value is a primitive');
   const custom = await cacheTools(fresh(), { prefix: 'mem.' }).listTools();
-  assert.deepEqual(custom.tools.map((t) => t.name), ['mem.read', 'mem.search', 'mem.select']);
+  assert.deepEqual(custom.tools.map((/** @type {import('../../pkg/node/index.mjs').CacheReadTool} */ t) => t.name), ['mem.read', 'mem.search', 'mem.select']);
 });
 
 test('bad options reject the first call with a TypeError', async () => {
@@ -156,7 +180,7 @@ test('cache_search finds string and number leaves case-insensitively, in documen
   assert.deepEqual(found.matches.map((m) => m.pointer), ['/rows/0/host', '/rows/3/host', '/rows/6/host']);
   assert.equal(found.matches[0].snippet, 'db-1');
   const row = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#${found.matches[1].pointer.replace(/\/host$/, '')}` } }));
-  assert.equal(row.keys.find((k) => k.key === 'i').value, 3);
+  assert.equal(/** @type {{ value?: unknown }} */ (row.keys.find((k) => k.key === 'i')).value, 3);
   const numbers = answer(await tools.callTool({ name: 'cache_search', arguments: { uri: `${uri}#/rows`, query: '4999' } }));
   assert.deepEqual(numbers.matches, [{ pointer: '/rows/4999/i', snippet: '4999' }]);
   const none = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'no such thing' } }));
@@ -187,7 +211,7 @@ test('cache_select stores the matching rows as a derived reference that substitu
   const ofDerived = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: last48._cache_uri, where: [{ field: 'i', op: '<', value: 200 }] } }));
   assert.equal(ofDerived.count, 8);
   const entries = await cache.entries({ convId: 'c1' });
-  assert.equal(entries.find((e) => e.uri === ofDerived._cache_uri).derivedFrom, last48._cache_uri);
+  assert.equal(/** @type {import('../../pkg/node/mcp_result_cache.js').CacheEntryInfo} */ (entries.find((e) => e.uri === ofDerived._cache_uri)).derivedFrom, last48._cache_uri);
 });
 
 test('repeated calls answer byte-identical text (cache_select reuses its reference while it lasts)', async () => {
@@ -209,7 +233,7 @@ test('a derived reference is refused once its source is stale, evicted or cleare
   const now = { t: 1_000_000 };
   const cache = fresh({ now: () => now.t });
   const tools = cacheTools(cache, { convId: 'c1' });
-  const select = async (uri) => answer(await tools.callTool({ name: 'cache_select', arguments: { uri, where: [{ field: 'i', op: '<', value: 10 }] } }))._cache_uri;
+  const select = async (/** @type {string} */ uri) => answer(await tools.callTool({ name: 'cache_select', arguments: { uri, where: [{ field: 'i', op: '<', value: 10 }] } }))._cache_uri;
   // Stale: an invalidation of the source's tool.
   const a = await stored(cache, rows(50), 'c1', 'metrics.query');
   const derived = await select(a);
@@ -232,7 +256,7 @@ test('a derived reference is refused once its source is stale, evicted or cleare
   await cache.evictOlderThan({ maxAgeMs: 5_000 });
   assert.equal((await cache.lookup(b, { convId: 'c1' })).status, 'miss');
   assert.equal((await cache.lookup(derivedB, { convId: 'c1' })).status, 'miss');
-  assert.deepEqual((await cache.substituteCacheUris({ data_uri: derivedB }, { convId: 'c1' })).envelope._missing_uris, [derivedB]);
+  assert.deepEqual(/** @type {{ envelope: import('../../pkg/node/mcp_result_cache.js').ToolEnvelope }} */ (await cache.substituteCacheUris({ data_uri: derivedB }, { convId: 'c1' })).envelope._missing_uris, [derivedB]);
   // Cleared: both go with their conversation.
   const c = await stored(cache, rows(50), 'c1', 'other.tool');
   const derivedC = await select(c);
@@ -263,11 +287,11 @@ test('the tools are scoped to their conversation; IndexedDB keeps derived entrie
   assert.deepEqual(miss._missing_uris, [uri]);
   const derived = answer(await cacheTools(cache, { convId: 'c1' }).callTool({ name: 'cache_select', arguments: { uri, where: [{ field: 'host', op: '=', value: 'db-1' }] } }));
   assert.equal(derived.count, 10);
-  assert.equal(refusal(await other.callTool({ name: 'cache_read', arguments: { uri: derived._cache_uri } }))._missing_uris[0], derived._cache_uri);
+  assert.equal(/** @type {string[]} */ (refusal(await other.callTool({ name: 'cache_read', arguments: { uri: derived._cache_uri } }))._missing_uris)[0], derived._cache_uri);
   cache.close();
   const reopened = new ResultCache({ dbName });
   const again = await reopened.substituteCacheUris({ data_uri: derived._cache_uri }, { convId: 'c1' });
-  assert.equal(again.args.data.length, 10);
+  assert.equal(/** @type {{ args: { data: unknown[] } }} */ (again).args.data.length, 10);
   await reopened.invalidate(['*'], { cause: 'reset' });
   assert.equal((await reopened.lookup(derived._cache_uri, { convId: 'c1' })).status, 'stale');
   reopened.close();
@@ -277,6 +301,7 @@ test('hostile arguments are isError answers within maxChars, never throws or tra
   const cache = fresh();
   const uri = await stored(cache, { rows: rows(100), meta: { a: 1 } });
   const tools = cacheTools(cache, { convId: 'c1', maxChars: 1000 });
+  /** @type {unknown} */
   let deep = { field: 'cpu', op: '=', value: 1 };
   for (let k = 0; k < 10_000; k += 1) deep = { value: deep };
   const calls = [

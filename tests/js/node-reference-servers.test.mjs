@@ -14,21 +14,35 @@ import { createContext, makeFixtures, scenarios, serverSpecs, stdioTransport } f
 
 // The host sets its handler with the SDK's CommonJS schema object (what a CJS host, or a bundle
 // that resolved `require`, holds): the wrapper must still route it and keep the cache's.
-const { ResourceUpdatedNotificationSchema } = createRequire(import.meta.url)('@modelcontextprotocol/sdk/types.js');
+const { ResourceUpdatedNotificationSchema } = /** @type {typeof import('@modelcontextprotocol/sdk/types.js')} */ (createRequire(import.meta.url)('@modelcontextprotocol/sdk/types.js'));
 
-/** The Node host of the shared scenarios: one Client per server, each wrapped over one cache. */
+/**
+ * The Node host: the shared scenarios' host, with the servers' stderr and a way to stop it all.
+ * @typedef {import('../support/reference-servers.mjs').Host & { logs: Record<string, () => string>, close: () => Promise<void> }} NodeHost
+ */
+
+/**
+ * The Node host of the shared scenarios: one Client per server, each wrapped over one cache.
+ * @param {import('../support/reference-servers.mjs').Fixtures} fx
+ * @returns {Promise<NodeHost>}
+ */
 async function nodeHost(fx) {
   const convId = 'ref-node';
   const cache = new ResultCache({ dbName: `reference-servers-${process.pid}` });
+  /** @type {{ host: unknown[], cache: unknown[] }} */
   const seen = { host: [], cache: [] };
   const handle = cache.handleNotification.bind(cache);
   cache.handleNotification = async (notification) => {
     seen.cache.push(notification?.params?.uri);
     return handle(notification);
   };
+  /** @type {Record<string, Client>} */
   const clients = {};
+  /** @type {Record<string, Client>} */
   const wrapped = {};
+  /** @type {Record<string, { raw: import('@modelcontextprotocol/sdk/types.js').CallToolResult | null }>} */
   const taps = {};
+  /** @type {Record<string, () => string>} */
   const logs = {};
   await Promise.all(Object.entries(serverSpecs(fx)).map(async ([name, spec]) => {
     const { transport, stderr } = stdioTransport(spec, fx.dir);
@@ -36,11 +50,11 @@ async function nodeHost(fx) {
     const client = new Client({ name: `reference-host-${name}`, version: '1.0.0' });
     await client.connect(transport);
     // What the server itself answered (a copy, taken before the wrapper sees it).
-    const tap = (taps[name] = { raw: null });
+    const tap = /** @type {{ raw: import('@modelcontextprotocol/sdk/types.js').CallToolResult | null }} */ (taps[name] = { raw: null });
     const callTool = client.callTool.bind(client);
     client.callTool = async (...args) => {
       const result = await callTool(...args);
-      tap.raw = structuredClone(result);
+      tap.raw = /** @type {import('@modelcontextprotocol/sdk/types.js').CallToolResult} */ (structuredClone(result));
       return result;
     };
     clients[name] = client;
@@ -56,7 +70,7 @@ async function nodeHost(fx) {
     },
     async call(server, name, args) {
       taps[server].raw = null;
-      const result = await wrapped[server].callTool({ name, arguments: args });
+      const result = /** @type {import('@modelcontextprotocol/sdk/types.js').CallToolResult} */ (await wrapped[server].callTool({ name, arguments: args }));
       return { result, raw: taps[server].raw };
     },
     read: (uri) => cache.substituteCacheUris({ x_uri: uri }, { convId }),
@@ -71,8 +85,11 @@ async function nodeHost(fx) {
   };
 }
 
+/** @type {import('../support/reference-servers.mjs').Fixtures} */
 let fx;
+/** @type {NodeHost} */
 let host;
+/** @type {import('../support/reference-servers.mjs').Context} */
 let ctx;
 before(async () => {
   fx = await makeFixtures();

@@ -20,21 +20,33 @@ const require = createRequire(import.meta.url);
 const CONV = 'refs-1';
 const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}(#.*)?$/;
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-const table = (n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
-const unique = (list) => [...new Set(list)];
+/**
+ * A stored JSON result as the model sees it: the fields these tests read.
+ * @typedef {{ _cache_uri: string, _cache_refs: Record<string, string>, _truncated?: boolean }} Visible
+ */
+/**
+ * A CallToolResult as afterToolCall shows it: the fields these tests read.
+ * @typedef {{ content: { type: string, text: string, uri: string }[], _meta: Record<string, string[]> }} Shown
+ */
+const table = (/** @type {number} */ n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
+const unique = (/** @type {unknown[]} */ list) => [...new Set(list)];
 
 let n = 0;
 const newCache = () => new ResultCache({ storage: 'memory', dbName: `refs-${process.pid}-${n++}` });
 
-/** A deep copy that throws on any write: `referencesOf` must not mutate what it reads. */
+/**
+ * A deep copy that throws on any write: `referencesOf` must not mutate what it reads.
+ * @param {unknown} value
+ * @returns {unknown}
+ */
 function frozen(value) {
   if (value === null || typeof value !== 'object') return value;
-  for (const key of Object.keys(value)) value[key] = frozen(value[key]);
+  for (const key of Object.keys(value)) /** @type {Record<string, unknown>} */ (value)[key] = frozen(/** @type {Record<string, unknown>} */ (value)[key]);
   return Object.freeze(value);
 }
 
 test('a stored JSON payload as the model sees it: _cache_uri, then the _cache_refs values', async () => {
-  const visible = await newCache().afterToolCall('metrics.query', table(300), { convId: CONV });
+  const visible = /** @type {Visible} */ (await newCache().afterToolCall('metrics.query', table(300), { convId: CONV }));
   assert.match(visible._cache_uri, URI_RE);
   assert.ok(Object.keys(visible._cache_refs).length >= 1);
   const expected = [visible._cache_uri, ...Object.values(visible._cache_refs)];
@@ -42,10 +54,10 @@ test('a stored JSON payload as the model sees it: _cache_uri, then the _cache_re
   // Its JSON text (what a host finds in a message) answers the same.
   assert.deepEqual(referencesOf(JSON.stringify(visible)), expected);
   // An array payload is stored as { data, _cache_uri }.
-  const array = await newCache().afterToolCall('metrics.list', table(300).rows, { convId: CONV });
+  const array = /** @type {Visible} */ (await newCache().afterToolCall('metrics.list', table(300).rows, { convId: CONV }));
   assert.deepEqual(referencesOf(array), [array._cache_uri, ...Object.values(array._cache_refs ?? {})]);
   // The summary above maxChars carries the reference too.
-  const summary = await newCache().afterToolCall('metrics.query', table(3000), { convId: CONV, maxChars: 2000 });
+  const summary = /** @type {Visible} */ (await newCache().afterToolCall('metrics.query', table(3000), { convId: CONV, maxChars: 2000 }));
   assert.equal(summary._truncated, true);
   assert.deepEqual(referencesOf(summary), [summary._cache_uri, ...Object.values(summary._cache_refs ?? {})]);
 });
@@ -53,7 +65,7 @@ test('a stored JSON payload as the model sees it: _cache_uri, then the _cache_re
 test('a CallToolResult: _meta["mcp-result-cache/uris"], the text JSON, resource links', async () => {
   const cache = newCache();
   const data = table(300);
-  const structured = await cache.afterToolCall('metrics.query', { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data }, { convId: CONV });
+  const structured = /** @type {Shown} */ (await cache.afterToolCall('metrics.query', { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data }, { convId: CONV }));
   const meta = structured._meta['mcp-result-cache/uris'];
   assert.ok(meta.length >= 1 && meta.every((u) => URI_RE.test(u)));
   const text = JSON.parse(structured.content[0].text);
@@ -62,13 +74,13 @@ test('a CallToolResult: _meta["mcp-result-cache/uris"], the text JSON, resource 
 
   // A big text: the preview line is not parsed; _meta names the stored text.
   const long = Array.from({ length: 2000 }, (_, i) => `line ${i} of a long log`).join('\n');
-  const preview = await cache.afterToolCall('logs.tail', { content: [{ type: 'text', text: long }] }, { convId: CONV, maxChars: 4000 });
+  const preview = /** @type {Shown} */ (await cache.afterToolCall('logs.tail', { content: [{ type: 'text', text: long }] }, { convId: CONV, maxChars: 4000 }));
   assert.ok(preview.content[0].text.includes('[preview:'));
   assert.deepEqual(referencesOf(preview), preview._meta['mcp-result-cache/uris']);
   assert.equal(referencesOf(preview).length, 1);
 
   // An image too big to show: its resource_link and _meta agree.
-  const image = await cache.afterToolCall('chart.snapshot', { content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }, { convId: CONV, mediaMaxBytes: 10 });
+  const image = /** @type {Shown} */ (await cache.afterToolCall('chart.snapshot', { content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }, { convId: CONV, mediaMaxBytes: 10 }));
   const link = image.content.find((b) => b.type === 'resource_link');
   assert.ok(link, JSON.stringify(image).slice(0, 300));
   assert.deepEqual(referencesOf(image), [link.uri]);
@@ -82,6 +94,7 @@ test('AI SDK: the tool result output, the model output and a UI tool part, from 
   const tools = wrapAiSdkTools({
     query: tool({ description: 'Rows.', inputSchema: z.object({ n: z.number() }), execute: async ({ n: count }) => table(count) }),
   }, { cache: newCache(), convId: CONV });
+  /** @type {unknown[]} */
   const modelOutputs = [];
   const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
   const model = new MockLanguageModelV4({
@@ -127,6 +140,7 @@ test('one function in every entry; anything else carries no reference; hostile v
   assert.deepEqual(referencesOf([throwing, { _cache_uri: 'mcp+cache://c/CCCCCCCCCCC' }]), ['mcp+cache://c/CCCCCCCCCCC']);
   assert.deepEqual(referencesOf({ content: revoked.proxy }), []);
   // A self-referencing value ends.
+  /** @type {{ type: string, output: unknown }} */
   const loop = { type: 'tool-x', output: null };
   loop.output = loop;
   assert.deepEqual(referencesOf(loop), []);

@@ -13,7 +13,7 @@ const SERVER_REGEX = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}$/
 let dbCounter = 0;
 const freshCache = (options = {}) =>
   new api.ResultCache({ dbName: `node-test-${process.pid}-${dbCounter++}`, ...options });
-const rows = (n) => ({
+const rows = (/** @type {number} */ n) => ({
   ok: true,
   columns: ['t', 'value'],
   rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:${String(i % 60).padStart(2, '0')}:00Z`, value: i * 7 })),
@@ -63,6 +63,7 @@ test('minted URIs match the server regex and parse back', () => {
 
 test('estimateSize is UTF-8 bytes of JSON, 0 when not serializable', () => {
   assert.equal(api.estimateSize({ d: 'é🙂' }), 14);
+  /** @type {{ a: number, self?: unknown }} */
   const cyclic = { a: 1 };
   cyclic.self = cyclic;
   assert.equal(api.estimateSize(cyclic), 0);
@@ -75,7 +76,7 @@ test('round trip through fake-indexeddb, scoped reads, lookup', async () => {
   assert.equal(cache.storage, 'indexeddb');
   const payload = rows(240);
   const uri = await cache.cacheToolResult({ payload, convId: 'conv-1', sourceToolName: 'timeseries.query' });
-  assert.match(uri, SERVER_REGEX);
+  assert.match(/** @type {string} */ (uri), SERVER_REGEX);
   assert.deepEqual(await cache.readCachedPayload(uri), payload);
   assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'conv-1' }), payload);
   assert.equal(await cache.readCachedPayload(uri, { convId: 'conv-2' }), null);

@@ -6,19 +6,33 @@ import assert from 'node:assert/strict';
 
 import { ResultCache } from '../../pkg/node.mjs';
 
+/**
+ * A JSON result as the model is shown it above maxChars: the fields these tests read.
+ * @typedef {{ _truncated: boolean, _originalChars: number, _truncation_hint: string, _cache_uri: string, _cache_shape: { rows: number, columns: string[] }, error: string }} Summary
+ */
+/**
+ * A CallToolResult as afterToolCall shows it.
+ * @typedef {{ content: { type: string, text: string }[], structuredContent?: unknown, isError?: boolean, _meta: Record<string, string[]> }} Shown
+ */
+
 let n = 0;
 const newCache = (options = {}) => {
+  /** @type {import('../../pkg/node/mcp_result_cache.js').CacheEvent[]} */
   const events = [];
-  const cache = new ResultCache({ dbName: `cap-${process.pid}-${n++}`, onEvent: (e) => events.push(e), ...options });
+  const cache = new ResultCache({ dbName: `cap-${process.pid}-${n++}`, onEvent: (/** @type {import('../../pkg/node/mcp_result_cache.js').CacheEvent} */ e) => events.push(e), ...options });
   return { cache, events };
 };
-const rows = (count) => ({
+const rows = (/** @type {number} */ count) => ({
   ok: true,
   rows: count,
   columns: ['t', 'value', 'host'],
   data: Array.from({ length: count }, (_, i) => ({ t: 1_767_225_600_000 + i * 60_000, value: i % 97, host: `web-${i % 13}` })),
 });
-const visibleChars = (v) => (typeof v === 'string' ? v.length : JSON.stringify(v).length);
+const visibleChars = (/** @type {unknown} */ v) => (typeof v === 'string' ? v.length : JSON.stringify(v).length);
+/**
+ * @param {Summary} visible
+ * @param {unknown} original
+ */
 const assertNotKeptSummary = (visible, original, maxChars = 20_000) => {
   assert.equal(visible._truncated, true);
   assert.equal('_cache_uri' in visible, false, 'no reference that does not exist');
@@ -33,7 +47,7 @@ test('a 112 KB result refused by maxEntryBytes reaches the model as a summary wi
   const { cache, events } = newCache({ maxEntryBytes: 50_000 });
   const big = rows(2400);
   assert.ok(JSON.stringify(big).length > 110_000);
-  const visible = await cache.afterToolCall('timeseries.query', big, { convId: 'c' });
+  const visible = /** @type {Summary} */ (await cache.afterToolCall('timeseries.query', big, { convId: 'c' }));
   assertNotKeptSummary(visible, big);
   assert.equal(visible._cache_shape.rows, 2400);
   assert.deepEqual(visible._cache_shape.columns, ['t', 'value', 'host']);
@@ -44,10 +58,10 @@ test('a 112 KB result refused by maxEntryBytes reaches the model as a summary wi
 test('enabled: false stores nothing but still caps (plain payload and CallToolResult)', async () => {
   const { cache } = newCache();
   const big = rows(4000);
-  const visible = await cache.afterToolCall('timeseries.query', big, { convId: 'c', enabled: false });
+  const visible = /** @type {Summary} */ (await cache.afterToolCall('timeseries.query', big, { convId: 'c', enabled: false }));
   assertNotKeptSummary(visible, big);
   const mcp = { content: [{ type: 'text', text: JSON.stringify(big) }], structuredContent: big };
-  const out = await cache.afterToolCall('timeseries.query', mcp, { convId: 'c', enabled: false });
+  const out = /** @type {Shown} */ (await cache.afterToolCall('timeseries.query', mcp, { convId: 'c', enabled: false }));
   assert.equal(out.content.length, 1);
   assertNotKeptSummary(JSON.parse(out.content[0].text), big);
   assert.equal(out.structuredContent, undefined, 'left out, never replaced by the summary');
@@ -60,7 +74,7 @@ test('a 30 000-char plain-text result: stored and previewed, or cut with a marke
   const { cache } = newCache();
   const text = 'log line with details\n'.repeat(1400).slice(0, 30_000);
   const result = { content: [{ type: 'text', text }] };
-  const out = await cache.afterToolCall('logs.tail', result, { convId: 'c' });
+  const out = /** @type {Shown} */ (await cache.afterToolCall('logs.tail', result, { convId: 'c' }));
   const shown = out.content[0].text;
   assert.ok(shown.length <= 20_000, `${shown.length}`);
   assert.ok(text.startsWith(shown.slice(0, 15_000)));
@@ -69,10 +83,10 @@ test('a 30 000-char plain-text result: stored and previewed, or cut with a marke
   assert.ok(shown.includes(`"${uri}#/text"`));
   assert.equal(await cache.readCachedPayload(`${uri}#/text`, { convId: 'c' }), text, 'the whole text reads back');
   assert.equal(result.content[0].text, text, 'the caller\'s result is not mutated');
-  const unstored = await cache.afterToolCall('logs.tail', result, { convId: 'c', enabled: false });
+  const unstored = /** @type {Shown} */ (await cache.afterToolCall('logs.tail', result, { convId: 'c', enabled: false }));
   assert.match(unstored.content[0].text, /\[truncated: this result had 30000 characters/);
   assert.ok(unstored.content[0].text.length <= 20_000);
-  const bare = await cache.afterToolCall('logs.tail', text, { convId: 'c', maxChars: 1000 });
+  const bare = /** @type {string} */ (await cache.afterToolCall('logs.tail', text, { convId: 'c', maxChars: 1000 }));
   assert.ok(bare.length <= 1000 && bare.includes('30000 characters'));
 });
 
@@ -80,7 +94,7 @@ test('cutting never splits a surrogate pair', async () => {
   const { cache } = newCache();
   const text = '🙂'.repeat(30_000);
   for (const maxChars of [1001, 1002, 5003]) {
-    const out = await cache.afterToolCall('t', text, { maxChars });
+    const out = /** @type {string} */ (await cache.afterToolCall('t', text, { maxChars }));
     assert.ok(out.length <= maxChars);
     assert.equal(out.isWellFormed(), true, `maxChars ${maxChars}`);
   }
@@ -100,12 +114,12 @@ test('errors are capped, never referenced', async () => {
   const { cache, events } = newCache();
   const huge = 'stack frame\n'.repeat(5000);
   const err = { isError: true, content: [{ type: 'text', text: huge }] };
-  const out = await cache.afterToolCall('t', err, { convId: 'c' });
+  const out = /** @type {Shown} */ (await cache.afterToolCall('t', err, { convId: 'c' }));
   assert.equal(out.isError, true);
   assert.ok(out.content[0].text.length <= 20_000);
   assert.match(out.content[0].text, /truncated/);
   const plain = { isError: true, error: 'boom', details: rows(3000) };
-  const shown = await cache.afterToolCall('t', plain, { convId: 'c' });
+  const shown = /** @type {Summary} */ (await cache.afterToolCall('t', plain, { convId: 'c' }));
   assertNotKeptSummary(shown, plain);
   assert.equal(shown.error, 'boom', 'headline fields survive');
   assert.equal(events.filter((e) => e.kind === 'write').length, 0);
@@ -114,7 +128,7 @@ test('errors are capped, never referenced', async () => {
 test('a stored result keeps its reference in the summary, within maxChars', async () => {
   const { cache } = newCache();
   const big = rows(3000);
-  const visible = await cache.afterToolCall('timeseries.query', big, { convId: 'c' });
+  const visible = /** @type {Summary} */ (await cache.afterToolCall('timeseries.query', big, { convId: 'c' }));
   assert.match(visible._cache_uri, /^mcp\+cache:\/\/c\//);
   assert.match(visible._truncation_hint, /stored in full/);
   assert.ok(visibleChars(visible) <= 20_000);
@@ -123,14 +137,14 @@ test('a stored result keeps its reference in the summary, within maxChars', asyn
 test('without IndexedDB-backed storage failing, a quota-like failure still caps (memory store refusing by budget)', async () => {
   const { cache } = newCache({ storage: 'memory', maxEntryBytes: 10 });
   const big = rows(2000);
-  const visible = await cache.afterToolCall('t', big, { convId: 'c' });
+  const visible = /** @type {Summary} */ (await cache.afterToolCall('t', big, { convId: 'c' }));
   assertNotKeptSummary(visible, big);
 });
 
 test('summaries stay within small maxChars even with huge headline fields', async () => {
   const { cache } = newCache({ maxEntryBytes: 10 });
   const payload = { ok: false, error: 'e'.repeat(50_000), columns: Array.from({ length: 5000 }, (_, i) => `col${i}`), data: [] };
-  const visible = await cache.afterToolCall('t', payload, { maxChars: 2000 });
+  const visible = /** @type {Summary} */ (await cache.afterToolCall('t', payload, { maxChars: 2000 }));
   assert.ok(visibleChars(visible) <= 2000, `${visibleChars(visible)}`);
   assert.equal(visible._truncated, true);
 });

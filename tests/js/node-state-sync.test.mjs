@@ -14,7 +14,16 @@ import {
   wasmMemoryBytes as serverMemoryBytes,
 } from '../../pkg/server.node.mjs';
 
+/** @typedef {import('../../js/server.js').ResolvedPolicy} ResolvedPolicy */
+/** @typedef {import('../../js/server.js').StateSyncConfig} StateSyncConfig */
+/** @typedef {import('../../js/server.js').McpNotification} McpNotification */
+/** @typedef {Parameters<NonNullable<StateSyncConfig['onInvalidation']>>[0]} InvalidationEvent */
+/** @typedef {import('../../js/lists.js').ListCacheHit} ListCacheHit */
+// `/** @type {never} */ (x)` marks an argument these tests pass on purpose with a type the
+// declarations refuse: that such input is refused at run time is what they check.
+
 test('matchGlob reference rows and separators', () => {
+  /** @type {[string, string, boolean][]} */
   const rows = [
     ['a.*', 'a', false], ['a.*', 'a.', true], ['a.**', 'a', true], ['**.a', 'a', true],
     ['a.*.b', 'a..b', true], ['a.**.b.**.c', 'a.x.b.y.z.c', true], ['Sprints.get', 'sprints.get', false],
@@ -43,16 +52,16 @@ test('StateSync: first match, defaults, frozen memoized resolution, validation',
     ],
     defaults: { cacheControl: 'no-store' },
   });
-  const r = sync.resolve('sprints.update');
+  const r = /** @type {Required<ResolvedPolicy>} */ (sync.resolve('sprints.update'));
   assert.deepEqual({ ...r, invalidates: [...r.invalidates] }, { cacheControl: 'no-store', invalidates: ['sprints.*'] });
   assert.equal(sync.resolve('sprints.update'), r, 'memo returns the identical object');
   assert.ok(Object.isFrozen(r) && Object.isFrozen(r.invalidates));
-  assert.equal(sync.resolve('countries.list').cacheControl, 'immutable');
-  assert.equal(sync.resolve('unmatched.tool').cacheControl, 'no-store');
+  assert.equal(/** @type {ResolvedPolicy} */ (sync.resolve('countries.list')).cacheControl, 'immutable');
+  assert.equal(/** @type {ResolvedPolicy} */ (sync.resolve('unmatched.tool')).cacheControl, 'no-store');
   assert.equal(new StateSync({ policies: [] }).resolve('x'), null);
   const shadow = new StateSync({ policies: [{ match: 'billing.*' }, { match: 'billing.refund', invalidates: ['billing.*'] }] });
   assert.equal(shadow.resolve('billing.refund'), null, 'a match-only policy shadows a later specific one');
-  const bad = (policies) => () => new StateSync({ policies });
+  const bad = (/** @type {unknown[]} */ policies) => () => new StateSync({ policies: /** @type {never} */ (policies) });
   assert.throws(bad([{ match: '' }]), /must be a non-empty string/);
   assert.throws(bad([{ match: 'a..b' }]), /invalid segment/);
   assert.throws(bad([{ match: 'a', cacheControl: 'max-age=60' }]), /invalid cacheControl/);
@@ -92,7 +101,7 @@ test('resolve shares one frozen object per matching policy, and one for the defa
     policies: [{ match: 'a.*', invalidates: ['b.*'] }, { match: 'c.*', cacheControl: 'immutable' }],
     defaults: { cacheControl: 'no-store' },
   });
-  const ax = sync.resolve('a.x');
+  const ax = /** @type {Required<ResolvedPolicy>} */ (sync.resolve('a.x'));
   assert.equal(sync.resolve('a.y'), ax, 'one policy matches both names: the same object');
   assert.ok(Object.isFrozen(ax) && Object.isFrozen(ax.invalidates));
   assert.deepEqual({ ...ax, invalidates: [...ax.invalidates] }, { cacheControl: 'no-store', invalidates: ['b.*'] });
@@ -109,33 +118,34 @@ test('resolve shares one frozen object per matching policy, and one for the defa
   assert.equal(sync.resolve(`a.${'x'.repeat(4094)}`), ax);
   assert.equal(sync.resolve(`a.${'x'.repeat(4095)}`), defaults);
   assert.equal(sync.resolve('a.'.repeat(32_768)), defaults);
-  assert.throws(() => sync.resolve(42), TypeError);
+  assert.throws(() => sync.resolve(/** @type {never} */ (42)), TypeError);
   // A name with a lone surrogate is matched by no policy either.
   assert.equal(sync.resolve('a.\uD800'), defaults);
   assert.equal(new StateSync({ policies: [{ match: 'a.*', invalidates: ['b'] }] }).resolve('x'), null);
 });
 
 test('stale notifications: every MCP Fusion scheme on the host, a chosen prefix on the server', async () => {
+  /** @type {McpNotification[]} */
   const sent = [];
-  const notifications = (options) => {
+  const notifications = (/** @type {Partial<StateSyncConfig>} */ options) => {
     sent.length = 0;
     new StateSync({ policies: [{ match: 't.do', invalidates: ['x.*', 'y'] }], notificationSink: (n) => sent.push(n), ...options })
       .decorateResult('t.do', { content: [] });
-    return sent.map((n) => n.params.uri);
+    return sent.map((n) => /** @type {{ uri?: string }} */ (n.params).uri);
   };
   assert.deepEqual(notifications({}), ['mcpfusion://stale/x.*', 'mcpfusion://stale/y']);
   assert.deepEqual(notifications({ staleUriPrefix: 'vurb://stale/' }), ['vurb://stale/x.*', 'vurb://stale/y']);
   assert.deepEqual(notifications({ staleUriPrefix: 'fusion://stale/' }), ['fusion://stale/x.*', 'fusion://stale/y']);
   for (const bad of ['', 'vurb://', 42, null, 'x'.repeat(300) + 'stale/', 'vurb://\uD800/stale/']) {
-    assert.throws(() => new StateSync({ policies: [], staleUriPrefix: bad }), TypeError, String(bad).slice(0, 20));
+    assert.throws(() => new StateSync({ policies: [], staleUriPrefix: /** @type {never} */ (bad) }), TypeError, String(bad).slice(0, 20));
   }
 
   const cache = new ResultCache({ dbName: `stale-schemes-${process.pid}` });
-  const big = (tool) => cache.afterToolCall(tool, { rows: Array.from({ length: 300 }, (_, i) => ({ i, v: `row ${i}` })) }, { convId: 'c' });
+  const big = (/** @type {string} */ tool) => cache.afterToolCall(tool, { rows: Array.from({ length: 300 }, (_, i) => ({ i, v: `row ${i}` })) }, { convId: 'c' });
   await big('a.get');
   await big('b.get');
   await big('c.get');
-  const updated = (uri) => cache.handleNotification({ method: 'notifications/resources/updated', params: { uri } });
+  const updated = (/** @type {string} */ uri) => cache.handleNotification({ method: 'notifications/resources/updated', params: { uri } });
   assert.equal(await updated('mcpfusion://stale/a.*'), 1);
   assert.equal(await updated('fusion://stale/b.*'), 1, 'MCP Fusion v2.6–v3.1');
   assert.equal(await updated('vurb://stale/c.*'), 1, 'v3.2 and later');
@@ -207,13 +217,14 @@ function hostileValues() {
   revoke();
   const { proxy: revokedArray, revoke: revokeArray } = Proxy.revocable([], {});
   revokeArray();
-  const throwing = (key) => ({ get [key]() { throw new Error(`getter ${key}`); } });
+  const throwing = (/** @type {string} */ key) => ({ get [key]() { throw new Error(`getter ${key}`); } });
   const trapAll = new Proxy({}, {
     get() { throw new Error('get trap'); },
     getOwnPropertyDescriptor() { throw new Error('gOPD trap'); },
     ownKeys() { throw new Error('ownKeys trap'); },
   });
-  const arrayTrap = new Proxy([], { get() { throw new Error('array get trap'); } });
+  const arrayTrap = new Proxy(/** @type {unknown[]} */ ([]), { get() { throw new Error('array get trap'); } });
+  /** @type {unknown[]} */
   const sparse = [];
   sparse.length = 2 ** 32 - 1;
   return {
@@ -226,16 +237,17 @@ function hostileValues() {
 function hostileCalls() {
   const h = hostileValues();
   const sync = new StateSync({ policies: [{ match: 't.*', invalidates: ['x'] }, { match: 'd.*', cacheControl: 'immutable' }] });
+  /** @type {[string, () => unknown][]} */
   const calls = [];
-  const add = (label, f) => calls.push([label, f]);
+  const add = (/** @type {string} */ label, /** @type {() => unknown} */ f) => calls.push([label, f]);
   for (const bad of [h.revoked, h.trapAll, ...h.wrongTypes]) {
-    add('matchGlob pattern', () => matchGlob(bad, 'a'));
-    add('matchGlob name', () => matchGlob('a', bad));
-    add('resolve', () => sync.resolve(bad));
-    add('decorateResult toolName', () => sync.decorateResult(bad, { content: [] }));
+    add('matchGlob pattern', () => matchGlob(/** @type {never} */ (bad), 'a'));
+    add('matchGlob name', () => matchGlob('a', /** @type {never} */ (bad)));
+    add('resolve', () => sync.resolve(/** @type {never} */ (bad)));
+    add('decorateResult toolName', () => sync.decorateResult(/** @type {never} */ (bad), { content: [] }));
     add('validatePattern', () => validatePattern(bad));
     // A missing description (undefined, null) is a plain `null` answer.
-    if (bad !== undefined && bad !== null) add('parseCacheControl', () => parseCacheControl(bad));
+    if (bad !== undefined && bad !== null) add('parseCacheControl', () => parseCacheControl(/** @type {never} */ (bad)));
   }
   for (const bad of [h.revoked, h.trapAll, h.throwing('separator'), 5, 'x']) {
     add('matchGlob options', () => matchGlob('a', 'a', bad));
@@ -245,29 +257,29 @@ function hostileCalls() {
   for (const bad of [h.revoked, h.revokedArray, h.arrayTrap, h.sparse, { length: 3e9 }, 42, undefined,
     [h.revoked], [h.throwing('match')], [{ match: 'a', get invalidates() { throw new Error('x'); } }],
     [{ match: 'a', invalidates: h.arrayTrap }]]) {
-    add('detectOverlaps', () => detectOverlaps(bad));
+    add('detectOverlaps', () => detectOverlaps(/** @type {never} */ (bad)));
     // Missing policies are an empty list for StateSync.
-    if (bad !== undefined) add('new StateSync policies', () => new StateSync({ policies: bad }));
+    if (bad !== undefined) add('new StateSync policies', () => new StateSync({ policies: /** @type {never} */ (bad) }));
   }
   for (const bad of [h.revoked, h.revokedArray, h.trapAll, h.throwing('content'), { content: [h.revoked] },
     { content: [h.throwing('text')] }, { content: h.arrayTrap }, { content: h.sparse }, 42, undefined, null, 10n]) {
-    add('parseInvalidations', () => parseInvalidations(bad));
+    add('parseInvalidations', () => parseInvalidations(/** @type {never} */ (bad)));
   }
   for (const bad of [h.revoked, h.trapAll, h.throwing('policies'), h.throwing('separator'), h.throwing('defaults'),
     { policies: [], defaults: h.revoked }, { policies: [], defaults: h.throwing('cacheControl') },
     { policies: [], onInvalidation: 5 }, { policies: [], get notificationSink() { throw new Error('x'); } },
     { policies: [], staleUriPrefix: h.revoked }, h.throwing('staleUriPrefix'), 7]) {
-    add('new StateSync', () => new StateSync(bad));
+    add('new StateSync', () => new StateSync(/** @type {never} */ (bad)));
   }
   for (const bad of [h.revoked, h.revokedArray, h.arrayTrap, h.sparse, 42, [h.revoked], [h.trapAll],
     [h.throwing('name')], [{ name: 'd.x', get description() { throw new Error('x'); } }],
     [new Proxy({ name: 'd.x' }, { ownKeys() { throw new Error('keys'); } })]]) {
-    add('decorateTools', () => sync.decorateTools(bad));
+    add('decorateTools', () => sync.decorateTools(/** @type {never} */ (bad)));
   }
   for (const bad of [h.revoked, h.revokedArray, h.trapAll, h.throwing('isError'), h.throwing('content'),
     { content: h.arrayTrap }, { content: h.revokedArray },
     new Proxy({ content: [] }, { ownKeys() { throw new Error('keys'); } })]) {
-    add('decorateResult result', () => sync.decorateResult('t.do', bad));
+    add('decorateResult result', () => sync.decorateResult('t.do', /** @type {never} */ (bad)));
   }
   return calls;
 }
@@ -278,7 +290,7 @@ test('decorated copies keep every own key as data', () => {
   const [copy] = sync.decorateTools([tool]);
   assert.equal(copy[''], 1);
   assert.equal(Object.getPrototypeOf(copy), Object.prototype);
-  assert.deepEqual(Object.getOwnPropertyDescriptor(copy, '__proto__').value, { evil: true });
+  assert.deepEqual(/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(copy, '__proto__')).value, { evil: true });
   assert.equal(copy.description, 'D. [Cache-Control: immutable]');
   const result = JSON.parse('{"":2,"__proto__":{"evil":true},"content":[]}');
   const decorated = sync.decorateResult('t.do', result);
@@ -320,6 +332,7 @@ test('100 000 hostile calls leave the module working', () => {
 });
 
 test('decorateTools / decorateResult byte-for-byte, hooks swallowed', async () => {
+  /** @type {(InvalidationEvent | McpNotification)[]} */
   const seen = [];
   const sync = new StateSync({
     policies: [
@@ -339,9 +352,9 @@ test('decorateTools / decorateResult byte-for-byte, hooks swallowed', async () =
   const decorated = sync.decorateResult('tasks.update', result);
   assert.deepEqual(decorated.content[0], { type: 'text', text: '<cache_invalidation cause="tasks.update" domains="tasks.*, sprints.*" />' });
   assert.equal(result.content.length, 1, 'input not mutated');
-  assert.equal(seen[0].causedBy, 'tasks.update');
-  assert.deepEqual(seen[0].patterns, ['tasks.*', 'sprints.*']);
-  assert.match(seen[0].timestamp, /^\d{4}-\d\d-\d\dT/);
+  assert.equal(/** @type {InvalidationEvent} */ (seen[0]).causedBy, 'tasks.update');
+  assert.deepEqual(/** @type {InvalidationEvent} */ (seen[0]).patterns, ['tasks.*', 'sprints.*']);
+  assert.match(/** @type {InvalidationEvent} */ (seen[0]).timestamp, /^\d{4}-\d\d-\d\dT/);
   assert.deepEqual(seen.slice(1), [
     { method: 'notifications/resources/updated', params: { uri: 'mcpfusion://stale/tasks.*' } },
     { method: 'notifications/resources/updated', params: { uri: 'mcpfusion://stale/sprints.*' } },
@@ -373,12 +386,12 @@ test('parseCacheControl and parseInvalidations', () => {
 test('a refund invalidates the invoice reference (fake-indexeddb)', async () => {
   const cache = new ResultCache({ dbName: `sync-${process.pid}` });
   const invoice = { ok: true, lines: Array.from({ length: 150 }, (_, i) => ({ sku: `SKU-${i}`, cents: 1000 + i })) };
-  const shown = await cache.afterToolCall('billing.get_invoice', invoice, { convId: 'c' });
+  const shown = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('billing.get_invoice', invoice, { convId: 'c' }));
   const server = new StateSync({ policies: [{ match: 'billing.refund', invalidates: ['billing.get_*'] }] });
   const refund = server.decorateResult('billing.refund', { content: [{ type: 'text', text: '{"ok":true}' }] });
-  const visible = await cache.afterToolCall('billing.refund', refund, { convId: 'c' });
+  const visible = /** @type {{ content: { text: string }[] }} */ (await cache.afterToolCall('billing.refund', refund, { convId: 'c' }));
   assert.match(visible.content[0].text, /^<cache_invalidation cause="billing.refund"/);
-  const before = await cache.beforeToolCall('report.render', { data_uri: shown._cache_uri }, { convId: 'c' });
+  const before = /** @type {Extract<import('../../js/index.js').BeforeToolCallResult, { envelope: unknown }>} */ (await cache.beforeToolCall('report.render', { data_uri: shown._cache_uri }, { convId: 'c' }));
   assert.equal(before.dispatch, false);
   assert.equal(before.envelope.error, `invalid_args: cache URI ${shown._cache_uri} is stale (invalidated by billing.refund)`);
   assert.deepEqual(before.envelope._stale_uris, [shown._cache_uri]);
@@ -399,16 +412,16 @@ test('ListCache: TTL, scopes, pages, invalid cursor, notifications, serve-stale'
   const page2 = { tools: [{ name: 'b' }], ttlMs: 5_000, cacheScope: 'public' };
   lists.put('tools/list', {}, page1, null);
   lists.put('tools/list', { cursor: 'p2' }, page2, null);
-  assert.equal(lists.get('tools/list', {}, 'user-1').result, page1, 'public: served across auth contexts');
-  assert.equal(lists.get('tools/list', { cursor: 'p2' }).result, page2, 'pages cached independently');
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('tools/list', {}, 'user-1')).result, page1, 'public: served across auth contexts');
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('tools/list', { cursor: 'p2' })).result, page2, 'pages cached independently');
   now = 5_999;
-  assert.equal(lists.get('tools/list', {}).stale, false);
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('tools/list', {})).stale, false);
   now = 6_000;
   assert.equal(lists.get('tools/list', {}), null, 'fresh only while now < receivedAt + ttlMs');
-  assert.deepEqual(lists.get('tools/list', {}, null, { allowStale: true }).stale, true);
+  assert.deepEqual(/** @type {ListCacheHit} */ (lists.get('tools/list', {}, null, { allowStale: true })).stale, true);
   const mine = { resources: [], ttlMs: 10_000, cacheScope: 'private' };
   lists.put('resources/list', {}, mine, 'alice');
-  assert.equal(lists.get('resources/list', {}, 'alice').result, mine);
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('resources/list', {}, 'alice')).result, mine);
   assert.equal(lists.get('resources/list', {}, 'bob'), null, 'private never across auth contexts');
   assert.equal(lists.get('resources/list', {}), null);
   lists.put('prompts/list', {}, { prompts: [] }, null);
@@ -430,5 +443,5 @@ test('matchUriTemplate level 1', () => {
   assert.equal(matchUriTemplate('a.b/{x}', 'aXb/1'), null);
   assert.deepEqual(matchUriTemplate('q?{x}', 'q?1'), { x: '1' });
   assert.equal(matchUriTemplate('q?{x}', 'q1'), null);
-  assert.equal(matchUriTemplate('a+[b]|{x}', 'a+[b]|y').x, 'y');
+  assert.equal(/** @type {Record<string, string>} */ (matchUriTemplate('a+[b]|{x}', 'a+[b]|y')).x, 'y');
 });

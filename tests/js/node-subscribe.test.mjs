@@ -9,28 +9,44 @@ import './file-fetch.mjs';
 
 import * as node from 'mcp-result-cache';
 
-const browser = await import('../../pkg/browser.mjs');
-const table = (n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
-/** Resolves once `list` holds `n` changes (they are told asynchronously); fails after 10 s. */
+const browser = /** @type {typeof import('../../js/index.js')} */ (/** @type {unknown} */ (await import('../../pkg/browser.mjs')));
+const table = (/** @type {number} */ n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
+/**
+ * Resolves once `list` holds `n` changes (they are told asynchronously); fails after 10 s.
+ * @param {unknown[]} list
+ * @param {number} n
+ */
 async function told(list, n) {
   for (let i = 0; i < 1000 && list.length < n; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.ok(list.length >= n, `${list.length} changes told, expected ${n}: ${JSON.stringify(list)}`);
 }
 let n = 0;
 
-/** Stores one 300-row result of `tool` in `convId`; answers its reference. */
+/**
+ * Stores one 300-row result of `tool` in `convId`; answers its reference.
+ * @param {import('mcp-result-cache').ResultCache} cache
+ * @param {string} tool
+ * @param {string | undefined} convId
+ */
 async function store(cache, tool, convId) {
-  const visible = await cache.afterToolCall(tool, table(300), { convId });
+  const visible = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall(tool, table(300), { convId }));
   return visible._cache_uri;
 }
 
+/**
+ * @param {typeof import('mcp-result-cache').ResultCache} ResultCache
+ * @param {'memory' | 'indexeddb'} storage
+ */
 async function scenario(ResultCache, storage) {
+  /** @type {string[]} */
   const events = [];
   let clock = 1_000_000;
   const cache = new ResultCache({ storage, dbName: `subscribe-${process.pid}-${n++}`, onEvent: (e) => events.push(e.kind), now: () => clock });
+  /** @type {import('mcp-result-cache').CacheChange[]} */
   const changes = [];
   const stop = cache.subscribe((change) => changes.push(change));
   // Every change, never unsubscribed: what the others are compared with.
+  /** @type {import('mcp-result-cache').CacheChange[]} */
   const all = [];
   cache.subscribe((change) => all.push(change));
   // A listener that throws changes nothing for the others.
@@ -54,7 +70,7 @@ async function scenario(ResultCache, storage) {
   changes.length = 0;
   assert.equal(await cache.invalidate(['metrics.*'], { cause: 'metrics.reset' }), 2);
   await told(changes, 2);
-  assert.deepEqual(changes.sort((x, y) => x.convId.localeCompare(y.convId)), [
+  assert.deepEqual(changes.sort((x, y) => /** @type {string} */ (x.convId).localeCompare(/** @type {string} */ (y.convId))), [
     { kind: 'stale', convId: 'chat-a', uris: [a1] },
     { kind: 'stale', convId: 'chat-b', uris: [b1] },
   ]);
@@ -64,7 +80,7 @@ async function scenario(ResultCache, storage) {
   assert.equal(await cache.handleNotification({ method: 'notifications/resources/updated', params: { uri: 'mcpfusion://stale/files.*' } }), 1);
   await told(changes, 2);
   // (Entries written at one instant of the cache's clock list in any order.)
-  const staleA = changes.find((c) => c.convId === 'chat-a');
+  const staleA = /** @type {{ kind: 'stale', convId: string, uris: string[] }} */ (changes.find((c) => c.convId === 'chat-a'));
   assert.deepEqual({ ...staleA, uris: [...staleA.uris].sort() }, { kind: 'stale', convId: 'chat-a', uris: [a1, a2].sort() });
 
   // A clear names its conversation and exactly the references it removed.
@@ -72,7 +88,7 @@ async function scenario(ResultCache, storage) {
   await cache.clearConversation('chat-a');
   await told(changes, 1);
   assert.equal(changes.length, 1);
-  assert.deepEqual({ ...changes[0], uris: [...changes[0].uris].sort() }, { kind: 'clear', convId: 'chat-a', uris: [a1, a2].sort() });
+  assert.deepEqual({ ...changes[0], uris: [.../** @type {string[]} */ (changes[0].uris)].sort() }, { kind: 'clear', convId: 'chat-a', uris: [a1, a2].sort() });
   assert.equal((await cache.lookup(a1, { convId: 'chat-a' })).status, 'miss');
   // A bad conversation id rejects as before, and nobody is told anything.
   await assert.rejects(cache.clearConversation({}), TypeError);
@@ -97,7 +113,7 @@ async function scenario(ResultCache, storage) {
   await told(all, seen + 1);
   assert.deepEqual(all.at(-1), { kind: 'write', convId: 'chat-c', uris: [c1] });
   assert.deepEqual(changes, []);
-  assert.throws(() => cache.subscribe('not a function'), TypeError);
+  assert.throws(() => cache.subscribe(/** @type {never} */ ('not a function')), TypeError);
   cache.free?.();
 }
 
@@ -107,20 +123,23 @@ test('browser entry (the bundled module), IndexedDB storage', () => scenario(bro
 
 test('a cache made without options can be subscribed to', async () => {
   const cache = new node.ResultCache();
+  /** @type {import('mcp-result-cache').CacheChange[]} */
   const changes = [];
   cache.subscribe((c) => changes.push(c));
   const uri = await store(cache, 'metrics.query', undefined);
   await told(changes, 1);
   assert.deepEqual(changes, [{ kind: 'write', convId: 'default', uris: [uri] }]);
-  await cache.clearConversation();
+  // No conversation: the default one.
+  await /** @type {(convId?: unknown) => Promise<void>} */ (cache.clearConversation)();
   await told(changes, 2);
   assert.deepEqual(changes[1], { kind: 'clear', convId: 'default', uris: [uri] });
 });
 
 test('an onEvent that is no function is still refused by the constructor', () => {
-  assert.throws(() => new node.ResultCache({ storage: 'memory', onEvent: 'log' }), { name: 'TypeError', message: /onEvent must be a function/ });
+  assert.throws(() => new node.ResultCache({ storage: 'memory', onEvent: /** @type {never} */ ('log') }), { name: 'TypeError', message: /onEvent must be a function/ });
+  /** @type {string[]} */
   const events = [];
-  new node.ResultCache({ storage: 'memory', onEvent: null });
+  new node.ResultCache({ storage: 'memory', onEvent: /** @type {never} */ (null) });
   const cache = new node.ResultCache({ storage: 'memory', onEvent: (e) => events.push(e.kind) });
   assert.equal(typeof cache.subscribe, 'function');
 });

@@ -13,7 +13,7 @@ import { ResultCache } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 test('no OpenTelemetry: no span machinery, no _meta added, the caller\'s _meta passed as it is', async () => {
-  assert.equal(globalThis[Symbol.for('opentelemetry.js.api.1')], undefined);
+  assert.equal(/** @type {Record<symbol, unknown>} */ (/** @type {unknown} */ (globalThis))[Symbol.for('opentelemetry.js.api.1')], undefined);
   const { clientSide, raw, close } = await serveLogged('plain', (server) => server.registerTool('rows.get', { description: 'Rows.', inputSchema: { n: z.number() } }, async ({ n }) => ({
     content: [{ type: 'text', text: JSON.stringify({ rows: Array.from({ length: n }, (_, i) => ({ i, text: 'x'.repeat(40) })) }) }],
   })));
@@ -22,10 +22,10 @@ test('no OpenTelemetry: no span machinery, no _meta added, the caller\'s _meta p
   try {
     const wrapped = wrapMcpClient(client, { cache: new ResultCache({ storage: 'memory' }), convId: 'plain' });
     const result = await wrapped.callTool({ name: 'rows.get', arguments: { n: 200 } });
-    assert.match(result._meta['mcp-result-cache/uris'][0], /^mcp\+cache:\/\//, 'stored as without telemetry');
+    assert.match(/** @type {{ 'mcp-result-cache/uris': string[] }} */ (result._meta)['mcp-result-cache/uris'][0], /^mcp\+cache:\/\//, 'stored as without telemetry');
     await wrapped.callTool({ name: 'rows.get', arguments: { n: 1 }, _meta: { progressToken: 7 } });
-    assert.equal(raw[0]._meta, undefined, 'nothing added');
-    assert.deepEqual(raw[1]._meta, { progressToken: 7 });
+    assert.equal(/** @type {{ _meta?: unknown }} */ (raw[0])._meta, undefined, 'nothing added');
+    assert.deepEqual(/** @type {{ _meta?: unknown }} */ (raw[1])._meta, { progressToken: 7 });
   } finally {
     await client.close();
     await close();

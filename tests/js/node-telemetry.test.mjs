@@ -23,6 +23,16 @@ import { CallToolRequestSchema, GetTaskPayloadRequestSchema, ListToolsRequestSch
 import { ResultCache } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
+/** @typedef {import('../../js/index.js').CacheEvent} CacheEvent */
+/** @typedef {Extract<CacheEvent, { kind: 'write' }>} WriteEvent */
+/**
+ * The `execute` of a wrapped or read-back tool (js/ai-sdk-core.mjs): it takes the AI SDK's execute
+ * options as given (here without `context`, which these tools do not read).
+ * @typedef {(input: unknown, options: unknown) => Promise<unknown>} Execute
+ */
+/** The data points of each metric exported, by the metric's name. */
+/** @typedef {Record<string, import('@opentelemetry/sdk-metrics').DataPoint<unknown>[]>} Points */
+
 // Registered before any cache exists (as a host's instrumentation does at startup).
 const exporter = new InMemorySpanExporter();
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
@@ -50,7 +60,11 @@ const SECRET = 'SECRET-ROW-TEXT';
 const ARG_SECRET = 'cpu.load-private-metric';
 const ROWS = Array.from({ length: 200 }, (_, i) => ({ t: i, value: i / 2, note: `${SECRET} ${i}` }));
 
-/** An `McpServer` whose transport logs every raw `tools/call` it delivers, and a client of it. */
+/**
+ * An `McpServer` whose transport logs every raw `tools/call` it delivers, and a client of it.
+ * @param {string} name
+ * @param {Parameters<typeof serveLogged>[1]} register
+ */
 async function serve(name, register) {
   const { clientSide, raw, close } = await serveLogged(name, register);
   const client = new Client({ name: 'otel-test', version: '1.0.0' });
@@ -58,6 +72,7 @@ async function serve(name, register) {
   return { client, raw, close: async () => { await client.close(); await close(); } };
 }
 
+/** @param {unknown} value @returns {{ content: { type: 'text', text: string }[] }} */
 const json = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
 const rowSchema = z.array(z.object({ t: z.number(), value: z.number(), note: z.string() }));
 
@@ -68,30 +83,35 @@ async function metricsServer() {
   });
 }
 
-const spanNamed = (name) => exporter.getFinishedSpans().filter((s) => s.name === name);
+const spanNamed = (/** @type {string} */ name) => exporter.getFinishedSpans().filter((s) => s.name === name);
 // SimpleSpanProcessor exports each ended span asynchronously: flushed before reading.
 const flushed = () => provider.forceFlush();
-const textOf = (result) => result.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
-const referenceOf = (result) => result._meta?.['mcp-result-cache/uris']?.[0] ?? JSON.parse(textOf(result))._cache_uri;
+/** The text of a `callTool` result. @param {unknown} result */
+const textOf = (result) => /** @type {import('@modelcontextprotocol/sdk/types.js').CallToolResult} */ (result).content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+/** The reference of a `callTool` result. @param {unknown} result @returns {string} */
+const referenceOf = (result) => /** @type {{ _meta?: { 'mcp-result-cache/uris'?: string[] } }} */ (result)._meta?.['mcp-result-cache/uris']?.[0] ?? JSON.parse(textOf(result))._cache_uri;
 
 async function collected() {
   await reader.forceFlush();
   const resourceMetrics = metricExporter.getMetrics().at(-1);
+  /** @type {Points} */
   const points = {};
   for (const scope of resourceMetrics?.scopeMetrics ?? []) {
     for (const metric of scope.metrics) points[metric.descriptor.name] = metric.dataPoints;
   }
   return points;
 }
+/** The sum of a counter's points (of one `outcome`). @param {Points} points @param {string} name @param {string} [outcome] */
 const sumOf = (points, name, outcome) => (points[name] ?? [])
   .filter((p) => outcome === undefined || p.attributes['mcp_result_cache.lookup.outcome'] === outcome)
-  .reduce((n, p) => n + p.value, 0);
+  .reduce((n, p) => n + /** @type {number} */ (p.value), 0);
 
 test('a wrapped call is a tools/call span under the active span, with the cache\'s facts and metrics, never a payload', async () => {
   exporter.reset();
   const before = await collected();
+  /** @type {WriteEvent[]} */
   const writes = [];
-  const cache = new ResultCache({ storage: 'memory', onEvent: (e) => e.kind === 'write' && writes.push(e) });
+  const cache = new ResultCache({ storage: 'memory', onEvent: (/** @type {CacheEvent} */ e) => e.kind === 'write' && writes.push(e) });
   const s = await metricsServer();
   // A small maxChars: the model is shown a summary with the reference, not the rows.
   const client = wrapMcpClient(s.client, { cache, convId: CONV, maxChars: 2000 });
@@ -124,7 +144,7 @@ test('a wrapped call is a tools/call span under the active span, with the cache\
     assert.equal(a['mcp_result_cache.reference'], referenceOf(fetched));
     assert.equal(writes.length, 1);
     assert.equal(a['mcp_result_cache.stored.bytes'], writes[0].sizeBytes, 'bytes stored, as the cache wrote them');
-    assert.ok(a['mcp_result_cache.result.chars'] > a['mcp_result_cache.shown.chars'], 'the model was shown less than the result');
+    assert.ok(/** @type {number} */ (a['mcp_result_cache.result.chars']) > /** @type {number} */ (a['mcp_result_cache.shown.chars']), 'the model was shown less than the result');
     assert.equal(a['error.type'], undefined);
 
     const [chart, miss] = spanNamed('tools/call chart.create');
@@ -139,7 +159,7 @@ test('a wrapped call is a tools/call span under the active span, with the cache\
     assert.ok(sumOf(points, 'mcp_result_cache.prompt.chars_saved') > sumOf(before, 'mcp_result_cache.prompt.chars_saved'));
     assert.equal(sumOf(points, 'mcp_result_cache.lookups', 'hit') - sumOf(before, 'mcp_result_cache.lookups', 'hit'), 1);
     assert.equal(sumOf(points, 'mcp_result_cache.lookups', 'miss') - sumOf(before, 'mcp_result_cache.lookups', 'miss'), 1);
-    const durations = points['mcp_result_cache.operation.duration'];
+    const durations = /** @type {import('@opentelemetry/sdk-metrics').DataPoint<import('@opentelemetry/sdk-metrics').Histogram>[]} */ (points['mcp_result_cache.operation.duration']);
     assert.ok(durations.reduce((n, p) => n + p.value.count, 0) >= 3, 'a duration per call');
 
     // Nothing of a payload, an argument value or a result's text in anything exported.
@@ -188,7 +208,7 @@ test('the server receives the active trace context in _meta, next to the caller\
       await client.callTool({ name: 'rows.get', arguments: { metric: 'm' }, _meta: { progressToken: 'p-1', 'example.com/kept': 'yes' } });
       parent.end();
     }));
-    const [params] = s.raw;
+    const [params] = /** @type {{ _meta: Record<string, string>, arguments: { metric: string } }[]} */ (s.raw);
     await flushed();
     const [span] = spanNamed('tools/call rows.get');
     const { traceId, spanId } = span.spanContext();
@@ -205,8 +225,9 @@ test('the server receives the active trace context in _meta, next to the caller\
 test('a task answer passes through untouched (not stored, not counted); its final result goes through the pipeline once', async () => {
   exporter.reset();
   const before = await collected();
+  /** @type {WriteEvent[]} */
   const writes = [];
-  const cache = new ResultCache({ storage: 'memory', onEvent: (e) => e.kind === 'write' && writes.push(e) });
+  const cache = new ResultCache({ storage: 'memory', onEvent: (/** @type {CacheEvent} */ e) => e.kind === 'write' && writes.push(e) });
   const now = new Date().toISOString();
   const task = { taskId: 'task-1', status: 'working', ttl: 60_000, createdAt: now, lastUpdatedAt: now };
   const server = new Server({ name: 'jobs', version: '1.0.0' }, { capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } } });
@@ -233,12 +254,12 @@ test('a task answer passes through untouched (not stored, not counted); its fina
     const statsBefore = await cache.stats();
     const answer = await client.callTool({ name: 'report', arguments: { month: '2026-11' } });
     assert.deepEqual(answer.task, task, 'the task, untouched');
-    assert.equal(answer._meta['example.com/trace'].length, 10_000);
-    assert.equal(answer._meta['mcp-result-cache/uris'], undefined, 'no reference');
+    assert.equal(/** @type {Record<string, string>} */ (answer._meta)['example.com/trace'].length, 10_000);
+    assert.equal(/** @type {Record<string, unknown>} */ (answer._meta)['mcp-result-cache/uris'], undefined, 'no reference');
     assert.equal(writes.length, 0, 'nothing stored');
     const ext = await client.callTool({ name: 'report.ext', arguments: {} });
     assert.equal(ext.resultType, 'task');
-    assert.deepEqual(JSON.parse(ext.content[0].text).rows, ROWS, 'untouched');
+    assert.deepEqual(JSON.parse(/** @type {{ content: { text: string }[] }} */ (ext).content[0].text).rows, ROWS, 'untouched');
     assert.equal(writes.length, 0, 'nothing stored');
     assert.deepEqual(await cache.stats(), statsBefore, 'absent from stats');
     await flushed();
@@ -254,8 +275,9 @@ test('a task answer passes through untouched (not stored, not counted); its fina
     const uri = referenceOf(final);
     assert.match(uri, /^mcp\+cache:\/\//);
     assert.equal(writes.length, 1, 'stored once');
-    assert.deepEqual((await cache.lookup(uri, { convId: CONV })).payload.rows, ROWS);
-    const again = await client.getTaskResult({ taskId: 'task-1' });
+    assert.deepEqual(/** @type {{ payload: { rows: unknown } }} */ (await cache.lookup(uri, { convId: CONV })).payload.rows, ROWS);
+    // The wrapped client's `getTaskResult` takes the params alone (the SDK's is protected, with a schema).
+    const again = await /** @type {{ getTaskResult(params: { taskId: string }): Promise<unknown> }} */ (/** @type {unknown} */ (client)).getTaskResult({ taskId: 'task-1' });
     assert.equal(referenceOf(again), uri, 'a second read answers the same');
     assert.equal(writes.length, 1, 'still stored once');
     assert.equal(finalReads, 1);
@@ -278,8 +300,8 @@ test('wrapAiSdkTools and cacheToolSet calls are spans too, under the active span
   let parentId;
   await tracer.startActiveSpan('ai tool', async (parent) => {
     parentId = parent.spanContext().spanId;
-    const visible = await tools['rows.local'].execute({}, { toolCallId: 't1', messages: [] });
-    await readBack.cache_read.execute({ uri: visible._cache_uri }, { toolCallId: 't2', messages: [] });
+    const visible = /** @type {{ _cache_uri: string }} */ (await /** @type {Execute} */ (tools['rows.local'].execute)({}, { toolCallId: 't1', messages: [] }));
+    await /** @type {Execute} */ (readBack.cache_read.execute)({ uri: visible._cache_uri }, { toolCallId: 't2', messages: [] });
     parent.end();
   });
   await flushed();

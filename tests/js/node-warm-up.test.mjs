@@ -8,17 +8,25 @@ import assert from 'node:assert/strict';
 
 import { ResultCache, warmUp, ready } from '../../pkg/node.mjs';
 
-/** A host cache with one entry, and the events it sees from here on. */
+/**
+ * A host cache with one entry, and the events it sees from here on.
+ * @param {import('../../pkg/node/mcp_result_cache.js').ResultCacheOptions} options
+ */
 async function hostCache(options) {
   await ready();
+  /** @type {import('../../pkg/node/mcp_result_cache.js').CacheEvent[]} */
   const events = [];
-  const cache = new ResultCache({ ...options, onEvent: (e) => events.push(e) });
+  const cache = new ResultCache({ ...options, onEvent: (/** @type {import('../../pkg/node/mcp_result_cache.js').CacheEvent} */ e) => events.push(e) });
   const uri = await cache.cacheToolResult({ payload: { rows: [1, 2, 3] }, convId: 'c', sourceToolName: 't' });
   return { cache, uri, events };
 }
 
-/** Runs `body` with every `indexedDB.open` noted, by name, in the array it is given. */
+/**
+ * Runs `body` with every `indexedDB.open` noted, by name, in the array it is given.
+ * @param {(opened: string[]) => Promise<void>} body
+ */
 async function noteOpens(body) {
+  /** @type {string[]} */
   const opened = [];
   const open = indexedDB.open.bind(indexedDB);
   indexedDB.open = (name, ...rest) => {

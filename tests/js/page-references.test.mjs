@@ -17,6 +17,16 @@ import { jsonSchema, tool } from 'ai';
 import { ResultCache } from '../../pkg/node.mjs';
 import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 
+/**
+ * A tool as `wrapAiSdkTools` (and `clientToolSet` with a cache) makes it (js/ai-sdk-core.mjs): its
+ * `execute` and `needsApproval` take the AI SDK's options as given (here without `context`, which
+ * they do not read); its results here are MCP results of JSON text.
+ * @typedef {{
+ *   execute(input: unknown, options: unknown): Promise<{ content: { type: 'text', text: string }[], isError?: boolean }>,
+ *   needsApproval(input: unknown, options: unknown): boolean | Promise<boolean>,
+ * }} WrappedTool
+ */
+
 const CHAT = 'chat-page-1';
 const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: i % 50 }));
 let n = 0;
@@ -30,13 +40,17 @@ async function pageWithRows() {
       execute: async () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }], structuredContent: { ok: true, rows: ROWS } }),
     }),
   }, { cache, convId: CHAT, server: 'page-sensors' });
-  const output = await tools['sensors.read'].execute({}, { toolCallId: 'p1', messages: [] });
+  const output = await /** @type {WrappedTool} */ (tools['sensors.read']).execute({}, { toolCallId: 'p1', messages: [] });
   const rowsRef = JSON.parse(output.content[0].text)._cache_refs.rows;
   assert.match(rowsRef, /^mcp\+cache:\/\/chat-page-1\/[A-Za-z0-9_-]+#\/rows$/);
   return { cache, rowsRef };
 }
 
-/** The chart server; `received` gets what chart.create was called with. */
+/**
+ * The chart server; `received` gets what chart.create was called with.
+ * @param {unknown[]} received
+ * @param {{ openWorld?: boolean }} [options]
+ */
 async function chartClient(received, { openWorld = false } = {}) {
   const server = new McpServer({ name: 'chart-server', version: '1.0.0' });
   server.registerTool('chart.create', {
@@ -55,7 +69,8 @@ async function chartClient(received, { openWorld = false } = {}) {
 }
 
 /** The UI message of a server tool call in a given state, as `useChat` holds it. */
-const assistantWith = (...parts) => [{ id: 'a1', role: 'assistant', parts }];
+const assistantWith = (/** @type {unknown[]} */ ...parts) => [{ id: 'a1', role: 'assistant', parts }];
+/** @param {unknown} input @param {string} state @param {boolean} [approved] */
 const chartPart = (input, state, approved) => ({
   type: 'tool-chart.create', toolCallId: 'c1', state, input, ...(state === 'approval-responded' ? { approval: { id: 'ap1', approved } } : {}),
 });
@@ -63,13 +78,14 @@ const call = { toolCallId: 'c1', messages: [] };
 
 test('a page reference: the server asks, the page sends exactly the approved call\'s payload, the chart gets the 240 rows', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
+  /** @type {unknown[]} */
   const received = [];
   const client = await chartClient(received);
   try {
     const server = new ResultCache({ storage: 'memory' });
     // Request 1: the page sent no payloads; the server misses the page's reference and asks.
     const first = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] });
-    assert.equal(await first['chart.create'].needsApproval({ data_uri: rowsRef }, call), true);
+    assert.equal(await /** @type {WrappedTool} */ (first['chart.create']).needsApproval({ data_uri: rowsRef }, call), true);
 
     // The page, before the user answered: nothing to send; after a denial: nothing either.
     assert.deepEqual(await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-requested')) }), []);
@@ -87,8 +103,8 @@ test('a page reference: the server asks, the page sends exactly the approved cal
 
     // Request 2 (the approval and the payloads): the call runs with the rows.
     const second = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: JSON.parse(JSON.stringify(payloads)) });
-    assert.equal(await second['chart.create'].needsApproval({ data_uri: rowsRef }, call), false);
-    const output = await second['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(await /** @type {WrappedTool} */ (second['chart.create']).needsApproval({ data_uri: rowsRef }, call), false);
+    const output = await /** @type {WrappedTool} */ (second['chart.create']).execute({ data_uri: rowsRef }, call);
     assert.equal(JSON.parse(output.content[0].text).points, 240);
     assert.equal(received.length, 1);
     assert.deepEqual(received[0], ROWS);
@@ -105,19 +121,20 @@ test('page payloads are judged by the flow policy with the page tool\'s server a
   const { cache: page, rowsRef } = await pageWithRows();
   const messages = assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true));
   const payloads = await pageReferencePayloads(page, { convId: CHAT, messages });
+  /** @type {unknown[]} */
   const received = [];
   const client = await chartClient(received);
   try {
     // A policy that lets the page's data reach only another server: refused, the chart never called.
     const strict = new ResultCache({ storage: 'memory', flows: { 'page-sensors': ['elsewhere'] } });
-    const refused = await (await clientToolSet(client, { cache: strict, convId: CHAT, pageReferences: payloads }))['chart.create'].execute({ data_uri: rowsRef }, call);
+    const refused = await /** @type {WrappedTool} */ ((await clientToolSet(client, { cache: strict, convId: CHAT, pageReferences: payloads }))['chart.create']).execute({ data_uri: rowsRef }, call);
     const envelope = JSON.parse(refused.content[0].text);
     assert.equal(refused.isError, true);
     assert.match(envelope.error, /reference_not_allowed/);
     assert.ok(JSON.stringify(envelope).includes('page-sensors'), JSON.stringify(envelope));
     // The same policy naming the chart server: allowed.
     const open = new ResultCache({ storage: 'memory', flows: { 'page-sensors': ['chart-server'] } });
-    const drawn = await (await clientToolSet(client, { cache: open, convId: CHAT, pageReferences: payloads }))['chart.create'].execute({ data_uri: rowsRef }, call);
+    const drawn = await /** @type {WrappedTool} */ ((await clientToolSet(client, { cache: open, convId: CHAT, pageReferences: payloads }))['chart.create']).execute({ data_uri: rowsRef }, call);
     assert.equal(JSON.parse(drawn.content[0].text).points, 240);
     assert.equal(received.length, 1);
 
@@ -125,8 +142,8 @@ test('page payloads are judged by the flow policy with the page tool\'s server a
     assert.deepEqual(await pageReferencePayloads(page, { convId: CHAT, messages, maxEntryBytes: 1000 }), []);
     const small = new ResultCache({ storage: 'memory', maxEntryBytes: 1000 });
     const tools = await clientToolSet(client, { cache: small, convId: CHAT, pageReferences: payloads });
-    assert.equal(await tools['chart.create'].needsApproval({ data_uri: rowsRef }, call), true);
-    const missed = await tools['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(await /** @type {WrappedTool} */ (tools['chart.create']).needsApproval({ data_uri: rowsRef }, call), true);
+    const missed = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: rowsRef }, call);
     assert.equal(missed.isError, true);
     assert.equal(received.length, 1, 'the chart server was called without the rows');
     assert.deepEqual(await small.entries({ convId: CHAT }), []);
@@ -138,19 +155,20 @@ test('page payloads are judged by the flow policy with the page tool\'s server a
 test('a flow the policy asks about ("guarded", an open-world tool) runs on the approval that brought the payload, and only then', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
   const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true)) });
+  /** @type {unknown[]} */
   const received = [];
   const client = await chartClient(received, { openWorld: true });
   try {
     const server = new ResultCache({ storage: 'memory', flows: 'guarded' });
     // Run without asking first (as a page's onToolCall would): refused, nothing dispatched.
-    const direct = await (await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads }))['chart.create'].execute({ data_uri: rowsRef }, { toolCallId: 'c0', messages: [] });
+    const direct = await /** @type {WrappedTool} */ ((await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads }))['chart.create']).execute({ data_uri: rowsRef }, { toolCallId: 'c0', messages: [] });
     assert.equal(direct.isError, true);
     assert.equal(received.length, 0);
     // The approved call: the AI SDK asks needsApproval again before running it; the policy's
     // question is answered by that approval, so the call runs once.
     const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
-    assert.equal(await tools['chart.create'].needsApproval({ data_uri: rowsRef }, call), true);
-    const drawn = await tools['chart.create'].execute({ data_uri: rowsRef }, call);
+    assert.equal(await /** @type {WrappedTool} */ (tools['chart.create']).needsApproval({ data_uri: rowsRef }, call), true);
+    const drawn = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: rowsRef }, call);
     assert.equal(JSON.parse(drawn.content[0].text).points, 240);
     assert.deepEqual(received, [ROWS]);
   } finally {
@@ -172,8 +190,9 @@ test('pageReferences and pageReferencePayloads: bad input is a TypeError', async
   } finally {
     await client.close();
   }
-  await assert.rejects(pageReferencePayloads(null, { convId: 'c', messages: [] }), TypeError);
-  await assert.rejects(pageReferencePayloads(cache, { messages: [] }), TypeError);
+  // Deliberately wrong: no cache, then no convId (typed `never` to be passed at all).
+  await assert.rejects(pageReferencePayloads(/** @type {never} */ (null), { convId: 'c', messages: [] }), TypeError);
+  await assert.rejects(pageReferencePayloads(cache, /** @type {never} */ ({ messages: [] })), TypeError);
   await assert.rejects(pageReferencePayloads(cache, { convId: 'c', messages: [], maxEntryBytes: -1 }), TypeError);
   assert.deepEqual(await pageReferencePayloads(cache, { convId: 'c', messages: [] }), []);
 });

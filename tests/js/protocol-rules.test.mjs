@@ -19,7 +19,11 @@ const {
   READ_TOOLS, UNKNOWN_SOURCE_TOOL, URI_ARG_SUFFIX, childReference, isServerName, memberReference,
 } = protocol;
 
-/** A small deterministic PRNG (mulberry32): the same inputs on every run. */
+/**
+ * A small deterministic PRNG (mulberry32): the same inputs on every run.
+ * @param {number} seed
+ * @returns {() => number}
+ */
 function random(seed) {
   let a = seed >>> 0;
   return () => {
@@ -35,6 +39,7 @@ function random(seed) {
 const PIECES = ['a', 'rows', '~', '/', '~0', '~1', '#', '%2F', ' ', 'é', '会', '😀', '\uD800', '\uDFFF', '\u0000', '\n', '\u001f',
   '\u007f', '\u0085', '\u009f', '\u00a0', '\u2028', '\u200b', '\uFEFF', 'x'.repeat(30), '\\', '"', '_uri'];
 
+/** @param {() => number} next */
 function keyOf(next) {
   const parts = Math.floor(next() * 8);
   let key = '';
@@ -49,23 +54,23 @@ const memory = (options = {}) => new ResultCache({ storage: 'memory', threshold:
 test('the constants are the ones the package uses', async () => {
   assert.equal(CACHE_URI_SCHEME, api.CACHE_URI_SCHEME);
   const cache = memory();
-  const uri = await cache.cacheToolResult({ payload: { rows: [1] }, convId: null });
+  const uri = /** @type {string} */ (await cache.cacheToolResult({ payload: { rows: [1] }, convId: null }));
   assert.ok(uri.startsWith(`${CACHE_URI_SCHEME}${DEFAULT_CONV_SEGMENT}/`), uri);
-  assert.equal(parseCacheUri(uri).convId, DEFAULT_CONV_SEGMENT);
+  assert.equal(/** @type {import('../../pkg/node/index.mjs').ParsedCacheUri} */ (parseCacheUri(uri)).convId, DEFAULT_CONV_SEGMENT);
   // A result stored without a tool name is reported under UNKNOWN_SOURCE_TOOL.
   const [entry] = await cache.entries();
   assert.equal(entry.sourceToolName, UNKNOWN_SOURCE_TOOL);
   // `_uri` arguments are the ones beforeToolCall resolves.
   const resolved = await cache.substituteCacheUris({ [`data${URI_ARG_SUFFIX}`]: uri }, { convId: null });
-  assert.deepEqual(resolved.args, { data: { rows: [1] } });
+  assert.deepEqual(/** @type {{ args?: unknown }} */ (resolved).args, { data: { rows: [1] } });
 });
 
 test('the read-back tools listed are the ones core/view.rs names, with its default prefix', async () => {
   const { tools } = await cacheTools(memory(), { convId: 'c' }).listTools();
-  assert.deepEqual(tools.map((t) => t.name), READ_TOOLS.map((t) => `${DEFAULT_READ_TOOLS_PREFIX}${t}`));
+  assert.deepEqual(tools.map((/** @type {import('../../pkg/node/index.mjs').CacheReadTool} */ t) => t.name), READ_TOOLS.map((t) => `${DEFAULT_READ_TOOLS_PREFIX}${t}`));
   for (const prefix of ['', 'mem.', 'a-b_c']) {
     const listed = await cacheTools(memory(), { prefix }).listTools();
-    assert.deepEqual(listed.tools.map((t) => t.name), READ_TOOLS.map((t) => `${prefix}${t}`));
+    assert.deepEqual(listed.tools.map((/** @type {import('../../pkg/node/index.mjs').CacheReadTool} */ t) => t.name), READ_TOOLS.map((t) => `${prefix}${t}`));
   }
   // The hint of a stored result names the same tools (core::view::push_read_hint).
   const visible = await memory().afterToolCall('q', { rows: Array.from({ length: 50 }, (_, i) => ({ i })) }, { convId: 'c', view: 'preview', readTools: true });
@@ -79,14 +84,17 @@ test('memberReference writes exactly the _cache_refs of Rust (member_reference),
   let compared = 0;
   let written = 0;
   for (let round = 0; round < 1000; round++) {
+    /** @type {Record<string, unknown>} */
     const payload = {};
+    /** @type {Set<string>} */
     const keys = new Set();
     while (keys.size < 1 + Math.floor(next() * 8)) keys.add(keyOf(next));
     for (const key of keys) payload[key] = [round, key.length];
-    const visible = await cache.afterToolCall('t', payload, { convId: 'c', maxChars: 100 });
+    const visible = /** @type {{ _cache_uri: string, _cache_refs?: Record<string, string> }} */ (await cache.afterToolCall('t', payload, { convId: 'c', maxChars: 100 }));
     const uri = visible._cache_uri;
     assert.equal(typeof uri, 'string');
     // In key order; none for a key with a lone surrogate (Rust skips it, memberReference is null).
+    /** @type {Record<string, string>} */
     const expected = {};
     for (const key of Object.keys(payload)) {
       const reference = memberReference(uri, key);
@@ -99,7 +107,7 @@ test('memberReference writes exactly the _cache_refs of Rust (member_reference),
       if (!Object.hasOwn(payload, key) || round % 10) continue;
       const resolved = await cache.substituteCacheUris({ data_uri: reference }, { convId: 'c' });
       assert.equal(resolved.ok, true, reference);
-      assert.deepEqual(resolved.args.data, payload[key]);
+      assert.deepEqual(/** @type {{ args: Record<string, unknown> }} */ (resolved).args.data, payload[key]);
     }
   }
   assert.ok(compared > 3000 && written > 1000, `${compared} keys, ${written} references`);
@@ -127,7 +135,7 @@ test('childReference answers null exactly when parse_cache_uri refuses the refer
     assert.equal(reference, naive);
     assert.notEqual(parsed, null, JSON.stringify(naive.slice(0, 80)));
     // The last token, unescaped, is the one given (well formed, as Rust sees it).
-    const tokens = parsed.pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const tokens = /** @type {string} */ (/** @type {import('../../pkg/node/index.mjs').ParsedCacheUri} */ (parsed).pointer).slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     assert.equal(tokens.at(-1), String(token));
   }
   assert.ok(refused > 1000 && refused < 19000, `${refused} refused`);
@@ -146,7 +154,8 @@ test('isServerName accepts exactly the server names Rust accepts (server_option)
   for (let i = 0; i < 2000; i++) names.push(keyOf(next));
   let accepted = 0;
   for (const name of names) {
-    const options = { convId: 'c', server: name };
+    // Hostile names on purpose: cast to `never`.
+    const options = { convId: 'c', server: /** @type {never} */ (name) };
     const outcome = await cache.afterToolCall('t', { structuredContent: { v: 1 } }, options).then(() => true, (error) => {
       assert.ok(error instanceof TypeError, String(error));
       return false;

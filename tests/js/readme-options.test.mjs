@@ -4,9 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 
-const read = (file) => readFile(new URL(`../../${file}`, import.meta.url), 'utf8');
+const read = (/** @type {string} */ file) => readFile(new URL(`../../${file}`, import.meta.url), 'utf8');
 
-/** The property names of `interface <name> { … }` in a declaration file. */
+/**
+ * The property names of `interface <name> { … }` in a declaration file.
+ * @param {string} dts
+ * @param {string} name
+ * @returns {string[]}
+ */
 function optionsOf(dts, name) {
   const body = new RegExp(`interface ${name}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(dts)?.[1];
   assert.ok(body, `interface ${name} not found`);

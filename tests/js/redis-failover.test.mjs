@@ -17,13 +17,20 @@ import {
 } from '../support/redis-servers.mjs';
 
 const run = promisify(execFile);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 const TIMEOUT_MS = 1500;
 /** How late past timeoutMs a call may settle before it counts as hanging (timer and event-loop slack). */
 const SLACK_MS = 1000;
 const NAMES = new Set(['TimeoutError', 'NetworkError', 'UnknownError']);
 
-/** `promise` settled by our own deadline: { ok, value } or { ok: false, error }; throws when it hangs. */
+/**
+ * `promise` settled by our own deadline: { ok, value } or { ok: false, error }; throws when it hangs.
+ * (A call that fails rejects with the storage's named error.)
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {string} what
+ * @returns {Promise<{ ok: true, value: T, error?: undefined } | { ok: false, error: Error, value?: undefined }>}
+ */
 async function settled(promise, what) {
   let timer;
   const hung = new Promise((_, reject) => {
@@ -36,7 +43,10 @@ async function settled(promise, what) {
   }
 }
 
-/** Waits until every master has its replica connected (WAIT needs them), deadline 20 s. */
+/**
+ * Waits until every master has its replica connected (WAIT needs them), deadline 20 s.
+ * @param {number[]} ports
+ */
 async function replicasOnline(ports) {
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -68,6 +78,7 @@ for (const library of libraries) {
       const cache = new ResultCache({ threshold: 1, storage: redisStorage(client, { prefix: 'fo:', replicas: 1, timeoutMs: TIMEOUT_MS }) });
       /** @type {Map<string, { convId: string, payload: unknown }>} */
       const acked = new Map();
+      /** @type {Error[]} */
       const failures = [];
       let n = 0;
       const writeOne = async () => {
@@ -75,7 +86,7 @@ for (const library of libraries) {
         const convId = `conv-${i % 40}`;
         const payload = { i, rows: Array.from({ length: 20 }, (_, k) => ({ k, v: `${i}:${k}` })) };
         const outcome = await settled(cache.cacheToolResult({ payload, convId, sourceToolName: 'fo.tool' }), `write ${i}`);
-        if (outcome.ok) acked.set(outcome.value, { convId, payload });
+        if (outcome.ok) acked.set(/** @type {string} */ (outcome.value), { convId, payload });
         else failures.push(outcome.error);
         return outcome;
       };
@@ -110,6 +121,7 @@ for (const library of libraries) {
         }
       };
       let readable = false;
+      /** @type {Error | undefined} */
       let why;
       while (!readable) {
         assert.ok(Date.now() < deadline + 15_000, `reads succeed again after the promotion (${why?.message})`);

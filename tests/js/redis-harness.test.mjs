@@ -9,16 +9,24 @@ import {
   startRedis, startRedisCluster,
 } from '../support/redis-servers.mjs';
 
-/** PIDs of redis-server processes listening on any of `ports` (other test runs are ignored). */
+/**
+ * PIDs of redis-server processes listening on any of `ports` (other test runs are ignored).
+ * @param {number[]} ports
+ * @returns {string[]}
+ */
 function serversOn(ports) {
   let out = '';
   try { out = execFileSync('pgrep', ['-af', 'redis-server.*127\\.0\\.0\\.1'], { encoding: 'utf8' }); } catch { /* none */ }
   return out.split('\n').filter((l) => ports.some((p) => l.includes(`127.0.0.1:${p}`)));
 }
 
+/** @type {import('../support/redis-servers.mjs').RedisServer} */
 let server;
+/** @type {import('../support/redis-servers.mjs').RedisCluster} */
 let cluster;
+/** @type {import('../support/redis-servers.mjs').TestClient[]} */
 const clients = [];
+/** @template {import('../support/redis-servers.mjs').TestClient} T @param {T} c @returns {T} */
 const keep = (c) => (clients.push(c), c);
 
 before(async () => {
@@ -91,7 +99,11 @@ test('standalone crash (SIGKILL) and restart on the same port: new clients work'
   assert.equal(await io.get('after'), 'restart');
 });
 
-/** CRC16/XMODEM key slot (no hash tags needed for these one-letter keys). */
+/**
+ * CRC16/XMODEM key slot (no hash tags needed for these one-letter keys).
+ * @param {string} key
+ * @returns {number}
+ */
 function slotOf(key) {
   let crc = 0;
   for (const b of Buffer.from(key)) {

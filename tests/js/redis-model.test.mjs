@@ -26,10 +26,24 @@ const CONVS = ['c0', 'c1', 'c2'];
 const TOOLS = ['alpha.get', 'alpha.list', 'beta.get'];
 const PATTERNS = ['alpha.*', 'beta.get', '*.get', 'alpha.list', 'gamma.*'];
 
+/**
+ * The model's entry of one URI. `payload` is what was written: an object with `rows` (an array),
+ * another object, or an array.
+ * @typedef {{
+ *   conv: string, size: number, tool: string, addedAt: number, lastUsedAt: number,
+ *   stale: string | null, payload: unknown,
+ * }} Entry
+ */
+
+/** @type {import('../support/redis-servers.mjs').RedisServer} */
 let server;
+/** @type {import('../support/redis-servers.mjs').NodeRedisClient} */
 let clientA;
+/** @type {import('../support/redis-servers.mjs').IoredisClient} */
 let clientB;
+/** @type {import('../support/redis-servers.mjs').NodeRedisClient} */
 let rawClient;
+/** @type {import('../support/redis-model.mjs').RawCommand} */
 let raw;
 before(async () => {
   server = await startRedis();
@@ -41,7 +55,7 @@ after(async () => {
   await server?.stop();
 });
 
-const utf8 = (value) => Buffer.byteLength(JSON.stringify(value));
+const utf8 = (/** @type {unknown} */ value) => Buffer.byteLength(JSON.stringify(value));
 
 for (const seed of SEEDS) {
   test(`seed ${seed}: ${STEPS} random steps over two instances agree with the model and keep every invariant`, async (t) => {
@@ -54,13 +68,14 @@ for (const seed of SEEDS) {
     const B = new ResultCache({ ...options, storage: redisStorage(clientB, { prefix, ttlMs: LONG_TTL }) });
     const S = new ResultCache({ ...options, storage: redisStorage(clientA, { prefix, ttlMs: SHORT_TTL }) });
 
-    /** uri -> { conv, size, tool, addedAt, lastUsedAt, stale, payload } */
+    /** uri -> { conv, size, tool, addedAt, lastUsedAt, stale, payload } @type {Map<string, Entry>} */
     const model = new Map();
+    /** @type {Record<string, number>} */
     const counts = {};
     // The budget and the LRU order are per conversation (docs/REDIS.md).
-    const mine = (conv) => [...model].filter(([, e]) => e.conv === conv);
-    const lru = (conv) => mine(conv).sort(([u, p], [v, q]) => p.lastUsedAt - q.lastUsedAt || (u < v ? -1 : u > v ? 1 : 0));
-    const modelBytes = (conv) => mine(conv).reduce((sum, [, e]) => sum + e.size, 0);
+    const mine = (/** @type {string} */ conv) => [...model].filter(([, e]) => e.conv === conv);
+    const lru = (/** @type {string} */ conv) => mine(conv).sort(([u, p], [v, q]) => p.lastUsedAt - q.lastUsedAt || (u < v ? -1 : u > v ? 1 : 0));
+    const modelBytes = (/** @type {string} */ conv) => mine(conv).reduce((sum, [, e]) => sum + e.size, 0);
     let payloadCounter = 0;
     const makePayload = () => {
       const kind = rand.int(3);
@@ -70,7 +85,11 @@ for (const seed of SEEDS) {
       return [n, 'ü'.repeat(rand.int(2000)), { deep: [[[n]]] }];
     };
 
-    /** The model's write: LRU eviction in its conversation exactly as the budget rule (never the new entry). */
+    /**
+     * The model's write: LRU eviction in its conversation exactly as the budget rule (never the new entry).
+     * @param {string} uri
+     * @param {Entry} entry
+     */
     const modelWrite = (uri, entry) => {
       let bytes = modelBytes(entry.conv) + entry.size - MAX_BYTES;
       let entries = mine(entry.conv).length + 1 - MAX_ENTRIES;
@@ -83,20 +102,20 @@ for (const seed of SEEDS) {
       model.set(uri, entry);
     };
 
-    const check = async (where) => {
+    const check = async (/** @type {string} */ where) => {
       const snap = await snapshot([rawClient], prefix);
       const { uris, bytes, entries } = checkInvariants(snap, { maxBytes: MAX_BYTES, maxEntries: MAX_ENTRIES }, where);
       assert.deepEqual([...uris.keys()].sort(), [...model.keys()].sort(), `${where}: Redis holds exactly the model's entries`);
       for (const [uri, e] of model) {
         const at = `${where}: ${uri}`;
-        assert.equal(uris.get(uri).size, e.size, `${at} size`);
-        assert.equal(uris.get(uri).conv, JSON.stringify(e.conv), `${at} conversation`);
+        assert.equal(/** @type {{ size: number }} */ (uris.get(uri)).size, e.size, `${at} size`);
+        assert.equal(/** @type {{ conv: string }} */ (uris.get(uri)).conv, JSON.stringify(e.conv), `${at} conversation`);
         assert.equal(snap.n.get(uri), JSON.stringify(e.tool), `${at} tool`);
         assert.equal(Number(snap.a.get(uri)), e.addedAt, `${at} addedAt`);
         assert.equal(Number(snap.l.get(uri)), e.lastUsedAt, `${at} lastUsedAt`);
-        assert.equal(snap.s.has(uri) ? JSON.parse(snap.s.get(uri)) : null, e.stale, `${at} stale cause`);
-        assert.equal(JSON.stringify(JSON.parse(snap.p.get(JSON.stringify(e.conv)).get(uri))), JSON.stringify(e.payload), `${at} payload`);
-        const [pttlP, pttlI] = snap.pttl.get(JSON.stringify(e.conv));
+        assert.equal(snap.s.has(uri) ? JSON.parse(/** @type {string} */ (snap.s.get(uri))) : null, e.stale, `${at} stale cause`);
+        assert.equal(JSON.stringify(JSON.parse(/** @type {string} */ (/** @type {Map<string, string>} */ (snap.p.get(JSON.stringify(e.conv))).get(uri)))), JSON.stringify(e.payload), `${at} payload`);
+        const [pttlP, pttlI] = /** @type {number[]} */ (snap.pttl.get(JSON.stringify(e.conv)));
         assert.ok(pttlP > 0 && pttlI > 0, `${at} conversation keys carry a TTL (${pttlP}, ${pttlI})`);
       }
       const cache = rand() < 0.5 ? A : B;
@@ -109,7 +128,7 @@ for (const seed of SEEDS) {
       const expected = [...model].filter(([, e]) => conv === undefined || e.conv === conv).map(([uri]) => uri).sort();
       assert.deepEqual(listed.map((r) => r.uri).sort(), expected, `${where}: entries(${conv ?? ''})`);
       for (const row of listed) {
-        const e = model.get(row.uri);
+        const e = /** @type {Entry} */ (model.get(row.uri));
         assert.equal(row.convId, e.conv);
         assert.equal(row.sourceToolName, e.tool);
         assert.equal(row.sizeBytes, e.size);
@@ -125,7 +144,7 @@ for (const seed of SEEDS) {
         const payload = makePayload();
         const conv = rand.pick(CONVS);
         const tool = rand.pick(TOOLS);
-        const uri = await cache.cacheToolResult({ payload, convId: conv, sourceToolName: tool });
+        const uri = /** @type {string} */ (await cache.cacheToolResult({ payload, convId: conv, sourceToolName: tool }));
         assert.equal(typeof uri, 'string');
         assert.ok(!model.has(uri));
         modelWrite(uri, { conv, size: utf8(payload), tool, addedAt: clock, lastUsedAt: clock, stale: null, payload });
@@ -140,7 +159,7 @@ for (const seed of SEEDS) {
           const tool = rand.pick(TOOLS);
           return { payload, conv, tool, promise: (rand() < 0.5 ? A : B).cacheToolResult({ payload, convId: conv, sourceToolName: tool }) };
         });
-        const uris = await Promise.all(calls.map((c) => c.promise));
+        const uris = /** @type {string[]} */ (await Promise.all(calls.map((c) => c.promise)));
         const fits = CONVS.every((conv) => {
           const mineNow = calls.filter((c) => c.conv === conv);
           const extra = mineNow.reduce((sum, c) => sum + utf8(c.payload), 0);
@@ -174,7 +193,7 @@ for (const seed of SEEDS) {
         let conv;
         if (known.length > 0 && pick < 0.75) {
           uri = rand.pick(known);
-          conv = rand() < 0.85 ? model.get(uri).conv : rand.pick(CONVS);
+          conv = rand() < 0.85 ? /** @type {Entry} */ (model.get(uri)).conv : rand.pick(CONVS);
         } else {
           conv = rand.pick(CONVS);
           uri = `mcp+cache://${conv}/${'Zz09_-ab'.repeat(1).slice(0, 8)}${rand.int(1000)}`;
@@ -193,12 +212,13 @@ for (const seed of SEEDS) {
         else assert.deepEqual(result, { status: 'hit', payload: entry.payload });
       },
       async pointer() {
-        const known = [...model].filter(([, e]) => e.stale === null && Array.isArray(e.payload.rows));
+        const known = [...model].filter(([, e]) => e.stale === null && Array.isArray(/** @type {{ rows?: unknown }} */ (e.payload).rows));
         if (known.length === 0) return ops.read();
         const [uri, entry] = rand.pick(known);
-        const index = rand.int(entry.payload.rows.length);
-        const answer = await (rand() < 0.5 ? A : B).substituteCacheUris({ data_uri: `${uri}#/rows/${index}` }, { convId: entry.conv });
-        assert.deepEqual({ ok: answer.ok, args: answer.args }, { ok: true, args: { data: entry.payload.rows[index] } });
+        const index = rand.int(/** @type {{ rows: unknown[] }} */ (entry.payload).rows.length);
+        const answer = /** @type {{ ok: boolean, args?: unknown, sources?: import('mcp-result-cache').ReferenceSource[] }} */ (
+          await (rand() < 0.5 ? A : B).substituteCacheUris({ data_uri: `${uri}#/rows/${index}` }, { convId: entry.conv }));
+        assert.deepEqual({ ok: answer.ok, args: answer.args }, { ok: true, args: { data: /** @type {{ rows: unknown[] }} */ (entry.payload).rows[index] } });
         // Where the data came from: the entry's tool (what a flow policy checks).
         assert.equal(answer.sources?.[0]?.sourceToolName, entry.tool);
         entry.lastUsedAt = Math.max(entry.lastUsedAt, clock);
@@ -231,24 +251,28 @@ for (const seed of SEEDS) {
     };
     // A stale notification's cause is the cache's to word: read what it recorded (the model
     // already knows WHICH entries must be stale; the check compares the rest).
+    /** @type {import('../support/redis-model.mjs').Snapshot | null} */
     let lastSnapshot = null;
+    /** @param {Entry} entry @returns {Promise<string>} */
     async function snapshotCause(entry) {
       lastSnapshot ??= await snapshot([rawClient], prefix);
-      const uri = [...model].find(([, e]) => e === entry)[0];
+      const uri = /** @type {[string, Entry]} */ ([...model].find(([, e]) => e === entry))[0];
       const cause = lastSnapshot.s.get(uri);
       assert.ok(cause !== undefined, `${uri} marked stale by the notification`);
       return JSON.parse(cause);
     }
 
     /** The real-time TTL step: conversations written through S expire unless read within the TTL. */
-    const ttlStep = async (index) => {
+    const ttlStep = async (/** @type {number} */ index) => {
       const idle = `ttl-idle-${seed}-${index}`;
       const kept = `ttl-kept-${seed}-${index}`;
+      /** @type {Record<string, number>} */
       const sizeOf = {};
+      /** @type {Record<string, string>} */
       const uris = {};
       for (const conv of [idle, kept]) {
         const payload = { conv, rows: [1, 2, 3] };
-        uris[conv] = await S.cacheToolResult({ payload, convId: conv, sourceToolName: 'ttl.tool' });
+        uris[conv] = /** @type {string} */ (await S.cacheToolResult({ payload, convId: conv, sourceToolName: 'ttl.tool' }));
         sizeOf[conv] = utf8(payload);
         modelWrite(uris[conv], { conv, size: sizeOf[conv], tool: 'ttl.tool', addedAt: clock, lastUsedAt: clock, stale: null, payload });
       }
@@ -262,7 +286,7 @@ for (const seed of SEEDS) {
       while (Number(await raw(['EXISTS', ...idleKeys])) > 0) {
         assert.ok(Date.now() < deadline, 'the idle conversation expired');
         assert.equal((await S.lookup(uris[kept], { convId: kept })).status, 'hit', 'a conversation read within its TTL stays');
-        if (model.has(uris[kept])) model.get(uris[kept]).lastUsedAt = Math.max(model.get(uris[kept]).lastUsedAt, clock);
+        if (model.has(uris[kept])) /** @type {Entry} */ (model.get(uris[kept])).lastUsedAt = Math.max(/** @type {Entry} */ (model.get(uris[kept])).lastUsedAt, clock);
         await sleep(100);
       }
       // Back to the long TTL for "kept" through A.
@@ -272,12 +296,14 @@ for (const seed of SEEDS) {
       assert.equal((await B.lookup(uris[idle], { convId: idle })).status, 'miss', 'expired');
     };
 
+    /** @type {[keyof typeof ops, number][]} */
     const weights = [['write', 30], ['burst', 6], ['read', 25], ['pointer', 6], ['clear', 6], ['invalidate', 10], ['evictOlderThan', 5]];
     const total = weights.reduce((sum, [, w]) => sum + w, 0);
     const ttlSteps = new Set([Math.floor(STEPS / 3), Math.floor((2 * STEPS) / 3)]);
     for (let step = 0; step < STEPS; step += 1) {
       clock += rand.int(3) * 500; // sometimes the same ms: lastUsedAt ties, ordered by uri
       lastSnapshot = null;
+      /** @type {keyof typeof ops | 'ttl' | undefined} */
       let name;
       if (ttlSteps.has(step)) {
         name = 'ttl';
@@ -291,9 +317,9 @@ for (const seed of SEEDS) {
           }
           r -= w;
         }
-        await ops[name]();
+        await ops[/** @type {keyof typeof ops} */ (name)]();
       }
-      counts[name] = (counts[name] ?? 0) + 1;
+      counts[/** @type {string} */ (name)] = (counts[/** @type {string} */ (name)] ?? 0) + 1;
       await check(`seed ${seed} step ${step} (${name})`);
     }
     t.diagnostic(`seed ${seed}: ${JSON.stringify(counts)}; ${model.size} entries at the end`);

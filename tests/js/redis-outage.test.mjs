@@ -19,22 +19,40 @@ import { sleep } from '../support/redis-model.mjs';
 const SCRIPT_SHA = createHash('sha1').update(readFileSync(new URL('../../js/redis-script.lua', import.meta.url), 'utf8')).digest('hex');
 const TIMEOUT_MS = 1000;
 const SLACK_MS = 1500;
-const rows = (count) => Array.from({ length: count }, (_, i) => ({ i, name: `row ${i}`, value: (i * 37) % 101 }));
+const rows = (/** @type {number} */ count) => Array.from({ length: count }, (_, i) => ({ i, name: `row ${i}`, value: (i * 37) % 101 }));
 const DATA = { ok: true, rows: rows(20) };
 
+/** @typedef {import('../support/redis-servers.mjs').TestClient} TestClient */
+/** What `afterToolCall` resolves here: a tool result of text content. */
+/** @typedef {{ isError?: boolean, content: { type: string, text: string }[] }} TextResult */
+
+/**
+ * @type {{
+ *   name: string,
+ *   make: (server: import('../support/redis-servers.mjs').RedisServer) => Promise<TestClient>,
+ *   ready: (client: { isReady?: unknown, status?: unknown }) => boolean,
+ * }[]}
+ */
 const kinds = [
   { name: 'node-redis', make: (server) => nodeRedisClient(server.url), ready: (client) => client.isReady === true },
   { name: 'ioredis', make: (server) => ioredisClient(server.port), ready: (client) => client.status === 'ready' },
 ];
 
-/** Awaits `promise`, which must reject with NetworkError/TimeoutError within the bound. */
+/**
+ * Awaits `promise`, which must reject with NetworkError/TimeoutError within the bound.
+ * @param {string} what
+ * @param {Promise<unknown>} promise
+ * @param {number} [started]
+ * @returns {Promise<Error>}
+ */
 async function rejectsInTime(what, promise, started = Date.now()) {
+  /** @type {Error | undefined} */
   let error;
   try {
     const value = await promise;
     assert.fail(`${what}: resolved ${JSON.stringify(value)} while Redis is down`);
   } catch (caught) {
-    error = caught;
+    error = /** @type {Error} */ (caught);
   }
   const elapsed = Date.now() - started;
   assert.ok(error?.name === 'NetworkError' || error?.name === 'TimeoutError', `${what}: ${error?.name}: ${error?.message}`);
@@ -43,6 +61,12 @@ async function rejectsInTime(what, promise, started = Date.now()) {
   return error;
 }
 
+/**
+ * Polls `condition` every 50 ms until it holds; fails after `ms`.
+ * @param {string} what
+ * @param {() => boolean | Promise<boolean>} condition
+ * @param {number} [ms]
+ */
 async function until(what, condition, ms = 15_000) {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
@@ -55,20 +79,22 @@ for (const kind of kinds) {
   test(`${kind.name}: a killed server makes every operation reject in time; after a restart the same cache works again`, async (t) => {
     const server = await startRedis();
     const client = await kind.make(server);
+    /** @type {import('mcp-result-cache').CacheEvent[]} */
     const events = [];
     const prefix = `outage-${process.pid}:`;
-    const cache = new ResultCache({ threshold: 1, onEvent: (e) => events.push(e), storage: redisStorage(client, { prefix, timeoutMs: TIMEOUT_MS }) });
+    const cache = new ResultCache({ threshold: 1, onEvent: (/** @type {import('mcp-result-cache').CacheEvent} */ e) => events.push(e), storage: redisStorage(client, { prefix, timeoutMs: TIMEOUT_MS }) });
     try {
       const uri = await cache.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'metrics.query' });
       assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c1' }), DATA);
 
       // Operations in flight when the server dies (handled at once: they may settle during the kill).
-      const inFlight = [
+      const inFlight = /** @type {[string, Promise<unknown>][]} */ ([
         ['write in flight', cache.cacheToolResult({ payload: DATA, convId: 'c1' })],
         ['stats in flight', cache.stats()],
-      ].map(([what, promise]) => {
+      ]).map(([what, promise]) => {
         const started = Date.now();
-        return [what, started, promise.then((value) => ({ value }), (error) => ({ error, at: Date.now() }))];
+        return /** @type {[string, number, Promise<{ value: unknown } | { error: unknown, at: number }>]} */ (
+          [what, started, promise.then((value) => ({ value }), (error) => ({ error, at: Date.now() }))]);
       });
       await server.kill();
       for (const [what, started, settled] of inFlight) {
@@ -92,7 +118,8 @@ for (const kind of kinds) {
         if (name === 'substituteCacheUris') {
           // Resolves an envelope for the model, or rejects like the others; never a hit.
           const started = Date.now();
-          const outcome = await call().then((value) => ({ value }), (error) => ({ error }));
+          const outcome = /** @type {{ value: import('mcp-result-cache').SubstitutionResult, error?: undefined } | { error: Error, value?: undefined }} */ (
+            await call().then((value) => ({ value }), (error) => ({ error })));
           if (outcome.error) await rejectsInTime(name, Promise.reject(outcome.error), started);
           else {
             assert.equal(outcome.value.ok, false, `${name}: not resolved while Redis is down`);
@@ -110,14 +137,14 @@ for (const kind of kinds) {
       events.length = 0;
       const small = { content: [{ type: 'text', text: JSON.stringify(DATA) }] };
       const t0 = Date.now();
-      const shownSmall = await cache.afterToolCall('metrics.query', small, { convId: 'c1' });
+      const shownSmall = /** @type {TextResult} */ (await cache.afterToolCall('metrics.query', small, { convId: 'c1' }));
       assert.ok(Date.now() - t0 <= TIMEOUT_MS + SLACK_MS);
       assert.notEqual(shownSmall.isError, true);
       assert.deepEqual(JSON.parse(shownSmall.content[0].text), DATA, 'the model still sees the data');
       const bigRows = rows(2000);
       const big = { content: [{ type: 'text', text: JSON.stringify({ rows: bigRows }) }] };
       const t1 = Date.now();
-      const shownBig = await cache.afterToolCall('metrics.query', big, { convId: 'c1' });
+      const shownBig = /** @type {TextResult} */ (await cache.afterToolCall('metrics.query', big, { convId: 'c1' }));
       assert.ok(Date.now() - t1 <= TIMEOUT_MS + SLACK_MS);
       const note = JSON.parse(shownBig.content[0].text);
       assert.equal(note._cache_uri, undefined, 'no reference to a result that was not kept');
@@ -155,7 +182,7 @@ for (const kind of kinds) {
         assert.deepEqual((await cache.entries({ convId: 'c2' })).map((r) => r.uri).sort(), [...uris].sort());
         const fresh = await cache.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'metrics.query' });
         assert.deepEqual(await cache.readCachedPayload(fresh, { convId: 'c1' }), DATA);
-        const shown = await cache.afterToolCall('metrics.query', big, { convId: 'c1' });
+        const shown = /** @type {TextResult} */ (await cache.afterToolCall('metrics.query', big, { convId: 'c1' }));
         const summary = JSON.parse(shown.content[0].text);
         assert.match(summary._cache_uri, /^mcp\+cache:\/\/c1\//, 'big results are stored again');
         assert.deepEqual(await cache.readCachedPayload(summary._cache_uri, { convId: 'c1' }), { rows: bigRows });

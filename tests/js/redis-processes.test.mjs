@@ -14,8 +14,8 @@ import { closeClient, ioredisClient, startRedis } from '../support/redis-servers
 
 const run = promisify(execFile);
 /** A substitution's outcome without the `sources` it reports (checked by the flow tests). */
-const okArgs = ({ ok, args }) => ({ ok, args });
-const here = (path) => new URL(path, import.meta.url).href;
+const okArgs = (/** @type {{ ok: boolean, args?: unknown }} */ { ok, args }) => ({ ok, args });
+const here = (/** @type {string} */ path) => new URL(path, import.meta.url).href;
 
 // The child: REDIS_URL, PREFIX, and a JSON list of steps in STEPS; prints one JSON line of answers.
 const CHILD = `
@@ -37,7 +37,9 @@ process.stdout.write(JSON.stringify({ pid: process.pid, out }) + '\\n');
 await closeClient(client);
 `;
 
+/** @type {import('../support/redis-servers.mjs').RedisServer} */
 let server;
+/** @type {import('../support/redis-servers.mjs').IoredisClient} */
 let client;
 before(async () => {
   server = await startRedis();
@@ -48,12 +50,18 @@ after(async () => {
   await server?.stop();
 });
 
+/**
+ * Runs CHILD in a new Node process over `prefix` with `steps`; its answers, one a step.
+ * @param {string} prefix
+ * @param {unknown[][]} steps
+ * @returns {Promise<unknown[]>}
+ */
 async function child(prefix, steps) {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', CHILD], {
     env: { ...process.env, REDIS_URL: server.url, PREFIX: prefix, STEPS: JSON.stringify(steps) },
     timeout: 20_000,
   });
-  const answer = JSON.parse(stdout.trim().split('\n').at(-1));
+  const answer = /** @type {{ pid: number, out: unknown[] }} */ (JSON.parse(/** @type {string} */ (stdout.trim().split('\n').at(-1))));
   assert.notEqual(answer.pid, process.pid, 'ran in another process');
   return answer.out;
 }
@@ -63,7 +71,7 @@ const DATA = { ok: true, rows: Array.from({ length: 30 }, (_, i) => ({ i, label:
 test('a reference written by a child process resolves here; a clear here is a miss in the next child', async () => {
   const prefix = `proc-${process.pid}:`;
   const cache = new ResultCache({ threshold: 1, storage: redisStorage(client, { prefix }) });
-  const [uri, otherUri] = await child(prefix, [['write', DATA, 'c1', 'metrics.query'], ['write', { other: true }, 'c2', 'crm.get']]);
+  const [uri, otherUri] = /** @type {[string, string]} */ (await child(prefix, [['write', DATA, 'c1', 'metrics.query'], ['write', { other: true }, 'c2', 'crm.get']]));
   assert.match(uri, /^mcp\+cache:\/\/c1\//);
   assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c1' }), DATA, 'the child\'s entry resolves here');
   assert.deepEqual(okArgs(await cache.substituteCacheUris({ data_uri: `${uri}#/rows/29` }, { convId: 'c1' })), { ok: true, args: { data: DATA.rows[29] } });
@@ -74,7 +82,7 @@ test('a reference written by a child process resolves here; a clear here is a mi
 
   const mine = await cache.cacheToolResult({ payload: { mine: [1, 2, 3] }, convId: 'c2', sourceToolName: 'crm.get' });
   await cache.clearConversation('c1');
-  const [gone, kept, theirs, counted] = await child(prefix, [['lookup', uri, 'c1'], ['lookup', mine, 'c2'], ['lookup', otherUri, 'c2'], ['stats']]);
+  const [gone, kept, theirs, counted] = /** @type {[unknown, unknown, unknown, { entries: number, conversations: number }]} */ (await child(prefix, [['lookup', uri, 'c1'], ['lookup', mine, 'c2'], ['lookup', otherUri, 'c2'], ['stats']]));
   assert.deepEqual(gone, { status: 'miss' }, 'the next child misses the cleared entry');
   assert.deepEqual(kept, { status: 'hit', payload: { mine: [1, 2, 3] } }, 'and resolves what this process wrote');
   assert.deepEqual(theirs, { status: 'hit', payload: { other: true } });
@@ -89,7 +97,7 @@ test('a reference written by a child process resolves here; a clear here is a mi
 test('two children writing at once and this process: one cache, every entry resolvable everywhere', async () => {
   const prefix = `proc2-${process.pid}:`;
   const cache = new ResultCache({ threshold: 1, storage: redisStorage(client, { prefix }) });
-  const steps = (tag) => Array.from({ length: 10 }, (_, i) => ['write', { tag, i, rows: DATA.rows }, `conv-${i % 2}`, `${tag}.tool`]);
+  const steps = (/** @type {string} */ tag) => Array.from({ length: 10 }, (_, i) => ['write', { tag, i, rows: DATA.rows }, `conv-${i % 2}`, `${tag}.tool`]);
   const [a, b, here] = await Promise.all([
     child(prefix, steps('a')),
     child(prefix, steps('b')),

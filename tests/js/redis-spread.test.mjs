@@ -16,11 +16,20 @@ import {
   closeClient, ioredisCluster, nodeRedisClient, nodeRedisCluster, startRedis, startRedisCluster,
 } from '../support/redis-servers.mjs';
 
+/** @typedef {import('../support/redis-servers.mjs').NodeRedisClient} NodeRedisClient */
+/** @typedef {import('../support/redis-servers.mjs').TestClient} TestClient */
+
+/** @type {import('../support/redis-servers.mjs').RedisServer} */
 let server;
+/** @type {import('../support/redis-servers.mjs').RedisCluster} */
 let cluster;
+/** @type {NodeRedisClient} */
 let raw; // node-redis standalone client: inspection
+/** @type {NodeRedisClient[]} */
 const masters = []; // node-redis client per cluster master: inspection
+/** @type {TestClient[]} */
 const opened = [];
+/** @template {TestClient} T @param {T} client @returns {T} */
 const keep = (client) => (opened.push(client), client);
 let counter = 0;
 const fresh = () => `sp${process.pid}-${counter++}:`;
@@ -36,19 +45,25 @@ after(async () => {
   await Promise.all([server?.stop(), cluster?.stop()]);
 });
 
-/** Every key starting with `prefix` on one node. */
+/**
+ * Every key starting with `prefix` on one node.
+ * @param {NodeRedisClient} node
+ * @param {string} prefix
+ * @returns {Promise<string[]>}
+ */
 async function keysOn(node, prefix) {
+  /** @type {string[]} */
   const keys = [];
   let cursor = '0';
   do {
-    const [next, page] = await node.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000']);
+    const [next, page] = /** @type {[string, string[]]} */ (await node.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000']));
     cursor = String(next);
     keys.push(...page);
   } while (cursor !== '0');
   return keys;
 }
 
-const keysOf = (prefix, convId) => ['rows', 'lru', 'added', 'fresh'].map((k) => `${prefix}{${segmentOf(convId)}}:${k}`);
+const keysOf = (/** @type {string} */ prefix, /** @type {string} */ convId) => ['rows', 'lru', 'added', 'fresh'].map((k) => `${prefix}{${segmentOf(convId)}}:${k}`);
 
 for (const library of [{ name: 'node-redis', connect: nodeRedisCluster }, { name: 'ioredis', connect: ioredisCluster }]) {
   test(`${library.name} cluster: 300 conversations spread over the 3 masters, each conversation in one slot`, async () => {
@@ -96,7 +111,8 @@ describe('standalone', () => {
       await cache.readCachedPayload(`${uri}#/mine`, { convId: 'mine' });
       await cache.entries({ convId: 'mine' });
       await cache.clearConversation('mine');
-      const log = await raw.sendCommand(['SLOWLOG', 'GET', '1000']);
+      // SLOWLOG entries: [id, timestamp, duration, argv, client address, client name].
+      const log = /** @type {[unknown, unknown, unknown, unknown[], ...unknown[]][]} */ (await raw.sendCommand(['SLOWLOG', 'GET', '1000']));
       const scripts = log.map((entry) => entry[3].map(String)).filter((args) => args[0].toUpperCase() === 'EVALSHA');
       assert.ok(scripts.length >= 5, `script calls logged: ${scripts.length}`);
       for (const args of scripts) assert.deepEqual(args.slice(3, 7), keysOf(prefix, 'mine'), args.slice(0, 8).join(' '));
@@ -113,7 +129,7 @@ describe('standalone', () => {
     const count = 3 * BATCH + 17;
     await Promise.all(Array.from({ length: count }, (_, i) => cache.cacheToolResult({ payload: { i }, convId: 'big', sourceToolName: `t${i % 3}` })));
     const keys = keysOf(prefix, 'big');
-    const script = (args) => raw.sendCommand(['EVALSHA', SHA, '4', ...keys, ...args]);
+    const script = (/** @type {string[]} */ args) => /** @type {Promise<unknown[]>} */ (raw.sendCommand(['EVALSHA', SHA, '4', ...keys, ...args]));
     // Age eviction: one call removes one batch and says there is more.
     const [removed, more] = (await script(['d', '0', '', String(clock + 1), String(BATCH), '0'])).map(Number);
     assert.equal(removed, BATCH);
@@ -163,8 +179,9 @@ describe('standalone', () => {
     const client = await nodeRedisClient(small.url);
     try {
       let clock = 1_000;
+      /** @type {import('mcp-result-cache').CacheEvent[]} */
       const events = [];
-      const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), onEvent: (e) => events.push(e), storage: redisStorage(client, { prefix: fresh() }) });
+      const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), onEvent: (/** @type {import('mcp-result-cache').CacheEvent} */ e) => events.push(e), storage: redisStorage(client, { prefix: fresh() }) });
       const uris = [];
       for (let i = 0; i < 40; i += 1) uris.push(await cache.cacheToolResult({ payload: { i, blob: 'x'.repeat(300_000) }, convId: `c${i}` }));
       assert.ok(events.some((e) => e.kind === 'evict' && e.reason === 'quota'), 'evicted for the quota');

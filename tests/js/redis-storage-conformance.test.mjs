@@ -15,9 +15,22 @@ import {
   startRedis, startRedisCluster,
 } from '../support/redis-servers.mjs';
 
+/** @typedef {import('mcp-result-cache').CacheStorage} CacheStorage */
+/** @typedef {import('mcp-result-cache').StoredRow} StoredRow */
+/** @typedef {import('mcp-result-cache/storage-conformance').StorageFactory} StorageFactory */
+/** @typedef {import('mcp-result-cache/storage-conformance').StorageConformanceOptions} StorageConformanceOptions */
+/** @typedef {import('mcp-result-cache/storage-conformance').TestFunction} TestFunction */
+
+/** @type {import('../support/redis-servers.mjs').RedisServer} */
 let server;
+/** @type {import('../support/redis-servers.mjs').RedisCluster} */
 let cluster;
-const clients = {};
+const clients = /** @type {{
+ *   nodeRedis: import('../support/redis-servers.mjs').NodeRedisClient,
+ *   ioredis: import('../support/redis-servers.mjs').IoredisClient,
+ *   nodeRedisCluster: import('../support/redis-servers.mjs').NodeRedisCluster,
+ *   ioredisCluster: import('../support/redis-servers.mjs').IoredisCluster,
+ * }} */ ({});
 let counter = 0;
 const prefix = () => `conf${process.pid}-${counter++}:`;
 
@@ -37,23 +50,30 @@ after(async () => {
 /**
  * A storage written from docs/STORAGE.md alone: rows in a Map, the budget and LRU order per
  * conversation, consumeOnce over a Map of deadlines. What a third party's adapter looks like.
+ * @returns {CacheStorage}
  */
 function mapAdapter() {
+  /** @type {Map<string, StoredRow>} */
   const rows = new Map();
+  /** @type {Map<string, number>} */
   const once = new Map();
   // Call order: every operation runs after the ones called before it; between freshTools and
   // markStale the others wait (markStale itself goes first).
+  /** @type {Promise<unknown>} */
   let tail = Promise.resolve();
+  /** @type {(value?: unknown) => void} */
   let unblock = () => {};
+  /** @template T @param {() => T | PromiseLike<T>} fn @returns {Promise<T>} */
   const serial = (fn) => {
     const done = tail.then(fn);
     tail = done.catch(() => {});
     return done;
   };
-  const clone = (row) => ({ ...row, payload: structuredClone(row.payload) });
-  const drop = (uri) => rows.delete(uri);
+  const clone = (/** @type {StoredRow} */ row) => ({ ...row, payload: structuredClone(row.payload) });
+  const drop = (/** @type {string} */ uri) => rows.delete(uri);
+  /** @param {StoredRow[]} list @returns {[number, number]} */
   const totals = (list) => [list.length, list.reduce((sum, r) => sum + r.sizeBytes, 0)];
-  const older = (a, b) => a.lastUsedAt - b.lastUsedAt || (a.uri < b.uri ? -1 : 1);
+  const older = (/** @type {StoredRow} */ a, /** @type {StoredRow} */ b) => a.lastUsedAt - b.lastUsedAt || (a.uri < b.uri ? -1 : 1);
   return {
     kind: 'map',
     write: (row, maxBytes, maxEntries) => serial(() => {
@@ -127,7 +147,7 @@ function mapAdapter() {
   };
 }
 
-storageConformance(async () => 'memory', { test, name: 'memory' });
+storageConformance(async () => /** @type {const} */ ('memory'), { test, name: 'memory' });
 storageConformance(async () => mapAdapter(), { test, name: 'an adapter written from docs/STORAGE.md' });
 storageConformance(async () => redisStorage(clients.nodeRedis, { prefix: prefix() }), { test, name: 'redis, node-redis client' });
 storageConformance(async () => redisStorage(clients.ioredis, { prefix: prefix() }), { test, name: 'redis, ioredis Redis' });
@@ -142,11 +162,12 @@ test('an adapter is a storage of ResultCache: stats() names its kind; its reject
   const failing = { ...mapAdapter(), read: async () => { throw Object.assign(new Error('down'), { name: 'NetworkError' }); } };
   const broken = new ResultCache({ threshold: 1, storage: failing });
   const uri = await broken.cacheToolResult({ payload: { a: 1 }, convId: 'c', sourceToolName: 't' });
-  await assert.rejects(broken.lookup(uri, { convId: 'c' }), (error) => error.name === 'NetworkError' && /down/.test(error.message));
+  await assert.rejects(broken.lookup(uri, { convId: 'c' }), (/** @type {Error} */ error) => error.name === 'NetworkError' && /down/.test(error.message));
 });
 
 test('storageConformance: TypeErrors for a missing factory or test function', () => {
-  assert.throws(() => storageConformance(undefined, { test }), TypeError);
-  assert.throws(() => storageConformance(async () => 'memory', {}), TypeError);
-  assert.throws(() => storageConformance(async () => 'memory'), TypeError);
+  // Calls its declaration refuses, cast so that they reach the checks at run time.
+  assert.throws(() => storageConformance(/** @type {StorageFactory} */ (/** @type {unknown} */ (undefined)), { test }), TypeError);
+  assert.throws(() => storageConformance(async () => /** @type {const} */ ('memory'), /** @type {StorageConformanceOptions} */ ({})), TypeError);
+  assert.throws(() => /** @type {(makeStorage: StorageFactory) => void} */ (storageConformance)(async () => /** @type {const} */ ('memory')), TypeError);
 });

@@ -17,15 +17,26 @@ import {
 } from '../support/redis-servers.mjs';
 import { checkInvariants, rawCommand, scanAll, sleep, snapshot } from '../support/redis-model.mjs';
 
-/** A substitution's outcome without the `sources` it reports (checked by the flow tests). */
-const okArgs = ({ ok, args }) => ({ ok, args });
+/** @typedef {import('../support/redis-servers.mjs').NodeRedisClient} NodeRedisClient */
+/** @typedef {import('../support/redis-servers.mjs').TestClient} TestClient */
+/** A snapshot as the refusal test reads it: `time` is left out, though `snapshot()` sets none. @typedef {import('../support/redis-model.mjs').Snapshot & { time?: unknown }} TimedSnapshot */
 
+/** A substitution's outcome without the `sources` it reports (checked by the flow tests). */
+const okArgs = (/** @type {{ ok: boolean, args?: unknown }} */ { ok, args }) => ({ ok, args });
+
+/** @type {import('../support/redis-servers.mjs').RedisServer} */
 let server;
+/** @type {import('../support/redis-servers.mjs').RedisCluster} */
 let cluster;
+/** @type {NodeRedisClient} */
 let rawStandalone; // node-redis client on the standalone server: inspection only
+/** @type {import('../support/redis-servers.mjs').NodeRedisCluster} */
 let rawCluster; // node-redis cluster: inspection only, routed by key
+/** @type {NodeRedisClient[]} */
 let masterClients; // one node-redis client per cluster master: SCAN
+/** @type {TestClient[]} */
 const opened = [];
+/** @template {TestClient} T @param {T} client @returns {T} */
 const keep = (client) => (opened.push(client), client);
 
 before(async () => {
@@ -49,16 +60,20 @@ const kinds = [
 ];
 
 let counter = 0;
-const rows = (count, offset = 0) => Array.from({ length: count }, (_, i) => ({ id: i + offset, host: i % 3 ? 'web' : 'db', cpu: (i * 37) % 101 }));
+const rows = (/** @type {number} */ count, offset = 0) => Array.from({ length: count }, (_, i) => ({ id: i + offset, host: i % 3 ? 'web' : 'db', cpu: (i * 37) % 101 }));
 const DATA = { ok: true, rows: rows(12) };
-const STALE = (pattern) => ({ method: 'notifications/resources/updated', params: { uri: `mcpfusion://stale/${pattern}` } });
-const utf8 = (value) => Buffer.byteLength(JSON.stringify(value));
+const STALE = (/** @type {string} */ pattern) => ({ method: 'notifications/resources/updated', params: { uri: `mcpfusion://stale/${pattern}` } });
+const utf8 = (/** @type {unknown} */ value) => Buffer.byteLength(JSON.stringify(value));
 
 for (const kind of kinds) {
   describe(kind.name, () => {
+    /** @type {TestClient} */
     let clientA;
+    /** @type {TestClient} */
     let clientB;
+    /** @type {import('../support/redis-model.mjs').RawCommand} */
     let raw;
+    /** @type {NodeRedisClient[]} */
     let nodes;
     before(async () => {
       clientA = keep(await kind.make());
@@ -67,17 +82,20 @@ for (const kind of kinds) {
       nodes = kind.standalone ? [rawStandalone] : masterClients;
     });
 
-    /** Two caches (A over clientA, B over clientB) sharing a fresh prefix. */
+    /**
+     * Two caches (A over clientA, B over clientB) sharing a fresh prefix.
+     * @param {Omit<import('mcp-result-cache').ResultCacheOptions, 'storage'> & { storage?: import('mcp-result-cache/redis').RedisStorageOptions }} [opts]
+     */
     const pair = ({ storage = {}, ...options } = {}) => {
       const prefix = `t${process.pid}-${counter++}:`;
-      const make = (client) => new ResultCache({ threshold: 1, ...options, storage: redisStorage(client, { prefix, ...storage }) });
+      const make = (/** @type {TestClient} */ client) => new ResultCache({ threshold: 1, ...options, storage: redisStorage(client, { prefix, ...storage }) });
       return { prefix, A: make(clientA), B: make(clientB) };
     };
 
     test('a reference minted by A resolves in B: whole, by JSON pointer, and only in its conversation', async () => {
       const { A, B, prefix } = pair();
       const uri = await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'metrics.query' });
-      assert.match(uri, /^mcp\+cache:\/\/c1\/[A-Za-z0-9_-]{8,16}$/);
+      assert.match(/** @type {string} */ (uri), /^mcp\+cache:\/\/c1\/[A-Za-z0-9_-]{8,16}$/);
       assert.deepEqual(await B.readCachedPayload(uri, { convId: 'c1' }), DATA);
       assert.deepEqual(await B.lookup(uri, { convId: 'c1' }), { status: 'hit', payload: DATA });
       assert.deepEqual(okArgs(await B.substituteCacheUris({ data_uri: `${uri}#/rows/3`, keep: 1 }, { convId: 'c1' })), { ok: true, args: { data: DATA.rows[3], keep: 1 } });
@@ -120,9 +138,9 @@ for (const kind of kinds) {
       assert.equal((await A.lookup(u4, { convId: 'c2' })).status, 'hit', 'other tools untouched');
       const rowsOf = Object.fromEntries((await A.entries()).map((r) => [r.uri, r]));
       assert.deepEqual(Object.keys(rowsOf).sort(), [u2, u3, u4].sort());
-      assert.equal(rowsOf[u2].staleCause, 'billing.refund');
-      assert.ok(rowsOf[u3].staleCause, 'stale cause of the notification is recorded');
-      assert.ok(rowsOf[u4].staleCause == null);
+      assert.equal(rowsOf[/** @type {string} */ (u2)].staleCause, 'billing.refund');
+      assert.ok(rowsOf[/** @type {string} */ (u3)].staleCause, 'stale cause of the notification is recorded');
+      assert.ok(rowsOf[/** @type {string} */ (u4)].staleCause == null);
       const { entries } = checkInvariants(await snapshot(nodes, prefix));
       assert.equal(entries, 3);
       assert.equal((await B.stats()).entries, 3);
@@ -137,10 +155,10 @@ for (const kind of kinds) {
     test('derived entries (cache_select) resolve from the other instance and are refused once the source is stale or cleared', async () => {
       const { A, B } = pair();
       const source = await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'billing.get_invoice' });
-      const select = async (cache, uri) => {
+      const select = async (/** @type {InstanceType<typeof ResultCache>} */ cache, /** @type {string | null} */ uri) => {
         const result = await cacheTools(cache, { convId: 'c1' }).callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'host', op: '=', value: 'db' }] } });
         assert.notEqual(result.isError, true, result.content?.[0]?.text);
-        return result.structuredContent;
+        return /** @type {{ count: number, _cache_uri: string }} */ (result.structuredContent);
       };
       const wanted = DATA.rows.filter((r) => r.host === 'db');
       const selected = await select(A, source);
@@ -148,7 +166,7 @@ for (const kind of kinds) {
       assert.deepEqual(await B.readCachedPayload(selected._cache_uri, { convId: 'c1' }), wanted, 'derived entry written by A resolves in B');
       assert.deepEqual(okArgs(await B.substituteCacheUris({ data_uri: selected._cache_uri }, { convId: 'c1' })), { ok: true, args: { data: wanted } });
       const read = await cacheTools(B, { convId: 'c1' }).callTool({ name: 'cache_read', arguments: { uri: selected._cache_uri } });
-      assert.deepEqual(read.structuredContent.items, wanted);
+      assert.deepEqual(/** @type {{ items: unknown }} */ (read.structuredContent).items, wanted);
       await B.invalidate(['billing.get_*'], { cause: 'billing.refund' });
       assert.equal((await A.lookup(selected._cache_uri, { convId: 'c1' })).status, 'stale', 'source stale through B: derived refused on A');
       assert.equal((await A.substituteCacheUris({ data_uri: selected._cache_uri }, { convId: 'c1' })).ok, false);
@@ -173,7 +191,7 @@ for (const kind of kinds) {
       const maxBytes = 64 * 1024;
       const maxEntries = 10;
       const { A, B, prefix } = pair({ maxBytes, maxEntries });
-      const payloadOf = (i) => ({ i, blob: 'x'.repeat(i % 2 ? 4096 : 9000) });
+      const payloadOf = (/** @type {number} */ i) => ({ i, blob: 'x'.repeat(i % 2 ? 4096 : 9000) });
       const written = new Set();
       const writes = [];
       for (let i = 0; i < 60; i += 1) {
@@ -247,6 +265,7 @@ for (const kind of kinds) {
 
     test('exact round trips: unicode, astral, lone surrogates, large numbers, nested arrays, 8 MB', async () => {
       const { A, B, prefix } = pair();
+      /** @type {unknown[]} */
       let nested = [];
       for (let i = 0; i < 60; i += 1) nested = [i, nested, { k: [nested.length] }];
       const proto = JSON.parse('{"__proto__": {"x": 1}, "constructor": 2}');
@@ -262,11 +281,12 @@ for (const kind of kinds) {
         [1, 'two', null],
         big,
       ];
+      /** @type {string[]} */
       const uris = [];
       for (const payload of payloads) {
         const uri = await A.cacheToolResult({ payload, convId: 'rt', sourceToolName: 'rt.tool' });
         assert.equal(typeof uri, 'string');
-        uris.push(uri);
+        uris.push(/** @type {string} */ (uri));
       }
       for (const [i, payload] of payloads.entries()) {
         const back = await B.readCachedPayload(uris[i], { convId: 'rt' });
@@ -287,7 +307,7 @@ for (const kind of kinds) {
       const before = await B.stats();
       const keysBefore = await scanAll(nodes);
       const snapBefore = await snapshot(nodes, prefix);
-      const cycle = { a: 1 };
+      const cycle = /** @type {{ a: number, self?: unknown }} */ ({ a: 1 });
       cycle.self = { back: cycle };
       const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
       const symbolKey = { a: 1, [Symbol('s')]: 2 };
@@ -322,7 +342,7 @@ for (const kind of kinds) {
         try {
           outcome = await A.cacheToolResult({ payload, convId: 'c1', sourceToolName: 'bad.tool' });
         } catch (error) {
-          assert.ok(error instanceof TypeError, `${name}: a TypeError, got ${error?.name}: ${error?.message}`);
+          assert.ok(error instanceof TypeError, `${name}: a TypeError, got ${/** @type {Error | undefined} */ (error)?.name}: ${/** @type {Error | undefined} */ (error)?.message}`);
           assert.match(error.message, /redisStorage|JSON|cycle|BigInt/, name);
           continue;
         }
@@ -331,8 +351,9 @@ for (const kind of kinds) {
       }
       assert.deepEqual(await B.stats(), before, 'stats unchanged');
       assert.deepEqual(await scanAll(nodes), keysBefore, 'no key added or removed');
-      const { time: _t1, ...snapAfter } = await snapshot(nodes, prefix);
-      const { time: _t0, ...snapThen } = snapBefore;
+      // `snapshot()` resolves no `time` field: leaving it out changes nothing (TimedSnapshot).
+      const { time: _t1, ...snapAfter } = /** @type {TimedSnapshot} */ (await snapshot(nodes, prefix));
+      const { time: _t0, ...snapThen } = /** @type {TimedSnapshot} */ (snapBefore);
       assert.deepEqual(snapAfter, snapThen, 'the cache\'s keys unchanged');
     });
 
@@ -363,7 +384,7 @@ for (const kind of kinds) {
       }
       assert.deepEqual(removed, [], 'no key deleted');
 
-      for (const key of foreign) assert.deepEqual(Object.fromEntries(await raw(['HGETALL', key]).then((r) => Object.entries(r))), { b: '7', e: '1' }, `${key} untouched`);
+      for (const key of foreign) assert.deepEqual(Object.fromEntries(await raw(['HGETALL', key]).then((r) => Object.entries(/** @type {Record<string, string>} */ (r)))), { b: '7', e: '1' }, `${key} untouched`);
       for (const key of added) {
         const pttl = Number(await raw(['PTTL', key]));
         assert.ok(pttl > 0 && pttl <= 60_000, `${key} expires with the TTL (PTTL ${pttl})`);
@@ -393,7 +414,7 @@ for (const kind of kinds) {
     test('ttlMs: Redis itself deletes a conversation nobody touched; no phantom bytes; one read within the TTL keeps it', async () => {
       const ttlMs = 400;
       const { A, B, prefix } = pair({ storage: { ttlMs } });
-      const keyOf = (id, k) => `${prefix}{${id}}:${k}`;
+      const keyOf = (/** @type {string} */ id, /** @type {string} */ k) => `${prefix}{${id}}:${k}`;
       const idle = await A.cacheToolResult({ payload: DATA, convId: 'idle', sourceToolName: 't' });
       const busy = await A.cacheToolResult({ payload: { busy: true, rows: DATA.rows }, convId: 'busy', sourceToolName: 't' });
       for (const id of ['idle', 'busy']) {
@@ -439,7 +460,7 @@ for (const kind of kinds) {
         { timeoutMs: 0 }, { timeoutMs: -5 }, { timeoutMs: 2.5 }, { timeoutMs: 2 ** 31 }, { timeoutMs: '1000' },
         { ttl: 100 }, { prefix: 'ok:', extra: true }, null, 'prefix', [], 5,
       ]) {
-        assert.throws(() => redisStorage(clientA, options), TypeError, `options ${JSON.stringify(options)}`);
+        assert.throws(() => redisStorage(clientA, /** @type {import('mcp-result-cache/redis').RedisStorageOptions} */ (options)), TypeError, `options ${JSON.stringify(options)}`);
       }
       assert.equal(redisStorage(clientA, { prefix: 'ok:', ttlMs: 1, timeoutMs: 1 }).kind, 'redis');
       assert.equal(redisStorage(clientA).prefix, 'mcp-result-cache:');

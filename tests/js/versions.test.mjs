@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 
-const read = (file) => readFile(new URL(`../../${file}`, import.meta.url), 'utf8');
+const read = (/** @type {string} */ file) => readFile(new URL(`../../${file}`, import.meta.url), 'utf8');
 
 test('package.json, Cargo.toml, Cargo.lock and the newest CHANGELOG release name one version', async () => {
   const npm = JSON.parse(await read('package.json')).version;

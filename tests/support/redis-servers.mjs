@@ -21,11 +21,19 @@ const READY_TIMEOUT_MS = 10_000;
 const CLUSTER_TIMEOUT_MS = 20_000;
 const STDERR_KEEP = 4096;
 const run = promisify(execFile);
+/** @type {(ms: number) => Promise<void>} */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------
 // Process bookkeeping: every live child and every temp dir, cleaned up when the process exits.
+/**
+ * A spawned redis-server: stderr piped, and `exitPromise` settling once it has exited.
+ * @typedef {import('node:child_process').ChildProcessByStdio<null, null, import('node:stream').Readable>
+ *   & { exitPromise: Promise<void> }} ServerChild
+ */
+/** @type {Set<ServerChild>} */
 const liveChildren = new Set();
+/** @type {Set<string>} */
 const tmpDirs = new Set();
 process.on('exit', () => {
   for (const child of liveChildren) {
@@ -47,18 +55,22 @@ export function freePort() {
     srv.unref();
     srv.once('error', reject);
     srv.listen(0, HOST, () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
 }
 
-/** One PING over a raw socket; resolves true on `+PONG`, false on anything else. */
+/**
+ * One PING over a raw socket; resolves true on `+PONG`, false on anything else.
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
 function pingOnce(port) {
   return new Promise((resolve) => {
     const sock = net.connect({ port, host: HOST });
     let buf = '';
-    const done = (ok) => { sock.destroy(); resolve(ok); };
+    const done = (/** @type {boolean} */ ok) => { sock.destroy(); resolve(ok); };
     sock.setTimeout(1000, () => done(false));
     sock.once('error', () => done(false));
     sock.once('connect', () => sock.write('PING\r\n'));
@@ -72,7 +84,10 @@ function pingOnce(port) {
 /**
  * Spawn one redis-server process and wait until it answers PING.
  * Rejects (with the server's stderr) if it exits first or is not ready within 10 s.
- * @returns {Promise<{child: import('node:child_process').ChildProcess, stderr: () => string}>}
+ * @param {number} port
+ * @param {string} dir
+ * @param {string[]} extraArgs
+ * @returns {Promise<{child: ServerChild, stderr: () => string}>}
  */
 async function spawnServer(port, dir, extraArgs) {
   const args = [
@@ -81,14 +96,15 @@ async function spawnServer(port, dir, extraArgs) {
     '--dir', dir, '--protected-mode', 'no',
     ...extraArgs,
   ];
-  const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = /** @type {ServerChild} */ (spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] }));
   liveChildren.add(child);
   let stderr = '';
   child.stderr.on('data', (d) => { stderr = (stderr + d.toString()).slice(-STDERR_KEEP); });
   // Let Node exit even if a test forgets stop(); the exit handler then SIGKILLs the child.
   child.unref();
-  child.stderr.unref();
-  let exited = null; // { code, signal, error } once the process is gone
+  // A piped stdio stream is a net.Socket (its declared type, Readable, has no unref()).
+  /** @type {import('node:net').Socket} */ (child.stderr).unref();
+  let exited = /** @type {{ code?: number | null, signal?: NodeJS.Signals | null, error?: Error } | null} */ (null); // { code, signal, error } once the process is gone
   child.exitPromise = new Promise((resolve) => {
     child.once('error', (error) => { exited = { error }; liveChildren.delete(child); resolve(); });
     child.once('exit', (code, signal) => { exited = { code, signal }; liveChildren.delete(child); resolve(); });
@@ -98,7 +114,7 @@ async function spawnServer(port, dir, extraArgs) {
   for (;;) {
     if (exited) {
       const why = exited.error ? exited.error.message : `code ${exited.code}, signal ${exited.signal}`;
-      const err = new Error(`redis-server on port ${port} exited before ready (${why}); stderr:\n${stderr}`);
+      const err = /** @type {Error & { addressInUse?: boolean }} */ (new Error(`redis-server on port ${port} exited before ready (${why}); stderr:\n${stderr}`));
       err.addressInUse = /address already in use/i.test(stderr);
       throw err;
     }
@@ -111,7 +127,11 @@ async function spawnServer(port, dir, extraArgs) {
   }
 }
 
-/** Send `signal` to the child (if still running) and wait until it has exited. */
+/**
+ * Send `signal` to the child (if still running) and wait until it has exited.
+ * @param {ServerChild} child
+ * @param {NodeJS.Signals} signal
+ */
 async function signalAndWait(child, signal) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   child.ref(); // keep the event loop alive while we wait for the exit event
@@ -120,15 +140,21 @@ async function signalAndWait(child, signal) {
 }
 
 /**
+ * A running standalone server, as `startRedis()` resolves it.
+ * @typedef {{
+ *   port: number, url: string, host: '127.0.0.1',
+ *   stop: () => Promise<void>, kill: () => Promise<void>, restart: () => Promise<void>,
+ *   stderr: () => string,
+ * }} RedisServer
+ */
+/** @typedef {Awaited<ReturnType<typeof startRedisCluster>>} RedisCluster a running cluster, as `startRedisCluster()` resolves it */
+
+/**
  * Start a standalone redis-server on 127.0.0.1, persisting nothing, in a fresh temp dir.
  *
  * @param {{ port?: number, extraArgs?: string[] }} [opts] `port`: use this port instead of a
  *   free one (no retry then). `extraArgs`: appended to the redis-server argv.
- * @returns {Promise<{
- *   port: number, url: string, host: '127.0.0.1',
- *   stop: () => Promise<void>, kill: () => Promise<void>, restart: () => Promise<void>,
- *   stderr: () => string,
- * }>} Resolves once the server answers PING.
+ * @returns {Promise<RedisServer>} Resolves once the server answers PING.
  *   `stop()` SIGTERMs and waits for exit (and removes the temp dir); `kill()` SIGKILLs and waits
  *   (a crash: the port stays reserved for `restart()`); `restart()` starts a fresh process on the
  *   same port (stopping the old one first if it is still running) and waits until ready. Data is
@@ -137,6 +163,7 @@ async function signalAndWait(child, signal) {
 export async function startRedis({ port, extraArgs = [] } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-redis-'));
   tmpDirs.add(dir);
+  /** @type {{ port: number, child: ServerChild, stderr: () => string }} */
   let current;
   for (let attempt = 0; ; attempt++) {
     const p = port ?? (await freePort());
@@ -145,7 +172,7 @@ export async function startRedis({ port, extraArgs = [] } = {}) {
       break;
     } catch (err) {
       // The port found free was taken in between: try another one (a few times).
-      if (port === undefined && err.addressInUse && attempt < 4) continue;
+      if (port === undefined && /** @type {{ addressInUse?: boolean }} */ (err).addressInUse && attempt < 4) continue;
       rmSync(dir, { recursive: true, force: true });
       tmpDirs.delete(dir);
       throw err;
@@ -194,6 +221,7 @@ export async function startRedis({ port, extraArgs = [] } = {}) {
  * }>}
  */
 export async function startRedisCluster({ masters = 3, replicas = 0, nodeTimeoutMs = 5000 } = {}) {
+  /** @type {RedisServer[]} */
   const servers = [];
   try {
     for (let i = 0; i < masters * (1 + replicas); i++) {
@@ -209,6 +237,7 @@ export async function startRedisCluster({ masters = 3, replicas = 0, nodeTimeout
       '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: CLUSTER_TIMEOUT_MS });
 
     const deadline = Date.now() + CLUSTER_TIMEOUT_MS;
+    /** @type {string | true} */
     let last = '';
     for (;;) {
       if (await clusterConverged(ports, masters).then((r) => { last = r; return r === true; })) break;
@@ -230,10 +259,15 @@ export async function startRedisCluster({ masters = 3, replicas = 0, nodeTimeout
   }
 }
 
-/** true when every node says cluster_state:ok, sees every master, and slots cover 0..16383. */
+/**
+ * true when every node says cluster_state:ok, sees every master, and slots cover 0..16383.
+ * @param {number[]} ports
+ * @param {number} [masters]
+ * @returns {Promise<string | true>} true, or what is not ready yet
+ */
 export async function clusterConverged(ports, masters = ports.length) {
   for (const port of ports) {
-    const cli = (...a) => run(REDIS_CLI, ['-h', HOST, '-p', String(port), ...a], { timeout: 5000 })
+    const cli = (/** @type {string[]} */ ...a) => run(REDIS_CLI, ['-h', HOST, '-p', String(port), ...a], { timeout: 5000 })
       .then((r) => r.stdout);
     const info = await cli('cluster', 'info').catch((e) => e.message);
     if (!/cluster_state:ok/.test(info)) return `port ${port}: not cluster_state:ok`;
@@ -261,6 +295,12 @@ export async function clusterConverged(ports, masters = ports.length) {
 // Clients. Every factory returns a connected, READY client with an 'error' listener that
 // swallows errors (a killed server must not crash the test process with an unhandled 'error').
 const ignore = () => {};
+
+/** @typedef {Awaited<ReturnType<typeof nodeRedisClient>>} NodeRedisClient a client of `nodeRedisClient()` */
+/** @typedef {Awaited<ReturnType<typeof nodeRedisCluster>>} NodeRedisCluster a client of `nodeRedisCluster()` */
+/** @typedef {Awaited<ReturnType<typeof ioredisClient>>} IoredisClient a client of `ioredisClient()` */
+/** @typedef {Awaited<ReturnType<typeof ioredisCluster>>} IoredisCluster a client of `ioredisCluster()` */
+/** @typedef {NodeRedisClient | NodeRedisCluster | IoredisClient | IoredisCluster} TestClient one of the clients made here */
 
 /**
  * A connected, ready node-redis (`redis@6`) standalone client.

@@ -34,6 +34,69 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 
 const require = createRequire(import.meta.url);
 
+/**
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').CallToolResult} CallToolResult
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').Tool} Tool
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').TextContent} TextContent
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').ImageContent} ImageContent
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').AudioContent} AudioContent
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').ResourceLink} ResourceLink
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').EmbeddedResource} EmbeddedResource
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').BlobResourceContents} BlobResourceContents
+ * @typedef {import('../../pkg/node/mcp_result_cache.js').SubstitutionResult} SubstitutionResult
+ * @typedef {import('../../pkg/node/mcp_result_cache.js').LookupResult} LookupResult
+ * @typedef {import('../../pkg/node/mcp_result_cache.js').CacheStats} CacheStats
+ */
+/** The servers every host connects to (the keys of `serverSpecs`). @typedef {'everything' | 'filesystem' | 'memoryA' | 'memoryB'} ServerName */
+/**
+ * How to start one server: its npm package (run as `node <bin>`), arguments and environment.
+ * @typedef {{ pkg: string, args?: string[], env?: Record<string, string> }} ServerSpec
+ */
+/**
+ * `host.tools(server)`: the tools of the plain Client (`raw`) and of the wrapper (`shown`).
+ * @typedef {{ raw: Tool[], shown: Tool[] }} HostTools
+ */
+/**
+ * `host.call(server, name, args)`: what `wrapMcpClient().callTool` resolved, and a copy of the
+ * server's own result (`null` when the wrapper did not call the server). The SDK's `callTool`
+ * also types the pre-2024 `{ toolResult }` form, which these servers never answer: a host casts
+ * its results to `CallToolResult`.
+ * @typedef {{ result: CallToolResult, raw: CallToolResult | null }} HostCall
+ */
+/**
+ * The host interface the scenarios are written against (see the top of this file); each side
+ * (Node, Chromium) implements it.
+ * @typedef {object} Host
+ * @property {string} label 'node' | 'chromium'
+ * @property {string} convId the conversation every call is made in
+ * @property {(server: ServerName) => Promise<HostTools>} tools
+ * @property {(server: ServerName, name: string, args: Record<string, unknown>) => Promise<HostCall>} call
+ * @property {(uri: string) => Promise<SubstitutionResult>} read `cache.substituteCacheUris({ x_uri: uri }, { convId })`
+ * @property {(uri: string) => Promise<LookupResult>} lookup `cache.lookup(uri, { convId })`
+ * @property {() => Promise<CacheStats>} stats `cache.stats()`
+ * @property {(server: ServerName, uri: string) => Promise<unknown>} subscribe the plain Client's resources/subscribe
+ * @property {() => Promise<{ host: unknown[], cache: unknown[] }>} seen the `uri` of every notifications/resources/updated the host handler and cache.handleNotification received
+ */
+/** A memory-server entity. @typedef {{ name: string, entityType: string, observations: string[] }} Entity */
+/** The fixtures `makeFixtures` wrote. @typedef {Awaited<ReturnType<typeof makeFixtures>>} Fixtures */
+/** The per-host context `createContext` makes. @typedef {ReturnType<typeof createContext>} Context */
+/** Collected soft checks (`softChecks()`). @typedef {ReturnType<typeof softChecks>} SoftChecks */
+/**
+ * A scenario: its name, and the run given the host's context and the fixtures.
+ * @typedef {[name: string, run: (ctx: Context, fx: Fixtures) => Promise<void>]} Scenario
+ */
+/**
+ * A content block of any kind read without narrowing it: every kind's fields, each optional
+ * (each of the SDK's content block types is one of these).
+ * @typedef {{ type: string, text?: string, data?: string, mimeType?: string, uri?: string, name?: string, size?: number, resource?: { uri: string, mimeType?: string, text?: string, blob?: string } }} BlockView
+ */
+/** An embedded resource holding a blob. @typedef {EmbeddedResource & { resource: BlobResourceContents }} EmbeddedBlob */
+/** What the memory servers' read_graph, create_entities and open_nodes answer as structuredContent. @typedef {{ entities: Entity[], relations?: unknown[] }} Graph */
+/**
+ * What the checks read of a JSON text block (a truncation summary's fields, when it is one).
+ * @typedef {{ _cache_uri?: string, _truncated?: unknown, _cache_shape?: unknown, _truncation_hint?: unknown, _cache_refs?: Record<string, string>, [key: string]: unknown }} JsonText
+ */
+
 /** The version every reference server is pinned at (package.json devDependencies). */
 export const SERVER_VERSION = '2026.8.31';
 /** `afterToolCall` defaults the contract is written against. */
@@ -46,7 +109,11 @@ export const META_URIS = 'mcp-result-cache/uris';
 export const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}$/;
 const URI_IN_TEXT = /mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}(?:#[^\s"'`\]]*)?/g;
 
-/** The servers a host connects to: name → package, arguments, environment. */
+/**
+ * The servers a host connects to: name → package, arguments, environment.
+ * @param {Pick<Fixtures, 'files' | 'memoryA' | 'memoryB'>} fx
+ * @returns {Record<ServerName, ServerSpec>}
+ */
 export function serverSpecs(fx) {
   return {
     everything: { pkg: '@modelcontextprotocol/server-everything', args: ['stdio'] },
@@ -56,9 +123,14 @@ export function serverSpecs(fx) {
   };
 }
 
-/** Absolute path of a package's (single) bin script, from node_modules; checks the pinned version. */
+/**
+ * Absolute path of a package's (single) bin script, from node_modules; checks the pinned version.
+ * @param {string} pkg
+ * @returns {string}
+ */
 export function serverBin(pkg) {
   const manifestPath = require.resolve(`${pkg}/package.json`);
+  /** @type {{ version: string, bin: string | Record<string, string> }} */
   const manifest = require(manifestPath);
   assert.equal(manifest.version, SERVER_VERSION, `${pkg} is pinned at ${SERVER_VERSION}`);
   const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0];
@@ -68,6 +140,9 @@ export function serverBin(pkg) {
 /**
  * An SDK StdioClientTransport spawning `node <bin> ...args` (not started: `Client.connect`
  * starts it). The server's stderr is kept (last 8 KB) for failure messages: `stderr()`.
+ * @param {ServerSpec} spec
+ * @param {string} cwd
+ * @returns {{ transport: StdioClientTransport, stderr: () => string }}
  */
 export function stdioTransport(spec, cwd) {
   const transport = new StdioClientTransport({
@@ -78,7 +153,7 @@ export function stdioTransport(spec, cwd) {
     stderr: 'pipe',
   });
   let log = '';
-  transport.stderr?.on('data', (chunk) => { log = (log + chunk).slice(-8192); });
+  transport.stderr?.on('data', (/** @type {Buffer} */ chunk) => { log = (log + chunk).slice(-8192); });
   return { transport, stderr: () => log };
 }
 
@@ -90,11 +165,16 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
   return c >>> 0;
 });
+/** @param {Uint8Array} buf */
 function crc32(buf) {
   let c = 0xffffffff;
   for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
+/**
+ * @param {string} type
+ * @param {Buffer} data
+ */
 function pngChunk(type, data) {
   const out = Buffer.alloc(12 + data.length);
   out.writeUInt32BE(data.length, 0);
@@ -104,7 +184,11 @@ function pngChunk(type, data) {
   return out;
 }
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-/** A valid RGBA PNG of random pixels (~4·w·h bytes: noise does not compress). */
+/**
+ * A valid RGBA PNG of random pixels (~4·w·h bytes: noise does not compress).
+ * @param {number} width
+ * @param {number} height
+ */
 function noisePng(width, height) {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
@@ -115,12 +199,22 @@ function noisePng(width, height) {
   return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.concat(rows))), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
-/** `count` lines of `width` characters, numbered, joined by `\n` (no trailing newline). */
+/**
+ * `count` lines of `width` characters, numbered, joined by `\n` (no trailing newline).
+ * @param {number} count
+ * @param {number} width
+ * @param {string} tag
+ */
 function textLines(count, width, tag) {
   return Array.from({ length: count }, (_, i) => `${tag} line ${String(i + 1).padStart(5, '0')}: `.padEnd(width, String.fromCharCode(97 + (i % 26)))).join('\n');
 }
 
-/** `count` memory-server entities, big enough that their JSON exceeds MAX_CHARS. */
+/**
+ * `count` memory-server entities, big enough that their JSON exceeds MAX_CHARS.
+ * @param {number} count
+ * @param {string} [tag]
+ * @returns {Entity[]}
+ */
 export function makeEntities(count, tag = 'e') {
   return Array.from({ length: count }, (_, i) => ({
     name: `${tag}-entity-${String(i).padStart(4, '0')}`,
@@ -172,10 +266,17 @@ export async function makeFixtures() {
 
 /** Collects failed contract checks so a scenario's flow goes on; `done()` throws them all. */
 function softChecks() {
+  /** @type {string[]} */
   const failed = [];
   // One line per failure (the e2e harness prints only the first line of a message).
-  const line = (label, error) => `${label}: ${short(String(error?.message ?? error).replace(/\s*\n\s*/g, ' '), 400)}`;
+  /** @type {(label: string, error: unknown) => string} */
+  const line = (label, error) => `${label}: ${short(String(/** @type {{ message?: unknown } | null | undefined} */ (error)?.message ?? error).replace(/\s*\n\s*/g, ' '), 400)}`;
   return {
+    /**
+     * Runs `fn`; a failure is recorded, not thrown.
+     * @param {string} label
+     * @param {() => void} fn
+     */
     check(label, fn) {
       try {
         fn();
@@ -183,6 +284,11 @@ function softChecks() {
         failed.push(line(label, error));
       }
     },
+    /**
+     * Awaits `fn`; a failure is recorded, not thrown.
+     * @param {string} label
+     * @param {() => Promise<unknown>} fn
+     */
     async checkAsync(label, fn) {
       try {
         await fn();
@@ -196,25 +302,37 @@ function softChecks() {
   };
 }
 
+/** @type {(value: unknown, n?: number) => string} */
 const short = (value, n = 300) => {
   const s = typeof value === 'string' ? value : JSON.stringify(value);
   return s === undefined ? 'undefined' : s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s;
 };
+/** @type {(b64: string) => number} */
 const decodedBytes = (b64) => Buffer.from(b64, 'base64').length;
-const textBlocks = (result) => (result.content ?? []).filter((b) => b?.type === 'text' && typeof b.text === 'string');
-/** Characters of text the model reads: text blocks, and embedded resources' text or base64. */
+/** @type {(result: CallToolResult) => import('@modelcontextprotocol/sdk/types.js').TextContent[]} */
+const textBlocks = (result) => /** @type {TextContent[]} */ ((result.content ?? []).filter((b) => b?.type === 'text' && typeof b.text === 'string'));
+/**
+ * Characters of text the model reads: text blocks, and embedded resources' text or base64.
+ * @param {CallToolResult} result
+ * @returns {number}
+ */
 export function visibleChars(result) {
   let n = 0;
-  for (const b of result.content ?? []) {
+  for (const b of /** @type {BlockView[]} */ (result.content ?? [])) {
     if (b?.type === 'text' && typeof b.text === 'string') n += b.text.length;
     if (b?.type === 'resource') n += (b.resource?.text?.length ?? 0) + (b.resource?.blob?.length ?? 0);
   }
   return n;
 }
-/** References minted for a result: `_meta[META_URIS]`, else (older builds) those in its texts. */
+/**
+ * References minted for a result: `_meta[META_URIS]`, else (older builds) those in its texts.
+ * @param {CallToolResult} result
+ * @returns {string[]}
+ */
 export function mintedUris(result) {
   const meta = result._meta?.[META_URIS];
   if (Array.isArray(meta)) return meta;
+  /** @type {string[]} */
   const found = [];
   for (const b of result.content ?? []) {
     const texts = b?.type === 'text' ? [b.text] : b?.type === 'resource_link' ? [b.uri] : [];
@@ -222,9 +340,15 @@ export function mintedUris(result) {
   }
   return [...new Set(found)];
 }
-/** Every `mcp+cache://` reference (without fragment) a result shows the model, in order. */
+/**
+ * Every `mcp+cache://` reference (without fragment) a result shows the model, in order.
+ * @param {CallToolResult} result
+ * @returns {string[]}
+ */
 function shownUris(result) {
+  /** @type {string[]} */
   const found = [];
+  /** @type {(v: unknown) => void} */
   const walk = (v) => {
     if (typeof v === 'string') for (const m of v.matchAll(URI_IN_TEXT)) found.push(m[0].split('#')[0]);
     else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
@@ -232,8 +356,13 @@ function shownUris(result) {
   walk(result.content);
   return [...new Set(found)];
 }
-/** The JSON objects among a result's text blocks. */
+/**
+ * The JSON objects among a result's text blocks.
+ * @param {CallToolResult} result
+ * @returns {JsonText[]}
+ */
 function jsonTexts(result) {
+  /** @type {JsonText[]} */
   const out = [];
   for (const b of textBlocks(result)) {
     try {
@@ -247,16 +376,26 @@ function jsonTexts(result) {
 /**
  * Per-host context: the tools' declared outputSchemas (compiled with Ajv, draft 2020-12 where
  * the schema says so) and the ledger of every structuredContent validated.
+ * @param {Host} host
  */
 export function createContext(host) {
+  /** @type {Map<string, { schema: Tool['outputSchema'], validate: import('ajv').ValidateFunction, draft: string }>} */
   const schemas = new Map(); // "server/tool" → { schema, validate }
+  /** @type {{ validated: Array<{ server: string, tool: string, what: string, ok: boolean }>, failures: string[], calls: number }} */
   const ledger = { validated: [], failures: [], calls: 0 };
-  const ajv07 = new Ajv({ strict: false, allErrors: true });
-  const ajv2020 = new Ajv2020({ strict: false, allErrors: true });
+  // ajv's CommonJS export is the class itself (also its `.default`), which its types only say of `.default`.
+  const ajv07 = new (/** @type {typeof import('ajv').default} */ (/** @type {unknown} */ (Ajv)))({ strict: false, allErrors: true });
+  const ajv2020 = new (/** @type {typeof import('ajv/dist/2020.js').default} */ (/** @type {unknown} */ (Ajv2020)))({ strict: false, allErrors: true });
   const ctx = {
     host,
     ledger,
+    /**
+     * Lists each server's tools (`host.tools`) and compiles every declared outputSchema.
+     * @param {ServerName[]} servers
+     * @returns {Promise<Record<string, HostTools>>}
+     */
     async loadTools(servers) {
+      /** @type {Record<string, HostTools>} */
       const out = {};
       for (const server of servers) {
         const tools = await host.tools(server);
@@ -270,8 +409,15 @@ export function createContext(host) {
       }
       return out;
     },
+    /** @type {(server: string, tool: string) => { schema: Tool['outputSchema'], validate: import('ajv').ValidateFunction, draft: string } | undefined} */
     schemaOf: (server, tool) => schemas.get(`${server}/${tool}`),
-    /** Validates `value` against the tool's outputSchema; records the outcome; throws on failure. */
+    /**
+     * Validates `value` against the tool's outputSchema; records the outcome; throws on failure.
+     * @param {string} server
+     * @param {string} tool
+     * @param {unknown} value
+     * @param {string} what
+     */
     validate(server, tool, value, what) {
       const entry = schemas.get(`${server}/${tool}`);
       if (!entry) return;
@@ -283,7 +429,35 @@ export function createContext(host) {
         throw new assert.AssertionError({ message: why });
       }
     },
-    /** Calls a tool through the wrapper and runs the checks every successful result gets. */
+    /**
+     * Calls a tool through the wrapper and runs the checks every successful result gets.
+     * @overload
+     * @param {SoftChecks} soft
+     * @param {ServerName} server
+     * @param {string} tool
+     * @param {Record<string, unknown>} args
+     * @param {{ expectDispatch?: true }} [options]
+     * @returns {Promise<{ result: CallToolResult, raw: CallToolResult }>}
+     */
+    /**
+     * Calls a tool through the wrapper; with `expectDispatch: false` no check runs and `raw` is
+     * `null` when the wrapper did not call the server.
+     * @overload
+     * @param {SoftChecks} soft
+     * @param {ServerName} server
+     * @param {string} tool
+     * @param {Record<string, unknown>} args
+     * @param {{ expectDispatch: boolean }} options
+     * @returns {Promise<HostCall>}
+     */
+    /**
+     * @param {SoftChecks} soft
+     * @param {ServerName} server
+     * @param {string} tool
+     * @param {Record<string, unknown>} args
+     * @param {{ expectDispatch?: boolean }} [options]
+     * @returns {Promise<HostCall>}
+     */
     async call(soft, server, tool, args, { expectDispatch = true } = {}) {
       ledger.calls++;
       const { result, raw } = await host.call(server, tool, args);
@@ -297,7 +471,15 @@ export function createContext(host) {
   return ctx;
 }
 
-/** What the contract says of every successful CallToolResult the wrapper resolves. */
+/**
+ * What the contract says of every successful CallToolResult the wrapper resolves.
+ * @param {{ validate: (server: string, tool: string, value: unknown, what: string) => void }} ctx
+ * @param {SoftChecks} soft
+ * @param {string} server
+ * @param {string} tool
+ * @param {CallToolResult} result
+ * @param {CallToolResult} raw
+ */
 function commonChecks(ctx, soft, server, tool, result, raw) {
   const where = `${server}/${tool}`;
   soft.check(`${where}: the result is a CallToolResult, not an error`, () => {
@@ -325,8 +507,8 @@ function commonChecks(ctx, soft, server, tool, result, raw) {
     assert.deepEqual(kept, links);
   });
   soft.check(`${where}: image/audio blocks within mediaMaxBytes reach the model unchanged`, () => {
-    for (const media of raw.content.filter((b) => (b.type === 'image' || b.type === 'audio') && decodedBytes(b.data) <= MEDIA_MAX_BYTES)) {
-      assert.ok(result.content.some((b) => b.type === media.type && b.data === media.data && b.mimeType === media.mimeType), `a ${media.mimeType} ${media.type} block of ${decodedBytes(media.data)} bytes is missing`);
+    for (const media of /** @type {Array<ImageContent | AudioContent>} */ (raw.content.filter((b) => (b.type === 'image' || b.type === 'audio') && decodedBytes(b.data) <= MEDIA_MAX_BYTES))) {
+      assert.ok(result.content.some((/** @type {BlockView} */ b) => b.type === media.type && b.data === media.data && b.mimeType === media.mimeType), `a ${media.mimeType} ${media.type} block of ${decodedBytes(media.data)} bytes is missing`);
     }
   });
   soft.check(`${where}: _meta["${META_URIS}"] lists every reference shown`, () => {
@@ -340,7 +522,13 @@ function commonChecks(ctx, soft, server, tool, result, raw) {
   });
 }
 
-/** Polls `fn` (every 10 ms) until it returns truthy or `ms` pass. */
+/**
+ * Polls `fn` (every 10 ms) until it returns truthy or `ms` pass.
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @param {number} ms
+ * @returns {Promise<T>}
+ */
 async function until(fn, ms) {
   const end = Date.now() + ms;
   for (;;) {
@@ -351,21 +539,29 @@ async function until(fn, ms) {
 }
 
 /** A number as the model may see it: 202499, 202,499, 202 499, 202_499. */
+/** @type {(n: number) => RegExp} */
 const numberPattern = (n) => new RegExp(`(?<![0-9])${String(n).replace(/\B(?=(\d{3})+(?!\d))/g, '[,.\\s_\\u202f]?')}(?![0-9])`);
 
-/** Reads a reference back; asserts it resolves; returns the value. */
+/**
+ * Reads a reference back; asserts it resolves; returns the value.
+ * @param {Host} host
+ * @param {string} uri
+ * @returns {Promise<unknown>}
+ */
 async function readBack(host, uri) {
   const out = await host.read(uri);
   assert.equal(out?.ok, true, `${uri} resolves (got ${short(out)})`);
-  return out.args.x;
+  return /** @type {{ x: unknown }} */ (out.args).x;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios: `[name, async (ctx, fx) => …]`, run in this order by both hosts.
 
+/** @type {Scenario[]} */
 export const scenarios = [
   ['the three servers list their tools over stdio; every outputSchema compiles; the cache is on IndexedDB', async (ctx) => {
     const tools = await ctx.loadTools(['everything', 'filesystem', 'memoryA', 'memoryB']);
+    /** @type {(s: string) => string[]} */
     const names = (s) => tools[s].raw.map((t) => t.name);
     for (const t of ['get-tiny-image', 'get-resource-links', 'get-resource-reference', 'get-structured-content', 'gzip-file-as-resource', 'toggle-subscriber-updates']) assert.ok(names('everything').includes(t), `everything has ${t}`);
     for (const t of ['read_text_file', 'read_media_file', 'read_multiple_files', 'list_directory']) assert.ok(names('filesystem').includes(t), `filesystem has ${t}`);
@@ -373,8 +569,8 @@ export const scenarios = [
     for (const [s, t] of [['filesystem', 'read_text_file'], ['filesystem', 'read_media_file'], ['memoryA', 'read_graph'], ['memoryA', 'create_entities'], ['everything', 'get-structured-content']]) {
       assert.ok(ctx.schemaOf(s, t), `${s}/${t} declares an outputSchema`);
     }
-    const shown = tools.memoryB.shown.find((t) => t.name === 'create_entities');
-    assert.equal(shown.inputSchema.properties.entities_uri?.type, 'string', 'the model is offered entities_uri');
+    const shown = /** @type {Tool} */ (tools.memoryB.shown.find((t) => t.name === 'create_entities'));
+    assert.equal(/** @type {Record<string, { type?: unknown } | undefined>} */ (shown.inputSchema.properties).entities_uri?.type, 'string', 'the model is offered entities_uri');
     assert.equal((await ctx.host.stats()).storage, 'indexeddb');
   }],
 
@@ -424,7 +620,8 @@ export const scenarios = [
       assert.ok(!result.content.some((b) => b.type === 'image'), 'an image block is still there');
       assert.ok(!JSON.stringify(result.content).includes(block.data.slice(1000, 1100)), 'the base64 is still shown');
     });
-    const link = result.content[0];
+    // What the contract expects there (checked first).
+    const link = /** @type {ResourceLink} */ (result.content[0]);
     soft.check('the image is replaced in place by a resource_link {uri, name, mimeType, size}', () => {
       assert.equal(link?.type, 'resource_link', `first block: ${short(link)}`);
       assert.match(link.uri, URI_RE);
@@ -445,7 +642,7 @@ export const scenarios = [
       }
     });
     soft.check('structuredContent (which repeats the base64) is not returned', () => assert.equal(result.structuredContent, undefined));
-    soft.check(`_meta lists the image's reference`, () => assert.ok(result._meta?.[META_URIS]?.includes(link?.uri), short(result._meta)));
+    soft.check(`_meta lists the image's reference`, () => assert.ok(/** @type {string[] | undefined} */ (result._meta?.[META_URIS])?.includes(link?.uri), short(result._meta)));
     if (link?.type === 'resource_link' && URI_RE.test(link.uri)) {
       await soft.checkAsync('the stored entry is exactly the image block, byte for byte', async () => {
         const back = await readBack(ctx.host, link.uri);
@@ -459,20 +656,22 @@ export const scenarios = [
 
   ['an 80 KB blob (embedded resource) is stored and linked; the text the model sees stays capped', async (ctx, fx) => {
     const soft = softChecks();
+    /** @type {Array<[ServerName, string, Record<string, unknown>, string]>} */
     const cases = [
       ['filesystem', 'read_media_file', { path: fx.blob.path }, 'application/octet-stream'],
       ['everything', 'gzip-file-as-resource', { name: 'noise.bin.gz', data: `data:application/octet-stream;base64,${fx.gzipInput.toString('base64')}`, outputType: 'resource' }, 'application/gzip'],
     ];
     for (const [server, tool, args, mimeType] of cases) {
       const { result, raw } = await ctx.call(soft, server, tool, args);
-      const block = raw.content.find((b) => b.type === 'resource');
+      // What the servers send (asserted next).
+      const block = /** @type {EmbeddedBlob} */ (raw.content.find((b) => b.type === 'resource'));
       assert.ok(block?.resource?.blob?.length > MAX_CHARS, `${tool} sends a blob longer than maxChars (${block?.resource?.blob?.length})`);
       assert.equal(block.resource.mimeType, mimeType);
       if (tool === 'read_media_file') assert.ok(Buffer.from(block.resource.blob, 'base64').equals(fx.blob.bytes));
       const at = raw.content.indexOf(block);
-      const link = result.content[at];
+      const link = /** @type {ResourceLink} */ (result.content[at]);
       soft.check(`${tool}: the blob is gone from what the model sees`, () => {
-        assert.ok(!result.content.some((b) => b.type === 'resource' && b.resource?.blob), 'an embedded blob is still there');
+        assert.ok(!result.content.some((/** @type {BlockView} */ b) => b.type === 'resource' && b.resource?.blob), 'an embedded blob is still there');
         assert.ok(visibleChars(result) <= MAX_CHARS + MARKER_SLACK, `${visibleChars(result)} chars shown`);
       });
       soft.check(`${tool}: replaced in place by a resource_link with the decoded size, then a note`, () => {
@@ -482,9 +681,9 @@ export const scenarios = [
         assert.equal(link.size, decodedBytes(block.resource.blob));
         assert.equal(typeof link.name, 'string');
         assert.equal(result.content[at + 1]?.type, 'text');
-        assert.ok(result.content[at + 1].text.includes(link.uri));
+        assert.ok(/** @type {TextContent} */ (result.content[at + 1]).text.includes(link.uri));
       });
-      soft.check(`${tool}: _meta lists the blob's reference`, () => assert.ok(result._meta?.[META_URIS]?.includes(link?.uri), short(result._meta)));
+      soft.check(`${tool}: _meta lists the blob's reference`, () => assert.ok(/** @type {string[] | undefined} */ (result._meta?.[META_URIS])?.includes(link?.uri), short(result._meta)));
       if (link?.type === 'resource_link' && URI_RE.test(link.uri)) {
         await soft.checkAsync(`${tool}: the stored entry is exactly the resource block`, async () => assert.deepEqual(await readBack(ctx.host, link.uri), block));
       }
@@ -517,7 +716,7 @@ export const scenarios = [
     assert.deepEqual(raw.structuredContent, { content: text });
     const uri = mintedUris(result)[0];
     assert.match(uri ?? '', URI_RE, `a reference was minted (${short(result)})`);
-    const shown = result.content[0]?.text ?? '';
+    const shown = /** @type {BlockView | undefined} */ (result.content[0])?.text ?? '';
     soft.check('a text block in place of the file text; anything added links stored data', () => {
       assert.equal(result.content[0].type, 'text');
       for (const b of result.content.slice(1)) assert.ok(b.type === 'resource_link' && URI_RE.test(b.uri), short(b));
@@ -545,7 +744,7 @@ export const scenarios = [
     const created = await ctx.call(soft, 'memoryA', 'create_entities', { entities });
     assert.deepEqual(created.raw.structuredContent, { entities }, 'A created the 300 entities');
     const graphA = await ctx.call(soft, 'memoryA', 'read_graph', {});
-    assert.deepEqual(graphA.raw.structuredContent.entities, entities);
+    assert.deepEqual(/** @type {Graph} */ (graphA.raw.structuredContent).entities, entities);
     const visible = jsonTexts(graphA.result).find((v) => typeof v._cache_uri === 'string');
     assert.ok(visible, `A's read_graph shows a JSON text with _cache_uri: ${short(graphA.result.content)}`);
     soft.check('A\'s graph is shown as a truncation summary in place of the JSON text', () => {
@@ -555,7 +754,7 @@ export const scenarios = [
       assert.equal(typeof visible._truncation_hint, 'string');
       assert.equal(graphA.result.structuredContent, undefined, 'the model was not shown the whole graph');
     });
-    await soft.checkAsync('A\'s reference reads back A\'s graph', async () => assert.deepEqual(await readBack(ctx.host, visible._cache_uri), graphA.raw.structuredContent));
+    await soft.checkAsync('A\'s reference reads back A\'s graph', async () => assert.deepEqual(await readBack(ctx.host, /** @type {string} */ (visible._cache_uri)), graphA.raw.structuredContent));
     const ref = visible._cache_refs?.entities ?? `${visible._cache_uri}#/entities`;
     const toB = await ctx.call(soft, 'memoryB', 'create_entities', { entities_uri: ref });
     assert.deepEqual(toB.raw.structuredContent, { entities }, `B received the 300 entities through ${ref}`);
@@ -573,12 +772,12 @@ export const scenarios = [
     for (const [i, empty] of [null, ''].entries()) {
       const entities = makeEntities(1, `probe${i}`);
       const { result, raw } = await ctx.call(soft, 'memoryA', 'create_entities', { entities, entities_uri: empty }, { expectDispatch: false });
-      assert.ok(raw, `entities_uri: ${JSON.stringify(empty)} — the call was blocked: ${short(result.content?.[0]?.text)}`);
+      assert.ok(raw, `entities_uri: ${JSON.stringify(empty)} — the call was blocked: ${short(/** @type {BlockView[]} */ (result.content)?.[0]?.text)}`);
       assert.notEqual(result.isError, true, short(result));
       assert.deepEqual(raw.structuredContent, { entities });
     }
     const found = await ctx.call(soft, 'memoryA', 'open_nodes', { names: ['probe0-entity-0000', 'probe1-entity-0000'] });
-    assert.equal(found.raw.structuredContent.entities.length, 2);
+    assert.equal(/** @type {Graph} */ (found.raw.structuredContent).entities.length, 2);
     soft.done();
   }],
 
@@ -595,8 +794,9 @@ export const scenarios = [
     assert.deepEqual(after.raw.structuredContent, before.raw.structuredContent, 'memory B\'s graph is unchanged');
     assert.equal(await readFile(fx.memoryB, 'utf8').catch(() => ''), fileBefore, 'and so is its file');
     assert.equal(result.isError, true, `an error result (got ${short(result)})`);
+    /** @type {{ error?: unknown }} */
     let envelope;
-    try { envelope = JSON.parse(result.content.at(-1).text); } catch { envelope = { error: result.content?.at(-1)?.text }; }
+    try { envelope = JSON.parse(/** @type {TextContent} */ (result.content.at(-1)).text); } catch { envelope = { error: /** @type {BlockView[]} */ (result.content)?.at(-1)?.text }; }
     assert.match(String(envelope.error), /^type_mismatch/, `the envelope's error starts with type_mismatch (got ${short(envelope.error, 200)})`);
     assert.equal(raw, null, 'the server was not called');
     soft.done();

@@ -13,20 +13,21 @@ export async function serveRoute(handler) {
       const url = `http://${req.headers.host}${req.url}`;
       const headers = new Headers();
       for (const [key, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(key, value);
-      const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await new Promise((resolve) => {
+      const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await /** @type {Promise<Buffer<ArrayBuffer>>} */ (new Promise((resolve) => {
+        /** @type {Buffer[]} */
         const chunks = [];
         req.on('data', (c) => chunks.push(c));
         req.on('end', () => resolve(Buffer.concat(chunks)));
-      });
+      }));
       const response = await handler(new Request(url, { method: req.method, headers, body }));
-      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.writeHead(response.status, Object.fromEntries(/** @type {Iterable<[string, string]>} */ (/** @type {unknown} */ (response.headers))));
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch (error) {
       res.writeHead(599);
       res.end(String(error));
     }
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
     url: `http://127.0.0.1:${port}`,

@@ -6,6 +6,7 @@ declare module 'react' {
   export interface ReactElement { type: unknown; props: unknown; key: string | null }
   export interface Context<T> { Provider: unknown; readonly _value?: T }
   export function createContext<T>(value: T): Context<T>;
+  export const StrictMode: unknown;
   export function createElement(type: unknown, props?: Record<string, unknown> | null, ...children: unknown[]): ReactElement;
   export function useContext<T>(context: Context<T>): T;
   export function useMemo<T>(make: () => T, deps: readonly unknown[]): T;
