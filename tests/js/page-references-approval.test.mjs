@@ -10,60 +10,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 
-import { z } from 'zod';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
+import { stepCountIs, streamText } from 'ai';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
 import { ResultCache } from '../../pkg/node.mjs';
-import { cacheToolApproval, clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { cacheToolApproval, clientToolSet, pageReferencePayloads } from '../../js/ai-sdk.node.mjs';
+import { ROWS, chartClient, pageWithRows as pageOf } from '../support/page-chat.mjs';
 
 const CHAT = 'chat-page-approval';
 const SECRET = 'a-test-secret-of-the-host';
-const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: i % 50 }));
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
-let n = 0;
+const pageWithRows = () => pageOf(CHAT);
 
 /**
  * A tool part of an AI SDK prompt or response message, read loosely.
  * @typedef {{ type: string, toolName?: string, approvalId?: string, reason?: string, isAutomatic?: boolean, toolCall?: { toolName: string, input: unknown }, output?: { type: string, value: unknown } }} Part
  */
 /** @typedef {import('ai').ModelMessage} ModelMessage */
-
-/** The page: its cache in IndexedDB and its client-side tool, which stores 240 rows; answers the cache and the rows' reference. */
-async function pageWithRows() {
-  const cache = new ResultCache({ dbName: `page-approval-${process.pid}-${n++}` });
-  const tools = wrapAiSdkTools({
-    'sensors.read': tool({
-      inputSchema: jsonSchema({ type: 'object', properties: {} }),
-      execute: async () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }], structuredContent: { ok: true, rows: ROWS } }),
-    }),
-  }, { cache, convId: CHAT, server: 'page-sensors' });
-  const execute = /** @type {(input: unknown, options: unknown) => Promise<{ content: { text: string }[] }>} */ (tools['sensors.read'].execute);
-  const output = await execute({}, { toolCallId: 'p1', messages: [] });
-  const rowsRef = /** @type {string} */ (JSON.parse(output.content[0].text)._cache_refs.rows);
-  assert.match(rowsRef, /^mcp\+cache:\/\/chat-page-approval\/[A-Za-z0-9_-]+#\/rows$/);
-  return { cache, rowsRef };
-}
-
-/** The chart server through the official SDK's client; `received` gets what chart.create was called with. */
-async function chartClient(/** @type {unknown[]} */ received) {
-  const server = new McpServer({ name: 'chart-server', version: '1.0.0' });
-  server.registerTool('chart.create', {
-    description: 'Draws rows.',
-    inputSchema: z.strictObject({ data: z.array(z.object({ t: z.string(), value: z.number() })).min(1) }),
-  }, async ({ data }) => {
-    received.push(data);
-    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: data.length }) }] };
-  });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'route', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
 
 /** The model: chart the page's rows by reference, then say what the chart answered. */
 function scriptedModel(/** @type {string} */ rowsRef) {

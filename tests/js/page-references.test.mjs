@@ -8,65 +8,16 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { z } from 'zod';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { jsonSchema, tool } from 'ai';
-
 import { ResultCache } from '../../pkg/node.mjs';
 import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { ROWS, chartClient, pageWithRows as pageOf } from '../support/page-chat.mjs';
+import { tool } from 'ai';
+import { z } from 'zod';
 
-/**
- * A tool as `wrapAiSdkTools` (and `clientToolSet` with a cache) makes it (js/ai-sdk-core.mjs): its
- * `execute` and `needsApproval` take the AI SDK's options as given (here without `context`, which
- * they do not read); its results here are MCP results of JSON text.
- * @typedef {{
- *   execute(input: unknown, options: unknown): Promise<{ content: { type: 'text', text: string }[], isError?: boolean }>,
- *   needsApproval(input: unknown, options: unknown): boolean | Promise<boolean>,
- * }} WrappedTool
- */
+/** @typedef {import('../support/page-chat.mjs').WrappedTool} WrappedTool */
 
 const CHAT = 'chat-page-1';
-const ROWS = Array.from({ length: 240 }, (_, i) => ({ t: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), value: i % 50 }));
-let n = 0;
-
-/** The page: its cache in IndexedDB and its client-side tool, which stores 240 rows. */
-async function pageWithRows() {
-  const cache = new ResultCache({ dbName: `page-refs-${process.pid}-${n++}` });
-  const tools = wrapAiSdkTools({
-    'sensors.read': tool({
-      inputSchema: jsonSchema({ type: 'object', properties: {} }),
-      execute: async () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }], structuredContent: { ok: true, rows: ROWS } }),
-    }),
-  }, { cache, convId: CHAT, server: 'page-sensors' });
-  const output = await /** @type {WrappedTool} */ (tools['sensors.read']).execute({}, { toolCallId: 'p1', messages: [] });
-  const rowsRef = JSON.parse(output.content[0].text)._cache_refs.rows;
-  assert.match(rowsRef, /^mcp\+cache:\/\/chat-page-1\/[A-Za-z0-9_-]+#\/rows$/);
-  return { cache, rowsRef };
-}
-
-/**
- * The chart server; `received` gets what chart.create was called with.
- * @param {unknown[]} received
- * @param {{ openWorld?: boolean }} [options]
- */
-async function chartClient(received, { openWorld = false } = {}) {
-  const server = new McpServer({ name: 'chart-server', version: '1.0.0' });
-  server.registerTool('chart.create', {
-    description: 'Draws rows.',
-    annotations: { openWorldHint: openWorld },
-    inputSchema: z.strictObject({ data: z.array(z.object({ t: z.string(), value: z.number() })).min(1) }),
-  }, async ({ data }) => {
-    received.push(data);
-    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, points: data.length }) }] };
-  });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'route', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
+const pageWithRows = () => pageOf(CHAT);
 
 /** The UI message of a server tool call in a given state, as `useChat` holds it. */
 const assistantWith = (/** @type {unknown[]} */ ...parts) => [{ id: 'a1', role: 'assistant', parts }];
