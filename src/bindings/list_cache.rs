@@ -189,7 +189,8 @@ impl JsListCache {
     pub fn put(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ListRequestParams | null | undefined")] params: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ListRequestParams | null | undefined")]
+        params: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] result: JsValue,
         #[wasm_bindgen(js_name = authContext, unchecked_optional_param_type = "string | null")]
         auth_context: Option<JsValue>,
@@ -219,7 +220,8 @@ impl JsListCache {
     pub fn get(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ListRequestParams | null | undefined")] params: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ListRequestParams | null | undefined")]
+        params: JsValue,
         #[wasm_bindgen(js_name = authContext, unchecked_optional_param_type = "string | null")]
         auth_context: Option<JsValue>,
         #[wasm_bindgen(unchecked_optional_param_type = "{ allowStale?: boolean }")] options: Option<
