@@ -38,7 +38,7 @@ const PACKAGE = 'mcp-result-cache';
 const URI_RE = /^mcp\+cache:\/\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{8,16}$/;
 const STEP_MS = 60_000; // any single check
 const WAIT_MS = 30_000; // any single browser wait
-const DEADLINE_MS = 180_000; // the whole run, whatever happens
+const DEADLINE_MS = 600_000; // the whole run, whatever happens (above the README check's own 500 s)
 
 // ---- bookkeeping ------------------------------------------------------------------------------
 /**
