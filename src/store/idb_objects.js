@@ -106,14 +106,17 @@ const memByUri = (a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
 const memOlder = (a, b) => a.lastUsedAt - b.lastUsedAt || memByUri(a, b);
 
 // Evicts least-recently-used rows, never the one of `keep`, until `bytes` bytes and `entries`
-// entries are freed or nothing else is left; returns how many.
+// entries are freed or nothing else is left; returns how many. Each row evicted is found by one
+// pass over the rows: a full store's write evicts one, so a steady write costs a pass, not a sort
+// of every row.
 /** @param {MemoryStore} store @param {number} bytes @param {number} entries @param {string} [keep] */
-function memEvict(store, bytes, entries, keep) {
+export function mcpMemoryEvict(store, bytes, entries, keep) {
   let count = 0;
-  if (bytes <= 0 && entries <= 0) return count;
-  for (const row of [...store.rows.values()].sort(memOlder)) {
-    if (bytes <= 0 && entries <= 0) break;
-    if (row.uri === keep) continue;
+  while (bytes > 0 || entries > 0) {
+    /** @type {Row | undefined} */
+    let row;
+    for (const next of store.rows.values()) if (next.uri !== keep && (!row || memOlder(next, row) < 0)) row = next;
+    if (!row) break;
     memRemove(store, row.uri);
     bytes -= row.sizeBytes;
     entries -= 1;
@@ -136,7 +139,7 @@ export function mcpMemoryTotalsWithout(store, uri) {
 export function mcpMemoryPut(store, row, roomBytes, roomEntries) {
   const stored = { ...row, payload: memClone(row.payload) };
   memRemove(store, row.uri);
-  const evicted = memEvict(store, roomBytes, roomEntries, row.uri);
+  const evicted = mcpMemoryEvict(store, roomBytes, roomEntries, row.uri);
   store.rows.set(row.uri, stored);
   store.bytes += stored.sizeBytes;
   store.entries += 1;
@@ -155,12 +158,6 @@ export function mcpMemoryRead(store, uris, now) {
   });
 }
 
-// Evicts the least recently used rows until `bytes` bytes are freed; returns how many.
-/** @param {MemoryStore} store @param {number} bytes */
-export function mcpMemoryEvictOldest(store, bytes) {
-  return memEvict(store, bytes, 0);
-}
-
 // `[entries, bytes, conversations]`.
 /** @param {MemoryStore} store */
 export function mcpMemoryStats(store) {
@@ -172,7 +169,8 @@ export function mcpMemoryStats(store) {
 /** @param {MemoryStore} store @param {unknown} convId @param {number} cutoff */
 export function mcpMemoryDelete(store, convId, cutoff) {
   let count = 0;
-  for (const row of [...store.rows.values()]) {
+  // (A Map's iteration skips the entries deleted during it, the current one included.)
+  for (const row of store.rows.values()) {
     if (typeof convId === 'string' ? row.convId === convId : row.addedAt < cutoff) {
       memRemove(store, row.uri);
       count += 1;

@@ -31,8 +31,8 @@ extern "C" {
     fn put(store: &JsValue, row: &JsValue, bytes: f64, entries: f64) -> Result<Vec<f64>, JsValue>;
     #[wasm_bindgen(js_name = mcpMemoryRead, catch)]
     fn read(store: &JsValue, uris: &Array, now: f64) -> Result<Array, JsValue>;
-    #[wasm_bindgen(js_name = mcpMemoryEvictOldest)]
-    fn evict_oldest(store: &JsValue, bytes: f64) -> u32;
+    #[wasm_bindgen(js_name = mcpMemoryEvict)]
+    fn evict(store: &JsValue, bytes: f64, entries: f64) -> u32;
     #[wasm_bindgen(js_name = mcpMemoryStats)]
     fn stats(store: &JsValue) -> Vec<f64>;
     #[wasm_bindgen(js_name = mcpMemoryDelete)]
@@ -105,7 +105,7 @@ impl RecordStore for MemoryStore {
     }
 
     async fn evict_oldest(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
-        Ok(evict_oldest(self.rows(), bytes_to_free))
+        Ok(evict(self.rows(), bytes_to_free, 0.0))
     }
 
     async fn stats(&self) -> Result<StoreStats, StoreError> {
