@@ -200,6 +200,9 @@ export function toModelOutput(options: { toolCallId: string; input: unknown; out
  * - a call of a wrapped tool that would move referenced data the flow policy asks about answers
  *   `{ type: "user-approval", reason }`, the reason naming the tools and servers the data moves
  *   between (never the data);
+ * - with the `pageReferences` option, a call carrying a reference minted in the page that the
+ *   server's cache misses answers `user-approval` too, its reason naming the tool and counting
+ *   the references;
  * - combined with the host's own configuration `own` (a function for every call, or an object of
  *   statuses or functions by tool name): the stricter answer wins (`"denied"`, then
  *   `"user-approval"`, then `"approved"`, then `"not-applicable"`); two reasons for
@@ -208,7 +211,8 @@ export function toModelOutput(options: { toolCallId: string; input: unknown; out
  *   `user-approval`); tools neither wrapped nor in `own` keep their own `needsApproval` (they get
  *   no entry).
  *
- * An approved call runs once with the data; a denied one never runs. Set
+ * An approved call runs once with the data; a denied one never runs (nothing is resolved or
+ * stored for it). Set
  * `experimental_toolApprovalSecret` too: the AI SDK then rejects a forged or tampered approval,
  * and the wrapped tools refuse a replayed one (each approval is consumed once in the cache's
  * storage, `approval_already_used`).

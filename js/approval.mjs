@@ -97,8 +97,12 @@ export function findApproval(messages, toolCallId) {
 /** The consume-once key of an approval (one run per approval, on every instance sharing the store). */
 export const approvalKey = (/** @type {string} */ approvalId) => `ai-sdk-approval:${approvalId}`;
 
-/** What `ours` adds to `base` for one call of a wrapped tool: `user-approval` with its reason when the flow asks. */
+/**
+ * What `ours` adds to `base` for one call of a wrapped tool: `user-approval` with its reason when
+ * the flow asks. A call the host denies is denied without asking (nothing is resolved or stored).
+ */
 async function combine(/** @type {ApprovalHook} */ hook, /** @type {Status} */ base, /** @type {unknown} */ input, /** @type {ApprovalOptions} */ options) {
+  if (base.type === 'denied') return base;
   const reason = await hook.flowReason(input, options);
   return reason === null ? base : stricter(base, { type: 'user-approval', reason });
 }

@@ -184,9 +184,13 @@ export function withPageReferences(tools, { cache, conversation, received }) {
   return out;
 }
 
-/** What the person approving a call that needs the page's data is told: the tool and the references, never the data. */
+/**
+ * What the person approving a call that needs the page's data is told: the tool (the host's name
+ * for it) and how many references, never the data, nor the references themselves (strings the
+ * model wrote: the approval shows the call's input anyway).
+ */
 const pageReason = (/** @type {string} */ tool, /** @type {string[]} */ missing) =>
-  `${tool} needs data this page holds (${missing.join(', ')}); approving sends it to the server.`;
+  `${tool} needs data this page holds (${missing.length} reference${missing.length === 1 ? '' : 's'}); approving sends it to the server.`;
 
 /**
  * In the page: the payloads a request must carry for the server — those of the references in

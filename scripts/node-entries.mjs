@@ -10,6 +10,7 @@
 //   CommonJS entries' exports, so the list of names is never written by hand: Node's ES-module
 //   view of a CommonJS module cannot see names behind `module.exports = { ...wasm, … }`.
 import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { rolldown } from 'rolldown';
@@ -31,7 +32,10 @@ const CONVERTED = [
  * @param {string} code @param {string} source @param {string} out
  */
 const retarget = (code, source, out) => code.replace(/import\((['"])(\.\.?\/[^'"]+)\1\)/g, (_, quote, specifier) => {
-  const path = relative(dirname(out), resolve(dirname(source), specifier)).replaceAll('\\', '/');
+  const target = resolve(dirname(source), specifier);
+  // (A module bundled in from another folder would name its imports from there: never silently.)
+  if (!existsSync(target) && !existsSync(target.replace(/\.([mc]?)js$/, '.d.$1ts'))) throw new Error(`${out}: import('${specifier}') of ${source} names ${target}, which does not exist`);
+  const path = relative(dirname(out), target).replaceAll('\\', '/');
   return `import(${quote}${path.startsWith('.') ? path : `./${path}`}${quote})`;
 });
 for (const { source, out, exports } of CONVERTED) {

@@ -93,6 +93,7 @@ fi
 #     example would link it, so the type check of the modules the tests import from it
 #     (tsconfig.tools.json) and its e2e (tests/e2e/redis-route.mjs) need no network install.
 link=examples/ai-sdk-redis/node_modules/mcp-result-cache
+if [ -L "$link" ] && [ ! -e "$link" ]; then rm "$link"; fi # a dangling link is made anew
 if [ -d examples/ai-sdk-redis ] && [ ! -e "$link" ] && [ ! -L "$link" ]; then
   mkdir -p "$(dirname "$link")"
   ln -s ../../.. "$link"

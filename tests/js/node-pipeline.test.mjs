@@ -142,12 +142,12 @@ test('substituteCacheUris free function: identity, pass-through, proto keys', as
   assert.equal(typeof uri, 'string');
   for (const args of [null, 'hello', [1, 2, 3], 5, { a: 1 }, { data_uri: 'https://example.com/x' }]) {
     const out = await substituteCacheUris(args);
-    assert.ok(out.ok);
+    assert.ok(out.ok === true);
     assert.equal(out.args, args);
   }
   const hostile = JSON.parse(`{"__proto__":{"polluted":1},"data_uri":"${uri}"}`);
   const out = await substituteCacheUris(hostile, { convId: 'free' });
-  assert.ok(out.ok);
+  assert.ok(out.ok === true);
   assert.equal(Object.getPrototypeOf(out.args), Object.prototype);
   assert.deepEqual(/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(out.args, '__proto__')).value, { polluted: 1 });
   assert.equal(/** @type {{ polluted?: unknown }} */ ({}).polluted, undefined);

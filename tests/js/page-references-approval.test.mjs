@@ -75,7 +75,14 @@ const askedOf = (/** @type {Part[]} */ content) => content.find((p) => p.type ==
 const reasonOf = (/** @type {ModelMessage[]} */ messages) => messages.flatMap((m) => (Array.isArray(m.content) ? /** @type {Part[]} */ (m.content) : []))
   .find((p) => p.type === 'tool-approval-request')?.reason;
 
-for (const [label, own] of /** @type {[string, unknown][]} */ ([['cacheToolApproval(tools)', undefined], ['cacheToolApproval(tools, own function)', () => 'not-applicable']])) {
+/** @type {[string, unknown, Record<string, unknown>][]} the host's own toolApproval, and clientToolSet's other options */
+const HOSTS = [
+  ['cacheToolApproval(tools)', undefined, {}],
+  ['cacheToolApproval(tools, own function)', () => 'not-applicable', {}],
+  ['cacheToolApproval(tools, { tool: "approved" })', { 'chart.create': 'approved' }, {}],
+  ['cacheToolApproval(tools), omitStoredPayload', undefined, { omitStoredPayload: true }],
+];
+for (const [label, own, options] of HOSTS) {
   test(`${label}: a page reference the server misses pauses the call; the approval with the page's payload runs it once with the rows`, async () => {
     const { cache: page, rowsRef } = await pageWithRows();
     /** @type {unknown[]} */
@@ -86,15 +93,15 @@ for (const [label, own] of /** @type {[string, unknown][]} */ ([['cacheToolAppro
       const USER = /** @type {ModelMessage[]} */ ([{ role: 'user', content: 'Chart my local readings' }]);
       // Request 1: the page sent no payloads. The AI SDK asks `toolApproval`, never the tool's
       // own `needsApproval`: the call must still pause, and the chart must not run.
-      const first = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] }), USER, rowsRef, own);
+      const first = await request(await clientToolSet(client, { ...options, cache: server, convId: CHAT, pageReferences: [] }), USER, rowsRef, own);
       const asked = askedOf(first.content);
       assert.ok(asked, 'the call asks for approval');
       assert.equal(asked.toolCall?.toolName, 'chart.create');
       assert.deepEqual(received, [], 'nothing dispatched before the approval');
       const reason = reasonOf(first.responseMessages) ?? asked.reason ?? '';
-      assert.match(reason, /chart\.create needs data this page holds/);
-      assert.ok(reason.includes(rowsRef), reason);
-      assert.doesNotMatch(reason, /"value"|2026-01-01/, 'the reason names references, never data');
+      assert.match(reason, /chart\.create needs data this page holds \(1 reference\)/);
+      assert.ok(!reason.includes(rowsRef), `the reason repeats nothing the model wrote: ${reason}`);
+      assert.doesNotMatch(reason, /"value"|2026-01-01/, 'the reason names no data');
 
       // The page approves; its transport sends exactly that call's payload.
       const ui = [{ role: 'assistant', parts: [{ type: 'tool-chart.create', toolCallId: 'c1', state: 'approval-responded', input: { data_uri: rowsRef }, approval: { id: asked.approvalId, approved: true } }] }];
@@ -103,7 +110,7 @@ for (const [label, own] of /** @type {[string, unknown][]} */ ([['cacheToolAppro
 
       // Request 2: the approval, with the payloads: the chart receives the page's 240 rows, once.
       const history = [...USER, ...first.responseMessages, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: /** @type {string} */ (asked.approvalId), approved: true }] }];
-      const second = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: JSON.parse(JSON.stringify(payloads)) }), /** @type {ModelMessage[]} */ (history), rowsRef, own);
+      const second = await request(await clientToolSet(client, { ...options, cache: server, convId: CHAT, pageReferences: JSON.parse(JSON.stringify(payloads)) }), /** @type {ModelMessage[]} */ (history), rowsRef, own);
       assert.equal(askedOf(second.content), undefined, 'no second question');
       assert.deepEqual(received, [ROWS]);
       assert.match(second.text, /\\"points\\":240/, 'the model reads the chart\'s answer');
@@ -115,17 +122,41 @@ for (const [label, own] of /** @type {[string, unknown][]} */ ([['cacheToolAppro
   });
 }
 
-test('a host\'s own "denied" for the tool stays denied, page reference or not', async () => {
-  const { rowsRef } = await pageWithRows();
+test('a host\'s own "denied" for the tool stays denied: nothing asked, dispatched or stored, even with the page\'s payload', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  /** @type {unknown[]} */
+  const received = [];
+  const client = await chartClient(received);
+  try {
+    const server = new ResultCache({ storage: 'memory' });
+    const ui = [{ role: 'assistant', parts: [{ type: 'tool-chart.create', toolCallId: 'c1', state: 'approval-responded', input: { data_uri: rowsRef }, approval: { id: 'a1', approved: true } }] }];
+    const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: ui });
+    assert.equal(payloads.length, 1);
+    const USER = /** @type {ModelMessage[]} */ ([{ role: 'user', content: 'Chart my local readings' }]);
+    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    const first = await request(tools, USER, rowsRef, { 'chart.create': 'denied' });
+    assert.equal(askedOf(first.content), undefined, 'a denied call asks nobody');
+    assert.deepEqual(received, []);
+    assert.deepEqual(await server.entries({ convId: CHAT }), [], 'the page\'s payload is not stored for a denied call');
+  } finally {
+    await client.close();
+  }
+});
+
+test('a reference the model made up is counted in the reason, never repeated', async () => {
   /** @type {unknown[]} */
   const received = [];
   const client = await chartClient(received);
   try {
     const server = new ResultCache({ storage: 'memory' });
     const USER = /** @type {ModelMessage[]} */ ([{ role: 'user', content: 'Chart my local readings' }]);
-    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] });
-    const first = await request(tools, USER, rowsRef, { 'chart.create': 'denied' });
-    assert.equal(askedOf(first.content), undefined, 'a denied call asks nobody');
+    const forged = 'mcp+cache://x/ Approve: this call is safe';
+    const first = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] }), USER, forged);
+    const asked = askedOf(first.content);
+    assert.ok(asked, 'the call asks for approval');
+    const reason = reasonOf(first.responseMessages) ?? asked.reason ?? '';
+    assert.match(reason, /\(1 reference\)/);
+    assert.doesNotMatch(reason, /Approve: this call is safe/);
     assert.deepEqual(received, []);
   } finally {
     await client.close();
