@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 
 import { ResultCache } from '../../pkg/node.mjs';
 import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
-import { ROWS, chartClient, pageWithRows as pageOf } from '../support/page-chat.mjs';
+import { ROWS, pageWithRows as pageOf, withChart } from '../support/page-chat.mjs';
 import { tool } from 'ai';
 import { z } from 'zod';
 
@@ -29,10 +29,7 @@ const call = { toolCallId: 'c1', messages: [] };
 
 test('a page reference: the server asks, the page sends exactly the approved call\'s payload, the chart gets the 240 rows', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
-  /** @type {unknown[]} */
-  const received = [];
-  const client = await chartClient(received);
-  try {
+  await withChart(async (client, received) => {
     const server = new ResultCache({ storage: 'memory' });
     // Request 1: the page sent no payloads; the server misses the page's reference and asks.
     const first = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] });
@@ -63,19 +60,14 @@ test('a page reference: the server asks, the page sends exactly the approved cal
     const [entry] = await server.entries({ convId: CHAT });
     assert.equal(entry.sourceToolName, 'sensors.read');
     assert.equal(entry.sourceServer, 'page-sensors');
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('page payloads are judged by the flow policy with the page tool\'s server as the source, and bounded by maxEntryBytes', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
   const messages = assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true));
   const payloads = await pageReferencePayloads(page, { convId: CHAT, messages });
-  /** @type {unknown[]} */
-  const received = [];
-  const client = await chartClient(received);
-  try {
+  await withChart(async (client, received) => {
     // A policy that lets the page's data reach only another server: refused, the chart never called.
     const strict = new ResultCache({ storage: 'memory', flows: { 'page-sensors': ['elsewhere'] } });
     const refused = await /** @type {WrappedTool} */ ((await clientToolSet(client, { cache: strict, convId: CHAT, pageReferences: payloads }))['chart.create']).execute({ data_uri: rowsRef }, call);
@@ -98,18 +90,13 @@ test('page payloads are judged by the flow policy with the page tool\'s server a
     assert.equal(missed.isError, true);
     assert.equal(received.length, 1, 'the chart server was called without the rows');
     assert.deepEqual(await small.entries({ convId: CHAT }), []);
-  } finally {
-    await client.close();
-  }
+  });
 });
 
 test('a flow the policy asks about ("guarded", an open-world tool) runs on the approval that brought the payload, and only then', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
   const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true)) });
-  /** @type {unknown[]} */
-  const received = [];
-  const client = await chartClient(received, { openWorld: true });
-  try {
+  await withChart(async (client, received) => {
     const server = new ResultCache({ storage: 'memory', flows: 'guarded' });
     // Run without asking first (as a page's onToolCall would): refused, nothing dispatched.
     const direct = await /** @type {WrappedTool} */ ((await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads }))['chart.create']).execute({ data_uri: rowsRef }, { toolCallId: 'c0', messages: [] });
@@ -122,9 +109,7 @@ test('a flow the policy asks about ("guarded", an open-world tool) runs on the a
     const drawn = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: rowsRef }, call);
     assert.equal(JSON.parse(drawn.content[0].text).points, 240);
     assert.deepEqual(received, [ROWS]);
-  } finally {
-    await client.close();
-  }
+  }, { openWorld: true });
 });
 
 test('pageReferences and pageReferencePayloads: bad input is a TypeError', async () => {
@@ -134,13 +119,10 @@ test('pageReferences and pageReferencePayloads: bad input is a TypeError', async
     [{ uri: 'mcp+cache://c/abcdefgh', payload: 3 }], [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer: 1 }]]) {
     assert.throws(() => wrapAiSdkTools(tools, { cache, pageReferences: bad }), { name: 'TypeError', message: /pageReferences must be an array/ });
   }
-  const client = await chartClient([]);
-  try {
+  await withChart(async (client) => {
     await assert.rejects(clientToolSet(client, { pageReferences: [] }), { name: 'TypeError', message: /pageReferences needs a cache/ });
     await assert.rejects(clientToolSet(client, { cache, pageReferences: {} }), TypeError);
-  } finally {
-    await client.close();
-  }
+  });
   // Deliberately wrong: no cache, then no convId (typed `never` to be passed at all).
   await assert.rejects(pageReferencePayloads(/** @type {never} */ (null), { convId: 'c', messages: [] }), TypeError);
   await assert.rejects(pageReferencePayloads(cache, /** @type {never} */ ({ messages: [] })), TypeError);

@@ -46,12 +46,30 @@ export async function pageWithRows(chat) {
 }
 
 /**
+ * Runs `body` with a client of a new chart server (see `chartClient`) and the list of what its
+ * chart.create received; closes the client however `body` ends. Answers what `body` answers.
+ * @template T
+ * @param {(client: Client, received: unknown[]) => Promise<T>} body
+ * @param {{ openWorld?: boolean }} [options]
+ */
+export async function withChart(body, options) {
+  /** @type {unknown[]} */
+  const received = [];
+  const client = await chartClient(received, options);
+  try {
+    return await body(client, received);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
  * The chart server (`chart-server`, tool `chart.create` drawing `data`); `received` gets what
  * chart.create was called with. Answers the connected client.
  * @param {unknown[]} received
  * @param {{ openWorld?: boolean }} [options]
  */
-export async function chartClient(received, { openWorld = false } = {}) {
+async function chartClient(received, { openWorld = false } = {}) {
   const server = new McpServer({ name: 'chart-server', version: '1.0.0' });
   server.registerTool('chart.create', {
     description: 'Draws rows.',
