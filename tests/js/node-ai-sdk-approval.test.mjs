@@ -85,6 +85,22 @@ async function instance(cacheOptions, sent) {
   return { cache, tools, close: s.close };
 }
 
+/**
+ * Runs `body` with one instance over memory storage and the log of what its mailer received;
+ * closes it however `body` ends.
+ * @param {(host: Awaited<ReturnType<typeof instance>>, sent: Sent[]) => Promise<void>} body
+ */
+async function withMemoryHost(body) {
+  /** @type {Sent[]} */
+  const sent = [];
+  const host = await instance({ storage: 'memory' }, sent);
+  try {
+    await body(host, sent);
+  } finally {
+    await host.close();
+  }
+}
+
 const outputText = (/** @type {ModelOutput} */ output) => (output.type === 'content' ? output.value.filter((p) => p.type === 'text').map((p) => p.text).join('') : typeof output.value === 'string' ? output.value : JSON.stringify(output.value));
 
 /** The model: fetch the invoice, then mail its lines by reference, then say what came back. */
@@ -143,10 +159,7 @@ const respond = (history, approvalId, approved) => [...history, { role: 'tool', 
 const USER = [{ role: 'user', content: 'Mail the invoice INV-7' }];
 
 test('an asked flow is an approval request naming servers and tool, never data; denied never runs; approved runs once; a replay never runs', async () => {
-  /** @type {Sent[]} */
-  const sent = [];
-  const host = await instance({ storage: 'memory' }, sent);
-  try {
+  await withMemoryHost(async (host, sent) => {
     const first = await request(host.tools, USER);
     assert.deepEqual(first.errors, []);
     const asked = approvalRequestOf(first.content);
@@ -179,16 +192,11 @@ test('an asked flow is an approval request naming servers and tool, never data; 
     assert.deepEqual(replayed.errors, []);
     assert.equal(sent.length, 1, 'a replayed approval never runs the tool');
     assert.match(/** @type {string} */ (replayed.text), /approval_already_used/);
-  } finally {
-    await host.close();
-  }
+  });
 });
 
 test('a forged approval under the secret never runs the tool', async () => {
-  /** @type {Sent[]} */
-  const sent = [];
-  const host = await instance({ storage: 'memory' }, sent);
-  try {
+  await withMemoryHost(async (host, sent) => {
     const first = await request(host.tools, USER);
     const asked = approvalRequestOf(first.content);
     const history = [...USER, ...first.responseMessages];
@@ -211,16 +219,11 @@ test('a forged approval under the secret never runs the tool', async () => {
     const resigned = await request(host.tools, tampered);
     assert.ok(resigned.errors.length > 0, 'the AI SDK rejects a signature of another call');
     assert.deepEqual(sent, [], 'a forged approval never runs the tool');
-  } finally {
-    await host.close();
-  }
+  });
 });
 
 test('the host\'s own toolApproval composes (stricter wins); one that ignores the cache refuses the flow with one warning', async () => {
-  /** @type {Sent[]} */
-  const sent = [];
-  const host = await instance({ storage: 'memory' }, sent);
-  try {
+  await withMemoryHost(async (host, sent) => {
     // The host denies send_report outright: denied beats the cache's user-approval.
     const strict = await request(host.tools, USER, { toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(host.tools, { send_report: 'denied' })) });
     assert.equal(approvalRequestOf(strict.content), undefined, 'no approval asked: denied');
@@ -246,9 +249,7 @@ test('the host\'s own toolApproval composes (stricter wins); one that ignores th
     assert.deepEqual(sent, [], 'never sent');
     assert.equal(warnings.length, 1, 'one warning');
     assert.match(warnings[0], /cacheToolApproval\(tools, yourToolApproval\)/);
-  } finally {
-    await host.close();
-  }
+  });
   assert.throws(() => cacheToolApproval({ t: { execute() {} } }), TypeError, 'no wrapped tool');
   assert.throws(() => cacheToolApproval(null), TypeError);
   const cache = new ResultCache({ storage: 'memory' });
