@@ -203,21 +203,30 @@ function readPayload(db, uri) {
 const contractDb = await openDb(`profile-contract-${run}`, ['results', 'usage', 'meta']);
 const floorDb = await openDb(`profile-floor-${run}`, ['results'], false);
 let key = 0;
+/**
+ * What both contract floors do first for a write: what the contract measures before storing
+ * (the UTF-8 size of the JSON and the shape check, the package's own two functions), then in
+ * one transaction the conversation's row and the totals read, and the record and its usage row
+ * put. Answers the transaction, its `meta` store and the two reads, for the totals to follow.
+ * @param {IDBDatabase} db @param {string} tag @param {unknown} payload @param {string} convId
+ */
+function contractWrite(db, tag, payload, convId) {
+  const uri = `mcp+cache://${convId}/${tag}${key++}`;
+  const sizeBytes = utf8Length(JSON.stringify(payload));
+  if (payloadShape(payload, 1000) !== 0) throw new Error(`${db.name}: not plain JSON`);
+  const tx = db.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
+  const [results, usage, meta] = ['results', 'usage', 'meta'].map((n) => tx.objectStore(n));
+  const conv = meta.get(['conv', convId]);
+  const totals = meta.get('totals');
+  const now = Date.now();
+  results.put({ uri, payload, convId, sourceToolName: 't', addedAt: now, sizeBytes, lastUsedAt: now });
+  usage.put({ uri, convId, sizeBytes, lastUsedAt: now, sourceToolName: 't' });
+  return { uri, sizeBytes, tx, meta, conv, totals };
+}
 /** @type {ProfiledCache} */
 const contractFloor = {
   async cacheToolResult({ payload, convId }) {
-    const uri = `mcp+cache://${convId}/c${key++}`;
-    // What the contract measures before storing: the UTF-8 size of the JSON and the shape check
-    // (the package's own two functions).
-    const sizeBytes = utf8Length(JSON.stringify(payload));
-    if (payloadShape(payload, 1000) !== 0) throw new Error('contract floor: not plain JSON');
-    const tx = contractDb.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
-    const [results, usage, meta] = ['results', 'usage', 'meta'].map((n) => tx.objectStore(n));
-    const conv = meta.get(['conv', convId]);
-    const totals = meta.get('totals');
-    const now = Date.now();
-    results.put({ uri, payload, convId, sourceToolName: 't', addedAt: now, sizeBytes, lastUsedAt: now });
-    usage.put({ uri, convId, sizeBytes, lastUsedAt: now, sourceToolName: 't' });
+    const { uri, sizeBytes, tx, meta, conv, totals } = contractWrite(contractDb, 'c', payload, convId);
     totals.onsuccess = () => {
       const t = totals.result ?? { bytes: 0, entries: 0 };
       const c = conv.result ?? { bytes: 0, entries: 0 };
@@ -243,18 +252,9 @@ const known = { totals: { bytes: 0, entries: 0 }, convs: new Map(), mismatches: 
 /** @type {ProfiledCache} */
 const knownFloor = {
   async cacheToolResult({ payload, convId }) {
-    const uri = `mcp+cache://${convId}/k${key++}`;
-    const sizeBytes = utf8Length(JSON.stringify(payload));
-    if (payloadShape(payload, 1000) !== 0) throw new Error('known-totals floor: not plain JSON');
-    const tx = knownDb.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
-    const [results, usage, meta] = ['results', 'usage', 'meta'].map((n) => tx.objectStore(n));
     const t = known.totals;
     const c = known.convs.get(convId) ?? { bytes: 0, entries: 0 };
-    const conv = meta.get(['conv', convId]);
-    const totals = meta.get('totals');
-    const now = Date.now();
-    results.put({ uri, payload, convId, sourceToolName: 't', addedAt: now, sizeBytes, lastUsedAt: now });
-    usage.put({ uri, convId, sizeBytes, lastUsedAt: now, sourceToolName: 't' });
+    const { uri, sizeBytes, tx, meta, conv, totals } = contractWrite(knownDb, 'k', payload, convId);
     known.totals = { bytes: t.bytes + sizeBytes, entries: t.entries + 1 };
     known.convs.set(convId, { bytes: c.bytes + sizeBytes, entries: c.entries + 1 });
     meta.put({ ...known.totals, perConversation: true }, 'totals');
