@@ -127,8 +127,6 @@ function render(data) {
   const tableText = `${head}\n${rows.join('\n')}`;
   /** @param {string} w @param {string} i @returns {BenchResultRow | undefined} */
   const get = (w, i) => byWorkload.get(w)?.[i];
-  const verdict = (/** @type {boolean} */ ok) => (ok ? 'met' : '**missed**');
-  const x = (/** @type {number} */ r) => `${r.toFixed(2)}×`;
   const ms = (/** @type {BenchResultRow} */ r) => `${r.median.toFixed(2)} ms`;
   /** @type {string[]} */
   const targets = [];
@@ -205,33 +203,9 @@ function render(data) {
     `- .wasm ≤ 60 KB gzip: ${(data.wasm.gzip / 1024).toFixed(1)} KB gzip (${(data.wasm.raw / 1024).toFixed(1)} KB raw) — ${verdict(data.wasm.gzip <= 60 * 1024)}.`,
   );
 
-  // Nothing slower than before: each median against the previous run's, with the JS module as
-  // the control for how much the machine itself moved between the runs.
-  let previousSection = '';
-  if (data.previous) {
-    const before = new Map(data.previous.results.map((r) => [`${r.workload}\u0000${r.impl}`, r.median]));
-    /** @param {string} w @param {string} i */
-    const was = (w, i) => before.get(`${w}\u0000${i}`);
-    // (The filter keeps the workloads that `was(w, 'ours')` knows.)
-    const lines = [...byWorkload].filter(([w, m]) => m.ours && was(w, 'ours') !== undefined).map(([w, m]) => {
-      const oursRatio = m.ours.median / /** @type {number} */ (was(w, 'ours'));
-      const b = m['js-baseline'] && was(w, 'js-baseline') !== undefined ? m['js-baseline'].median / /** @type {number} */ (was(w, 'js-baseline')) : null;
-      const rel = b ? oursRatio / b : oursRatio;
-      return { w, line: `| ${w} | ${/** @type {number} */ (was(w, 'ours')).toFixed(2)} | ${m.ours.median.toFixed(2)} | ${x(oursRatio)} | ${b ? x(b) : '—'} | ${x(rel)} |`, rel };
-    });
-    const slower = lines.filter((l) => l.rel > 1.10);
-    targets.push(`- nothing slower than the previous run (ours' change relative to js-baseline's, > 1.10× counts as slower): ${slower.length ? `${slower.map((l) => `${l.w} ${x(l.rel)}`).join(', ')}` : `no workload (worst ${x(Math.max(...lines.map((l) => l.rel)))})`} — ${verdict(slower.length === 0)}.`);
-    previousSection = `
-## Against the previous run
-
-Previous run: ${data.previous.date} (${data.previous.browser}${data.previous.machine ? `, ${data.previous.machine}` : ''}). Medians in ms; "relative" divides
-ours' change by the JS module's (the control for the machine's own drift).
-
-| workload | ours before | ours now | ours now/before | js-baseline now/before | relative |
-|---|---|---|---|---|---|
-${lines.map((l) => l.line).join('\n')}
-`;
-  }
+  const previous = previousRun(data, byWorkload);
+  if (previous) targets.push(previous.target);
+  const previousSection = previous?.section ?? '';
 
   const coldStartSection = data.coldStart ? `
 ## Cold start
@@ -255,28 +229,7 @@ What a browser downloads per entry (JS glue + \`.wasm\`), raw and \`gzip -9 -n\`
 
 ${bytesTable(data.bytes)}
 ` : '';
-  if (data.coldStart) {
-    const med = (/** @type {readonly number[]} */ xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
-    const r = data.coldStart.results;
-    const ratios = /** @type {const} */ (['new', 'existing']).map((state) => /** @type {[string, number]} */ ([state, med(r.ours[state]) / med(r['js-baseline'][state])]));
-    targets.push(`- cold start ≤ 1.3× the plain-JS module (js-baseline): ${ratios.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(ratios.every(([, v]) => v <= 1.3))}.`);
-    if (r.peer) {
-      const vsPeer = /** @type {const} */ (['new', 'existing']).map((state) => /** @type {[string, number]} */ ([state, med(r.ours[state]) / med(r.peer[state])]));
-      targets.push(`- import → first write ≤ 1.3× the peer (chatbox-core): ${vsPeer.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(vsPeer.every(([, v]) => v <= 1.3))}.`);
-    }
-  }
-  if (data.startup) {
-    const med = (/** @type {readonly number[]} */ xs) => { const v = [...xs].sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
-    const o = data.startup.results.ours;
-    const r = med(o.first) / med(o.warm);
-    const f = data.startup.results.floor;
-    const floor = f ? ` (raw IndexedDB's own first \`put\` after the same second: ${x(med(f.first) / med(f.warm))} its warm ones)` : '';
-    targets.push(`- first \`afterToolCall\` a second after a start that called \`ready()\`, \`stats()\` and \`warmUp(options)\` ≤ 1.2× a warm one: ${med(o.first).toFixed(2)} ms vs ${med(o.warm).toFixed(2)} ms = ${x(r)} — ${verdict(r <= 1.2)}${floor}.`);
-  }
-  if (data.bytes) {
-    const host = data.bytes.find((row) => row.entry.startsWith('host'));
-    if (host) targets.push(`- host entry ≤ 64 KB gzip -9 (JS glue + \`.wasm\`): ${host.gzip} bytes — ${verdict(host.gzip <= 64 * 1024)}.`);
-  }
+  targets.push(...startTargets(data));
   const fewer = [...new Set(data.results.filter((r) => r.iterations !== data.iterations).map((r) => `; ${r.workload}: ${r.iterations} after ${r.warmup}`))].join('');
   const markdown = `# Benchmark results
 
@@ -305,4 +258,81 @@ ${coldStartSection}${bytesSection}${previousSection}
 ${READING}
 `;
   return { console: tableText, markdown, targets };
+}
+
+/** A cell's verdict. @param {boolean} ok */
+function verdict(ok) {
+  return ok ? 'met' : '**missed**';
+}
+/** A ratio as written. @param {number} r */
+function x(r) {
+  return `${r.toFixed(2)}×`;
+}
+/** The median of `xs`. @param {readonly number[]} xs */
+function med(xs) {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+/**
+ * Nothing slower than before: each median against the previous run's, with the JS module as the
+ * control for how much the machine itself moved between the runs. `null` without a previous run.
+ * @param {BenchData} data @param {Map<string, Record<string, BenchResultRow>>} byWorkload
+ * @returns {{ target: string, section: string } | null}
+ */
+function previousRun(data, byWorkload) {
+  if (!data.previous) return null;
+  const before = new Map(data.previous.results.map((r) => [`${r.workload}\u0000${r.impl}`, r.median]));
+  /** @param {string} w @param {string} i */
+  const was = (w, i) => before.get(`${w}\u0000${i}`);
+  // (The filter keeps the workloads that `was(w, 'ours')` knows.)
+  const lines = [...byWorkload].filter(([w, m]) => m.ours && was(w, 'ours') !== undefined).map(([w, m]) => {
+    const oursRatio = m.ours.median / /** @type {number} */ (was(w, 'ours'));
+    const b = m['js-baseline'] && was(w, 'js-baseline') !== undefined ? m['js-baseline'].median / /** @type {number} */ (was(w, 'js-baseline')) : null;
+    const rel = b ? oursRatio / b : oursRatio;
+    return { w, line: `| ${w} | ${/** @type {number} */ (was(w, 'ours')).toFixed(2)} | ${m.ours.median.toFixed(2)} | ${x(oursRatio)} | ${b ? x(b) : '—'} | ${x(rel)} |`, rel };
+  });
+  const slower = lines.filter((l) => l.rel > 1.10);
+  const target = `- nothing slower than the previous run (ours' change relative to js-baseline's, > 1.10× counts as slower): ${slower.length ? `${slower.map((l) => `${l.w} ${x(l.rel)}`).join(', ')}` : `no workload (worst ${x(Math.max(...lines.map((l) => l.rel)))})`} — ${verdict(slower.length === 0)}.`;
+  const section = `
+## Against the previous run
+
+Previous run: ${data.previous.date} (${data.previous.browser}${data.previous.machine ? `, ${data.previous.machine}` : ''}). Medians in ms; "relative" divides
+ours' change by the JS module's (the control for the machine's own drift).
+
+| workload | ours before | ours now | ours now/before | js-baseline now/before | relative |
+|---|---|---|---|---|---|
+${lines.map((l) => l.line).join('\n')}
+`;
+  return { target, section };
+}
+
+/**
+ * The targets of the cold start, the startup and the bytes, when they were measured.
+ * @param {BenchData} data @returns {string[]}
+ */
+function startTargets(data) {
+  /** @type {string[]} */
+  const targets = [];
+  if (data.coldStart) {
+    const r = data.coldStart.results;
+    const ratios = /** @type {const} */ (['new', 'existing']).map((state) => /** @type {[string, number]} */ ([state, med(r.ours[state]) / med(r['js-baseline'][state])]));
+    targets.push(`- cold start ≤ 1.3× the plain-JS module (js-baseline): ${ratios.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(ratios.every(([, v]) => v <= 1.3))}.`);
+    if (r.peer) {
+      const vsPeer = /** @type {const} */ (['new', 'existing']).map((state) => /** @type {[string, number]} */ ([state, med(r.ours[state]) / med(r.peer[state])]));
+      targets.push(`- import → first write ≤ 1.3× the peer (chatbox-core): ${vsPeer.map(([st, v]) => `${st} database ${x(v)}`).join(', ')} — ${verdict(vsPeer.every(([, v]) => v <= 1.3))}.`);
+    }
+  }
+  if (data.startup) {
+    const o = data.startup.results.ours;
+    const r = med(o.first) / med(o.warm);
+    const f = data.startup.results.floor;
+    const floor = f ? ` (raw IndexedDB's own first \`put\` after the same second: ${x(med(f.first) / med(f.warm))} its warm ones)` : '';
+    targets.push(`- first \`afterToolCall\` a second after a start that called \`ready()\`, \`stats()\` and \`warmUp(options)\` ≤ 1.2× a warm one: ${med(o.first).toFixed(2)} ms vs ${med(o.warm).toFixed(2)} ms = ${x(r)} — ${verdict(r <= 1.2)}${floor}.`);
+  }
+  if (data.bytes) {
+    const host = data.bytes.find((row) => row.entry.startsWith('host'));
+    if (host) targets.push(`- host entry ≤ 64 KB gzip -9 (JS glue + \`.wasm\`): ${host.gzip} bytes — ${verdict(host.gzip <= 64 * 1024)}.`);
+  }
+  return targets;
 }
