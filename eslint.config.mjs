@@ -37,9 +37,10 @@ export default [
     languageOptions: { ecmaVersion: 2025, sourceType: 'commonjs', globals: { ...globals.node } },
   },
   // Rooms sized for reading, as in the Rust half: no hand-written module over 700 code lines,
-  // no function over 120 (blank lines and comments not counted).
+  // no function over 120 (blank lines and comments not counted). The tests are left out: a
+  // suite's wrapper and a scripted end-to-end run read best whole.
   {
-    files: ['js/**', 'src/**', 'scripts/**'],
+    files: ['js/**', 'src/**', 'scripts/**', 'bench/**', 'www/*.mjs', 'examples/**'],
     rules: {
       'max-lines': ['error', { max: 700, skipBlankLines: true, skipComments: true }],
       'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }],

@@ -178,6 +178,19 @@ function ChatWithCache({ setup }) {
  * route handler running `streamText` with the same declared tools). The tools run here, in the
  * page: `onToolCall` executes the wrapped tool and `addToolOutput` hands the model its output.
  */
+/** Runs a tool call in the page and hands its output (or its error) back to the chat. */
+async function runPageTool(setup, toolCall, addToolOutput) {
+  // The agent runs these itself, after the user's approval.
+  if (AGENT_TOOLS.has(toolCall.toolName)) return;
+  const tool = setup.tools[toolCall.toolName];
+  try {
+    const output = await tool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [] });
+    addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
+  } catch (e) {
+    addToolOutput({ state: 'output-error', tool: toolCall.toolName, toolCallId: toolCall.toolCallId, errorText: String(e?.message ?? e) });
+  }
+}
+
 function Chat({ setup, chatId }) {
   const [{ transport, calls }] = useState(() => localTransport(setup.declared));
   activeChat = chatId;
@@ -185,17 +198,7 @@ function Chat({ setup, chatId }) {
     id: chatId,
     transport,
     sendAutomaticallyWhen: continueWhen,
-    async onToolCall({ toolCall }) {
-      // The agent runs these itself, after the user's approval.
-      if (AGENT_TOOLS.has(toolCall.toolName)) return;
-      const tool = setup.tools[toolCall.toolName];
-      try {
-        const output = await tool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [] });
-        addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
-      } catch (e) {
-        addToolOutput({ state: 'output-error', tool: toolCall.toolName, toolCallId: toolCall.toolCallId, errorText: String(e?.message ?? e) });
-      }
-    },
+    onToolCall: ({ toolCall }) => runPageTool(setup, toolCall, addToolOutput),
   });
 
   const parts = messages.flatMap((m) => m.parts.map((part) => ({ role: m.role, part })));
