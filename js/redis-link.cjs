@@ -47,9 +47,19 @@ const CLIENTS = 'client must be a connected node-redis client or cluster (create
 function transport(client, typeError) {
   if (client === null || typeof client !== 'object') throw typeError(CLIENTS);
   const call = method(client, 'call');
-  if (call && typeof field(client, 'status') === 'string' && method(client, 'evalsha')) return ioredisLink(client, call);
+  if (call && typeof field(client, 'status') === 'string' && method(client, 'evalsha')) {
+    // ioredis prefixes the keys of a command, not the patterns of SCAN: the walks over every
+    // conversation (stats, entries, invalidate, evictOlderThan) would find nothing.
+    const keyPrefix = field(field(client, 'options'), 'keyPrefix');
+    if (keyPrefix !== undefined && keyPrefix !== '') throw typeError('an ioredis client with a keyPrefix is not supported (SCAN patterns are not prefixed): give the prefix to redisStorage\'s `prefix` option instead');
+    return ioredisLink(client, call);
+  }
   const sendCommand = method(client, 'sendCommand');
-  if (sendCommand && typeof field(client, 'isOpen') === 'boolean') return nodeRedisLink(client, sendCommand);
+  if (sendCommand && typeof field(client, 'isOpen') === 'boolean') {
+    // A pool sends commands over several connections: they would not take effect in call order.
+    if (typeof field(client, 'totalClients') === 'number') throw typeError('a node-redis client pool (createClientPool) is not supported: its commands go over several connections, so operations would not take effect in call order; pass a client (createClient) or a cluster (createCluster)');
+    return nodeRedisLink(client, sendCommand);
+  }
   throw typeError(CLIENTS);
 }
 

@@ -20,16 +20,20 @@ const named = (name, message) => Object.assign(new Error(message), { name });
 /** The message of anything thrown. @param {unknown} error */
 const messageOf = (error) => String(error instanceof Error ? error.message : (error !== null && typeof error === 'object' ? Reflect.get(error, 'message') : error) ?? error);
 
-/** What a client error becomes: the name a host (and the cache) branches on. @param {unknown} error @param {string} what */
-function storageError(error, what) {
+/**
+ * What a client error becomes: the name a host (and the cache) branches on. The message does not
+ * name the operation: the cache puts its own name of it in front ("writing an entry: …").
+ * @param {unknown} error
+ */
+function storageError(error) {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'TypeError')) return error;
   const message = messageOf(error);
-  if (/^OOM\b/.test(message)) return named('QuotaExceededError', `redisStorage: ${what}: ${message}`);
+  if (/^OOM\b/.test(message)) return named('QuotaExceededError', `redisStorage: ${message}`);
   if (/^(ERR|WRONGTYPE|NOPERM|READONLY|CROSSSLOT|BUSY|NOSCRIPT)\b/.test(message)) {
-    return named('UnknownError', `redisStorage: ${what}: ${message}`);
+    return named('UnknownError', `redisStorage: ${message}`);
   }
   // MOVED/ASK/TRYAGAIN/CLUSTERDOWN (a failover under way), connection errors, redirection limits.
-  return named('NetworkError', `redisStorage: ${what}: ${message}`);
+  return named('NetworkError', `redisStorage: ${message}`);
 }
 
 /**
@@ -69,35 +73,40 @@ function gate() {
 }
 
 /**
- * Script calls. A server restart (or SCRIPT FLUSH) forgot the script: EVAL loads it. Every
- * operation already sent failed the same way and retries (with the script itself) when it is
- * loaded, in the order it was sent; operations called meanwhile wait until those retries are sent.
+ * Script calls. A server restart (or SCRIPT FLUSH, or a promoted replica) forgot the script: EVAL
+ * loads it. Every operation already sent failed the same way; each joins the load's retries, which
+ * are sent (with the script itself) in the order they failed (the order they were sent: one
+ * connection answers in order) the moment the load settles, before the hold ends: operations
+ * called meanwhile wait in the hold's queue and go after them.
  * @param {import('./redis-link.cjs').Link} link @param {string} ttl @param {() => () => void} hold
  * @returns {(keys: string[], args: string[]) => Promise<unknown[]>}
  */
 function scripts(link, ttl, hold) {
-  /** @type {Promise<unknown> | null} */
-  let reloading = null;
-  /** @param {string[]} keys */
-  function reload(keys) {
-    if (!reloading) {
+  /** The retries waiting for the load in progress, or `null`. @type {(() => void)[] | null} */
+  let retries = null;
+  /** `keys`/`args` sent again with the script once it is loaded. @param {string[]} keys @param {string[]} args */
+  function retry(keys, args) {
+    if (!retries) {
       const release = hold();
-      const loading = link.send(keys[0], ['EVAL', SCRIPT, String(keys.length), ...keys, 'o', ttl]);
-      reloading = loading;
+      const waiting = /** @type {(() => void)[]} */ ([]);
+      retries = waiting;
       const settled = () => {
-        reloading = null;
-        queueMicrotask(release);
+        retries = null;
+        for (const send of waiting) send();
+        release();
       };
-      loading.then(settled, settled);
+      link.send(keys[0], ['EVAL', SCRIPT, String(keys.length), ...keys, 'o', ttl]).then(settled, settled);
     }
-    return reloading;
+    const waiting = retries;
+    return new Promise((resolve, reject) => {
+      waiting.push(() => link.send(keys[0], ['EVAL', SCRIPT, String(keys.length), ...keys, ...args]).then(resolve, reject));
+    });
   }
   return async (keys, args) => {
     const evalsha = ['EVALSHA', SHA, String(keys.length), ...keys, ...args];
-    const reply = await link.send(keys[0], evalsha).catch(async (error) => {
+    const reply = await link.send(keys[0], evalsha).catch((error) => {
       if (!/^NOSCRIPT\b/.test(messageOf(error))) throw error;
-      await reload(keys).catch(() => {});
-      return link.send(keys[0], ['EVAL', SCRIPT, String(keys.length), ...keys, ...args]);
+      return retry(keys, args);
     });
     return Array.isArray(reply) ? reply : [reply];
   };
@@ -118,18 +127,19 @@ function runner(link, { ttl, timeoutMs, replicas }) {
    * `multi`: it sends several steps one after another, and later operations wait for all of them.
    * `first`: sent now, ahead of any operation waiting.
    * @template T
-   * @param {string} what @param {(step: Step) => Promise<T>} body
+   * @param {string} _what what it does, for the reader of the call (the cache names the operation in its errors)
+   * @param {(step: Step) => Promise<T>} body
    * @param {{ multi?: boolean, first?: boolean, onStart?: () => void }} [how]
    * @returns {Promise<T>}
    */
-  function operation(what, body, { multi = false, first = false, onStart } = {}) {
+  function operation(_what, body, { multi = false, first = false, onStart } = {}) {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let timer;
     let cancelled = false;
     let release = () => {};
     const deadline = Date.now() + timeoutMs;
     const alive = () => {
-      if (cancelled) throw named('TimeoutError', `redisStorage: ${what}: Redis did not answer within ${timeoutMs} ms`);
+      if (cancelled) throw named('TimeoutError', `redisStorage: Redis did not answer within ${timeoutMs} ms`);
     };
     /** @type {Step} */
     const step = {
@@ -154,7 +164,7 @@ function runner(link, { ttl, timeoutMs, replicas }) {
           acked = Number(await link.wait(key, replicas, Math.max(1, Math.min(WAIT_SLICE_MS, left))));
           if (acked >= replicas) return;
         }
-        throw named('TimeoutError', `redisStorage: ${what}: ${acked} of ${replicas} replicas confirmed the write within ${timeoutMs} ms (it may or may not be readable later)`);
+        throw named('TimeoutError', `redisStorage: ${acked} of ${replicas} replicas confirmed the write within ${timeoutMs} ms (it may or may not be readable later)`);
       },
       masters: () => {
         alive();
@@ -166,12 +176,12 @@ function runner(link, { ttl, timeoutMs, replicas }) {
     const sent = new Promise((resolve, reject) => {
       const start = () => {
         onStart?.();
-        body(step).then(resolve, (error) => reject(storageError(error, what))).finally(() => release());
+        body(step).then(resolve, (error) => reject(storageError(error))).finally(() => release());
       };
       const run = () => {
         if (cancelled) return;
         if (!link.ready()) {
-          reject(named('NetworkError', `redisStorage: ${what}: the Redis client is not connected`));
+          reject(named('NetworkError', `redisStorage: the Redis client is not connected`));
           return;
         }
         const before = [...inflight];
@@ -198,7 +208,7 @@ function runner(link, { ttl, timeoutMs, replicas }) {
         // Still waiting in the queue: it is never sent. Already sent: Redis may still run it.
         cancelled = true;
         release();
-        reject(named('TimeoutError', `redisStorage: ${what}: Redis did not answer within ${timeoutMs} ms`));
+        reject(named('TimeoutError', `redisStorage: Redis did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
       timer.unref?.();
     });

@@ -247,8 +247,10 @@ function spanning(ctx) {
     remove: (convId, cutoff) => operation('deleting entries', async (step) => {
       if (typeof convId === 'string') return removeIn(ctx, step, segmentOf(convId), JSON.stringify(convId), '0');
       let removed = 0;
+      // The segments of one SCAN page are visited at once: each adds its count when it has it.
       await walk(step, async (segment) => {
-        removed += await removeIn(ctx, step, segment, '', String(cutoff));
+        const count = await removeIn(ctx, step, segment, '', String(cutoff));
+        removed += count;
       });
       return removed;
     }, { multi: true }),

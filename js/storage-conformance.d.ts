@@ -27,10 +27,11 @@ export interface StorageConformanceOptions {
 }
 
 /**
- * Registers the conformance tests of the storage `makeStorage` makes: exact round trips, call
- * order, the budget and least-recently-used order within a conversation, clears, age eviction,
- * invalidation, stale marks, listing, refusals that change nothing, and `consumeOnce` (skipped
- * for a storage named by a string).
+ * Registers the conformance tests of the storage `makeStorage` makes: exact round trips, reads of
+ * several references, call order, the budget and least-recently-used order within a
+ * conversation, clears, age eviction, invalidation, derived entries, stale marks, listing,
+ * refusals that change nothing, `evictOldest` and `consumeOnce` (these two skipped for a storage
+ * named by a string).
  *
  * @throws TypeError when `makeStorage` is not a function or `options.test` is missing.
  */

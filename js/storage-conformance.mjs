@@ -6,10 +6,11 @@
 //   storageConformance(async () => myAdapter(), { test });
 //
 // Every test makes a fresh storage with `makeStorage()` and a `ResultCache` over it, and checks
-// behaviour through the cache's public API only: exact round trips, call order, the budget and
-// the least-recently-used order within a conversation, clears, age eviction, invalidation, stale
-// marks, listing, refusals that change nothing, and `consumeOnce`. An engine's stronger promises
-// (the memory store's one LRU order over every conversation) are its own tests, not these.
+// behaviour through the cache's public API: exact round trips, reads of several references,
+// call order, the budget and the least-recently-used order within a conversation, clears, age
+// eviction, invalidation, derived entries, stale marks, listing, refusals that change nothing;
+// and, called on a storage object itself, `evictOldest` and `consumeOnce`. An engine's stronger
+// promises (the memory store's one LRU order over every conversation) are its own tests, not these.
 import assert from 'node:assert/strict';
 import { ResultCache } from 'mcp-result-cache';
 import { CACHE_URI_SCHEME } from './protocol.mjs';
@@ -17,13 +18,27 @@ import { CACHE_URI_SCHEME } from './protocol.mjs';
 /**
  * @typedef {import('./storage-conformance.d.ts').StorageConformanceOptions} Options
  * @typedef {import('./storage-conformance.d.ts').StorageFactory} StorageFactory
- * @typedef {{ uri: string, convId: string, sourceToolName: string, sizeBytes: number, staleCause?: unknown }} EntryInfo
+ * @typedef {{ uri: string, convId: string, sourceToolName: string, addedAt: number, sizeBytes: number, staleCause?: unknown, derivedFrom?: string }} EntryInfo
+ * @typedef {{ kind: string, reason?: string, count?: number }} Event
  */
 
 const STALE = (/** @type {string} */ pattern) => ({ method: 'notifications/resources/updated', params: { uri: `mcpfusion://stale/${pattern}` } });
 const utf8 = (/** @type {unknown} */ value) => new TextEncoder().encode(JSON.stringify(value)).length;
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rows = (/** @type {number} */ count) => Array.from({ length: count }, (_, i) => ({ id: i, host: i % 3 ? 'web' : 'db' }));
+/** What the `evict` events of `reason` counted. @param {Event[]} events @param {string} reason */
+const evicted = (events, reason) => events.reduce((sum, e) => sum + (e.kind === 'evict' && e.reason === reason ? Number(e.count) : 0), 0);
+
+/**
+ * The method `key` of a storage object, bound to it; `undefined` for a storage named by a string
+ * (`"memory"`), which has no methods to call.
+ * @param {unknown} storage @param {string} key @returns {((...args: unknown[]) => Promise<unknown>) | undefined}
+ */
+function methodOf(storage, key) {
+  /** @type {unknown} */
+  const method = storage !== null && typeof storage === 'object' ? Reflect.get(storage, key) : undefined;
+  return typeof method === 'function' ? async (...args) => Reflect.apply(method, storage, args) : undefined;
+}
 
 /** Values every engine keeps exactly (JSON's, with the structured-clone engines agreeing). */
 const ROUND_TRIPS = [
@@ -51,23 +66,25 @@ export function storageConformance(makeStorage, options) {
   const { test, name = 'storage' } = options;
   /** @type {Set<ResultCache>} */
   const open = new Set();
-  /** A cache over a fresh storage; `clock` is its `now`. @type {Fresh} */
+  /** A cache over a fresh storage; `clock` is its `now` (each call adds `step`). @type {Fresh} */
   const fresh = async (limits = {}) => {
     const storage = await makeStorage();
-    const clock = { now: 1_000_000 };
-    const cache = new ResultCache({ threshold: 1, ...limits, storage, now: () => (clock.now += 1) });
+    const clock = { now: 1_000_000, step: 1 };
+    const cache = new ResultCache({ threshold: 1, ...limits, storage, now: () => (clock.now += clock.step) });
     open.add(cache);
     return { cache, storage, clock };
   };
-  /** @param {string} title @param {(fresh: Fresh) => Promise<void>} body */
-  const check = (title, body) => test(`${name}: ${title}`, async () => {
-    try {
-      await body(fresh);
-    } finally {
-      for (const cache of open) cache.close();
-      open.clear();
-    }
-  });
+  /** @type {Check} */
+  const check = (title, body) => {
+    test(`${name}: ${title}`, async (t) => {
+      try {
+        await body(fresh, t);
+      } finally {
+        for (const cache of open) cache.close();
+        open.clear();
+      }
+    });
+  };
   registerData(check);
   registerBudget(check);
   registerClears(check);
@@ -76,8 +93,9 @@ export function storageConformance(makeStorage, options) {
 }
 
 /**
- * @typedef {(limits?: Record<string, unknown>) => Promise<{ cache: ResultCache, storage: unknown, clock: { now: number } }>} Fresh
- * @typedef {(title: string, body: (fresh: Fresh) => Promise<void>) => void} Check
+ * @typedef {(limits?: Record<string, unknown>) => Promise<{ cache: ResultCache, storage: unknown, clock: { now: number, step: number } }>} Fresh
+ * @typedef {{ skip(message?: string): void }} TestContext
+ * @typedef {(title: string, body: (fresh: Fresh, t: TestContext) => Promise<void>) => void} Check
  */
 
 /** @param {Check} check */
@@ -102,6 +120,19 @@ function registerData(check) {
     }
     assert.equal(await cache.readCachedPayload(uris[0], { convId: 'other' }), null, 'another conversation does not see it');
     assert.equal((await cache.lookup(`${CACHE_URI_SCHEME}rt/AAAAAAAAAAA`, { convId: 'rt' })).status, 'miss', 'a reference never written misses');
+  });
+
+  check('a read of several references answers each its own row, in order, a miss exactly where one is absent', async (fresh) => {
+    const { cache } = await fresh();
+    const u = [];
+    for (const v of ['A', 'B', 'C']) u.push(String(await cache.cacheToolResult({ payload: { v }, convId: 'm', sourceToolName: 't' })));
+    const absent = `${CACHE_URI_SCHEME}m/AAAAAAAAAAA`;
+    const read = await cache.substituteCacheUris({ first_uri: u[0], all_uri: [u[2], u[0], u[1]] }, { convId: 'm' });
+    assert.ok(read.ok, 'every reference resolves');
+    assert.deepEqual(read.args, { first: { v: 'A' }, all: [{ v: 'C' }, { v: 'A' }, { v: 'B' }] }, 'read(uris) answers the rows in the order of uris');
+    const holed = await cache.substituteCacheUris({ all_uri: [u[0], absent, u[2]] }, { convId: 'm' });
+    assert.ok(!holed.ok, 'a reference never written does not resolve');
+    assert.deepEqual(holed.envelope._missing_uris, [absent], 'read(uris) answers undefined exactly where a row is absent, its other rows in place');
   });
 
   check('call order: a read, a listing and the totals called after a write see it; a clear wins over the writes called before it only', async (fresh) => {
@@ -167,20 +198,46 @@ function registerBudget(check) {
     assert.equal((await cache.entries({ convId: 'c1' })).length, 3);
   });
 
-  check('budget: maxBytes holds within a conversation; an evicted entry is a whole miss', async (fresh) => {
+  check('budget: maxBytes holds within a conversation, a row fitting it exactly; write answers how many it evicted; an evicted entry is a whole miss', async (fresh) => {
     const payload = (/** @type {number} */ i) => ({ i, blob: 'x'.repeat(1000) });
     const size = utf8(payload(0));
-    const { cache } = await fresh({ maxBytes: size * 3 + 10 });
+    /** @type {Event[]} */
+    const events = [];
+    const { cache } = await fresh({ maxBytes: size * 3, onEvent: (/** @type {Event} */ e) => events.push(e) });
     const u = [];
     for (let i = 0; i < 6; i += 1) u.push(await cache.cacheToolResult({ payload: payload(i), convId: 'c1', sourceToolName: 't' }));
     const stats = await cache.stats();
-    assert.equal(stats.entries, 3);
-    assert.ok(stats.bytes <= size * 3 + 10);
+    assert.equal(stats.entries, 3, 'maxBytes of exactly three entries holds three: a write fits when the bytes with it are <= maxBytes');
+    assert.equal(stats.bytes, size * 3);
+    assert.equal(evicted(events, 'budget'), 3, 'write answers [evicted, …]: how many rows it evicted (the cache\'s `evict` events count them)');
     for (const i of [0, 1, 2]) {
       assert.equal((await cache.lookup(u[i], { convId: 'c1' })).status, 'miss');
       assert.equal(await cache.readCachedPayload(`${u[i]}#/blob`, { convId: 'c1' }), null, 'no part of it either');
     }
     for (const i of [3, 4, 5]) assert.deepEqual(await cache.readCachedPayload(u[i], { convId: 'c1' }), payload(i));
+  });
+
+  check('evictOldest(bytes) frees at least bytes, least recently used first, and answers how many it evicted', async (fresh, t) => {
+    const { cache, storage } = await fresh();
+    const evictOldest = methodOf(storage, 'evictOldest');
+    if (!evictOldest) {
+      t.skip('this storage value is not an object with evictOldest');
+      return;
+    }
+    const payload = (/** @type {number} */ i) => ({ i, blob: 'x'.repeat(500) });
+    const size = utf8(payload(0));
+    const u = [];
+    for (let i = 0; i < 4; i += 1) u.push(String(await cache.cacheToolResult({ payload: payload(i), convId: 'c1', sourceToolName: 't' })));
+    assert.deepEqual(await cache.readCachedPayload(u[0], { convId: 'c1' }), payload(0), 'a read makes u0 the newest');
+    const order = [u[1], u[2], u[3], u[0]];
+    const count = await evictOldest(size + 1);
+    const kept = (await cache.entries({ convId: 'c1' })).map((/** @type {EntryInfo} */ r) => r.uri);
+    const gone = order.filter((uri) => !kept.includes(uri));
+    assert.ok(gone.length * size >= size + 1, `evictOldest(${size + 1}) frees at least that many bytes (it evicted ${gone.length} rows of ${size} bytes)`);
+    assert.deepEqual(gone, order.slice(0, gone.length), 'evictOldest evicts the least recently used rows first');
+    assert.equal(count, gone.length, 'evictOldest answers how many rows it evicted');
+    assert.equal(await evictOldest(size * 100), kept.length, 'asked for more than there is, evictOldest evicts every row and counts them');
+    assert.equal((await cache.stats()).entries, 0);
   });
 
   check('LRU: a write never evicts the entry it writes, and a rewrite of a reference replaces it', async (fresh) => {
@@ -208,19 +265,29 @@ function registerClears(check) {
     assert.deepEqual(await cache.readCachedPayload(uris.c2, { convId: 'c2' }), { id: 'c2' });
     assert.deepEqual((await cache.entries()).map((/** @type {EntryInfo} */ r) => r.convId).sort(), ['', 'c2'].sort());
     assert.equal((await cache.stats()).conversations, 2);
+    await cache.clearConversation('');
+    assert.equal((await cache.lookup(uris[''], { convId: '' })).status, 'miss', 'remove("") clears the conversation whose id is the empty string');
+    assert.deepEqual(await cache.readCachedPayload(uris.c2, { convId: 'c2' }), { id: 'c2' }, 'remove("") clears that conversation only');
+    assert.equal((await cache.stats()).conversations, 1);
   });
 
-  check('evictOlderThan deletes the entries added before the cutoff, in every conversation', async (fresh) => {
-    const { cache, clock } = await fresh();
+  check('evictOlderThan deletes the entries added before the cutoff, in every conversation, and not one added at it', async (fresh) => {
+    /** @type {Event[]} */
+    const events = [];
+    const { cache, clock } = await fresh({ onEvent: (/** @type {Event} */ e) => events.push(e) });
     const old1 = await cache.cacheToolResult({ payload: { o: 1 }, convId: 'c1', sourceToolName: 't' });
     const old2 = await cache.cacheToolResult({ payload: { o: 2 }, convId: 'c2', sourceToolName: 't' });
     clock.now += 60_000;
     const young = await cache.cacheToolResult({ payload: { y: 1 }, convId: 'c1', sourceToolName: 't' });
+    const { addedAt } = /** @type {EntryInfo} */ ((await cache.entries()).find((/** @type {EntryInfo} */ r) => r.uri === young));
+    // The clock stops where the cutoff, now - maxAgeMs, is exactly the young entry's addedAt.
+    Object.assign(clock, { now: addedAt + 30_000, step: 0 });
     await cache.evictOlderThan({ maxAgeMs: 30_000 });
     assert.equal((await cache.lookup(old1, { convId: 'c1' })).status, 'miss');
     assert.equal((await cache.lookup(old2, { convId: 'c2' })).status, 'miss');
-    assert.equal((await cache.lookup(young, { convId: 'c1' })).status, 'hit');
+    assert.equal((await cache.lookup(young, { convId: 'c1' })).status, 'hit', 'remove(undefined, cutoff) deletes addedAt < cutoff: an entry added at the cutoff stays');
     assert.equal((await cache.stats()).entries, 1);
+    assert.equal(evicted(events, 'maxAge'), 2, 'remove answers how many rows it deleted');
   });
 }
 
@@ -244,6 +311,22 @@ function registerInvalidation(check) {
     assert.ok(listed.find((r) => r.uri === other)?.staleCause == null);
     const rewritten = await cache.cacheToolResult({ payload: { b: 3 }, convId: 'c1', sourceToolName: 'billing.get_invoice' });
     assert.equal((await cache.lookup(rewritten, { convId: 'c1' })).status, 'hit', 'a new entry of the tool is fresh');
+    assert.equal(await cache.invalidate(['billing.*'], { cause: 'second' }), 1, 'markStale marks and counts the fresh rows only: a stale row of the same tool is not counted again');
+    assert.deepEqual(await cache.lookup(bill1, { convId: 'c1' }), { status: 'stale', cause: 'billing.refund', sourceToolName: 'billing.get_invoice' }, 'a stale row keeps its first cause');
+    assert.deepEqual(await cache.lookup(rewritten, { convId: 'c1' }), { status: 'stale', cause: 'second', sourceToolName: 'billing.get_invoice' });
+  });
+
+  check('a derived entry keeps its derivedFrom: it lists it, and reads stale with its source', async (fresh) => {
+    const { cache } = await fresh();
+    const source = await cache.cacheToolResult({ payload: { rows: rows(3) }, convId: 'd', sourceToolName: 'src.get' });
+    const part = await cache.cacheToolResult({ payload: { picked: [1] }, convId: 'd', sourceToolName: 'pick', derivedFrom: `${source}#/rows` });
+    /** @type {EntryInfo[]} */
+    const listed = await cache.entries({ convId: 'd' });
+    assert.equal(listed.find((r) => r.uri === part)?.derivedFrom, source, 'list() gives back a row\'s derivedFrom as written');
+    assert.deepEqual(await cache.lookup(part, { convId: 'd' }), { status: 'hit', payload: { picked: [1] } });
+    assert.equal(await cache.invalidate(['src.*'], { cause: 'src changed' }), 1);
+    assert.deepEqual(await cache.lookup(part, { convId: 'd' }), { status: 'stale', cause: 'src changed', sourceToolName: 'src.get' },
+      'read() gives back a row\'s derivedFrom as written: a derived entry reads stale with its source');
   });
 
   check('a stale notification marks matching entries; later operations see the marks', async (fresh) => {
@@ -263,16 +346,12 @@ function registerInvalidation(check) {
  */
 function registerConsume(check, test, name, makeStorage) {
   test(`${name}: consumeOnce is true the first time within its TTL, false after, atomically`, async (t) => {
-    const storage = await makeStorage();
-    /** @type {unknown} */
-    const consume = storage !== null && typeof storage === 'object' ? Reflect.get(storage, 'consumeOnce') : undefined;
-    if (typeof consume !== 'function') {
+    const once = methodOf(await makeStorage(), 'consumeOnce');
+    if (!once) {
       // A built-in storage named by a string ("memory") is not an object with methods.
       t.skip('this storage value is not an object with consumeOnce');
       return;
     }
-    /** @type {(key: unknown, ttlMs: unknown) => Promise<unknown>} */
-    const once = async (key, ttlMs) => Reflect.apply(consume, storage, [key, ttlMs]);
     const key = `approval:${Math.random().toString(36).slice(2)}`;
     const answers = await Promise.all(Array.from({ length: 12 }, () => once(key, 250)));
     assert.equal(answers.filter((a) => a === true).length, 1, 'exactly one of concurrent calls wins');

@@ -58,6 +58,8 @@ async function rejectsInTime(what, promise, started = Date.now()) {
   assert.ok(error?.name === 'NetworkError' || error?.name === 'TimeoutError', `${what}: ${error?.name}: ${error?.message}`);
   assert.ok(error instanceof Error, `${what}: an Error`);
   assert.ok(elapsed <= TIMEOUT_MS + SLACK_MS, `${what}: rejected after ${elapsed} ms`);
+  // The operation is named once ("writing an entry: redisStorage: …"), never twice.
+  assert.doesNotMatch(error.message, /^([a-z ]+): redisStorage: \1:/, `${what}: ${error.message}`);
   return error;
 }
 
@@ -200,6 +202,51 @@ for (const kind of kinds) {
         await closeClient(raw);
       }
     } finally {
+      await closeClient(client);
+      await server.stop();
+    }
+  });
+}
+
+for (const kind of kinds) {
+  test(`${kind.name}: an operation called while a forgotten script is loaded again goes after the ones that met NOSCRIPT`, async () => {
+    const server = await startRedis();
+    const client = await kind.make(server);
+    // The client's own send, wrapped: the later write is called at the moment the storage sends
+    // the script to load it (after the earlier write met NOSCRIPT, before its retry).
+    const method = kind.name === 'node-redis' ? 'sendCommand' : 'call';
+    const target = /** @type {Record<string, (...args: unknown[]) => unknown>} */ (/** @type {unknown} */ (client));
+    const send = target[method];
+    /** @type {(() => void) | null} */
+    let onLoad = null;
+    target[method] = function (...args) {
+      const argv = /** @type {string[]} */ (kind.name === 'node-redis' ? args[0] : args);
+      if (argv[0] === 'EVAL' && argv[7] === 'o' && onLoad) {
+        queueMicrotask(onLoad);
+        onLoad = null;
+      }
+      return send.apply(this, args);
+    };
+    // One entry per conversation: a later write evicts the earlier one.
+    const cache = new ResultCache({ threshold: 1, maxEntries: 1, storage: redisStorage(client, { prefix: `noscript-${process.pid}:`, timeoutMs: TIMEOUT_MS }) });
+    try {
+      await cache.cacheToolResult({ payload: DATA, convId: 'warm', sourceToolName: 't' });
+      const raw = await nodeRedisClient(server.url);
+      await raw.sendCommand(['SCRIPT', 'FLUSH']);
+      await closeClient(raw);
+      /** @type {Promise<string | null> | undefined} */
+      let late;
+      onLoad = () => {
+        late = cache.cacheToolResult({ payload: { who: 'late' }, convId: 'x', sourceToolName: 't' });
+      };
+      const early = await cache.cacheToolResult({ payload: { who: 'early' }, convId: 'x', sourceToolName: 't' });
+      await until('the later write was called during the load', () => late !== undefined);
+      const later = await late;
+      assert.ok(early !== null && later !== null, 'both writes stored');
+      assert.equal((await cache.lookup(early, { convId: 'x' })).status, 'miss', 'the earlier write was evicted by the later one');
+      assert.deepEqual(await cache.readCachedPayload(later, { convId: 'x' }), { who: 'late' }, 'the later write is kept');
+    } finally {
+      cache.close();
       await closeClient(client);
       await server.stop();
     }

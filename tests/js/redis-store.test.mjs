@@ -483,3 +483,23 @@ test('TypeErrors at once for anything that is not a supported client', () => {
     assert.throws(() => redisStorage(client, { prefix: 'ok:' }), TypeError);
   }
 });
+
+test('TypeErrors at once for clients that would break the contract: a node-redis pool, an ioredis keyPrefix', async () => {
+  const { createClientPool } = await import('redis');
+  const { Redis, Cluster } = await import('ioredis');
+  // Never connected: the refusal needs no server.
+  const pool = createClientPool({ url: 'redis://127.0.0.1:1' });
+  assert.throws(() => redisStorage(pool), { name: 'TypeError', message: /client pool.*call order/ });
+  const prefixed = [
+    new Redis({ lazyConnect: true, keyPrefix: 'app:' }),
+    new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true, keyPrefix: 'app:' }),
+  ];
+  for (const client of prefixed) {
+    assert.throws(() => redisStorage(client), { name: 'TypeError', message: /keyPrefix.*`prefix` option/ });
+    client.disconnect();
+  }
+  // Without a keyPrefix the same kinds of client are taken.
+  const plain = new Redis({ lazyConnect: true });
+  assert.doesNotThrow(() => redisStorage(plain));
+  plain.disconnect();
+});
