@@ -6,6 +6,12 @@
  * @typedef {{ uri: string, total: number, offset: number, items: unknown[], next_offset?: number }} Page
  */
 
+// A page is at most this many items (a UI asks for what it shows): the route answers 400 above
+// it, and the hooks refuse it while rendering, whichever the source.
+export const MAX_PAGE_LIMIT = 10_000;
+// Items per page when only `offset` is given.
+export const DEFAULT_PAGE_LIMIT = 100;
+
 /**
  * Items `offset` to `offset + limit` of `items` (fewer at the end); `next_offset` where the
  * next page starts, absent on the last. A `RangeError` when `offset` is past the end.

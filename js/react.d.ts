@@ -40,11 +40,20 @@ export type ResultCacheProviderProps = {
        * `refreshInterval` ms, and when `useCacheRevalidate()`'s function is called.
        */
       endpoint: string;
-      /** Milliseconds between revalidations while a hook is mounted; `0` (default) for none. */
+      /**
+       * Milliseconds between revalidations while a hook is mounted; `0` (default) for none. At
+       * most 2 147 483 647 (about 24.8 days, the longest a timer holds): more, or `Infinity`, is
+       * a `TypeError` (`setInterval` would run it every millisecond). A hook sends one request at
+       * a time: a revalidation while its read is under way reads again once that read lands.
+       */
       refreshInterval?: number;
       /** Revalidate on `focus` and `visibilitychange` (default `true`). */
       revalidateOnFocus?: boolean;
-      /** The `fetch` to use (to add credentials or headers); default `globalThis.fetch`. */
+      /**
+       * The `fetch` to use (to add credentials or headers); default `globalThis.fetch`. Each
+       * request uses the newest one passed, so an inline function (a new one each render) resets
+       * nothing.
+       */
       fetch?: typeof fetch;
     }
 );
@@ -52,7 +61,8 @@ export type ResultCacheProviderProps = {
 /**
  * Makes `cache` (results stored in the page) or `endpoint` (results stored on the server,
  * served by `cacheRoute`) the source of the hooks below it. Throws a `TypeError` for bad props
- * (both or neither of `cache` and `endpoint`, a cache without `subscribe`, …). Safe under
+ * (both or neither of `cache` and `endpoint`, a cache without `subscribe`, a `refreshInterval`
+ * that is not a number of milliseconds from 0 to 2 147 483 647, …). Safe under
  * server rendering: nothing is read until a hook's component is mounted.
  *
  * ```jsx
@@ -66,22 +76,32 @@ export declare function ResultCacheProvider(props: ResultCacheProviderProps): Re
 export interface UseCachedResultOptions {
   /** The conversation (default: the provider's; then `"default"`). */
   convId?: string | number;
-  /** With `offset` and/or `limit`, `data` is one page of the array behind the reference. */
+  /**
+   * With `offset` and/or `limit`, `data` is one page of the array behind the reference. A whole
+   * number from 0 (default) to `Number.MAX_SAFE_INTEGER`.
+   */
   offset?: number;
-  /** Items per page (1 or more; default 100 when only `offset` is given). */
+  /**
+   * Items per page: 1 to 10 000, as `cacheRoute` takes it, whichever the source (default 100
+   * when only `offset` is given).
+   */
   limit?: number;
 }
 
 /**
- * What a reference holds, followed live: `uriOrOutput` is a reference (`mcp+cache://…`, a `#`
- * pointer selects) or a tool output (its first reference, as `referencesOf` finds it; an output
- * with none is `"missing"`; `null`/`undefined`, an output not there yet, is `"loading"`). A
- * clear of the conversation makes it `"missing"`, an invalidation or stale notification
- * `"stale"` (keeping the last data), with no reload; an eviction reads it again. With
- * `offset`/`limit`, `data` is that page, `{ uri, total, offset, items, next_offset? }`, so a
- * 5 000-row result never sits whole in React state. Components reading the same thing share
- * one read. Throws a `TypeError` for a string that is not a reference or a bad option, and an
- * `Error` outside a `ResultCacheProvider`.
+ * What a reference holds, followed live: `uriOrOutput` is a reference (a string starting
+ * `mcp+cache://`; a `#` pointer selects) or a tool output, a string of text included (its first
+ * reference, as `referencesOf` finds it, JSON text too; an output with none, such as
+ * `"done: 3 rows written"`, is `"missing"`; `null`/`undefined`, an output not there yet, is
+ * `"loading"`). A clear of the conversation makes it `"missing"`; an invalidation or stale
+ * notification makes it `"stale"`, keeping the last data: without a read when the change names
+ * it, after a read otherwise (a derived result, from `cache_select` or `derivedFrom`, turns stale
+ * with its source). An eviction reads it again; a stale result read again keeps its data, and a
+ * result still there keeps the very data it showed. With `offset`/`limit`, `data` is that page,
+ * `{ uri, total, offset, items, next_offset? }`, so a 5 000-row result never sits whole in React
+ * state. Components reading the same thing share one read. Throws a `TypeError` for a bad
+ * option (`options` not an object, an `offset` or `limit` out of its range), and an `Error`
+ * outside a `ResultCacheProvider`.
  *
  * ```jsx
  * const { status, data } = useCachedResult(part.output, { offset: 0, limit: 50 });

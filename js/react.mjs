@@ -6,10 +6,10 @@
 // on focus, on an interval and on demand (docs/REACT.md). `react` is an optional peer, imported
 // only by this module; nothing runs at import or during server rendering (the server snapshot
 // is "loading", and reading starts when a component subscribes, after it is mounted).
-import { createContext, createElement, useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
-import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
+import { createContext, createElement, useCallback, useContext, useInsertionEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
 import { referencesOf } from './references.mjs';
-import { pageOf } from './page.mjs';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, pageOf } from './page.mjs';
 
 // The references a tool part carries (js/references.mjs), for the components that show them.
 export { referencesOf };
@@ -39,7 +39,9 @@ export { referencesOf };
 const LOADING = Object.freeze({ status: 'loading', data: undefined, error: undefined });
 /** @type {(status: Snapshot['status'], data?: unknown, error?: unknown) => Snapshot} */
 const snap = (status, data, error) => Object.freeze({ status, data, error });
-const DEFAULT_LIMIT = 100;
+// The longest delay a timer holds (a signed 32-bit count of ms): setInterval runs a longer one,
+// or Infinity, every millisecond.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const ResultCacheContext = createContext(/** @type {Context | null} */ (null));
 
@@ -52,10 +54,14 @@ function cacheSource(/** @type {HookCache} */ cache) {
   const local = new Set();
   return /** @type {Source} */ ({
     live: true,
-    async read(convId, uri, page) {
+    async read(convId, uri, page, last) {
       const outcome = await cache.lookup(uri, { convId: convId ?? DEFAULT_CONV_SEGMENT });
-      if (outcome.status === 'stale') return { snapshot: snap('stale') };
+      // Stale: the last data is kept (what the person was looking at), as over an endpoint.
+      if (outcome.status === 'stale') return { snapshot: snap('stale', last?.snapshot.data) };
       if (outcome.status !== 'hit') return { snapshot: snap('missing') };
+      // An entry never changes (its reference is minted for it once): what was read stands, the
+      // same data, as a 304 keeps it.
+      if (last?.snapshot.status === 'ready') return last;
       if (!page) return { snapshot: snap('ready', outcome.payload) };
       if (!Array.isArray(outcome.payload)) return { snapshot: snap('error', undefined, new TypeError('offset and limit page an array; this entry is not one')) };
       return { snapshot: snap('ready', pageOf(uri, outcome.payload, page.offset, page.limit)) };
@@ -97,12 +103,12 @@ async function answerOf(/** @type {Response} */ response, /** @type {Loaded | nu
 }
 
 /**
- * Entries served by `cacheRoute` at `endpoint`: read with `fetch` (revalidated with the last
- * `ETag`), followed by revalidating on focus, when the page becomes visible, every
- * `refreshInterval` ms (when positive) and on `revalidate()`.
- * @param {string} endpoint @param {{ refreshInterval: number, fetch: typeof fetch, revalidateOnFocus: boolean }} options
+ * Entries served by `cacheRoute` at `endpoint`: read with `fetch()` (the provider's newest
+ * `fetch`; revalidated with the last `ETag`), followed by revalidating on focus, when the page
+ * becomes visible, every `refreshInterval` ms (when positive) and on `revalidate()`.
+ * @param {string} endpoint @param {{ refreshInterval: number, fetch: () => typeof fetch, revalidateOnFocus: boolean }} options
  */
-function endpointSource(endpoint, { refreshInterval, fetch: fetcher, revalidateOnFocus }) {
+function endpointSource(endpoint, { refreshInterval, fetch: fetcherOf, revalidateOnFocus }) {
   /** @type {Set<(change: Change) => void>} */
   const listeners = new Set();
   const tick = () => listeners.forEach((listener) => listener({ kind: 'revalidate' }));
@@ -130,7 +136,7 @@ function endpointSource(endpoint, { refreshInterval, fetch: fetcher, revalidateO
     /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' };
     if (last?.etag) headers['if-none-match'] = last.etag;
-    return answerOf(await fetcher(url, { headers, cache: 'no-store', credentials: 'same-origin' }), last);
+    return answerOf(await fetcherOf()(url, { headers, cache: 'no-store', credentials: 'same-origin' }), last);
   };
   return /** @type {Source} */ ({
     live: false,
@@ -158,7 +164,9 @@ function endpointSource(endpoint, { refreshInterval, fetch: fetcher, revalidateO
 /**
  * A store over `load`, started by its first subscriber and stopped by its last: it loads, then
  * applies each change of the source (`react(change, snapshot)` answers the new snapshot, `"load"`
- * to load again, or `null` for no change).
+ * to load again, or `null` for no change). One load at a time: a change asking for a load while
+ * one is under way loads once more when it lands (a source slower than its changes, an endpoint
+ * slower than `refreshInterval`, still shows what it reads).
  * @param {Source} source
  * @param {(last: Loaded | null) => Promise<Loaded>} load
  * @param {(change: Change, snapshot: Snapshot) => Snapshot | 'load' | null} react
@@ -172,6 +180,8 @@ function makeStore(source, load, react, forget) {
   /** @type {Set<() => void>} */
   const subscribers = new Set();
   let generation = 0;
+  let loading = false;
+  let again = false;
   /** @type {(() => void) | undefined} */
   let unwatch;
   const set = (/** @type {Snapshot} */ next) => {
@@ -180,13 +190,23 @@ function makeStore(source, load, react, forget) {
     subscribers.forEach((notify) => notify());
   };
   const run = () => {
-    const mine = ++generation;
-    load(last).then((loaded) => {
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    again = false;
+    const mine = generation;
+    // A load that throws at once still ends the one under way (the next change may load again).
+    new Promise((/** @type {(loaded: Promise<Loaded>) => void} */ resolve) => resolve(load(last))).then((loaded) => {
       if (mine !== generation) return;
       last = loaded;
       set(loaded.snapshot);
     }, (/** @type {unknown} */ error) => {
       if (mine === generation) set(snap('error', undefined, error));
+    }).finally(() => {
+      loading = false;
+      if (again && unwatch) run();
     });
   };
   // Stopped a moment after the last subscriber leaves, not at once: React re-subscribes within
@@ -257,17 +277,25 @@ export function ResultCacheProvider(props) {
   }
   if (endpoint != null && typeof endpoint !== 'string') throw new TypeError('ResultCacheProvider: endpoint must be a URL string');
   if (convId != null && typeof convId !== 'string' && typeof convId !== 'number') throw new TypeError('ResultCacheProvider: convId must be a string or a number');
-  if (typeof refreshInterval !== 'number' || !(refreshInterval >= 0)) throw new TypeError('ResultCacheProvider: refreshInterval must be a number of milliseconds (0: off)');
+  if (typeof refreshInterval !== 'number' || !(refreshInterval >= 0 && refreshInterval <= MAX_TIMER_MS)) {
+    throw new TypeError(`ResultCacheProvider: refreshInterval must be a number of milliseconds from 0 (off) to ${MAX_TIMER_MS}`);
+  }
   if (typeof revalidateOnFocus !== 'boolean') throw new TypeError('ResultCacheProvider: revalidateOnFocus must be a boolean');
   if (fetcher !== undefined && typeof fetcher !== 'function') throw new TypeError('ResultCacheProvider: fetch must be a function');
   const conversation = convId == null ? undefined : String(convId);
+  // The newest `fetch`, read at each request: an inline function (a new one each render) must not
+  // make a new source, whose stores would start over empty.
+  const fetchRef = useRef(/** @type {typeof fetch | undefined} */ (fetcher));
+  useInsertionEffect(() => {
+    fetchRef.current = /** @type {typeof fetch | undefined} */ (fetcher);
+  });
   const value = useMemo(() => /** @type {Context} */ ({
     source: cache != null
       ? cacheSource(/** @type {HookCache} */ (cache))
-      : endpointSource(/** @type {string} */ (endpoint), { refreshInterval, revalidateOnFocus, fetch: /** @type {typeof fetch} */ (fetcher ?? ((/** @type {Parameters<typeof fetch>} */ ...args) => globalThis.fetch(...args))) }),
+      : endpointSource(/** @type {string} */ (endpoint), { refreshInterval, revalidateOnFocus, fetch: () => fetchRef.current ?? ((...args) => globalThis.fetch(...args)) }),
     convId: conversation,
     stores: new Map(),
-  }), [cache, endpoint, conversation, refreshInterval, revalidateOnFocus, fetcher]);
+  }), [cache, endpoint, conversation, refreshInterval, revalidateOnFocus]);
   return createElement(ResultCacheContext.Provider, { value }, /** @type {import('react').ReactNode} */ (children));
 }
 
@@ -278,42 +306,57 @@ function useSource(/** @type {string} */ hook) {
   return context;
 }
 
-/** A count option of a hook: absent, or a whole number ≥ `min`. */
-function countOption(/** @type {unknown} */ value, /** @type {string} */ key, /** @type {number} */ min) {
+/** A count option of a hook: absent, or a whole number from `min` to `max` (as `cacheRoute` takes it). */
+function countOption(/** @type {unknown} */ value, /** @type {string} */ key, /** @type {number} */ min, /** @type {number} */ max) {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new TypeError(`useCachedResult: ${key} must be a whole number of at least ${min}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new TypeError(`useCachedResult: ${key} must be a whole number from ${min} to ${max}`);
   return value;
 }
 
 const NOTHING = { subscribe: () => () => {}, getSnapshot: () => LOADING };
 
 /**
- * What the reference `uriOrOutput` holds (a tool output: its first reference), followed live.
- * See js/react.d.ts.
+ * How the store of an entry (`uri` in conversation `convId`) answers a change: a clear naming it
+ * makes it missing and a stale mark naming it stale, without a read. A stale mark of its
+ * conversation naming others reads it again: a derived entry (`derivedFrom`, `cache_select`) is
+ * stale when its source is, which only a lookup tells (the change names the source).
+ * @param {string} convId @param {string} uri
+ * @returns {(change: Change, now: Snapshot) => Snapshot | 'load' | null}
+ */
+const entryReaction = (convId, uri) => (change, now) => {
+  if (change.kind === 'revalidate' || change.kind === 'evict') return 'load';
+  const own = touches(change, convId, uri);
+  if (change.kind === 'clear') return own ? snap('missing') : null;
+  if (change.kind !== 'stale' || change.convId !== convId || now.status === 'stale') return null;
+  return own ? snap('stale', now.data) : 'load';
+};
+
+/** The reference `uriOrOutput` names: itself (a reference), its first (an output), `''` (none). */
+const referenceOf = (/** @type {unknown} */ uriOrOutput) =>
+  uriOrOutput == null ? null : hasCacheScheme(uriOrOutput) ? uriOrOutput : (referencesOf(uriOrOutput)[0] ?? '');
+
+/**
+ * What the reference `uriOrOutput` holds (a tool output, its text included: its first
+ * reference), followed live. See js/react.d.ts.
  * @param {unknown} uriOrOutput
  * @param {{ convId?: string | number, offset?: number, limit?: number }} [options]
  * @returns {Snapshot}
  */
 export function useCachedResult(uriOrOutput, options = {}) {
   const context = useSource('useCachedResult');
-  const offset = countOption(options.offset, 'offset', 0);
-  const limit = countOption(options.limit, 'limit', 1);
-  const page = offset === undefined && limit === undefined ? null : { offset: offset ?? 0, limit: limit ?? DEFAULT_LIMIT };
+  if (options === null || typeof options !== 'object') throw new TypeError('useCachedResult: options must be an object ({ convId?, offset?, limit? }) or absent');
+  const offset = countOption(options.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
+  const limit = countOption(options.limit, 'limit', 1, MAX_PAGE_LIMIT);
+  const page = offset === undefined && limit === undefined ? null : { offset: offset ?? 0, limit: limit ?? DEFAULT_PAGE_LIMIT };
   const convId = options.convId == null ? context.convId : String(options.convId);
-  const uri = uriOrOutput == null ? null : typeof uriOrOutput === 'string' ? uriOrOutput : (referencesOf(uriOrOutput)[0] ?? '');
-  if (typeof uriOrOutput === 'string' && !hasCacheScheme(uriOrOutput)) throw new TypeError(`useCachedResult: the reference must be a ${CACHE_URI_SCHEME} string, or a tool output carrying one`);
+  // An output is searched once, not at every render (JSON text is parsed).
+  const uri = useMemo(() => referenceOf(uriOrOutput), [uriOrOutput]);
   const key = JSON.stringify(['entry', convId ?? null, uri, page?.offset ?? null, page?.limit ?? null]);
   const store = uri === null
     ? NOTHING
     : uri === ''
       ? { subscribe: () => () => {}, getSnapshot: () => MISSING }
-      : storeOf(context, key, (forget) => makeStore(context.source, (last) => context.source.read(convId, uri, page, last), (change, now) => {
-        if (change.kind === 'revalidate' || change.kind === 'evict') return 'load';
-        const own = touches(change, convId ?? DEFAULT_CONV_SEGMENT, uri);
-        if (own && change.kind === 'clear') return snap('missing');
-        if (own && change.kind === 'stale' && now.status !== 'stale') return snap('stale', now.data);
-        return null;
-      }, forget));
+      : storeOf(context, key, (forget) => makeStore(context.source, (last) => context.source.read(convId, uri, page, last), entryReaction(convId ?? DEFAULT_CONV_SEGMENT, uri), forget));
   const subscribe = useCallback((/** @type {() => void} */ onChange) => store.subscribe(onChange), [store]);
   return useSyncExternalStore(subscribe, store.getSnapshot, () => LOADING);
 }

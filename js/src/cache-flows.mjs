@@ -62,21 +62,22 @@ export function cacheFlows(options, cache) {
       // Not an object: handed on as given, for the constructor's TypeError.
       : /** @type {undefined} */ (/** @type {unknown} */ (options)),
     /**
-     * Hands `onEvent` a new `blocked` event with the `from`, `to`, `toolName` and `uris` of
-     * `flow` (a field that cannot be read is `undefined`). An observer that throws changes
-     * nothing, as for every other event.
+     * Hands `onEvent` a new `blocked` event with the `from`, `to` (server names; `null` when
+     * absent), `toolName` and `uris` of `flow`; a `flow` that is not one, or cannot be read, is a
+     * `TypeError`. An observer that throws changes nothing, as for every other event.
      * @param {unknown} flow
      */
     report(flow) {
-      const get = (/** @type {string} */ key) => {
-        try {
-          return /** @type {Record<string, unknown> | null | undefined} */ (flow)?.[key];
-        } catch {
-          return undefined;
-        }
-      };
+      let event;
       try {
-        if (typeof onEvent === 'function') onEvent.call(null, { kind: 'blocked', from: get('from'), to: get('to'), toolName: get('toolName'), uris: get('uris') });
+        const { from = null, to = null, toolName, uris } = /** @type {Record<string, unknown>} */ (flow);
+        event = { kind: 'blocked', from, to, toolName, uris: [.../** @type {string[]} */ (uris)] };
+        if (!Array.isArray(uris) || [from ?? '', to ?? '', toolName, ...event.uris].some((name) => typeof name !== 'string')) throw 0;
+      } catch {
+        throw new TypeError('reportBlockedFlow expects { from, to, toolName, uris }');
+      }
+      try {
+        if (typeof onEvent === 'function') onEvent.call(null, event);
       } catch {
         // the observer's failure is not the caller's
       }
@@ -96,9 +97,10 @@ export function cacheFlows(options, cache) {
 function cacheChanges(cache) {
   /** @type {Set<(change: CacheChange) => void>} */
   const listeners = new Set();
-  const emit = (/** @type {CacheChange} */ change) => listeners.forEach((listener) => {
+  // The listeners of the moment: one subscribed while a change is told hears the later ones only.
+  const emit = (/** @type {CacheChange} */ change) => [...listeners].forEach((listener) => {
     try {
-      listener(change);
+      if (listeners.has(listener)) listener(change);
     } catch {
       // a listener's failure is not the cache's
     }
@@ -127,16 +129,18 @@ function cacheChanges(cache) {
     /**
      * `inner.clearConversation(convId)`; with listeners, first lists the conversation with
      * `inner.entries` in the same synchronous run (so in call order it sees exactly what the
-     * clear removes), and hands the clear over once it is done. A bad `convId` rejects both: the
-     * clear's error is the caller's, and nothing is told.
+     * clear removes), and takes the clear's place among the changes at once: a change made by a
+     * later call is told after it, however soon its own operation resolves. A bad `convId`
+     * rejects both: the clear's error is the caller's, and nothing is told.
      * @template T @param {unknown} convId @param {{ entries: ListEntries, clearConversation(convId: unknown): Promise<T> }} inner
      */
-    async clear(convId, inner) {
-      const before = listeners.size ? inner.entries({ convId: /** @type {string} */ (convId) }).catch(() => null) : null;
-      const result = await inner.clearConversation(convId);
+    clear(convId, inner) {
+      if (!listeners.size) return inner.clearConversation(convId);
+      const before = inner.entries({ convId: /** @type {string} */ (convId) }).catch(() => null);
+      const cleared = inner.clearConversation(convId);
       // A missing conversation is the default one (its exact id), as for every other call.
-      if (before) feed({ kind: 'cleared', convId: convId ?? DEFAULT_CONV_SEGMENT, rows: await before });
-      return result;
+      chain = chain.then(() => cleared).then(async () => tell({ kind: 'cleared', convId: convId ?? DEFAULT_CONV_SEGMENT, rows: await before })).catch(() => {});
+      return cleared;
     },
     /**
      * Calls `listener` with every later change of the cache; answers the function that stops it.

@@ -114,7 +114,9 @@ export interface ResultCache {
    * Reports a tool call the flow policy kept from referenced data (it was not dispatched) to
    * `onEvent`, as a `blocked` event with the `from`, `to` (server names, `null` when unknown),
    * `toolName` and `uris` of `flow`. The integrations call it; a host running its own policy
-   * may too. Needs no `ready()`.
+   * may too. Anything else (a server name that is no string, a `uris` that is no list of
+   * strings, a `flow` that cannot be read) is a `TypeError`, and nothing is told. Needs no
+   * `ready()`.
    */
   reportBlockedFlow(flow: Pick<Flow, "from" | "to" | "toolName" | "uris">): void;
   /**
@@ -131,8 +133,9 @@ export interface ResultCache {
    */
   consumeOnce?(key: string, ttlMs: number): Promise<boolean>;
   /**
-   * Calls `listener` with every later change of this cache, from every caller of it (the
-   * integrations, the read-back tools, the free functions): a `write`, a `clear` of a
+   * Calls `listener` with every later change made through this cache, by every caller of it
+   * (the host, the integrations and read-back tools given it; not another cache over the same
+   * storage, nor the free functions, whose default cache is another one): a `write`, a `clear` of a
    * conversation, an `evict` (the budget, the quota or `evictOlderThan`), a `stale` mark (an
    * invalidation or a stale notification). Answers the function that stops it. A listener that
    * throws changes nothing. Listing a clear's and an invalidation's references reads the

@@ -3,16 +3,19 @@
 // exact data, a page, a tool output as the argument, the live list, missing after
 // `clearConversation`, stale after `invalidate` — and over an `endpoint` answered by
 // `cacheRoute` from a real `node:http` server (revalidation on focus and on demand). Server
-// rendering reads nothing.
+// rendering reads nothing. Then what was fixed: a stale result keeps its data when read again, a
+// derived result turns stale with its source, a slow endpoint under `refreshInterval` loads, a
+// `refreshInterval` no timer holds is refused, an inline `fetch` resets nothing, a string of
+// text is a tool output, and the options' bounds are the route's.
 /// <reference path="../types/react-subset.d.ts" />
 import globalJsdom from 'global-jsdom';
 import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { createElement as h, StrictMode } from 'react';
+import { createElement as h, StrictMode, useState } from 'react';
 import { renderToString } from 'react-dom/server';
 
-import { ResultCache, cacheRoute } from 'mcp-result-cache';
+import { ResultCache, cacheRoute, cacheTools, referencesOf } from 'mcp-result-cache';
 import { ResultCacheProvider, useCachedResult, useCacheEntries, useCacheRevalidate } from 'mcp-result-cache/react';
 import { serveRoute } from '../support/serve-route.mjs';
 
@@ -32,6 +35,22 @@ after(() => cleanupDom());
  * What these tests read of a listed entry (`CacheEntryInfo` in the page, `CacheRouteEntry` over HTTP).
  * @typedef {{ uri: string, staleCause: string | null }[]} Listed
  */
+/** Runs `fn` without React's console report of the error a render throws. */
+const quiet = (/** @type {() => void} */ fn) => {
+  const error = console.error;
+  console.error = () => {};
+  try {
+    fn();
+  } finally {
+    console.error = error;
+  }
+};
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A `fetch` answered by `route` in the process (no server), after `delay` ms. */
+const routeFetch = (/** @type {(request: Request) => Promise<Response>} */ route, delay = 0) => /** @type {typeof fetch} */ (async (url, init) => {
+  if (delay) await sleep(delay);
+  return route(new Request(new URL(String(url), 'http://localhost/'), init));
+});
 const table = (/** @type {number} */ n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
 let n = 0;
 
@@ -114,16 +133,6 @@ test('an entry of another conversation is missing; an output without a reference
   assert.equal(small.last().status, 'missing');
   assert.equal(pending.last().status, 'loading');
 
-  const quiet = (/** @type {() => void} */ fn) => {
-    const error = console.error;
-    console.error = () => {};
-    try {
-      fn();
-    } finally {
-      console.error = error;
-    }
-  };
-  quiet(() => assert.throws(() => renderHook(() => useCachedResult('https://example.com'), { cache }), TypeError));
   // Wrong props on purpose: cast to `never`.
   quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri, { limit: 0 }), { cache }), TypeError));
   quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri), /** @type {never} */ ({ cache, endpoint: '/api/cache' })), TypeError));
@@ -197,4 +206,202 @@ test('server rendering reads nothing and shows loading', async () => {
   const viaEndpoint = renderToString(h(ResultCacheProvider, { endpoint: '/api/cache', convId: 'chat-1', fetch: () => { reads++; } }, h(Show)));
   assert.equal(viaEndpoint, '<span>loading</span>');
   assert.equal(reads, 0);
+});
+
+test('a stale result keeps the data it showed when it is read again (revalidate, an eviction)', async () => {
+  const cache = new ResultCache({ storage: 'memory', maxEntries: 3 });
+  await cache.afterToolCall('other.tool', table(300), { convId: 'chat-2' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  // The cache, its lookups counted (and answered once they are).
+  let lookups = 0;
+  const counting = Object.assign(Object.create(cache), {
+    lookup: async (/** @type {Parameters<typeof cache.lookup>} */ ...a) => {
+      const outcome = await cache.lookup(...a);
+      lookups++;
+      return outcome;
+    },
+    subscribe: (/** @type {Parameters<typeof cache.subscribe>[0]} */ l) => cache.subscribe(l),
+  });
+  const whole = renderHook(() => useCachedResult(uri), { cache: counting, convId: 'chat-1' });
+  const page = renderHook(() => useCachedResult(`${uri}#/rows`, { offset: 0, limit: 5 }), { cache: counting, convId: 'chat-1' });
+  await until(whole, 'ready');
+  await until(page, 'ready');
+  await act(() => cache.invalidate(['metrics.*'], { cause: 'metrics.reset' }));
+  await until(whole, 'stale');
+  await until(page, 'stale');
+
+  // useCacheRevalidate reads every hook again (each probe has its provider): the lookup answers
+  // stale, the data stays.
+  let before = lookups;
+  await act(async () => {
+    whole.controls.revalidate();
+    page.controls.revalidate();
+  });
+  await waitFor(() => assert.ok(lookups >= before + 2));
+  await act(() => sleep(10));
+  assert.equal(whole.last().status, 'stale');
+  assert.deepEqual(whole.last().data, data);
+  assert.deepEqual(/** @type {{ items: unknown[] }} */ (page.last().data).items, data.rows.slice(0, 5));
+
+  // An eviction elsewhere (the entry budget, another conversation) reads every hook again too.
+  before = lookups;
+  await act(async () => {
+    await cache.afterToolCall('other.tool', table(301), { convId: 'chat-2' });
+    await cache.afterToolCall('other.tool', table(302), { convId: 'chat-2' });
+  });
+  await waitFor(() => assert.ok(lookups >= before + 2));
+  await act(() => sleep(10));
+  assert.equal(whole.last().status, 'stale');
+  assert.deepEqual(whole.last().data, data);
+  assert.equal(page.last().status, 'stale');
+  assert.deepEqual(/** @type {{ items: unknown[] }} */ (page.last().data).items, data.rows.slice(0, 5));
+});
+
+test('a derived result (cache_select, derivedFrom) turns stale with its source; a fresh one keeps its data', async () => {
+  const cache = new ResultCache({ storage: 'memory', readTools: true });
+  const data = table(300);
+  const source = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('invoices.list', data, { convId: 'chat-1' }))._cache_uri;
+  const other = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('files.read', table(250), { convId: 'chat-1' }))._cache_uri;
+  const selected = await cacheTools(cache, { convId: 'chat-1' }).callTool({ name: 'cache_select', arguments: { uri: `${source}#/rows`, where: [{ field: 'value', op: '>', value: 100 }] } });
+  assert.equal(referencesOf(selected).length > 0, true);
+  const part = { a: 1, rows: data.rows.slice(0, 200) };
+  const derived = /** @type {string} */ (await cache.cacheToolResult({ payload: part, convId: 'chat-1', sourceToolName: 'invoices.part', derivedFrom: source, threshold: 0 }));
+
+  const fromSelect = renderHook(() => useCachedResult(selected, { offset: 0, limit: 5 }), { cache, convId: 'chat-1' });
+  const fromDerived = renderHook(() => useCachedResult(derived), { cache, convId: 'chat-1' });
+  const fresh = renderHook(() => useCachedResult(other), { cache, convId: 'chat-1' });
+  await until(fromSelect, 'ready');
+  assert.equal(/** @type {{ total: number }} */ (fromSelect.last().data).total, 199);
+  await until(fromDerived, 'ready');
+  await until(fresh, 'ready');
+  const freshData = fresh.last().data;
+
+  // The `stale` change names only the source: the hooks read the others again.
+  await act(() => cache.invalidate(['invoices.*'], { cause: 'invoices.refund' }));
+  await until(fromSelect, 'stale');
+  assert.deepEqual(/** @type {{ items: unknown[] }} */ (fromSelect.last().data).items, data.rows.slice(101, 106));
+  await until(fromDerived, 'stale');
+  assert.deepEqual(fromDerived.last().data, part);
+  await act(() => sleep(50));
+  assert.equal(fresh.last().status, 'ready');
+  assert.equal(fresh.last().data, freshData, 'a fresh entry read again keeps the very data it showed');
+});
+
+test('an endpoint slower than refreshInterval: the read under way lands, one at a time', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300), { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  let inFlight = 0;
+  let most = 0;
+  const slow = routeFetch(route, 250);
+  /** @type {typeof fetch} */
+  const counting = async (url, init) => {
+    most = Math.max(most, ++inFlight);
+    try {
+      return await slow(url, init);
+    } finally {
+      inFlight--;
+    }
+  };
+  const whole = renderHook(() => useCachedResult(uri), { endpoint: '/api/cache', convId: 'chat-1', refreshInterval: 60, fetch: counting });
+  await waitFor(() => assert.equal(whole.last().status, 'ready'), { timeout: 3000 });
+  assert.equal(most, 1);
+});
+
+test('a refreshInterval no timer can hold is a TypeError (setInterval would make it 1 ms)', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300), { convId: 'chat-1' }))._cache_uri;
+  let requests = 0;
+  const fetcher = routeFetch((request) => (requests++, cacheRoute(cache, { authorize: () => true })(request)));
+  for (const refreshInterval of [Infinity, 2 ** 31, 30 * 24 * 3600 * 1000]) {
+    quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri), { endpoint: '/api/cache', convId: 'chat-1', refreshInterval, fetch: fetcher }), /refreshInterval must be .* 2147483647/));
+  }
+  cleanup();
+  // The longest a timer holds is accepted, and reads once.
+  const longest = renderHook(() => useCachedResult(uri), { endpoint: '/api/cache', convId: 'chat-1', refreshInterval: 2 ** 31 - 1, fetch: fetcher });
+  await until(longest, 'ready');
+  await act(() => sleep(100));
+  assert.equal(requests, 1);
+});
+
+test('an inline fetch prop: a re-render of the provider keeps the hooks, and the newest fetch is used', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  /** @type {{ render: number, ifNoneMatch: string | null }[]} */
+  const requests = [];
+  /** @type {string[]} */
+  const seen = [];
+  let last = /** @type {import('mcp-result-cache/react').CachedResult<unknown>} */ ({ status: 'loading', data: undefined, error: undefined });
+  const controls = { bump: () => {}, revalidate: () => {} };
+  function Rows() {
+    last = useCachedResult(uri);
+    controls.revalidate = useCacheRevalidate();
+    seen.push(last.status);
+    return h('pre', null, last.status);
+  }
+  function App() {
+    const [renders, setRenders] = useState(0);
+    controls.bump = () => setRenders((r) => r + 1);
+    /** @type {typeof fetch} */
+    const inline = (url, init) => {
+      requests.push({ render: renders, ifNoneMatch: new Headers(init?.headers).get('if-none-match') });
+      return routeFetch(route)(url, init);
+    };
+    return h(ResultCacheProvider, { endpoint: '/api/cache', convId: 'chat-1', fetch: inline }, h('i', null, renders), h(Rows));
+  }
+  render(h(StrictMode, null, h(App)));
+  await waitFor(() => assert.equal(last.status, 'ready'));
+  seen.length = 0;
+  for (let i = 0; i < 3; i++) await act(async () => controls.bump());
+  await act(() => sleep(50));
+  assert.ok(seen.length > 0 && seen.every((status) => status === 'ready'), seen.join());
+  assert.equal(requests.length, 1);
+
+  // Stale on demand, then another re-render: still stale, the data kept.
+  await cache.invalidate(['metrics.*'], { cause: 'metrics.reset' });
+  await act(async () => controls.revalidate());
+  await waitFor(() => assert.equal(last.status, 'stale'));
+  assert.equal(requests.at(-1)?.render, 3, 'the newest fetch');
+  assert.ok(requests.at(-1)?.ifNoneMatch, 'conditional: the store kept its tag');
+  await act(async () => controls.bump());
+  await act(() => sleep(50));
+  assert.equal(last.status, 'stale');
+  assert.deepEqual(last.data, data);
+});
+
+test('a string that is not a reference is a tool output: JSON text finds its reference, other text is missing', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const output = await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' });
+  const text = renderHook(() => useCachedResult('done: 3 rows written'), { cache, convId: 'chat-1' });
+  const url = renderHook(() => useCachedResult('https://example.com'), { cache, convId: 'chat-1' });
+  const json = renderHook(() => useCachedResult(JSON.stringify(output)), { cache, convId: 'chat-1' });
+  assert.equal(text.last().status, 'missing');
+  assert.equal(url.last().status, 'missing');
+  await until(json, 'ready');
+  assert.deepEqual(json.last().data, data);
+});
+
+test('options: limit and offset as the route takes them, over either source; null options a clear TypeError', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300), { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  const sources = [{ cache, convId: 'chat-1' }, { endpoint: '/api/cache', convId: 'chat-1', fetch: routeFetch(route) }];
+  // The route's own bounds: limit 1–10 000, offset a safe integer.
+  const status = async (/** @type {string} */ query) => (await route(new Request(`http://localhost/api/cache?convId=chat-1&uri=${encodeURIComponent(`${uri}#/rows`)}&${query}`))).status;
+  assert.equal(await status('limit=10000'), 200);
+  assert.equal(await status('limit=10001'), 400);
+  assert.equal(await status(`offset=${2 ** 60}`), 400);
+  for (const props of sources) {
+    const most = renderHook(() => useCachedResult(`${uri}#/rows`, { limit: 10_000 }), props);
+    await until(most, 'ready');
+    assert.equal(/** @type {{ items: unknown[] }} */ (most.last().data).items.length, 300);
+    quiet(() => assert.throws(() => renderHook(() => useCachedResult(`${uri}#/rows`, { limit: 10_001 }), props), /limit must be a whole number from 1 to 10000/));
+    quiet(() => assert.throws(() => renderHook(() => useCachedResult(`${uri}#/rows`, { offset: 2 ** 60 }), props), /offset must be a whole number from 0 to/));
+    // Wrong options on purpose: cast to `never`.
+    quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri, /** @type {never} */ (null)), props), /useCachedResult: options must be an object/));
+  }
 });

@@ -143,3 +143,60 @@ test('an onEvent that is no function is still refused by the constructor', () =>
   const cache = new node.ResultCache({ storage: 'memory', onEvent: (e) => events.push(e.kind) });
   assert.equal(typeof cache.subscribe, 'function');
 });
+
+for (const storage of /** @type {const} */ (['memory', 'indexeddb'])) {
+  test(`${storage}: a clear is told before the change of a call made after it, however soon that resolves`, async () => {
+    const cache = new node.ResultCache({ storage, dbName: `subscribe-order-${process.pid}-${n++}` });
+    const old = await store(cache, 'metrics.query', 'c1');
+    /** @type {import('mcp-result-cache').CacheChange[]} */
+    const changes = [];
+    cache.subscribe((change) => changes.push(change));
+    const cleared = cache.clearConversation('c1');
+    const written = store(cache, 'metrics.query', 'c1');
+    const [, fresh] = await Promise.all([cleared, written]);
+    await told(changes, 2);
+    assert.deepEqual(changes.map((c) => [c.kind, c.uris]), [['clear', [old]], ['write', [fresh]]]);
+  });
+}
+
+test('a listener subscribed while a change is told hears the later changes only', async () => {
+  const cache = new node.ResultCache({ storage: 'memory' });
+  /** @type {string[]} */
+  const late = [];
+  /** @type {string[]} */
+  const first = [];
+  let added = false;
+  cache.subscribe((change) => {
+    first.push(change.kind);
+    if (added) return;
+    added = true;
+    cache.subscribe((c) => late.push(`${c.kind} ${c.uris}`));
+  });
+  const a = await store(cache, 'metrics.query', 'c1');
+  await told(first, 1);
+  const b = await store(cache, 'metrics.query', 'c1');
+  await told(first, 2);
+  assert.deepEqual(late, [`write ${b}`], `not the write of ${a}, told while it subscribed`);
+});
+
+test('reportBlockedFlow refuses what is not a flow with a TypeError and tells nothing', () => {
+  for (const { ResultCache } of [node, browser]) {
+    /** @type {unknown[]} */
+    const events = [];
+    const cache = new ResultCache({ storage: 'memory', onEvent: (e) => events.push(e) });
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const bad = [42, null, undefined, 'flow', revoked.proxy, { from: 'a', to: 'b', toolName: 't', uris: 'notarray' },
+      { from: 'a', to: 'b', toolName: Symbol('t'), uris: [] }, { from: 1, to: 'b', toolName: 't', uris: [] }, { from: 'a', to: 'b', toolName: 't', uris: [1] },
+      { get from() { throw new Error('getter'); }, to: 'b', toolName: 't', uris: [] }];
+    for (const [i, flow] of bad.entries()) assert.throws(() => cache.reportBlockedFlow(/** @type {never} */ (flow)), TypeError, `bad flow ${i}`);
+    assert.deepEqual(events, []);
+    cache.reportBlockedFlow({ from: null, to: 'mailer', toolName: 'send', uris: ['mcp+cache://c/x'] });
+    // A server left out is not known: `null`.
+    cache.reportBlockedFlow(/** @type {never} */ ({ toolName: 'send', uris: [] }));
+    assert.deepEqual(events, [
+      { kind: 'blocked', from: null, to: 'mailer', toolName: 'send', uris: ['mcp+cache://c/x'] },
+      { kind: 'blocked', from: null, to: null, toolName: 'send', uris: [] },
+    ]);
+  }
+});

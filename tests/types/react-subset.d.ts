@@ -11,5 +11,8 @@ declare module 'react' {
   export function useContext<T>(context: Context<T>): T;
   export function useMemo<T>(make: () => T, deps: readonly unknown[]): T;
   export function useCallback<T extends (...args: never[]) => unknown>(callback: T, deps: readonly unknown[]): T;
+  export function useState<T>(initial: T): [T, (next: T | ((previous: T) => T)) => void];
+  export function useRef<T>(initial: T): { current: T };
+  export function useInsertionEffect(effect: () => void | (() => void), deps?: readonly unknown[]): void;
   export function useSyncExternalStore<T>(subscribe: (onChange: () => void) => () => void, getSnapshot: () => T, getServerSnapshot?: () => T): T;
 }
