@@ -257,6 +257,17 @@ function storeOf(/** @type {Context} */ context, /** @type {string} */ key, /** 
 }
 
 /** Whether `change` is about the entry behind `uri` (a reference with or without a pointer). */
+/**
+ * A hook's own conversation id as the cache takes it (`String(id)`), or the provider's when absent;
+ * anything but a string or a number is a `TypeError`, as for the provider's.
+ * @param {unknown} convId @param {string | undefined} fallback @param {string} what
+ */
+function conversationOf(convId, fallback, what) {
+  if (convId == null) return fallback;
+  if (typeof convId !== 'string' && typeof convId !== 'number') throw new TypeError(`${what} must be a string or a number`);
+  return String(convId);
+}
+
 const touches = (/** @type {Change} */ change, /** @type {string} */ convId, /** @type {string} */ uri) =>
   change.convId === convId && (change.uris == null || change.uris.includes(uri.split('#')[0]));
 
@@ -348,7 +359,7 @@ export function useCachedResult(uriOrOutput, options = {}) {
   const offset = countOption(options.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
   const limit = countOption(options.limit, 'limit', 1, MAX_PAGE_LIMIT);
   const page = offset === undefined && limit === undefined ? null : { offset: offset ?? 0, limit: limit ?? DEFAULT_PAGE_LIMIT };
-  const convId = options.convId == null ? context.convId : String(options.convId);
+  const convId = conversationOf(options.convId, context.convId, 'useCachedResult: options.convId');
   // An output is searched once, not at every render (JSON text is parsed).
   const uri = useMemo(() => referenceOf(uriOrOutput), [uriOrOutput]);
   const key = JSON.stringify(['entry', convId ?? null, uri, page?.offset ?? null, page?.limit ?? null]);
@@ -371,7 +382,7 @@ const MISSING = snap('missing');
  */
 export function useCacheEntries(convId) {
   const context = useSource('useCacheEntries');
-  const conversation = convId == null ? context.convId : String(convId);
+  const conversation = conversationOf(convId, context.convId, 'useCacheEntries: convId');
   const key = JSON.stringify(['list', conversation ?? null]);
   const store = storeOf(context, key, (forget) => makeStore(context.source, (last) => context.source.list(conversation, last), (change) =>
     change.kind === 'revalidate' || change.convId === null || change.convId === (conversation ?? DEFAULT_CONV_SEGMENT) ? 'load' : null, forget));

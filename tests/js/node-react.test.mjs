@@ -403,5 +403,8 @@ test('options: limit and offset as the route takes them, over either source; nul
     quiet(() => assert.throws(() => renderHook(() => useCachedResult(`${uri}#/rows`, { offset: 2 ** 60 }), props), /offset must be a whole number from 0 to/));
     // Wrong options on purpose: cast to `never`.
     quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri, /** @type {never} */ (null)), props), /useCachedResult: options must be an object/));
+    // A conversation id is a string or a number, as for the provider (an object is no id).
+    quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri, { convId: /** @type {never} */ ({}) }), props), /useCachedResult: options.convId must be a string or a number/));
+    quiet(() => assert.throws(() => renderHook(() => useCacheEntries(/** @type {never} */ ({ id: 'chat-1' })), props), /useCacheEntries: convId must be a string or a number/));
   }
 });
