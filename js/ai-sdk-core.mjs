@@ -126,32 +126,11 @@ function approvalReason(/** @type {string} */ toolName, /** @type {import('./flo
   return `${toolName} (${quoted(flows[0].to)}) would receive data from ${from}.`;
 }
 
-/** What the queue of a streaming tool carries. @typedef {{ output: unknown, done?: undefined } | { visible: unknown, done: true } | { error: unknown, done: true }} QueueItem */
-
 /** What a call run again from an approval already used answers (the tool does not run). */
 const replayedEnvelope = (/** @type {string} */ name) => ({
   error: 'approval_already_used',
   fix_hint: `This approval of ${name} was already used once, and an approval runs a call only once. Do not repeat the call by yourself; if it is still wanted, call ${name} again so that the user is asked again.`,
 });
-
-/** A small single-consumer queue: what a streaming tool yields while its pipeline runs. */
-function channel() {
-  /** @type {QueueItem[]} */
-  const items = [];
-  /** @type {(() => void) | null} */
-  let wake = null;
-  return {
-    push(/** @type {QueueItem} */ item) {
-      items.push(item);
-      wake?.();
-    },
-    async next() {
-      while (items.length === 0) await new Promise((resolve) => (wake = /** @type {() => void} */ (resolve)));
-      wake = null;
-      return /** @type {QueueItem} */ (items.shift());
-    },
-  };
-}
 
 /**
  * What a wrapped tool set shares: the entry's API, the pipeline, the tools' server, the
@@ -212,22 +191,29 @@ function approvalGate(cache) {
       : await consumeOnceFor(cache, String(cache.storage), undefined, key, APPROVAL_RECORD_TTL_MS);
     return fresh === true ? 'fresh' : 'replayed';
   };
-  /** Whether the call of `executeOptions` (admitted as `admitted`) may let an asked flow through (at most once). */
+  /**
+   * Whether the call of `executeOptions` (admitted as `admitted`) may let an asked flow through
+   * (at most once): `true`; `false` when the user was asked and declined it (a denied approval of
+   * the call in the messages); `null` when nobody was asked about it (refused all the same).
+   */
   const approved = (/** @type {string} */ name, /** @type {unknown} */ executeOptions, /** @type {'none' | 'fresh'} */ admitted) => {
     const options = isPlainObject(executeOptions) ? executeOptions : {};
     const id = options.toolCallId;
-    if (typeof id !== 'string') return false;
-    if (!approvals.take(id)) {
+    if (typeof id !== 'string') return null;
+    const approval = findApproval(options.messages, id);
+    const ours = approvals.take(id);
+    if (approval?.approved === false) return false;
+    if (!ours) {
       // Asked by nobody of ours, yet run by the AI SDK's loop: a host `toolApproval` decided.
       if (!consulted.has(id) && Array.isArray(options.messages) && options.messages.length > 0 && !warned) {
         warned = true;
         globalThis.console?.warn?.(`mcp-result-cache: ${name} was called with referenced data the flow policy asks about, but the cache was never asked for its approval (streamText's own \`toolApproval\` decided): the call was refused. Compose the cache's: \`toolApproval: cacheToolApproval(tools, yourToolApproval)\` from "mcp-result-cache/ai-sdk".`);
       }
-      return false;
+      return null;
     }
     // Approved by the user from the messages (consumed just now), or sent to approval and run in
     // this process without a history to replay (`execute` called after `needsApproval`).
-    return admitted === 'fresh' || findApproval(options.messages, id) === null;
+    return admitted === 'fresh' || approval === null ? true : null;
   };
   const idOf = (/** @type {unknown} */ options) => (isPlainObject(options) ? options.toolCallId : undefined);
   return {
@@ -282,29 +268,94 @@ function schemasOf(ctx, name, tool) {
   return { inputSchema, originalJson, validate };
 }
 
+/** The abort signal of an execute options object, when it has one. */
+const signalOf = (/** @type {unknown} */ options) =>
+  (isPlainObject(options) && options.abortSignal instanceof AbortSignal ? options.abortSignal : undefined);
+
+/** Why a streaming call that did not finish is refused its result: its signal's reason, or an `AbortError`. */
+const stoppedError = (/** @type {AbortSignal | undefined} */ signal) =>
+  (signal?.aborted ? signal.reason : new DOMException('The tool call was stopped before its last output', 'AbortError'));
+
 /**
- * A streaming tool's `execute` (an `async function*`): its outputs are passed on as they come
- * (preliminary results for the UI), then what the model should see of the last one.
+ * `promise`, or a rejection with the signal's reason as soon as it aborts.
+ * @template T @param {Promise<T>} promise @param {AbortSignal | undefined} signal @returns {Promise<T>}
+ */
+function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  /** @type {() => void} */
+  let stop = () => {};
+  const aborted = new Promise((_resolve, reject) => {
+    stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  return /** @type {Promise<T>} */ (Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', stop)));
+}
+
+/**
+ * The original generator of a call, handed by the pipeline's dispatch to the wrapped one, which
+ * pulls it; `finish(last)` answers the dispatch its last output, `fail(error)` refuses it one.
+ * @typedef {{ outputs: AsyncIterator<unknown>, finish: (last: unknown) => void, fail: (error: unknown) => void }} Dispatched
+ */
+
+/**
+ * A streaming tool's `execute` (an `async function*`). Its outputs but the last are passed on as
+ * they come (preliminary results: the tool's progress), then, in place of the last (the result,
+ * stored), what the model should see of it. The original is pulled as the AI SDK pulls, one
+ * output ahead: when the wrapped generator is returned or the call's `abortSignal` fires, the
+ * original is returned too, and the call, which did not finish, stores nothing.
  * @param {(input: unknown, executeOptions: unknown, dispatch: (args: unknown) => Promise<unknown>) => Promise<unknown>} run
  * @param {(args: unknown, executeOptions: unknown) => AsyncIterable<unknown>} execute the original, bound to its tool
  */
 function streamingExecute(run, execute) {
   return async function* (/** @type {unknown} */ input, /** @type {unknown} */ executeOptions) {
-    const queue = channel();
-    run(input, executeOptions, async (args) => {
-      let last;
-      for await (const output of execute(args, executeOptions)) {
-        last = output;
-        queue.push({ output });
+    const signal = signalOf(executeOptions);
+    /** @type {(dispatched: Dispatched) => void} */
+    let hand = () => {};
+    /** @type {Promise<Dispatched>} */
+    const handed = new Promise((resolve) => (hand = resolve));
+    const ran = run(input, executeOptions, (args) => new Promise((finish, fail) => {
+      hand({ outputs: execute(args, executeOptions)[Symbol.asyncIterator](), finish, fail });
+    }));
+    ran.catch(() => {}); // read below; a call stopped early rejects with none to read it
+    const dispatched = await Promise.race([handed, ran.then(() => null)]);
+    if (dispatched) {
+      const { outputs, finish, fail } = dispatched;
+      // Settled once the original finished or threw; until then `finally` stops the call.
+      let settled = false;
+      // The original is running a step (a `next()` it has not answered).
+      let midStep = false;
+      const pull = () => {
+        signal?.throwIfAborted();
+        midStep = true;
+        const next = outputs.next();
+        next.then(() => (midStep = false), () => (midStep = false));
+        return unlessAborted(next, signal);
+      };
+      try {
+        /** @type {unknown} */
+        let last;
+        for (let step = await pull(); !step.done;) {
+          last = step.value;
+          step = await pull();
+          if (!step.done) yield last; // not the last: the tool's progress
+        }
+        settled = true;
+        finish(last);
+      } catch (error) {
+        if (settled || signal?.aborted) throw error;
+        // The original threw: the pipeline's error, thrown below once its span ended.
+        settled = true;
+        fail(error);
+      } finally {
+        if (!settled) {
+          fail(stoppedError(signal));
+          // Mid-step (its signal aborted), the original stops at its next `yield`, unwaited.
+          const stopping = Promise.resolve(outputs.return?.()).catch(() => {});
+          if (!midStep) await stopping;
+        }
       }
-      return last;
-    }).then((visible) => queue.push({ visible, done: true }), (/** @type {unknown} */ error) => queue.push({ error, done: true }));
-    for (;;) {
-      const item = await queue.next();
-      if ('error' in item) throw item.error;
-      yield item.done ? item.visible : item.output;
-      if (item.done) return;
     }
+    yield await ran;
   };
 }
 
@@ -479,7 +530,7 @@ export function createAiSdk(api) {
         // The server's JSON Schema, as it listed it (a foreign value: the AI SDK reads it as JSON Schema 7).
         inputSchema: jsonSchema(/** @type {import('ai').JSONSchema7} */ ({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} })),
         async execute(/** @type {unknown} */ args, /** @type {unknown} */ executeOptions) {
-          const signal = isPlainObject(executeOptions) && executeOptions.abortSignal instanceof AbortSignal ? executeOptions.abortSignal : undefined;
+          const signal = signalOf(executeOptions);
           signal?.throwIfAborted();
           const call = () => client.callTool({ name, arguments: /** @type {Record<string, unknown>} */ (args) }, undefined, signal ? { signal } : undefined);
           return traced ? instrumentToolCall(name, {}, (_facts, onRaw) => call().then((raw) => (onRaw?.(raw), raw))) : call();

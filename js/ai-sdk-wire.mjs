@@ -48,7 +48,8 @@ export function withoutStoredPayload(output) {
 
 /**
  * The same tools, each `execute` answering {@link withoutStoredPayload} of what it answered (for
- * a streaming `execute`, of every output it yields: only the last, the stored one, changes).
+ * a streaming `execute`, of every output it yields: only what the model sees of the stored
+ * result, which the wrapped tool yields in place of the tool's last output, changes).
  * Tools without `execute` are returned as they are.
  * @param {Record<string, Record<string, unknown>>} tools wrapped tools (`wrapAiSdkTools`' answer)
  * @returns {Record<string, Record<string, unknown>>}

@@ -48,7 +48,8 @@ export interface WrapAiSdkToolsOptions {
    * Keeps the stored payload out of the tool part: the output of a call whose result was stored
    * loses its `structuredContent` (the server's copy of the payload the cache now holds), so
    * `toUIMessageStream` does not stream it to the page and `useChat` does not post it back with
-   * every later turn. What the model sees (the text with `_cache_uri`) and the references
+   * every later turn (a streaming tool's too: its progress is streamed, its stored result never
+   * is). What the model sees (the text with `_cache_uri`) and the references
    * (`_meta["mcp-result-cache/uris"]`) stay; a page reads the data by reference (`cacheRoute`,
    * `useCachedResult`). Results that were not stored, and `wrapMcpClient`, are unchanged.
    * Default `false`. With {@link clientToolSet}, only together with `cache`.
@@ -131,8 +132,11 @@ export interface ToolClient {
  *   options: `abortSignal`, `toolCallId`, `messages`, `context`), then `afterToolCall`. It
  *   resolves what the model should see. A blocked call never runs the original: it resolves an
  *   `isError` MCP `CallToolResult` holding the envelope, so the model can try again. An
- *   `async function*` execute stays a stream: its outputs are yielded as they come, then what the
- *   model should see of the last one.
+ *   `async function*` execute stays a stream: its outputs but the last (the tool's progress) are
+ *   yielded as they come, then, in place of the last (the result, stored), what the model should
+ *   see of it. The original is pulled as the wrapped stream is (one output ahead): when the AI
+ *   SDK stops the stream (its `abortSignal`, or returning the generator), the original is
+ *   returned too, and the call, which did not finish, stores nothing.
  * - `toModelOutput` is {@link toModelOutput}: images, audio and blobs as `file` parts, text as
  *   text, never base64 as text. It replaces the tool's own (which would see the visible value,
  *   not the tool's output), and `outputSchema` is dropped for the same reason.
@@ -141,7 +145,9 @@ export interface ToolClient {
  *   the AI SDK's tool approval (`useChat`'s approval UI) asks the user; a denied approval never
  *   runs `execute`. `execute` lets such a flow through only for a call whose `needsApproval`
  *   answered `true` (the AI SDK asks again right before it runs an approved call), once; run
- *   any other way, the call is refused. A flow the policy denies is refused by `execute` with the
+ *   any other way, the call is refused as the host's denial (the envelope says the host does not
+ *   let the data through; "the user declined" is only for a call whose approval the user
+ *   denied). A flow the policy denies is refused by `execute` with the
  *   `reference_not_allowed` envelope, without running the original (a `blocked` event of the
  *   cache). The tool's MCP `annotations` (which `@ai-sdk/mcp` tools carry) give `openWorldHint`
  *   to the `"guarded"` policy. When the AI SDK runs the call from an approval in the messages

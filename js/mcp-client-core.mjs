@@ -196,6 +196,8 @@ function toolCatalog(client) {
 /**
  * The final results of task answers (`tasks/result`), read through the wrapped client: the first
  * read of a remembered task goes through the pipeline (`complete`); later reads answer the same.
+ * A read that fails (aborted by its signal, a timeout, a transport error) is not remembered: the
+ * next read asks the server again (a read that was waiting on it too, with its own options).
  * @param {SdkClient} client
  * @param {ReturnType<typeof createToolPipeline>} pipeline
  * @param {() => { server?: string }} origin
@@ -212,12 +214,31 @@ function taskResults(client, pipeline, origin, telemetryCache) {
     const taskId = isPlainObject(params) ? params.taskId : undefined;
     const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
     if (!pending) return read();
-    pending.visible ??= read().then((result) =>
-      instrumentToolCall(pending.name, telemetryCache, (_facts, onRaw) => {
+    for (;;) {
+      const shared = pending.visible;
+      if (!shared) break;
+      try {
+        return await shared;
+      } catch (error) {
+        // The pipeline failed on the result: every read answers that. The read failed (aborted
+        // by its caller's signal, timed out): this caller reads again with its own options.
+        if (pending.visible === shared) throw error;
+      }
+    }
+    /** @type {Promise<unknown>} */
+    const visible = read().then(
+      (result) => instrumentToolCall(pending.name, telemetryCache, (_facts, onRaw) => {
         onRaw?.(result);
         return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
-      }, 'tasks/result'));
-    return pending.visible;
+      }, 'tasks/result'),
+      (error) => {
+        // Nothing was read: forgotten, so that a later read asks the server again.
+        if (pending.visible === visible) pending.visible = undefined;
+        throw error;
+      },
+    );
+    pending.visible = visible;
+    return visible;
   }
   return {
     getTaskResult,
@@ -347,7 +368,8 @@ export function createWrapMcpClient(api) {
         origin,
         declaredOf: () => catalog.declaredOf(name),
         annotationsOf: () => catalog.annotationsOf(name),
-        ask: typeof approve === 'function' ? (flow) => approve(flow) : undefined,
+        // The host's answer: `true` lets the flow through; anything else is the user's refusal.
+        ask: typeof approve === 'function' ? async (flow) => (await approve(flow)) === true : undefined,
         // A retry of a multi round-trip call: its result depends on the answers it carries.
         retry: call.inputResponses != null || call.requestState != null,
         dispatch: (dispatched) => client.callTool(traced({ ...call, arguments: dispatched }), resultSchema, requestOptions),

@@ -32,8 +32,9 @@ export interface WrapMcpClientOptions {
   /**
    * Asks the user about a flow the policy says to ask about (`"guarded"` into an open-world
    * tool, or a function policy answering `"ask"`); resolve `true` to let that call's data
-   * through. Called before dispatch, once a flow, for that one call (never remembered). Without
-   * it, such a flow is refused.
+   * through. Called before dispatch, once a flow, for that one call (never remembered); any other
+   * answer is the user's refusal ("declined"). Without it, such a flow is refused as the policy's
+   * denial (`deny`).
    */
   approve?: (flow: Flow) => Promise<boolean> | boolean;
 }
@@ -94,7 +95,8 @@ export interface TypeMismatchEnvelope {
  *   from `stats()` and from the metrics. The task's final result, read through the wrapped
  *   client (`getTaskResult({ taskId })` or `experimental.tasks.getTaskResult(taskId)`), goes
  *   through the pipeline once, as the call's own result would (stored, referenced, invalidations
- *   applied); reading it again answers the same.
+ *   applied); reading it again answers the same. A read that fails (aborted by its `signal`, a
+ *   timeout) is not kept: the next read asks the server again.
  * - With OpenTelemetry registered (`@opentelemetry/api`, an optional peer, found through its
  *   global: nothing is imported, and nothing happens when it is absent), each call is a
  *   `tools/call {tool}` client span under the active span, with the cache's facts as

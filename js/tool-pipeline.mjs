@@ -42,7 +42,7 @@ import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme,
  *   passThrough?: (result: unknown, args: unknown) => boolean,
  *   validate?: (args: unknown) => Promise<{ ok: true, args: unknown } | { ok: false, envelope: object }>,
  *   annotationsOf?: () => Promise<Record<string, unknown> | null>,
- *   ask?: (flow: import('./flows.mjs').Flow) => Promise<unknown>,
+ *   ask?: (flow: import('./flows.mjs').Flow) => Promise<boolean | null>,
  *   facts?: CallFacts,
  *   onRaw?: (raw: unknown) => void,
  * }} CallHooks
@@ -212,9 +212,10 @@ function flowGate(cache, policy) {
 
   /**
    * The envelope refusing a call's referenced data, or `null` to dispatch: denied flows are
-   * refused, flows to ask about go to `hooks.ask(flow)` one at a time (a `false` refuses; no
-   * `ask`: refused). `decided(decision)` hears the decision: `"allow"`, `"deny"`, `"approved"`
-   * (asked, let through) or `"declined"` (asked, refused).
+   * refused, flows to ask about go to `hooks.ask(flow)` one at a time (anything but `true`
+   * refuses: `false` as declined by the user; `null`, or no `ask`, as denied, nobody asked).
+   * `decided(decision)` hears the decision: `"allow"`, `"deny"` (the policy, or a flow nobody
+   * was asked about), `"approved"` (asked, let through) or `"declined"` (asked, refused).
    * @param {string} name
    * @param {import('./flows.mjs').Source[] | undefined} sources
    * @param {Partial<CallHooks>} hooks
@@ -227,9 +228,11 @@ function flowGate(cache, policy) {
     let declined = false;
     if (refused.length === 0) {
       for (const flow of verdicts.ask) {
-        if (hooks.ask && (await hooks.ask({ ...flow, uris: [...flow.uris] })) === true) continue;
+        const answer = hooks.ask ? await hooks.ask({ ...flow, uris: [...flow.uris] }) : null;
+        if (answer === true) continue;
         refused = [flow];
-        declined = Boolean(hooks.ask);
+        // `false`: the user was asked and declined; anything else: nobody was asked (a denial).
+        declined = answer === false;
         break;
       }
     }
@@ -237,7 +240,7 @@ function flowGate(cache, policy) {
       decided(verdicts.ask.length > 0 ? 'approved' : 'allow');
       return null;
     }
-    decided(verdicts.deny.length > 0 ? 'deny' : 'declined');
+    decided(declined ? 'declined' : 'deny');
     report(name, refused);
     return refusedEnvelope(name, refused, declined);
   }
@@ -384,8 +387,9 @@ export function createToolPipeline(options, who) {
    * - `validate(args)`: optional; resolves `{ ok: true, args }` or `{ ok: false, envelope }` for
    *   the substituted arguments before dispatch (the tool's own input validation);
    * - `annotationsOf()`: resolves the tool's MCP annotations (`openWorldHint`, …) or `null`;
-   * - `ask(flow)`: resolves `true` when the user lets this flow's data through (without it, a
-   *   flow the policy asks about is refused);
+   * - `ask(flow)`: resolves `true` when the user lets this flow's data through, `false` when
+   *   the user declined it, `null` when nobody could be asked (without `ask`, a flow the policy
+   *   asks about is refused as `null`);
    * - `facts`: an object the call fills with what it did (js/telemetry.mjs reads it).
    * Resolves what the model should see: the value of `afterToolCall`, or for a blocked call an
    * `isError` `CallToolResult` holding the envelope (the tool is not called).

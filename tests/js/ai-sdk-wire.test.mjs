@@ -22,7 +22,7 @@ import { converse, toolParts } from '../support/chat-wire.mjs';
 /**
  * @import { LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
  * @import { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
- * @import { UIMessage } from 'ai'
+ * @import { ToolSet, UIMessage } from 'ai'
  */
 
 /**
@@ -147,25 +147,44 @@ test('omitStoredPayload: the stored rows leave the tool part; the model is given
   }
 });
 
-test('omitStoredPayload on a streaming tool: the last (stored) output loses the payload, the preliminary ones are passed on', async () => {
-  const cache = new ResultCache({ storage: 'memory' });
+test('omitStoredPayload on a streaming tool: its progress is streamed, the stored result never is (streamText → UI message stream)', async () => {
   const value = { ok: true, rows: ROWS };
-  const tools = wrapAiSdkTools({
-    series: tool({
-      inputSchema: jsonSchema({ type: 'object', properties: {} }),
+  const stored = () => /** @type {CallToolResult} */ ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  const inputSchema = jsonSchema({ type: 'object', properties: {} });
+  const raw = {
+    plain: tool({ inputSchema, execute: async () => stored() }),
+    streaming: tool({
+      inputSchema,
       async* execute() {
         yield { content: [{ type: 'text', text: 'working' }] };
-        yield { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+        yield stored();
       },
     }),
-  }, { cache, convId: 'c', omitStoredPayload: true });
-  /** @type {ToolOutput[]} */
-  const outputs = [];
-  for await (const output of /** @type {(input: unknown, options: unknown) => AsyncIterable<ToolOutput>} */ (tools.series.execute)({}, { toolCallId: 's', messages: [] })) outputs.push(output);
-  assert.equal(outputs.length, 3);
-  assert.deepEqual(outputs[0], { content: [{ type: 'text', text: 'working' }] });
-  assert.equal(/** @type {ToolOutput} */ (outputs.at(-1)).structuredContent, undefined);
-  assert.equal(/** @type {ToolOutput} */ (outputs.at(-1))._meta[URIS].length, 1);
+  };
+  /** The UI message stream of one turn whose model calls `name` (as `series`), and its tool outputs. @param {'plain' | 'streaming'} name */
+  const turn = async (name) => {
+    const tools = /** @type {ToolSet} */ (/** @type {unknown} */ (wrapAiSdkTools({ series: raw[name] }, { cache: new ResultCache({ storage: 'memory' }), convId: 'c', omitStoredPayload: true })));
+    const result = streamText({ model: scriptedModel().model, tools, prompt: 'get the rows', stopWhen: stepCountIs(3) });
+    /** @type {Array<{ type: string, preliminary?: boolean, output?: ToolOutput }>} */
+    const chunks = [];
+    const reader = toUIMessageStream({ stream: result.stream, tools }).getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(/** @type {(typeof chunks)[number]} */ (read.value));
+    return { wire: JSON.stringify(chunks), outputs: chunks.filter((c) => c.type === 'tool-output-available') };
+  };
+  const plain = await turn('plain');
+  const streaming = await turn('streaming');
+  // The progress, then what the model sees in place of the stored result (preliminary, and final).
+  assert.deepEqual(streaming.outputs.map((c) => c.preliminary === true), [true, true, false]);
+  assert.deepEqual(streaming.outputs[0].output, { content: [{ type: 'text', text: 'working' }] });
+  for (const { output } of streaming.outputs.slice(1)) {
+    assert.equal('structuredContent' in /** @type {ToolOutput} */ (output), false, 'the stored payload streamed to the page');
+    assert.equal(/** @type {ToolOutput} */ (output)._meta[URIS].length, 1);
+  }
+  assert.ok(!streaming.wire.includes('"structuredContent"'));
+  // A row's data is on the wire only in what the model sees: once for the tool not streaming,
+  // twice streaming (the AI SDK streams the last output as a preliminary result and as the final one).
+  const copies = (/** @type {string} */ wire) => wire.split(/** @type {{ t: string }} */ (ROWS.at(-1)).t).length - 1;
+  assert.equal(copies(streaming.wire), 2 * copies(plain.wire), `${copies(streaming.wire)} copies of the last row streamed`);
 });
 
 test('omitStoredPayload: bad values are TypeErrors, and clientToolSet needs a cache for it', async () => {

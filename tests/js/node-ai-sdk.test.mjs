@@ -12,8 +12,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMCPClient } from '@ai-sdk/mcp';
-import { asSchema, generateText, stepCountIs, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { asSchema, generateText, stepCountIs, streamText, tool } from 'ai';
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 
 import { ResultCache } from '../../pkg/node.mjs';
 import { cacheToolSet, clientToolSet, toModelOutput, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
@@ -342,10 +342,64 @@ test('a streaming tool: preliminary outputs pass through, the last one is what t
   /** @type {Array<{ status?: string, rows: unknown[], _cache_uri: string }>} */
   const seen = [];
   for await (const output of /** @type {(input: unknown, options: unknown) => AsyncIterable<(typeof seen)[number]>} */ (tools.progress.execute)({}, { toolCallId: 's1', messages: [] })) seen.push(output);
-  assert.equal(seen.length, 3);
+  // The last output (the result, stored) is never passed on: what the model sees takes its place.
+  assert.equal(seen.length, 2);
   assert.deepEqual(seen[0], { status: 'loading' });
-  assert.equal(seen[1].rows.length, 240);
-  assert.match(seen[2]._cache_uri, URI_RE);
+  assert.match(seen[1]._cache_uri, URI_RE);
+});
+
+test('a streaming tool stopped early (streamText aborted, or its generator returned) stops, and stores nothing', async () => {
+  /** @type {number[]} */
+  const steps = [];
+  let closed = 0;
+  const cache = newCache();
+  const tools = wrapAiSdkTools({
+    export_rows: tool({
+      inputSchema: z.object({}),
+      async *execute() {
+        try {
+          for (let i = 0; i < 10; i++) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            steps.push(i); // a side effect per step (a page fetched, a row exported)
+            yield { status: `page ${i}` };
+          }
+          yield { status: 'done', rows: ROWS };
+        } finally {
+          closed += 1;
+        }
+      },
+    }),
+  }, { cache, convId: CONV });
+  // `streamText` streams: the model calls the tool, then answers.
+  let turn = 0;
+  const model = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: convertArrayToReadableStream(/** @type {import('@ai-sdk/provider').LanguageModelV4StreamPart[]} */ (turn++ === 0
+        ? [{ type: 'tool-call', toolCallId: 'x1', toolName: 'export_rows', input: '{}' }, { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage }]
+        : [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' }, { type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage }])),
+    }),
+  });
+  const stop = new AbortController();
+  const result = streamText({ model, tools: /** @type {ToolSet} */ (/** @type {unknown} */ (tools)), prompt: 'export', stopWhen: stepCountIs(3), abortSignal: stop.signal, onError: () => {} });
+  let progress = 0;
+  for await (const part of result.fullStream) {
+    // The user stops the chat once two pages of progress have arrived.
+    if (part.type === 'tool-result' && part.preliminary && ++progress === 2) stop.abort();
+  }
+  assert.equal(progress, 2, 'the tool ran and reported its progress');
+  await new Promise((resolve) => setTimeout(resolve, 250)); // the ten steps' time, and more
+  assert.ok(steps.length <= 4, `the original stopped (ran ${steps.length} of 10 steps)`);
+  assert.equal(closed, 1, 'the original was returned');
+  assert.deepEqual(await cache.entries({ convId: CONV }), [], 'nothing stored');
+
+  // A consumer that stops pulling (returns the generator) stops the original as well.
+  steps.length = 0;
+  const outputs = /** @type {(input: unknown, options: unknown) => AsyncIterable<unknown>} */ (tools.export_rows.execute)({}, { toolCallId: 'x2', messages: [] });
+  for await (const _output of outputs) break;
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  assert.ok(steps.length <= 2, `the original stopped (ran ${steps.length} of 10 steps)`);
+  assert.equal(closed, 2);
+  assert.deepEqual(await cache.entries({ convId: CONV }), [], 'nothing stored');
 });
 
 test('clientToolSet over an SDK Client: the same pipeline, the server named; without a cache, plain tools', async () => {

@@ -344,7 +344,7 @@ test('the ResultCache constructor and checkFlows accept and refuse the same valu
   }
 });
 
-test('reportBlockedFlow hands onEvent a new blocked event of the flow, whatever the flow or the observer does', () => {
+test('reportBlockedFlow hands onEvent a new blocked event of the flow, whatever the observer does', () => {
   /** @type {CacheEvent[]} */
   const events = [];
   const flow = { from: 'vault', to: 'mailer', toolName: 'send_report', uris: ['mcp+cache://c/t'], sourceToolName: 'invoice.get' };
@@ -352,14 +352,11 @@ test('reportBlockedFlow hands onEvent a new blocked event of the flow, whatever 
   cache.reportBlockedFlow(flow);
   assert.deepEqual(events, [{ kind: 'blocked', from: 'vault', to: 'mailer', toolName: 'send_report', uris: ['mcp+cache://c/t'] }]);
   assert.notEqual(events[0], flow);
-  // A field that cannot be read is undefined; a flow that is not an object has none.
+  // A flow that cannot be read, or is not one, is a TypeError, and nothing is told.
   const hostile = Object.defineProperty({ from: 'vault' }, 'to', { enumerable: true, get() { throw new Error('boom'); } });
-  cache.reportBlockedFlow(hostile);
-  cache.reportBlockedFlow(undefined);
-  assert.deepEqual(events.slice(1), [
-    { kind: 'blocked', from: 'vault', to: undefined, toolName: undefined, uris: undefined },
-    { kind: 'blocked', from: undefined, to: undefined, toolName: undefined, uris: undefined },
-  ]);
+  assert.throws(() => cache.reportBlockedFlow(hostile), TypeError);
+  assert.throws(() => cache.reportBlockedFlow(/** @type {never} */ (undefined)), TypeError);
+  assert.equal(events.length, 1);
   // An observer that throws changes nothing; no observer, nothing to do.
   const throwing = new ResultCache({ storage: 'memory', onEvent: () => { throw new Error('observer'); } });
   assert.equal(throwing.reportBlockedFlow(flow), undefined);

@@ -11,11 +11,12 @@ import { randomUUID } from 'node:crypto';
 import Ajv from 'ajv';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { ResultCache } from '../../pkg/node.mjs';
 import { StateSync } from '../../pkg/server.node.mjs';
@@ -247,4 +248,51 @@ test('wrapMcpClient checks its arguments and delegates everything else', async (
   assert.equal(/** @type {{ name: string }} */ (wrapped.getServerVersion()).name, 'data');
   assert.deepEqual(await wrapped.ping(), {});
   for (const c of Object.values(clients)) await c.close();
+});
+
+test('a task\'s final result read after an aborted read: the server is asked again, the result stored once', async () => {
+  const store = new InMemoryTaskStore();
+  const jobs = new McpServer({ name: 'jobs', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore: store });
+  jobs.experimental.tasks.registerToolTask('report', { inputSchema: { month: z.string() }, execution: { taskSupport: 'optional' } }, {
+    createTask: async (_args, extra) => ({ task: await extra.taskStore.createTask({ ttl: 60_000 }) }),
+    getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+    getTaskResult: async (_args, extra) => /** @type {import('@modelcontextprotocol/sdk/types.js').CallToolResult} */ (await extra.taskStore.getTaskResult(extra.taskId)),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  // The `tasks/result` requests the client sends the server.
+  let serverReads = 0;
+  const send = clientSide.send.bind(clientSide);
+  clientSide.send = (message, options) => {
+    if ('method' in message && message.method === 'tasks/result') serverReads += 1;
+    return send(message, options);
+  };
+  await jobs.connect(serverSide);
+  const raw = new Client({ name: 'tasks-test', version: '1.0.0' });
+  await raw.connect(clientSide);
+  const cache = new ResultCache({ storage: 'memory' });
+  const client = wrapMcpClient(raw, { cache, convId: 'c' });
+  try {
+    // A task answer (the SDK's `CreateTaskResult`), handed back untouched.
+    const { task } = /** @type {{ task: { taskId: string } }} */ (/** @type {unknown} */ (await client.callTool({ name: 'report', arguments: { month: '2026-11' }, task: { ttl: 60_000 } })));
+    // The first read gives up while the task still works (its caller's signal aborts).
+    const aborted = new AbortController();
+    const first = client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema, { signal: aborted.signal });
+    setTimeout(() => aborted.abort(), 20);
+    await assert.rejects(first, (/** @type {Error} */ e) => /abort/i.test(String(e.message)));
+    const payload = { ok: true, rows: ROWS };
+    await store.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload });
+    // A later read without a signal asks the server again and gets the result, through the pipeline.
+    const final = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    assert.equal(serverReads, 2, 'the server was asked again');
+    const uri = textJson(final)._cache_uri;
+    assert.match(uri, /^mcp\+cache:\/\//);
+    assert.deepEqual(/** @type {{ payload: { rows: unknown } }} */ (await cache.lookup(uri, { convId: 'c' })).payload.rows, ROWS);
+    const again = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    assert.equal(textJson(again)._cache_uri, uri, 'read once: the same reference');
+    assert.equal(serverReads, 2, 'not asked a third time');
+    assert.equal((await cache.entries({ convId: 'c' })).length, 1, 'stored once');
+  } finally {
+    await raw.close();
+    await jobs.close();
+  }
 });

@@ -313,3 +313,68 @@ test('wrapAiSdkTools and cacheToolSet calls are spans too, under the active span
   assert.equal(read.attributes['gen_ai.tool.name'], 'cache_read');
   assert.doesNotMatch(JSON.stringify(exporter.getFinishedSpans().map((sp) => sp.attributes)), new RegExp(SECRET));
 });
+
+test('a flow refused with nobody asked is a denial, not the user declining; asked and refused is declined', async () => {
+  exporter.reset();
+  const { clientToolSet } = await import('../../js/ai-sdk.node.mjs');
+  const { generateText, stepCountIs } = await import('ai');
+  const { MockLanguageModelV4 } = await import('ai/test');
+  const cache = new ResultCache({ storage: 'memory', flows: 'guarded' });
+  const vault = await metricsServer();
+  // Open world (no annotations): under "guarded", the data of another server is asked about.
+  const mailer = await serve('mailer', (s) => s.registerTool('send', { description: 'Mails rows.', inputSchema: { data: rowSchema } }, async () => json({ sent: true })));
+  /** @type {string[]} */
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (...args) => warnings.push(args.join(' '));
+  try {
+    const tools = { ...(await clientToolSet(vault.client, { cache, convId: CONV })), ...(await clientToolSet(mailer.client, { cache, convId: CONV })) };
+    const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+    /** @type {string | undefined} */
+    let uri;
+    const model = new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        const results = prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.filter((p) => p.type === 'tool-result'));
+        const last = /** @type {{ output: { type: string, value: unknown } } | undefined} */ (results.at(-1));
+        const text = last?.output.type === 'content' ? /** @type {{ text: string }[]} */ (last.output.value)[0].text : String(last?.output.value);
+        if (results.length === 2) return { content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+        if (results.length === 1) uri = JSON.parse(text)._cache_uri;
+        const [toolName, input] = results.length === 0 ? ['rows.get', { metric: 'm' }] : ['send', { data_uri: `${uri}#/rows` }];
+        return { content: [{ type: 'tool-call', toolCallId: `call-${results.length}`, toolName, input: JSON.stringify(input) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] };
+      },
+    });
+    // The host's own toolApproval approves every call: nobody is asked about the flow.
+    const looped = await generateText({ model, tools, prompt: 'mail the rows', stopWhen: stepCountIs(4), toolApproval: () => 'approved' });
+    const refused = JSON.parse(looped.text);
+    assert.equal(refused.error, 'reference_not_allowed');
+    assert.match(refused.fix_hint, /^The host does not let data from "metrics" reach "mailer"/);
+    assert.equal(warnings.length, 1, 'the not-composed warning');
+    // `execute` run directly, never sent to approval: the same.
+    const send = /** @type {Execute} */ (/** @type {{ execute: unknown }} */ (tools.send).execute);
+    const input = { data_uri: `${uri}#/rows` };
+    const direct = JSON.parse(textOf(await send(input, { toolCallId: 'never-asked', messages: [] })));
+    assert.match(direct.fix_hint, /^The host does not let/);
+    // Asked (needsApproval answered true), and the user declined: the approval response says so.
+    const needsApproval = /** @type {(input: unknown, options: unknown) => Promise<boolean>} */ (/** @type {{ needsApproval: unknown }} */ (tools.send).needsApproval);
+    assert.equal(await needsApproval(input, { toolCallId: 'asked', messages: [] }), true);
+    const messages = [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'asked', toolName: 'send', input }, { type: 'tool-approval-request', approvalId: 'a-1', toolCallId: 'asked' }] },
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'a-1', approved: false }] },
+    ];
+    const declined = JSON.parse(textOf(await send(input, { toolCallId: 'asked', messages })));
+    assert.match(declined.fix_hint, /^The user declined to let data from "metrics" reach "mailer"/);
+    assert.deepEqual(mailer.raw, [], 'the mailer never received a call');
+
+    await flushed();
+    const decisions = spanNamed('tools/call send').map((sp) => [sp.attributes['mcp_result_cache.flow.decision'], sp.attributes['gen_ai.security.decision.type'], sp.attributes['gen_ai.security.decision.reason']]);
+    assert.deepEqual(decisions, [
+      ['deny', 'deny', 'reference_flow_denied'],
+      ['deny', 'deny', 'reference_flow_denied'],
+      ['declined', 'deny', 'reference_flow_declined'],
+    ]);
+  } finally {
+    console.warn = warn;
+    await vault.close();
+    await mailer.close();
+  }
+});
