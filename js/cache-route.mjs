@@ -5,7 +5,7 @@
 // `entries`): payloads never enter the `.wasm`. The browser entry loads it on a route's first request
 // (docs/REACT.md, "The route").
 import { hasCacheScheme } from './protocol.mjs';
-import { pageOf } from './page.mjs';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, pageOf } from './page.mjs';
 import { routeArgs } from './route-args.mjs';
 
 /**
@@ -13,9 +13,6 @@ import { routeArgs } from './route-args.mjs';
  * @typedef {import('./route-args.mjs').ConvIdOf} ConvIdOf
  */
 
-// A page is at most this many items: a UI asks for what it shows.
-const MAX_LIMIT = 10_000;
-const DEFAULT_LIMIT = 100;
 // Longer than any reference the cache accepts (128 characters, a pointer of at most 2 048 bytes).
 const MAX_URI_CHARS = 8_300;
 // The metadata of an entry the listing answers (`lastUsedAt` changes with every read, so it is
@@ -91,7 +88,7 @@ async function readRequest(/** @type {Request} */ request, /** @type {ConvIdOf |
   }
   const paged = query.has('offset') || query.has('limit');
   if (paged && uri === null) malformed('offset and limit page an entry: pass uri');
-  const page = paged ? { offset: count(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER), limit: count(query, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT) } : null;
+  const page = paged ? { offset: count(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER), limit: count(query, 'limit', DEFAULT_PAGE_LIMIT, 1, MAX_PAGE_LIMIT) } : null;
   const convId = convIdOf(conversation ? await conversation(request) : query.get('convId'));
   return { convId, uri, page };
 }
@@ -135,14 +132,40 @@ async function listAnswer(/** @type {RouteCache} */ cache, /** @type {Request} *
 }
 
 /**
+ * `routeArgs(cache, options)`, with a read that throws (a getter, a Proxy's trap, a revoked Proxy)
+ * a `TypeError` naming what could not be read, rather than the caller's own error: its own
+ * `TypeError`s stand, anything else is traced by reading each argument again.
+ * @param {unknown} cache
+ * @param {unknown} options
+ */
+function readArgs(cache, options) {
+  try {
+    return routeArgs(cache, options);
+  } catch (error) {
+    if (error instanceof TypeError && error.message.startsWith('cacheRoute: ')) throw error;
+    for (const [value, what, keys] of /** @type {const} */ ([[cache, 'cache', ['lookup', 'entries']], [options, 'options', ['authorize', 'convId']]])) {
+      for (const key of keys) {
+        try {
+          if (value !== null && typeof value === 'object') Reflect.get(value, key);
+        } catch {
+          throw new TypeError(`cacheRoute: could not read \`${what}.${key}\` (a getter threw, or the object is a revoked Proxy)`);
+        }
+      }
+    }
+    throw new TypeError('cacheRoute: could not read its arguments (a getter threw, or the object is a revoked Proxy)', { cause: error });
+  }
+}
+
+/**
  * A web-standard request handler serving `cache`'s entries to the page; see js/index.d.ts
- * (`cacheRoute`) and docs/REACT.md. Throws a `TypeError` for bad arguments (`routeArgs`).
+ * (`cacheRoute`) and docs/REACT.md. Throws a `TypeError` for bad arguments (`routeArgs`),
+ * including arguments that cannot be read.
  * @param {unknown} cache
  * @param {unknown} options
  * @returns {(request: Request) => Promise<Response>}
  */
 export function cacheRoute(cache, options) {
-  const { store, allowed, conversation } = routeArgs(cache, options);
+  const { store, allowed, conversation } = readArgs(cache, options);
   return async (request) => {
     try {
       if (request.method !== 'GET') return json(405, { error: 'method_not_allowed' }, { allow: 'GET' });

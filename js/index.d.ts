@@ -211,8 +211,9 @@ export interface CacheRoutePage {
  * the `cause` and the `sourceToolName` to call again), 500 (`internal_error`). No error body
  * carries payload data.
  *
- * Throws a `TypeError` when `cache` is not a cache, `options.authorize` is not a function, or
- * `options.convId` is given and is not a function.
+ * Throws a `TypeError` when `cache` is not a cache, `options.authorize` is not a function,
+ * `options.convId` is given and is not a function, or one of these cannot be read (a getter
+ * threw, a revoked `Proxy`).
  *
  * Node only (`import { cacheRoute } from "mcp-result-cache"` on the server): the browser module
  * does not export it, so a page bundle importing it fails to build.
@@ -260,7 +261,8 @@ export interface CacheToolsOptions {
  * `cache_select { uri, where?, fields?, limit? }` stores the matching rows as a derived reference
  * that is refused once its source is stale or gone. List them next to your servers' tools and
  * route calls by name; every answer is deterministic JSON text of at most `maxChars`.
- * The implementation is loaded on first call: bad options reject the first call with a TypeError.
+ * The implementation is loaded on first call: bad options (or options that cannot be read) reject
+ * the first call with a TypeError; so does a call whose `name` or `arguments` cannot be read.
  */
 export declare function cacheTools(
   cache: ResultCache,

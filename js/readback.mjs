@@ -5,7 +5,7 @@
 // (`substituteCacheUris`, `lookup`, `cacheToolResult`): payloads stay JS values, read by structured
 // clone. The main entries load this module on first use (docs/READ-BACK.md).
 import {
-  CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, READ_TOOLS, childReference, escapeToken, hasCacheScheme,
+  CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, MAX_POINTER_BYTES, READ_TOOLS, childReference, hasCacheScheme,
   invalidArgs, isToolPrefix,
 } from './protocol.mjs';
 
@@ -86,10 +86,32 @@ function argsObject(/** @type {unknown} */ args) {
 const notAReference = () =>
   problem(`uri must be an ${CACHE_URI_SCHEME} reference`, 'Pass the _cache_uri of a stored result (optionally with a #/pointer) as uri.');
 
+/**
+ * What is wrong with `fragment` (after a reference's `#`) as a JSON Pointer, as
+ * `core::pointer::JsonPointer::parse` and `core::uri::parse_cache_uri` read it; `null` when it is
+ * one. The cache reads a reference with a malformed pointer as missing, whose hint is to re-call
+ * the source tool: the read-back tools say what is wrong with the pointer instead, before any read.
+ */
+function pointerFault(/** @type {string} */ fragment) {
+  if (fragment === '') return null;
+  if (!fragment.startsWith('/')) return 'it must start with "/"';
+  if (/~(?![01])/.test(fragment)) return '"~" must be followed by 0 or 1 (~0 is "~", ~1 is "/" in a key)';
+  if (/[\p{Cc}\p{Cs}]/u.test(fragment)) return 'it has a control character or a lone surrogate, which no reference carries';
+  if (new TextEncoder().encode(fragment).length > MAX_POINTER_BYTES) return `it is over ${MAX_POINTER_BYTES} bytes`;
+  return null;
+}
+
 /** @returns {string} */
 function readUri(/** @type {Args} */ args) {
   const uri = args.uri;
   if (!hasCacheScheme(uri) || uri.length > MAX_URI_CHARS) notAReference();
+  const hash = uri.indexOf('#');
+  const fault = hash < 0 ? null : pointerFault(uri.slice(hash + 1));
+  if (fault) {
+    problem(`the #fragment of uri is not a JSON Pointer: ${fault}`,
+      'Write the part after # as a JSON Pointer: "/" before each key or index (e.g. #/rows/3), "~" in a key as ~0 and "/" in a key as ~1; ' +
+      'pass a pointer a read-back answer gave, or drop the #fragment to read the whole result.');
+  }
   return uri;
 }
 
@@ -259,6 +281,23 @@ function snippetOf(text, at, length) {
   return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
 
+/**
+ * The JSON Pointer, from the entry's root, of the value `path` leads to from `uri`: the fragment of
+ * the reference `childUri` writes for it, token by token (what the listing's `pointer` is), or
+ * `null` when no reference can carry it.
+ * @param {string} uri @param {(string | number)[]} path @returns {string | null}
+ */
+function pointerOf(uri, path) {
+  /** @type {string | null} */
+  let reference = uri;
+  for (const token of path) {
+    reference = childUri(reference, token);
+    if (reference === null) return null;
+  }
+  const hash = reference.indexOf('#');
+  return hash < 0 ? '' : reference.slice(hash + 1);
+}
+
 /** Every string and number leaf containing `query` (case-insensitive), in document order. */
 /** @param {string} uri @param {unknown} value @param {Args} args @param {number} maxChars */
 function searchAnswer(uri, value, args, maxChars) {
@@ -268,10 +307,8 @@ function searchAnswer(uri, value, args, maxChars) {
   }
   const limit = readPositive(args, 'limit', DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
   const needle = query.toLowerCase();
-  const hash = uri.indexOf('#');
-  const base = hash < 0 ? '' : uri.slice(hash + 1);
   const room = maxChars - jsonChars({ uri, query, total_matches: Number.MAX_SAFE_INTEGER, matches: [] });
-  /** @type {{ pointer: string, snippet: string }[]} */
+  /** @type {{ pointer: string | null, snippet: string }[]} */
   const matches = [];
   let total = 0;
   let used = 0;
@@ -285,7 +322,7 @@ function searchAnswer(uri, value, args, maxChars) {
       if (at < 0) return;
       total += 1;
       if (full) return;
-      const match = { pointer: base + path.map((t) => `/${escapeToken(t)}`).join(''), snippet: snippetOf(text, at, query.length) };
+      const match = { pointer: pointerOf(uri, path), snippet: snippetOf(text, at, query.length) };
       const chars = jsonChars(match) + (matches.length ? 1 : 0);
       if (matches.length >= limit || used + chars > room) {
         full = true;
@@ -519,26 +556,46 @@ const isReadCache = (cache) => cache !== null && typeof cache === 'object' &&
   typeof (/** @type {Record<string, unknown>} */ (cache)).substituteCacheUris === 'function' &&
   typeof (/** @type {Record<string, unknown>} */ (cache)).cacheToolResult === 'function';
 
+/** The TypeError for an argument of `cacheTools` or of a call whose read threw (`what`: "`convId`", "the options", …). */
+const unreadable = (/** @type {string} */ what) => new TypeError(`cacheTools: could not read ${what} (a getter threw, or the object is a revoked Proxy)`);
+
+/**
+ * `read()`, or the TypeError of `unreadable(what)` when it throws anything but an argument problem
+ * (a getter, a Proxy's trap, a revoked Proxy): never the caller's own error.
+ * @template T @param {() => T} read @param {string} what @returns {T}
+ */
+function readable(read, what) {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ArgumentProblem) throw error;
+    throw unreadable(what);
+  }
+}
+
 /**
  * @param {unknown} cache
  * @param {unknown} [options]
  */
 export function cacheTools(cache, options = {}) {
-  if (!isReadCache(cache)) {
+  if (!readable(() => isReadCache(cache), 'the cache')) {
     throw new TypeError('cacheTools: the first argument must be a ResultCache');
   }
-  const store = cache;
-  if (!isObject(options)) throw new TypeError('cacheTools: options must be an object');
+  const store = /** @type {ReadCache} */ (cache);
+  if (!readable(() => isObject(options), 'the options')) throw new TypeError('cacheTools: options must be an object');
+  const given = /** @type {Record<string, unknown>} */ (options);
+  const option = (/** @type {string} */ key) => readable(() => given[key], `\`${key}\``);
   // A function is asked at every call (a host switching conversations keeps one tool set).
   // (A method call: the function is read at each call, with `options` as its `this`.)
-  const conversation = typeof options.convId === 'function'
-    ? () => readConvId(/** @type {() => unknown} */ (options.convId)())
-    : ((id) => () => id)(readConvId(options.convId));
-  const prefix = options.prefix ?? DEFAULT_READ_TOOLS_PREFIX;
+  const convId = option('convId');
+  const conversation = typeof convId === 'function'
+    ? () => readConvId(Reflect.apply(/** @type {() => unknown} */ (option('convId')), given, []))
+    : ((id) => () => id)(readConvId(convId));
+  const prefix = option('prefix') ?? DEFAULT_READ_TOOLS_PREFIX;
   if (!isToolPrefix(prefix)) {
     throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
   }
-  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const maxChars = option('maxChars') ?? DEFAULT_MAX_CHARS;
   if (typeof maxChars !== 'number' || !Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS || maxChars > MAX_MAX_CHARS) {
     throw new TypeError(`cacheTools: maxChars must be an integer from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}`);
   }
@@ -574,16 +631,22 @@ export function cacheTools(cache, options = {}) {
     },
     async callTool(/** @type {unknown} */ params, /** @type {unknown} */ _resultSchema, /** @type {{ signal?: AbortSignal } | undefined} */ requestOptions) {
       requestOptions?.signal?.throwIfAborted();
-      const tool = isObject(params) && typeof params.name === 'string' ? names.get(params.name) : undefined;
-      if (!tool) {
-        const name = /** @type {{ name?: unknown } | null | undefined} */ (params)?.name;
-        return refuse(invalidArgs(`unknown tool ${JSON.stringify(String(name)).slice(0, 80)}`, `Use one of ${[...names.keys()].join(', ')}.`));
+      const call = readable(() => isObject(params), 'the call') ? /** @type {Record<string, unknown>} */ (params) : undefined;
+      const name = call && readable(() => call.name, '`name`');
+      const tool = typeof name === 'string' ? names.get(name) : undefined;
+      if (!call || !tool) {
+        const shown = readable(() => String(name), '`name`');
+        return refuse(invalidArgs(`unknown tool ${JSON.stringify(shown).slice(0, 80)}`, `Use one of ${[...names.keys()].join(', ')}.`));
       }
       try {
-        const args = argsObject(/** @type {Record<string, unknown>} */ (params).arguments);
-        const uri = readUri(args);
         const context = { cache: store, convId: '', maxChars, prefix, selections };
-        tool.check(args, uri, context);
+        // The checks read nothing but the arguments: what else they throw is an unreadable one.
+        const { args, uri } = readable(() => {
+          const args = argsObject(call.arguments);
+          const uri = readUri(args);
+          tool.check(args, uri, context);
+          return { args, uri };
+        }, '`arguments`');
         context.convId = conversation();
         const found = await resolve(uri, context.convId);
         if (found.envelope) return refuse(found.envelope);

@@ -7,6 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { ResultCache, cacheRoute } from 'mcp-result-cache';
+// The source of the package's `cacheRoute` (pkg/cache-route.cjs is written from it by the build):
+// what the tests of its argument reads run on, built or not.
+import { cacheRoute as cacheRouteSource } from '../../js/cache-route.mjs';
 import { serveRoute } from '../support/serve-route.mjs';
 
 const table = (/** @type {number} */ n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
@@ -187,4 +190,22 @@ test('TypeError at construction without authorize, or with bad arguments', () =>
   assert.throws(() => cacheRoute(/** @type {never} */ ({}), { authorize: () => true }), TypeError);
   assert.throws(() => cacheRoute(/** @type {never} */ (null), { authorize: () => true }), TypeError);
   assert.equal(typeof cacheRoute(cache, { authorize: () => true }), 'function');
+});
+
+test('arguments that cannot be read are a TypeError naming what could not be read, thrown at construction', () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const trap = new Proxy({}, { get() { throw new Error('trap'); } });
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const authorize = () => true;
+  const unreadable = (/** @type {string} */ what) => ({ name: 'TypeError', message: `cacheRoute: could not read \`${what}\` (a getter threw, or the object is a revoked Proxy)` });
+  assert.throws(() => cacheRouteSource(cache, trap), unreadable('options.authorize'));
+  assert.throws(() => cacheRouteSource(cache, revoked), unreadable('options.authorize'));
+  assert.throws(() => cacheRouteSource(cache, { authorize, get convId() { throw new Error('getter'); } }), unreadable('options.convId'));
+  assert.throws(() => cacheRouteSource(trap, { authorize }), unreadable('cache.lookup'));
+  assert.throws(() => cacheRouteSource(revoked, { authorize }), unreadable('cache.lookup'));
+  // Readable but wrong arguments answer as before.
+  assert.throws(() => cacheRouteSource(cache, {}), { name: 'TypeError', message: 'cacheRoute: options.authorize must be a function' });
+  assert.throws(() => cacheRouteSource(null, trap), { name: 'TypeError', message: 'cacheRoute: cache must be a ResultCache' });
+  assert.equal(typeof cacheRouteSource(cache, { authorize }), 'function');
 });

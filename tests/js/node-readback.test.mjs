@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Ajv from 'ajv';
 
-import { ResultCache, cacheTools } from '../../pkg/node.mjs';
+import { ResultCache, cacheTools, parseCacheUri } from '../../pkg/node.mjs';
 
 let n = 0;
 const fresh = (options = {}) => new ResultCache({ storage: 'memory', ...options, dbName: `readback-${process.pid}-${n++}` });
@@ -17,9 +17,9 @@ const fresh = (options = {}) => new ResultCache({ storage: 'memory', ...options,
  * @typedef {{
  *   total: number, offset: number, items: { i: number }[], next_offset?: number,
  *   too_large: { index: number, uri: string, chars: number },
- *   keys: { key: string, type: string, size: number, pointer: string, value?: unknown }[],
- *   text: string, total_chars: number,
- *   matches: { pointer: string, snippet: string }[], total_matches: number,
+ *   keys: { key: string, type: string, size: number, pointer: string | null, value?: unknown }[],
+ *   text: string, total_chars: number, value?: unknown,
+ *   matches: { pointer: string | null, snippet: string }[], total_matches: number,
  *   count: number, sample: unknown[], _cache_uri: string,
  * }} Answer
  */
@@ -78,6 +78,36 @@ test('bad options reject the first call with a TypeError', async () => {
   for (const [cache, options] of [[null, {}], [{}, {}], [fresh(), { prefix: 'has space' }], [fresh(), { maxChars: 10 }], [fresh(), { convId: {} }], [fresh(), 5]]) {
     await assert.rejects(cacheTools(cache, options).listTools(), TypeError);
   }
+});
+
+test('options and calls that cannot be read are a TypeError naming what could not be read', async () => {
+  const cache = fresh();
+  const trap = new Proxy({}, { get() { throw new Error('trap'); } });
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const unreadable = (/** @type {string} */ what) => ({ name: 'TypeError', message: new RegExp(`could not read ${what} \\(a getter threw, or the object is a revoked Proxy\\)`) });
+  // The options: rejecting the first call, as every other bad option does.
+  await assert.rejects(cacheTools(cache, { get convId() { throw new Error('getter'); } }).listTools(), unreadable('`convId`'));
+  await assert.rejects(cacheTools(cache, { get maxChars() { throw new Error('getter'); } }).listTools(), unreadable('`maxChars`'));
+  await assert.rejects(cacheTools(cache, trap).listTools(), unreadable('`convId`'));
+  await assert.rejects(cacheTools(cache, revoked).listTools(), unreadable('the options'));
+  await assert.rejects(cacheTools(trap, {}).listTools(), unreadable('the cache'));
+  // A convId function is read at every call: its getter throwing then rejects that call.
+  let reads = 0;
+  const later = cacheTools(cache, { get convId() { reads += 1; if (reads > 1) throw new Error('getter'); return () => 'c1'; } });
+  await assert.rejects(later.callTool({ name: 'cache_read', arguments: { uri: 'mcp+cache://c1/AAAAAAAAAAAA' } }), unreadable('`convId`'));
+  // The call: its name, its arguments, the call itself.
+  const tools = cacheTools(cache, { convId: 'c1' });
+  await assert.rejects(tools.callTool({ name: 'cache_read', get arguments() { throw new Error('getter'); } }), unreadable('`arguments`'));
+  await assert.rejects(tools.callTool({ name: 'cache_read', arguments: trap }), unreadable('`arguments`'));
+  await assert.rejects(tools.callTool({ name: 'cache_read', arguments: revoked }), unreadable('`arguments`'));
+  await assert.rejects(tools.callTool({ get name() { throw new Error('getter'); } }), unreadable('`name`'));
+  await assert.rejects(tools.callTool({ name: trap }), unreadable('`name`'));
+  await assert.rejects(tools.callTool({ name: revoked }), unreadable('`name`'));
+  await assert.rejects(tools.callTool(revoked), unreadable('the call'));
+  // The tools keep working, and a name that is no string is still an unknown tool.
+  assert.match(refusal(await tools.callTool({ name: { n: 1 } })).error, /^invalid_args: unknown tool "\[object Object\]"/);
+  assert.match(refusal(await tools.callTool({ name: 'cache_read', arguments: { uri: 'mcp+cache://c1/AAAAAAAAAAAA' } })).error, /could not be resolved/);
 });
 
 test('cache_read pages an array by whole items within maxChars, and paging 100 000 rows visits each exactly once', async () => {
@@ -179,7 +209,7 @@ test('cache_search finds string and number leaves case-insensitively, in documen
   assert.equal(found.total_matches, data.filter((r) => r.host === 'db-1').length);
   assert.deepEqual(found.matches.map((m) => m.pointer), ['/rows/0/host', '/rows/3/host', '/rows/6/host']);
   assert.equal(found.matches[0].snippet, 'db-1');
-  const row = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#${found.matches[1].pointer.replace(/\/host$/, '')}` } }));
+  const row = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#${String(found.matches[1].pointer).replace(/\/host$/, '')}` } }));
   assert.equal(/** @type {{ value?: unknown }} */ (row.keys.find((k) => k.key === 'i')).value, 3);
   const numbers = answer(await tools.callTool({ name: 'cache_search', arguments: { uri: `${uri}#/rows`, query: '4999' } }));
   assert.deepEqual(numbers.matches, [{ pointer: '/rows/4999/i', snippet: '4999' }]);
@@ -188,6 +218,53 @@ test('cache_search finds string and number leaves case-insensitively, in documen
   const many = await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'web', limit: 100 } });
   assert.ok(many.content[0].text.length <= 4000);
   assert.ok(answer(many).matches.length < answer(many).total_matches);
+});
+
+test('cache_search answers the pointer cache_read lists for a key, null where no reference can carry it', async () => {
+  const cache = fresh();
+  const long = 'k'.repeat(2100);
+  const uri = await stored(cache, { 'Q1\tsales': [{ note: 'needle' }], 'line\nbreak': 'needle 2', '\uD800x': 'needle 3', 'a/b~c': ['needle 4'], [long]: 'needle 5', '😀': 'needle 6' });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const found = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'needle' } }));
+  assert.deepEqual(found.matches.map((m) => m.pointer), [null, null, null, '/a~1b~0c/0', null, '/😀']);
+  // Each listed pointer reads its value; the listing of the entry agrees key by key.
+  for (const { pointer } of found.matches.filter((m) => m.pointer !== null)) {
+    assert.match(answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#${pointer}` } })).text, /^needle/);
+  }
+  const listing = answer(await tools.callTool({ name: 'cache_read', arguments: { uri, limit: 6 } }));
+  assert.deepEqual(listing.keys.map((k) => k.pointer), [null, null, null, `${uri}#/a~1b~0c`, null, `${uri}#/😀`]);
+  // From a pointer inside: the pointer is still from the entry's root.
+  const inside = answer(await tools.callTool({ name: 'cache_search', arguments: { uri: `${uri}#/a~1b~0c`, query: 'needle' } }));
+  assert.deepEqual(inside.matches, [{ pointer: '/a~1b~0c/0', snippet: 'needle 4' }]);
+});
+
+test('a uri whose #fragment is no JSON Pointer is refused as such, before any read, as the cache parses it', async () => {
+  /** @type {string[]} */
+  const events = [];
+  const cache = fresh({ onEvent: (/** @type {{ kind: string }} */ e) => events.push(e.kind) });
+  const uri = await stored(cache, { rows: [1, 2, 3], 'a~b': 1 });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const fragments = ['', '/', 'rows', '/rows', '/rows/~2', '/rows/~', '/a~0b', '/a~1b', '~1', 'rows/0', '/a\u0001', '/a\u007f', '/a\u0085', '/a\uD800', '/a\uDC00b',
+    '/😀', '/\u2028', `/${'é'.repeat(1023)}`, `/${'é'.repeat(1024)}`, `/${'x'.repeat(2047)}`, `/${'x'.repeat(2048)}`];
+  for (const fragment of fragments) {
+    events.length = 0;
+    const result = await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#${fragment}` } });
+    const label = JSON.stringify(fragment).slice(0, 40);
+    if (parseCacheUri(`${uri}#${fragment}`) !== null) {
+      // A pointer the cache parses is looked up: an answer, or the cache's envelope.
+      assert.ok(!result.isError || refusal(result).error.startsWith('invalid_args: cache URI '), label);
+      continue;
+    }
+    const envelope = refusal(result);
+    assert.match(envelope.error, /^invalid_args: the #fragment of uri is not a JSON Pointer/, label);
+    assert.match(envelope.fix_hint, /JSON Pointer/, label);
+    assert.doesNotMatch(envelope.fix_hint, /Re-call/, label);
+    assert.deepEqual(events, [], `${label}: no read`);
+  }
+  const noSlash = refusal(await tools.callTool({ name: 'cache_search', arguments: { uri: `${uri}#rows`, query: '1' } }));
+  assert.match(noSlash.error, /must start with "\/"/);
+  const badEscape = refusal(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows/~2` } }));
+  assert.match(badEscape.error, /"~" must be followed by 0 or 1/);
 });
 
 test('cache_select stores the matching rows as a derived reference that substituteCacheUris resolves', async () => {
