@@ -83,7 +83,36 @@ pub fn stored_binary_note(
 pub fn unkept_binary_note(what: &str, mime_type: &str, bytes: u64) -> String {
     let mut note = concat(&["[", what, " ", mime_type, ", "]);
     push_uint(&mut note, bytes);
-    note.push_str(" bytes: too large to show, and not stored.]");
+    note.push_str(" bytes");
+    note.push_str(NOT_STORED);
+    note
+}
+
+/// How the notes for what was neither shown nor stored end.
+const NOT_STORED: &str = ": too large to show, and not stored.]";
+
+/// The one line that stands for the blocks left out once `maxChars` is spent: how many, their
+/// characters (texts, base64), and where they are: stored in order as one array at `uri`, each
+/// block as the server sent it (`None`: not stored).
+pub fn left_out_note(blocks: u32, chars: u64, uri: Option<&str>) -> String {
+    let mut note = String::from("[blocks not shown: ");
+    push_uint(&mut note, u64::from(blocks));
+    note.push_str(", with ");
+    push_uint(&mut note, chars);
+    note.push_str(" characters");
+    match uri {
+        Some(uri) => note.push_str(&concat(&[
+            ", stored in order as one array: \"",
+            uri,
+            "#/0\" is the first block, \"",
+            uri,
+            "#/1\" the next, and so on; a text block's text is \"",
+            uri,
+            "#/0/text",
+            PASS_ON,
+        ])),
+        None => note.push_str(NOT_STORED),
+    }
     note
 }
 
@@ -95,12 +124,13 @@ pub fn preview_marker(total_chars: u32, total_lines: u32, reference: &str) -> St
     push_uint(&mut marker, u64::from(total_lines));
     marker.push_str(" lines, stored in full as \"");
     marker.push_str(reference);
-    marker.push_str(
-        "\". To use it in another tool call, pass that reference as the tool's `<arg>_uri` \
-         argument; do not copy the text.]",
-    );
+    marker.push_str(PASS_ON);
     marker
 }
+
+/// How a line that names a stored text ends: how to pass it on (after the reference).
+const PASS_ON: &str = "\". To use it in another tool call, pass that reference as the tool's \
+     `<arg>_uri` argument; do not copy the text.]";
 
 /// How many UTF-16 units of a `total`-unit text a preview keeps within `budget` with `marker`
 /// after it: the budget less the marker, never less than 0. The pipeline then backs off to the
@@ -155,6 +185,20 @@ mod tests {
         let marker = preview_marker(219_304, 5_120, "mcp+cache://c/t#/content");
         assert!(marker.contains("219304 characters in 5120 lines"));
         assert!(marker.contains("\"mcp+cache://c/t#/content\""));
+    }
+
+    #[test]
+    fn the_left_out_note_counts_and_names_the_array() {
+        let note = left_out_note(4_600, 234_600, Some("mcp+cache://c/t"));
+        assert!(note.starts_with("[blocks not shown: 4600, with 234600 characters, stored"));
+        assert!(note.contains("\"mcp+cache://c/t#/0\" is the first block"));
+        assert!(note.contains("\"mcp+cache://c/t#/1\" the next"));
+        assert!(note.contains("\"mcp+cache://c/t#/0/text\". To use it"));
+        assert!(note.ends_with("do not copy the text.]"));
+        assert_eq!(
+            left_out_note(1, 50, None),
+            "[blocks not shown: 1, with 50 characters: too large to show, and not stored.]"
+        );
     }
 
     #[test]

@@ -5,10 +5,11 @@ use js_sys::{Array, JsString, Object};
 use wasm_bindgen::JsValue;
 
 use super::issue::Issued;
-use super::plan::Step;
+use super::plan::{DataView, Left, Step};
 use super::split::text_of;
 use crate::core::content::{
-    preview_keep, preview_marker, stored_binary_note, unkept_binary_note, META_URIS_KEY,
+    left_out_note, preview_keep, preview_marker, stored_binary_note, unkept_binary_note,
+    META_URIS_KEY,
 };
 use crate::core::pointer::member_reference;
 use crate::core::source::split_source;
@@ -22,17 +23,11 @@ pub(super) struct Builder<'a> {
     tool_name: &'a str,
     budget: u32,
     content: Array,
-    /// Some text the model sees is less than the server sent (cut, previewed or summarized).
+    /// Some text the model sees is less than the server sent (cut, previewed, summarized or
+    /// left out).
     pub(super) reduced: bool,
-}
-
-/// The data as the blocks show it: its value and JSON text (when the result has data), its size,
-/// and the reference its write answered.
-pub(super) struct DataView<'a> {
-    pub(super) value: Option<&'a JsValue>,
-    pub(super) json: Option<&'a JsString>,
-    pub(super) bytes: u64,
-    pub(super) uri: Option<&'a str>,
+    /// A text block was shown (`true` when one copies a member of the data).
+    text: Option<bool>,
 }
 
 impl<'a> Builder<'a> {
@@ -45,34 +40,45 @@ impl<'a> Builder<'a> {
             budget,
             content: signals.iter().collect(),
             reduced: false,
+            text: None,
         }
     }
 
-    /// Every step, in order, within what is left of `maxChars` at each block; `changed` and
-    /// `data_shown` as the data's copy and previews show the data.
+    /// Every step, in order, within what the plan left of `maxChars` at each block; `changed`
+    /// and `data_shown` as the data's copy and previews show the data. `left`: the blocks left
+    /// out, and `budget` what is left after them all.
     // One caller: inlined there, as before the split (the .wasm stays the same).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn steps(
         &mut self,
-        steps: Vec<Step>,
+        steps: Vec<(u32, Step)>,
         data: &DataView,
         view: &View,
         issued: &Issued,
+        left: &Left,
+        budget: u32,
         changed: &mut bool,
         data_shown: &mut bool,
     ) {
-        for step in steps {
+        for (budget, step) in steps {
+            // The plan decided each block within what it left: the same decisions here.
+            self.budget = budget;
             match step {
                 Step::Keep(block) => {
                     self.content.push(&block);
                 }
-                Step::Blob {
-                    block,
-                    holder,
-                    what,
-                    chars,
-                    bytes,
-                } => self.blob(&block, &holder, &what, chars, bytes),
+                Step::Left(first) => {
+                    self.reduced = true;
+                    if first {
+                        let uri = left
+                            .stored
+                            .and_then(|i| issued.block_uri(i))
+                            .map(String::as_str);
+                        let note = left_out_note(left.blocks.length(), left.chars, uri);
+                        self.push_text(&note);
+                    }
+                }
                 Step::DataCopy(block) => match (data.value, data.json) {
                     (Some(value), Some(json)) => {
                         let visible =
@@ -90,6 +96,7 @@ impl<'a> Builder<'a> {
                     member,
                     stored,
                 } => {
+                    self.text = Some(self.text == Some(true) || member.is_some());
                     let reference = match member {
                         Some(key) => {
                             let reference = data.uri.and_then(|uri| member_reference(uri, &key));
@@ -107,14 +114,47 @@ impl<'a> Builder<'a> {
                     block,
                     holder,
                     what,
+                    mime,
                     pointer,
                     bytes,
                     as_text,
                     stored,
                 } => {
                     let uri = stored.and_then(|i| issued.block_uri(i));
-                    self.binary(&block, &holder, &what, pointer, bytes, as_text, uri);
+                    self.binary(&block, &holder, &what, &mime, pointer, bytes, as_text, uri);
                 }
+            }
+        }
+        self.budget = budget;
+    }
+
+    /// The stored data when no text shows it, after the blocks: a link to it when texts were
+    /// shown that copy one of its members, or that come with it and it would fit (the server
+    /// chose what the model reads); else its visible JSON, as its copy would be shown.
+    // One caller: inlined there, as before the split (the .wasm stays the same).
+    #[inline(always)]
+    pub(super) fn unseen_data(&mut self, data: &DataView, view: &View, changed: &mut bool) {
+        let (Some(value), Some(json), Some(uri)) = (data.value, data.json, data.uri) else {
+            return;
+        };
+        match (
+            self.text,
+            visible_json(value, Some(uri), json, data.bytes, self.budget, view),
+        ) {
+            (Some(member), Some((_, whole))) if member || whole => {
+                let name = concat(&[split_source(self.tool_name).1, " structuredContent"]);
+                self.push_link(
+                    uri,
+                    &name,
+                    "application/json",
+                    data.bytes,
+                    &JsValue::UNDEFINED,
+                );
+            }
+            (_, visible) => {
+                let block = Object::new();
+                define(&block, "type", &"text".into());
+                self.data_copy(&block.into(), visible, changed, &mut false);
             }
         }
     }
@@ -156,26 +196,14 @@ impl<'a> Builder<'a> {
         shown
     }
 
-    fn spend(&mut self, chars: u32) {
-        self.budget = self.budget.saturating_sub(chars);
-    }
-
     fn push_text(&mut self, text: &str) {
         let block = Object::new();
         define(&block, "type", &"text".into());
         define(&block, "text", &text.into());
-        self.spend(text.len() as u32);
         self.content.push(&block);
     }
 
-    pub(super) fn push_link(
-        &mut self,
-        uri: &str,
-        name: &str,
-        mime: &str,
-        bytes: u64,
-        annotations: &JsValue,
-    ) {
+    fn push_link(&mut self, uri: &str, name: &str, mime: &str, bytes: u64, annotations: &JsValue) {
         let link = Object::new();
         define(&link, "type", &"resource_link".into());
         define(&link, "uri", &uri.into());
@@ -191,7 +219,6 @@ impl<'a> Builder<'a> {
     fn text(&mut self, block: &JsValue, text: &JsString, pointer: &str, reference: Option<String>) {
         let length = text.length();
         if length <= self.budget {
-            self.spend(length);
             self.content.push(block);
             return;
         }
@@ -200,7 +227,6 @@ impl<'a> Builder<'a> {
             Some(reference) => preview(text, self.budget, &reference),
             None => cut_text(text, self.budget),
         };
-        self.spend(shown.length());
         self.content.push(&with_text(block, pointer, &shown));
     }
 
@@ -219,7 +245,6 @@ impl<'a> Builder<'a> {
                 *data_shown = true;
                 self.reduced |= !whole;
                 let text = json_text(&value).unwrap_or_else(|| JsString::from(""));
-                self.spend(text.length());
                 self.content.push(&with_text(block, "#/text", &text));
             }
             None => {
@@ -229,37 +254,25 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A blob kept as base64 text when it still fits what is left; else a note.
-    fn blob(&mut self, block: &JsValue, holder: &JsValue, what: &str, chars: u32, bytes: u64) {
-        if chars <= self.budget {
-            self.spend(chars);
-            self.content.push(block);
-        } else {
-            self.binary(block, holder, what, "", bytes, true, None);
-        }
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn binary(
         &mut self,
         block: &JsValue,
         holder: &JsValue,
         what: &str,
+        mime: &str,
         pointer: &str,
         bytes: u64,
         as_text: bool,
         uri: Option<&String>,
     ) {
-        let mime = get_own(holder, "mimeType")
-            .as_string()
-            .unwrap_or_else(|| "application/octet-stream".to_owned());
         match uri {
             Some(uri) => {
                 let name = get_own(holder, "uri")
                     .as_string()
                     .unwrap_or_else(|| concat(&[split_source(self.tool_name).1, " ", what]));
-                self.push_link(uri, &name, &mime, bytes, &get_own(block, "annotations"));
-                self.push_text(&stored_binary_note(what, &mime, bytes, uri, pointer));
+                self.push_link(uri, &name, mime, bytes, &get_own(block, "annotations"));
+                self.push_text(&stored_binary_note(what, mime, bytes, uri, pointer));
             }
             // Media the model sees as media pass when they could not be stored.
             None if !as_text => {
@@ -267,7 +280,7 @@ impl<'a> Builder<'a> {
             }
             None => {
                 self.reduced = true;
-                self.push_text(&unkept_binary_note(what, &mime, bytes));
+                self.push_text(&unkept_binary_note(what, mime, bytes));
             }
         }
     }

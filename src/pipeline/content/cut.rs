@@ -1,17 +1,19 @@
 //! What the model sees of a result that is not final (a failed call, or one waiting for
-//! input): its texts cut to `maxChars`, nothing stored.
+//! input): its texts cut to `maxChars` once, nothing stored.
 
 use js_sys::{Array, JsString};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::build::with_text;
 use super::split::{invalidation_text, text_of};
+use crate::core::cap::cut_marker;
 use crate::js_args::{array_items, copy_without, define, get_own};
-use crate::pipeline::visible::cut_text;
+use crate::pipeline::visible::head;
 
 /// `result` with its texts (text blocks, embedded resources' text) cut so that together they
-/// show at most `max_chars` characters (invalidation signals are never cut); the very same
-/// object when they fit.
+/// show at most `max_chars` characters (invalidation signals are never cut): the first text
+/// that does not fit what is left is cut, with one marker giving the length of them all, and
+/// the texts after it are left out. The very same object when they fit.
 pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
     let content = array_items(&get_own(result, "content"));
     let texts: Vec<Option<(JsString, &str)>> = content
@@ -34,19 +36,26 @@ pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
     if total <= u64::from(max_chars) {
         return result.clone();
     }
-    let mut budget = max_chars;
-    let cut: Array = content
-        .into_iter()
-        .zip(texts)
-        .map(|(block, text)| match text {
-            None => block,
-            Some((text, pointer)) => {
-                let shown = cut_text(&text, budget);
-                budget = budget.saturating_sub(shown.length());
-                with_text(&block, pointer, &shown)
+    let marker = cut_marker(total.min(u64::from(u32::MAX)) as u32);
+    // What is left of `max_chars` besides the marker; `None` once a text was cut.
+    let mut left = Some(max_chars.saturating_sub(marker.len() as u32));
+    let cut = Array::new();
+    for (block, text) in content.into_iter().zip(texts) {
+        match (text, left) {
+            (None, _) => {}
+            (Some(_), None) => continue,
+            (Some((text, _)), Some(budget)) if text.length() <= budget => {
+                left = Some(budget - text.length());
             }
-        })
-        .collect();
+            (Some((text, pointer)), Some(budget)) => {
+                left = None;
+                let kept = head(&text, budget).concat(&marker.as_str().into());
+                cut.push(&with_text(&block, pointer, &kept));
+                continue;
+            }
+        }
+        cut.push(&block);
+    }
     let out = copy_without(result, &["content"]);
     define(&out, "content", &cut);
     out.into()

@@ -18,16 +18,15 @@ mod split;
 use js_sys::JsString;
 use wasm_bindgen::JsValue;
 
-use self::build::{Builder, DataView};
+use self::build::Builder;
 use self::cut::cut_text_blocks;
 use self::issue::issue;
-use self::plan::plan;
+use self::plan::{plan, DataView};
 pub(super) use self::split::is_call_tool_result;
 use self::split::{data_of, split_invalidations, string_members, Data};
 use super::options::AfterOptions;
 use crate::cache::ResultCache;
-use crate::core::source::split_source;
-use crate::core::text::concat;
+use crate::core::uri::{base64url_no_pad, format_cache_uri, sanitize_conv_id, TOKEN_BYTES};
 use crate::js_args::get_own;
 
 /// What the model sees of a `CallToolResult`, and the reference minted for its data. Every
@@ -68,12 +67,23 @@ pub(super) async fn shown_call_tool_result(
             .map(|(key, _)| key.clone())
     };
 
-    // 1. Decide, block by block.
-    let (steps, store) = plan(
+    // 1. Decide, block by block, measuring with a reference as long as the writes will answer.
+    let uri_like = format_cache_uri(
+        &sanitize_conv_id(&options.conv_id),
+        &base64url_no_pad(&[0; TOKEN_BYTES]),
+    );
+    let mut data_view = DataView {
+        value: data.as_ref(),
+        json: data_json.as_ref(),
+        bytes: data_bytes,
+        uri: data_stored.then_some(uri_like.as_str()),
+    };
+    let plan = plan(
         options,
         &split.rest,
         copy_at,
-        data_json.as_ref(),
+        &data_view,
+        &uri_like,
         &member_of,
     );
 
@@ -85,7 +95,7 @@ pub(super) async fn shown_call_tool_result(
         &split.invalidations,
         data.as_ref(),
         data_bytes,
-        &store,
+        &plan.store,
     )
     .await;
     let data_uri = issued.data_uri();
@@ -94,31 +104,22 @@ pub(super) async fn shown_call_tool_result(
     let mut out = Builder::new(tool_name, options.max_chars, &split.signals);
     let mut data_shown = false;
     let mut changed = data_uri.is_some();
-    let data_view = DataView {
-        value: data.as_ref(),
-        json: data_json.as_ref(),
-        bytes: data_bytes,
-        uri: data_uri.as_deref(),
-    };
+    data_view.uri = data_uri.as_deref();
     out.steps(
-        steps,
+        plan.steps,
         &data_view,
         &options.view,
         &issued,
+        &plan.left,
+        plan.budget,
         &mut changed,
         &mut data_shown,
     );
-    changed |= out.reduced || issued.uris.iter().any(Option::is_some);
-    // Stored data that no text shows: a link to it, so the model can pass it on.
-    if let (Some(uri), false) = (&data_uri, data_shown) {
-        out.push_link(
-            uri,
-            &concat(&[split_source(tool_name).1, " structuredContent"]),
-            "application/json",
-            data_bytes,
-            &JsValue::UNDEFINED,
-        );
+    // Stored data that no text shows: its visible JSON, or a link to it.
+    if !data_shown {
+        out.unseen_data(&data_view, &options.view, &mut changed);
     }
+    changed |= out.reduced || issued.uris.iter().any(Option::is_some);
     if !changed {
         return (result.clone(), None);
     }

@@ -1,13 +1,15 @@
 //! Deciding block by block, before anything is stored: which blocks are stored (too big to
-//! show) and how each is shown, within what is left of `maxChars`.
+//! show) and how each is shown, within what is left of `maxChars`; once that is spent, the
+//! blocks not shown are left out together, stored as one array.
 
-use js_sys::JsString;
+use js_sys::{Array, JsString};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::split::text_of;
 use crate::core::content::{base64_decoded_len, block_kind, stores_binary, BlockKind};
 use crate::js_args::get_own;
 use crate::pipeline::options::AfterOptions;
+use crate::pipeline::visible::{json_text, visible_json};
 
 /// What becomes of one block (not the data's JSON copy).
 pub(super) enum Step {
@@ -25,34 +27,60 @@ pub(super) enum Step {
         member: Option<String>,
         stored: Option<usize>,
     },
-    /// Binary data the model reads as text (a blob) and that fits: kept when it still fits
-    /// what is left, else a note.
-    Blob {
-        block: JsValue,
-        holder: JsValue,
-        what: String,
-        chars: u32,
-        bytes: u64,
-    },
     /// Binary data (`pointer` into its stored block, `stored`): a link and a note; when it
     /// could not be stored, media pass as they are and a blob becomes a note.
     Binary {
         block: JsValue,
         holder: JsValue,
         what: String,
+        mime: String,
         pointer: &'static str,
         bytes: u64,
         as_text: bool,
         stored: Option<usize>,
     },
+    /// Left out with the blocks after it, once `maxChars` is spent (`true`: the first, whose
+    /// line stands for them all).
+    Left(bool),
+}
+
+/// The data as the blocks show it: its value and JSON text (when the result has data), its size,
+/// and the reference its write answered (while planning: one as long, when it will be stored).
+pub(super) struct DataView<'a> {
+    pub(super) value: Option<&'a JsValue>,
+    pub(super) json: Option<&'a JsString>,
+    pub(super) bytes: u64,
+    pub(super) uri: Option<&'a str>,
+}
+
+/// The blocks left out, in order, and their characters (texts, base64); `stored`: the write of
+/// the array that holds them.
+pub(super) struct Left {
+    pub(super) blocks: Array,
+    pub(super) chars: u64,
+    pub(super) stored: Option<usize>,
+}
+
+/// Every block decided: each with what was left of `maxChars` before it, the blocks to store,
+/// the blocks left out, and what is left of `maxChars` after them all.
+pub(super) struct Plan {
+    pub(super) steps: Vec<(u32, Step)>,
+    pub(super) store: Vec<JsValue>,
+    pub(super) left: Left,
+    pub(super) budget: u32,
 }
 
 /// Decides every block: which are stored (`store`, the blocks to write) and how each is shown.
-/// `budget` follows what the model will be shown, block after block.
+/// `budget` follows what the model will be shown, block after block, measured as it will be
+/// (`uri`: a reference as long as the ones the writes will answer).
 struct Planner<'a> {
     options: &'a AfterOptions,
+    uri: &'a str,
     budget: u32,
     store: Vec<JsValue>,
+    left: Left,
+    /// Deciding the one block left out on its own, as the others were.
+    alone: bool,
 }
 
 impl Planner<'_> {
@@ -65,6 +93,26 @@ impl Planner<'_> {
         self.store.len() - 1
     }
 
+    /// Whether a block that costs text is left out: every one after the first left out, and
+    /// one that does not fit when what is left of `maxChars` cannot hold the `marker` that would
+    /// stand for it (a preview line, a note).
+    fn leaves(&self, fits: bool, marker: usize) -> bool {
+        // Blocks are left out from the first that does not fit: its characters are never 0.
+        !self.alone && (self.left.chars > 0 || !fits && (self.budget as usize) < marker)
+    }
+
+    /// A block not shown once `maxChars` is spent: added to the array of the blocks left out,
+    /// which the first one stores (no block is stored on its own after it).
+    fn left_out(&mut self, block: &JsValue, chars: u32) -> Step {
+        self.left.chars += u64::from(chars);
+        let first = self.left.blocks.push(block) == 1;
+        if first && self.options.enabled {
+            let blocks: JsValue = self.left.blocks.clone().into();
+            self.left.stored = Some(self.stored(&blocks));
+        }
+        Step::Left(first)
+    }
+
     fn text(
         &mut self,
         block: &JsValue,
@@ -74,6 +122,10 @@ impl Planner<'_> {
     ) -> Step {
         let length = text.length();
         let fits = length <= self.budget;
+        // A preview line is about 210 characters besides its reference.
+        if self.leaves(fits, 210 + self.uri.len()) {
+            return self.left_out(block, length);
+        }
         // A text that fits is kept; one that does not is previewed and fills what is left.
         self.spend(if fits { length } else { self.budget });
         let stored =
@@ -101,32 +153,37 @@ impl Planner<'_> {
             + u64::from(data.ends_with("==", chars as i32));
         let bytes = base64_decoded_len(u64::from(chars), padding);
         let media_max = self.options.media_max_bytes;
-        if !stores_binary(
+        let stores = stores_binary(
             bytes,
             u64::from(chars),
             as_text,
             media_max,
             u64::from(self.budget),
-        ) {
-            if !as_text {
-                return Step::Keep(block.clone());
-            }
-            self.spend(chars);
-            return Step::Blob {
-                block: block.clone(),
-                holder: holder.clone(),
-                what: what.to_owned(),
-                chars,
-                bytes,
-            };
+        );
+        // Media the model sees as media pass as they are when they are not stored.
+        if !(as_text || stores && self.options.enabled) {
+            return Step::Keep(block.clone());
         }
-        // A note of about this length follows the link.
-        self.spend(300);
+        let mime = get_own(holder, "mimeType")
+            .as_string()
+            .unwrap_or_else(|| "application/octet-stream".to_owned());
+        // The note that follows the link: at most this long.
+        let note = 150 + what.len() + mime.len() + 2 * self.uri.len();
+        if self.leaves(!stores, note) {
+            return self.left_out(block, chars);
+        }
+        if !stores {
+            // A blob that fits is read as text.
+            self.spend(chars);
+            return Step::Keep(block.clone());
+        }
+        self.spend(note as u32);
         let stored = self.options.enabled.then(|| self.stored(block));
         Step::Binary {
             block: block.clone(),
             holder: holder.clone(),
             what: what.to_owned(),
+            mime,
             pointer,
             bytes,
             as_text,
@@ -165,31 +222,66 @@ impl Planner<'_> {
 }
 
 /// Every block of `rest` decided, in order, and the blocks to store. `copy_at` is the data's
-/// JSON copy (`data_json`, shown as the visible payload); `member_of` names the member of the
-/// stored data a text copies.
+/// JSON copy (shown as the visible payload of `data`, whose `uri` is as long as the one its
+/// write will answer); `member_of` names the member of the stored data a text copies.
 // One caller: inlined there, as before the split (the .wasm stays the same).
 #[inline(always)]
 pub(super) fn plan(
     options: &AfterOptions,
     rest: &[JsValue],
     copy_at: Option<usize>,
-    data_json: Option<&JsString>,
+    data: &DataView,
+    uri: &str,
     member_of: &dyn Fn(&JsString) -> Option<String>,
-) -> (Vec<Step>, Vec<JsValue>) {
+) -> Plan {
     let mut planner = Planner {
         options,
+        uri,
         budget: options.max_chars,
         store: Vec::new(),
+        left: Left {
+            blocks: Array::new(),
+            chars: 0,
+            stored: None,
+        },
+        alone: false,
     };
     let mut steps = Vec::new();
     for (i, block) in rest.iter().enumerate() {
-        if copy_at == Some(i) && data_json.is_some() {
-            let shown = data_json.map_or(0, |j| j.length().saturating_add(200));
-            planner.spend(shown.min(options.max_chars));
-            steps.push(Step::DataCopy(block.clone()));
-        } else {
-            steps.push(planner.block(block, member_of));
+        let budget = planner.budget;
+        let step = match (data.value, data.json) {
+            (Some(value), Some(json)) if copy_at == Some(i) => {
+                // Measured as the builder will show it: the visible payload, else the text.
+                let shown =
+                    match visible_json(value, data.uri, json, data.bytes, budget, &options.view) {
+                        Some((value, _)) => json_text(&value),
+                        None => text_of(block),
+                    };
+                planner.spend(shown.map_or(0, |s| s.length()));
+                Step::DataCopy(block.clone())
+            }
+            _ => planner.block(block, member_of),
+        };
+        steps.push((budget, step));
+    }
+    // One block left out: decided on its own instead (a preview, a link), as before it.
+    if planner.left.blocks.length() == 1 {
+        planner
+            .store
+            .truncate(planner.left.stored.unwrap_or(usize::MAX));
+        planner.alone = true;
+        for (budget, step) in &mut steps {
+            if let Step::Left(_) = step {
+                planner.budget = *budget;
+                *step = planner.block(&planner.left.blocks.get(0), member_of);
+                planner.budget = 0;
+            }
         }
     }
-    (steps, planner.store)
+    Plan {
+        steps,
+        store: planner.store,
+        left: planner.left,
+        budget: planner.budget,
+    }
 }
