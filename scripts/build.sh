@@ -62,7 +62,8 @@ OUTPUTS=(pkg/browser.mjs pkg/server.mjs pkg/lists.mjs pkg/constants.mjs pkg/cons
   pkg/protocol-constants.mjs pkg/augment.cjs pkg/cache-flows.cjs pkg/warm-up.cjs pkg/references.cjs pkg/cache-route.cjs pkg/defaults.cjs
   pkg/node.mjs pkg/server.node.mjs pkg/lists.node.mjs
   pkg/node/index.d.mts pkg/node/index.d.cts pkg/server-node/index.d.mts pkg/server-node/index.d.cts
-  pkg/lists-node/index.d.mts pkg/lists-node/index.d.cts)
+  pkg/lists-node/index.d.mts pkg/lists-node/index.d.cts
+  pkg/mcp-client.d.mts pkg/mcp-client.d.cts pkg/ai-sdk.d.mts pkg/ai-sdk.d.cts)
 WASM_DIRS=(web node server-web server-node lists-web lists-node)
 
 # `fresh NAME FINGERPRINT FILE…`: whether stage NAME's last complete run had this fingerprint
@@ -118,6 +119,21 @@ for ext in d.cts d.mts; do
     -e "s#'../pkg/constants.js'#'../constants.js'#" js/index.d.ts > "pkg/node/index.$ext"
   sed "s#'../pkg/server-web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/server.d.ts > "pkg/server-node/index.$ext"
   sed "s#'../pkg/lists-web/mcp_result_cache.js'#'./mcp_result_cache.js'#" js/lists.d.ts > "pkg/lists-node/index.$ext"
+done
+# The same for js/mcp-client.d.ts and js/ai-sdk.d.ts, whose types import a peer's: a declaration
+# file is read as one format only (js/*.d.ts as CommonJS), and TypeScript resolves the peer's
+# build of that format; @modelcontextprotocol/sdk ships both, with distinct `Client` classes, so
+# an ES module consumer's `Client` was not the one `wrapMcpClient` takes. As ESM (.d.mts) and
+# CommonJS (.d.cts), each importing the main entry's Node declarations of its own format.
+for ext in d.cts d.mts; do
+  [ "$ext" = d.mts ] && index=./node/index.mjs || index=./node/index.cjs # declared by pkg/node/index.$ext
+  for entry in mcp-client ai-sdk; do
+    sed "s#from './index.js'#from '$index'#" "js/$entry.d.ts" > "pkg/$entry.$ext"
+    # Every relative import rewritten (one left would name a file pkg/ does not have).
+    if grep -E "from ['\"]\.\.?/" "pkg/$entry.$ext" | grep -vF "from '$index'" >&2; then
+      echo "build: pkg/$entry.$ext: js/$entry.d.ts imports the above; only './index.js' is rewritten" >&2; exit 1
+    fi
+  done
 done
 for f in "${OUTPUTS[@]}"; do [ -e "$f" ] || { echo "build: $f was not written" >&2; exit 1; }; done
 echo "$js_print" > pkg/.inputs

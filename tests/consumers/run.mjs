@@ -442,6 +442,7 @@ const C = {
   tsRun: 'the TypeScript consumer, compiled, runs its round trip in Node',
   tsDocumented: 'tsc accepts the calls README.md documents with their optional arguments omitted',
   tsNode16: 'tsc with moduleResolution node16 types both an ESM (.mts) and a CommonJS (.cts) consumer',
+  tsNodeNext: 'tsc with moduleResolution nodenext: wrapMcpClient takes the @modelcontextprotocol/sdk Client of the consumer\'s own format (ESM .mts, CommonJS .cts), and the ai-sdk entry types',
   serverEsm: 'node ESM imports mcp-result-cache/server (its own module) and decorates tools and results',
   serverCjs: 'node CommonJS requires mcp-result-cache/server; import() gives the same instance',
   listsEsm: 'node ESM imports mcp-result-cache/lists (its own module) and caches a list result for its SEP-2549 TTL',
@@ -693,6 +694,21 @@ async function main() {
       if (errors.length) error.message = `${errors.length} type error(s), e.g. ${errors[0]}`;
       throw error;
     });
+  });
+
+  await check(C.tsNodeNext, [C.install], async () => {
+    const dir = projects.typescript;
+    await node([TSC, '-p', 'tsconfig.nodenext.json', '--pretty', 'false'], { cwd: dir }).catch((/** @type {Failure} */ error) => {
+      const errors = error.detail?.split('\n').filter((l) => /error TS/.test(l)) ?? [];
+      if (errors.length) error.message = `${errors.length} type error(s), e.g. ${errors[0]}`;
+      throw error;
+    });
+    // Each side read the declarations of its own format (a `.d.ts` is read as one format only).
+    const { stdout } = await node([TSC, '-p', 'tsconfig.nodenext.json', '--listFiles'], { cwd: dir });
+    for (const dts of ['pkg/mcp-client.d.mts', 'pkg/mcp-client.d.cts', 'pkg/ai-sdk.d.mts', 'pkg/ai-sdk.d.cts']) {
+      const expected = join(installedRoot(), dts);
+      assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
+    }
   });
 
   await check(C.tsAiSdk, [C.install], async () => {
