@@ -31,7 +31,7 @@ if release_toolchain_ready; then
   toolchain="$RELEASE_TOOLCHAIN"
   export RUSTUP_TOOLCHAIN="$RELEASE_TOOLCHAIN" RUSTFLAGS="$RELEASE_RUSTFLAGS"
   export CARGO_TARGET_DIR="$PWD/target/release-wasm"
-  build_std=("-Zbuild-std=$RELEASE_BUILD_STD")
+  build_std=("-Zbuild-std=$RELEASE_BUILD_STD" "-Zbuild-std-features=$RELEASE_BUILD_STD_FEATURES")
 else
   toolchain=stable
   # No RUSTFLAGS at all, not even the release flags' -Ctarget-feature=-reference-types,-multivalue:

@@ -126,6 +126,11 @@ function rewriteVectorSection(wasm, id, what, rewrite) {
 export function shortenImports(wasm, glue, module) {
   let renamed = 0;
   let next = 0;
+  // The short name given to each import function's glue (its text after the key), so that
+  // imports whose functions are the same text (one JS method bound for two web-sys types, like
+  // `count` of IDBObjectStore and IDBIndex) share one name and one function in the glue.
+  /** @type {Map<string, string>} */
+  const byFunction = new Map();
   const out = rewriteVectorSection(wasm, 2, 'import', (bytes, p) => {
     const [from, afterModule] = readName(bytes, p);
     const [field, afterField] = readName(bytes, afterModule);
@@ -135,11 +140,22 @@ export function shortenImports(wasm, glue, module) {
       const key = new RegExp(`(?<=[{,\\s])${escapeRegExp(field)}(?=\\s*:)`, 'g');
       const found = glue.match(key)?.length ?? 0;
       if (found !== 1) throw new Error(`the glue defines import ${field} ${found} times, expected once`);
-      // A short name the glue already uses as a key anywhere (closure state has `a`, `b`) is
-      // skipped: the import object's keys stay unique.
-      do name = shortName(next++);
-      while (new RegExp(`(?<=[{,\\s])${name}(?=\\s*:)`).test(glue));
-      glue = glue.replace(key, name);
+      // wasm-bindgen writes each import of its object on lines of its own, 8 spaces in:
+      // `        <key>: function(…) {…},` up to the next key or the object's end.
+      const entry = new RegExp(`\\n {8}${escapeRegExp(field)}: (function\\b[^]*?)(?:,(?=\\n {8}[\\w$]+: )|(?=\\n {4}\\};))`).exec(glue);
+      const same = entry ? byFunction.get(entry[1]) : undefined;
+      if (entry && same) {
+        // The same function as an earlier import's: that name, and this entry left out.
+        name = same;
+        glue = glue.replace(entry[0], '');
+      } else {
+        // A short name the glue already uses as a key anywhere (closure state has `a`, `b`) is
+        // skipped: the import object's keys stay unique.
+        do name = shortName(next++);
+        while (new RegExp(`(?<=[{,\\s])${name}(?=\\s*:)`).test(glue));
+        glue = glue.replace(key, name);
+        if (entry) byFunction.set(entry[1], name);
+      }
       renamed += 1;
     }
     return [[...encodeName(from), ...encodeName(name), ...bytes.subarray(afterField, descEnd)], descEnd];

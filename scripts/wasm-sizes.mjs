@@ -31,7 +31,7 @@ if (!['host', 'server', 'lists'].includes(feature)) throw new Error(`unknown ent
 // The release toolchain and flags, from the one file that defines them (`RELEASE_TOOLCHAIN` in
 // the environment overrides the pin, as in scripts/build.sh).
 const shell = (/** @type {string} */ script) => execFileSync('bash', ['-c', script], { cwd: root, encoding: 'utf8' }).trim();
-const release = Object.fromEntries(['RELEASE_TOOLCHAIN', 'RELEASE_RUSTFLAGS', 'RELEASE_BUILD_STD']
+const release = Object.fromEntries(['RELEASE_TOOLCHAIN', 'RELEASE_RUSTFLAGS', 'RELEASE_BUILD_STD', 'RELEASE_BUILD_STD_FEATURES']
   .map((k) => [k, shell(`. scripts/release-toolchain.sh && printf %s "$${k}"`)]));
 if (process.env.RELEASE_TOOLCHAIN) release.RELEASE_TOOLCHAIN = process.env.RELEASE_TOOLCHAIN;
 try {
@@ -65,7 +65,8 @@ const run = (/** @type {string} */ cmd, /** @type {string[]} */ argv) => {
   }
 };
 run('cargo', ['build', '--quiet', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features',
-  '--features', feature, `-Zbuild-std=${release.RELEASE_BUILD_STD}`]);
+  '--features', feature, `-Zbuild-std=${release.RELEASE_BUILD_STD}`,
+  `-Zbuild-std-features=${release.RELEASE_BUILD_STD_FEATURES}`]);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 run('wasm-bindgen', ['--target', 'web', '--keep-debug', '--out-dir', out,

@@ -242,12 +242,7 @@ pub fn define(target: &Object, key: &str, value: &JsValue) {
 /// Defines `key` (an exact JS string, kept as it is even with a lone surrogate) as a plain data
 /// property.
 pub fn define_key(target: &Object, key: &JsValue, value: &JsValue) {
-    let descriptor = Object::new();
-    let _ = Reflect::set(&descriptor, &"value".into(), value);
-    let _ = Reflect::set(&descriptor, &"writable".into(), &JsValue::TRUE);
-    let _ = Reflect::set(&descriptor, &"enumerable".into(), &JsValue::TRUE);
-    let _ = Reflect::set(&descriptor, &"configurable".into(), &JsValue::TRUE);
-    let _ = Reflect::define_property(target, key, &descriptor);
+    define_data(target, key, value);
 }
 
 /// A shallow copy of `object`'s own enumerable properties (but `skip`), as data properties of
@@ -281,6 +276,10 @@ const CANONICAL_DEPTH_LIMIT: u32 = 64;
 extern "C" {
     #[wasm_bindgen(js_name = mcpCanonicalJson)]
     fn canonical_json_of(value: &JsValue, depth_limit: u32, item_limit: u32) -> Option<String>;
+    /// `Reflect.defineProperty(target, key, { value, writable, enumerable, configurable })`, a
+    /// throw ignored (`js_values.js`).
+    #[wasm_bindgen(js_name = mcpDefine)]
+    fn define_data(target: &Object, key: &JsValue, value: &JsValue);
 }
 
 /// JSON with object keys sorted at every level (`js_values.js`): two argument objects are

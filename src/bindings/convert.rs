@@ -46,7 +46,14 @@ const CONV_ID_TYPE: &str = "convId must be a string or a number";
 
 /// Sets `obj[key] = value` on a plain object we created.
 pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
-    let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
+    set_value(obj, key, &value.into());
+}
+
+/// `set`'s one copy of the key's conversion and the `Reflect.set` call: `set` is generic over
+/// the value, and each of its ~100 callers would otherwise inline both.
+#[inline(never)]
+fn set_value(obj: &Object, key: &str, value: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
 }
 
 /// A new JS array of the strings.
