@@ -114,6 +114,10 @@ const UNUSED_INIT = [
   [/^export \{ initSync, __wbg_init as default \};$/m, 'export { __wbg_init as default };'],
   // The older argument of `init` (a path or module instead of `{ module_or_path }`).
   [/^ {4}if \(module_or_path !== undefined\) \{\n[\s\S]*?deprecated parameters[\s\S]*?\n {4}\}\n/m, ''],
+  // Without an argument, the `.wasm`'s URL is always the default one (a `URL`), and always
+  // fetched: the checks for another argument go (−27 B gzip in the host entry).
+  [/^ {4}if \(module_or_path === undefined\) \{\n {8}(module_or_path = new URL\([^\n]*\);)\n {4}\}$/m, '    $1'],
+  [/^ {4}if \(typeof module_or_path === 'string' \|\| \(typeof Request === 'function' && module_or_path instanceof Request\) \|\| \(typeof URL === 'function' && module_or_path instanceof URL\)\) \{\n {8}(module_or_path = fetch\(module_or_path\);)\n {4}\}$/m, '    $1'],
   // The warning for a server that does not send `application/wasm`, said in fewer words.
   [/console\.warn\("`WebAssembly\.instantiateStreaming` failed[^"]*", e\)/, 'console.warn("mcp-result-cache: serve the .wasm as application/wasm (instantiating it the slower way):", e)'],
 ];
@@ -125,6 +129,58 @@ function withoutUnusedInit(code, file) {
     code = code.replace(pattern, replacement);
   }
   return code;
+}
+
+// The glue's imports object (`__wbg_get_imports`), written shorter; the `.wasm` calls the same
+// code with the same arguments, and gets the same results and exceptions.
+// - wasm-bindgen wraps each import that may throw as `name: function() { return
+//   handleError(function (args) { … }, arguments); }`: two functions per import, `handleError`
+//   applying the inner one to the outer one's `arguments` on every call. The wrapper is made once
+//   instead, when the object is built (`name: handleError((args) => { … })`, `handleError`
+//   returning the catching function; −57 B gzip in the host entry). Every call must match, or the
+//   build fails.
+// - Every other import, `name: function(args) {`, is an arrow function `name: (args) => {` (−67 B):
+//   the `.wasm` calls them as plain functions (`this` undefined, never constructed), and the
+//   build fails if the object's code reads `this` or `arguments`, which would then differ.
+const HANDLE_ERROR = /^function handleError\(f, args\) \{\n {4}try \{\n {8}return f\.apply\(this, args\);\n {4}\} catch \(e\) \{\n {8}(wasm\.[\w$]+)\(addHeapObject\(e\)\);\n {4}\}\n\}\n/m;
+const HANDLE_ERROR_USE = /function\(\) \{ return handleError\(function (\([\w, ]*\)) (\{\n[\s\S]*?\n {8}\}), arguments\); \}/g;
+
+// `passStringToWasm0`'s branch for a call without `realloc`: the glue passes the `.wasm`'s
+// realloc export at every call, so the branch never runs (each call is checked here; −29 B).
+const PASS_STRING_NO_REALLOC = /^(function passStringToWasm0\(arg, malloc, realloc\) \{\n) {4}if \(realloc === undefined\) \{\n[\s\S]*?\n {4}\}\n/m;
+
+/** The glue `code` (from `file`) without PASS_STRING_NO_REALLOC. @param {string} code @param {string} file */
+function withoutPassStringNoRealloc(code, file) {
+  const calls = [...code.matchAll(/\bpassStringToWasm0\(([^()]*)\)/g)].map((m) => m[1]).filter((args) => args !== 'arg, malloc, realloc');
+  if (!calls.length) return code;
+  const bad = calls.filter((args) => !/^[\w$]+, wasm\.[\w$]+, wasm\.[\w$]+$/.test(args));
+  if (bad.length) throw new Error(`${file}: passStringToWasm0 called without a realloc export: ${bad}`);
+  if ((code.match(new RegExp(PASS_STRING_NO_REALLOC, 'gm')) ?? []).length !== 1) throw new Error(`${file}: expected one match of ${PASS_STRING_NO_REALLOC}`);
+  return code.replace(PASS_STRING_NO_REALLOC, '$1');
+}
+
+/** The glue `code` (from `file`) with each catching import wrapped once (HANDLE_ERROR). @param {string} code @param {string} file */
+function withHandleErrorOnce(code, file) {
+  const uses = (code.match(/\bhandleError\(/g) ?? []).length - 1;
+  if (uses < 0) return code;
+  if ((code.match(new RegExp(HANDLE_ERROR, 'gm')) ?? []).length !== 1) throw new Error(`${file}: expected one match of ${HANDLE_ERROR}`);
+  const rewritten = code.match(HANDLE_ERROR_USE)?.length ?? 0;
+  if (rewritten !== uses) throw new Error(`${file}: ${rewritten} of ${uses} handleError calls match ${HANDLE_ERROR_USE}`);
+  return code
+    .replace(HANDLE_ERROR, 'function handleError(f) {\n    return function () {\n        try {\n            return f.apply(this, arguments);\n        } catch (e) {\n            $1(addHeapObject(e));\n        }\n    };\n}\n')
+    .replace(HANDLE_ERROR_USE, 'handleError($1 => $2)');
+}
+
+const IMPORTS = /^function __wbg_get_imports\(\) \{\n[\s\S]*?\n\}\n/m;
+
+/** The glue `code` (from `file`) with the imports as arrow functions. @param {string} code @param {string} file */
+function withArrowImports(code, file) {
+  const imports = code.match(new RegExp(IMPORTS, 'gm')) ?? [];
+  if (imports.length !== 1) throw new Error(`${file}: expected one match of ${IMPORTS}`);
+  if (/\b(this|arguments)\b/.test(imports[0].replace(/^\s*\/\/.*$/gm, ''))) {
+    throw new Error(`${file}: an import reads \`this\` or \`arguments\`; it cannot become an arrow function`);
+  }
+  return code.replace(IMPORTS, () => imports[0].replace(/^( {8}[\w$]+): function(\([\w, ]*\)) (\{)$/gm, '$1: $2 => $3'));
 }
 
 /** @param {{ out: string, source: string, pkg: string }} entry @param {string} scratch */
@@ -142,7 +198,7 @@ async function bundleEntry({ out, source, pkg }, scratch) {
       transform(code, id) {
         if (resolve(id) !== glue) return null;
         rewritten = code.match(WASM_URL)?.length ?? 0;
-        return withoutUnusedInit(code, glue).replace(WASM_URL, `new URL(\`./${pkg.slice('pkg/'.length)}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
+        return withArrowImports(withHandleErrorOnce(withoutPassStringNoRealloc(withoutUnusedInit(code, glue), glue), glue), glue).replace(WASM_URL, `new URL(\`./${pkg.slice('pkg/'.length)}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
       },
     }],
   });

@@ -300,11 +300,7 @@ const augmentList = (list, objects) => items(list, 'tools').map((tool) => augmen
 export function augmentTools(tools, options) {
   let objects = false;
   if (isObject(options)) {
-    try {
-      objects = Reflect.get(/** @type {object} */ (options), 'objects');
-    } catch {
-      unreadable('options.objects');
-    }
+    objects = /** @type {boolean} */ (at(options, 'objects', 'options.objects'));
     if (objects === undefined) objects = false;
     else if (typeof objects != 'boolean') fail('augmentTools: options.objects must be a boolean');
   } else if (!/** @type {unknown[]} */ ([undefined, null]).includes(options)) {
