@@ -18,6 +18,9 @@ pub const MAX_TOKEN_CHARS: usize = 16;
 pub const MAX_POINTER_BYTES: usize = 2048;
 /// Random bytes in a minted token: 64 bits from the platform CSPRNG, base64url = 11 characters.
 pub const TOKEN_BYTES: usize = 8;
+/// A token as long as a minted one (the base64url of [`TOKEN_BYTES`] zero bytes): references
+/// measured before their write answers.
+pub const TOKEN_LIKE: &str = "AAAAAAAAAAA";
 /// The conversation segment used for an empty or absent conversation id.
 pub const DEFAULT_CONV_SEGMENT: &str = "default";
 
@@ -198,6 +201,11 @@ pub fn has_cache_scheme(value: &str) -> bool {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn a_token_like_is_as_long_as_a_minted_one() {
+        assert_eq!(base64url_no_pad(&[0; TOKEN_BYTES]), TOKEN_LIKE);
+    }
 
     /// The server-side validator, written out by hand: `^mcp\+cache://[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{8,16}$`.
     fn server_regex_accepts(uri: &str) -> bool {

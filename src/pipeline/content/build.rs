@@ -16,7 +16,7 @@ use crate::core::source::split_source;
 use crate::core::text::concat;
 use crate::core::view::View;
 use crate::js_args::{copy_without, define, get_own, is_args_object};
-use crate::pipeline::visible::{cut_text, head, json_text, visible_json};
+use crate::pipeline::visible::{cut_text, head, json_text, visible_json, visible_payload};
 
 /// Builds what the model is shown, with the references the writes answered.
 pub(super) struct Builder<'a> {
@@ -52,7 +52,7 @@ impl<'a> Builder<'a> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn steps(
         &mut self,
-        steps: Vec<(u32, Step)>,
+        steps: Vec<(u32, Step<'_>)>,
         data: &DataView,
         view: &View,
         issued: &Issued,
@@ -79,16 +79,14 @@ impl<'a> Builder<'a> {
                         self.push_text(&note);
                     }
                 }
-                Step::DataCopy(block) => match (data.value, data.json) {
-                    (Some(value), Some(json)) => {
+                Step::DataCopy(block) => {
+                    // The plan makes this step only for data with its JSON.
+                    if let (Some(value), Some(json)) = (data.value, data.json) {
                         let visible =
                             visible_json(value, data.uri, json, data.bytes, self.budget, view);
                         self.data_copy(&block, visible, changed, data_shown);
                     }
-                    _ => {
-                        self.content.push(&block);
-                    }
-                },
+                }
                 Step::Text {
                     block,
                     text,
@@ -99,7 +97,7 @@ impl<'a> Builder<'a> {
                     self.text = Some(self.text == Some(true) || member.is_some());
                     let reference = match member {
                         Some(key) => {
-                            let reference = data.uri.and_then(|uri| member_reference(uri, &key));
+                            let reference = data.uri.and_then(|uri| member_reference(uri, key));
                             // A preview names the data's reference (a text shown whole does not).
                             *data_shown |= reference.is_some() && text.length() > self.budget;
                             reference
@@ -137,11 +135,9 @@ impl<'a> Builder<'a> {
         let (Some(value), Some(json), Some(uri)) = (data.value, data.json, data.uri) else {
             return;
         };
-        match (
-            self.text,
-            visible_json(value, Some(uri), json, data.bytes, self.budget, view),
-        ) {
-            (Some(member), Some((_, whole))) if member || whole => {
+        let (visible, whole) = visible_payload(value, uri, json, data.bytes, self.budget, view);
+        match self.text {
+            Some(member) if member || whole => {
                 let name = concat(&[split_source(self.tool_name).1, " structuredContent"]);
                 self.push_link(
                     uri,
@@ -151,10 +147,10 @@ impl<'a> Builder<'a> {
                     &JsValue::UNDEFINED,
                 );
             }
-            (_, visible) => {
+            _ => {
                 let block = Object::new();
                 define(&block, "type", &"text".into());
-                self.data_copy(&block.into(), visible, changed, &mut false);
+                self.data_copy(&block.into(), Some((visible, whole)), changed, &mut false);
             }
         }
     }

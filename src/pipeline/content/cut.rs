@@ -16,21 +16,9 @@ use crate::pipeline::visible::head;
 /// the texts after it are left out. The very same object when they fit.
 pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
     let content = array_items(&get_own(result, "content"));
-    let texts: Vec<Option<(JsString, &str)>> = content
+    let total: u64 = content
         .iter()
-        .map(|block| match text_of(block) {
-            Some(text) => invalidation_text(&text)
-                .is_none()
-                .then_some((text, "#/text")),
-            None => get_own(&get_own(block, "resource"), "text")
-                .dyn_into::<JsString>()
-                .ok()
-                .map(|text| (text, "#/resource/text")),
-        })
-        .collect();
-    let total: u64 = texts
-        .iter()
-        .flatten()
+        .filter_map(text_to_cut)
         .map(|(t, _)| u64::from(t.length()))
         .sum();
     if total <= u64::from(max_chars) {
@@ -40,18 +28,16 @@ pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
     // What is left of `max_chars` besides the marker; `None` once a text was cut.
     let mut left = Some(max_chars.saturating_sub(marker.len() as u32));
     let cut = Array::new();
-    for (block, text) in content.into_iter().zip(texts) {
-        match (text, left) {
-            (None, _) => {}
-            (Some(_), None) => continue,
-            (Some((text, _)), Some(budget)) if text.length() <= budget => {
-                left = Some(budget - text.length());
-            }
-            (Some((text, pointer)), Some(budget)) => {
+    for mut block in content {
+        if let Some((text, pointer)) = text_to_cut(&block) {
+            let Some(budget) = left else { continue };
+            let length = text.length();
+            if length <= budget {
+                left = Some(budget - length);
+            } else {
                 left = None;
                 let kept = head(&text, budget).concat(&marker.as_str().into());
-                cut.push(&with_text(&block, pointer, &kept));
-                continue;
+                block = with_text(&block, pointer, &kept);
             }
         }
         cut.push(&block);
@@ -59,4 +45,18 @@ pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
     let out = copy_without(result, &["content"]);
     define(&out, "content", &cut);
     out.into()
+}
+
+/// The text a block shows that may be cut, with its pointer: a text block's (not an
+/// invalidation signal's), or an embedded resource's.
+fn text_to_cut(block: &JsValue) -> Option<(JsString, &'static str)> {
+    match text_of(block) {
+        Some(text) => invalidation_text(&text)
+            .is_none()
+            .then_some((text, "#/text")),
+        None => get_own(&get_own(block, "resource"), "text")
+            .dyn_into::<JsString>()
+            .ok()
+            .map(|text| (text, "#/resource/text")),
+    }
 }

@@ -26,7 +26,7 @@ pub(super) use self::split::is_call_tool_result;
 use self::split::{data_of, split_invalidations, string_members, Data};
 use super::options::AfterOptions;
 use crate::cache::ResultCache;
-use crate::core::uri::{base64url_no_pad, format_cache_uri, sanitize_conv_id, TOKEN_BYTES};
+use crate::core::uri::{format_cache_uri, sanitize_conv_id, TOKEN_LIKE};
 use crate::js_args::get_own;
 
 /// What the model sees of a `CallToolResult`, and the reference minted for its data. Every
@@ -60,18 +60,15 @@ pub(super) async fn shown_call_tool_result(
         Some(s) if data_stored => string_members(s),
         _ => Vec::new(),
     };
-    let member_of = |text: &JsString| -> Option<String> {
+    let member_of = |text: &JsString| -> Option<&str> {
         members
             .iter()
             .find(|(_, value)| value == AsRef::<JsValue>::as_ref(text))
-            .map(|(key, _)| key.clone())
+            .map(|(key, _)| key.as_str())
     };
 
     // 1. Decide, block by block, measuring with a reference as long as the writes will answer.
-    let uri_like = format_cache_uri(
-        &sanitize_conv_id(&options.conv_id),
-        &base64url_no_pad(&[0; TOKEN_BYTES]),
-    );
+    let uri_like = format_cache_uri(&sanitize_conv_id(&options.conv_id), TOKEN_LIKE);
     let mut data_view = DataView {
         value: data.as_ref(),
         json: data_json.as_ref(),

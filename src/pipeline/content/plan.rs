@@ -12,7 +12,7 @@ use crate::pipeline::options::AfterOptions;
 use crate::pipeline::visible::{json_text, visible_json};
 
 /// What becomes of one block (not the data's JSON copy).
-pub(super) enum Step {
+pub(super) enum Step<'m> {
     /// Shown as it is.
     Keep(JsValue),
     /// The data's JSON copy: shown as the visible payload.
@@ -24,7 +24,7 @@ pub(super) enum Step {
         block: JsValue,
         text: JsString,
         pointer: &'static str,
-        member: Option<String>,
+        member: Option<&'m str>,
         stored: Option<usize>,
     },
     /// Binary data (`pointer` into its stored block, `stored`): a link and a note; when it
@@ -63,8 +63,8 @@ pub(super) struct Left {
 
 /// Every block decided: each with what was left of `maxChars` before it, the blocks to store,
 /// the blocks left out, and what is left of `maxChars` after them all.
-pub(super) struct Plan {
-    pub(super) steps: Vec<(u32, Step)>,
+pub(super) struct Plan<'m> {
+    pub(super) steps: Vec<(u32, Step<'m>)>,
     pub(super) store: Vec<JsValue>,
     pub(super) left: Left,
     pub(super) budget: u32,
@@ -83,7 +83,7 @@ struct Planner<'a> {
     alone: bool,
 }
 
-impl Planner<'_> {
+impl<'m> Planner<'_> {
     fn spend(&mut self, chars: u32) {
         self.budget = self.budget.saturating_sub(chars);
     }
@@ -103,12 +103,12 @@ impl Planner<'_> {
 
     /// A block not shown once `maxChars` is spent: added to the array of the blocks left out,
     /// which the first one stores (no block is stored on its own after it).
-    fn left_out(&mut self, block: &JsValue, chars: u32) -> Step {
+    fn left_out(&mut self, block: &JsValue, chars: u32) -> Step<'m> {
         self.left.chars += u64::from(chars);
         let first = self.left.blocks.push(block) == 1;
         if first && self.options.enabled {
-            let blocks: JsValue = self.left.blocks.clone().into();
-            self.left.stored = Some(self.stored(&blocks));
+            self.store.push(self.left.blocks.clone().into());
+            self.left.stored = Some(self.store.len() - 1);
         }
         Step::Left(first)
     }
@@ -118,8 +118,8 @@ impl Planner<'_> {
         block: &JsValue,
         text: JsString,
         pointer: &'static str,
-        member: Option<String>,
-    ) -> Step {
+        member: Option<&'m str>,
+    ) -> Step<'m> {
         let length = text.length();
         let fits = length <= self.budget;
         // A preview line is about 210 characters besides its reference.
@@ -147,7 +147,7 @@ impl Planner<'_> {
         what: &str,
         pointer: &'static str,
         as_text: bool,
-    ) -> Step {
+    ) -> Step<'m> {
         let chars = data.length();
         let padding = u64::from(data.ends_with("=", chars as i32))
             + u64::from(data.ends_with("==", chars as i32));
@@ -191,7 +191,11 @@ impl Planner<'_> {
         }
     }
 
-    fn block(&mut self, block: &JsValue, member_of: &dyn Fn(&JsString) -> Option<String>) -> Step {
+    fn block(
+        &mut self,
+        block: &JsValue,
+        member_of: &dyn Fn(&JsString) -> Option<&'m str>,
+    ) -> Step<'m> {
         let kind = get_own(block, "type").as_string().unwrap_or_default();
         let data = get_own(block, "data").dyn_into::<JsString>();
         match (block_kind(&kind), data) {
@@ -226,14 +230,14 @@ impl Planner<'_> {
 /// write will answer); `member_of` names the member of the stored data a text copies.
 // One caller: inlined there, as before the split (the .wasm stays the same).
 #[inline(always)]
-pub(super) fn plan(
+pub(super) fn plan<'m>(
     options: &AfterOptions,
     rest: &[JsValue],
     copy_at: Option<usize>,
     data: &DataView,
     uri: &str,
-    member_of: &dyn Fn(&JsString) -> Option<String>,
-) -> Plan {
+    member_of: &dyn Fn(&JsString) -> Option<&'m str>,
+) -> Plan<'m> {
     let mut planner = Planner {
         options,
         uri,
