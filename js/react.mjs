@@ -287,13 +287,12 @@ export function ResultCacheProvider(props) {
     throw new TypeError('ResultCacheProvider: cache must be a ResultCache (with subscribe)');
   }
   if (endpoint != null && typeof endpoint !== 'string') throw new TypeError('ResultCacheProvider: endpoint must be a URL string');
-  if (convId != null && typeof convId !== 'string' && typeof convId !== 'number') throw new TypeError('ResultCacheProvider: convId must be a string or a number');
   if (typeof refreshInterval !== 'number' || !(refreshInterval >= 0 && refreshInterval <= MAX_TIMER_MS)) {
     throw new TypeError(`ResultCacheProvider: refreshInterval must be a number of milliseconds from 0 (off) to ${MAX_TIMER_MS}`);
   }
   if (typeof revalidateOnFocus !== 'boolean') throw new TypeError('ResultCacheProvider: revalidateOnFocus must be a boolean');
   if (fetcher !== undefined && typeof fetcher !== 'function') throw new TypeError('ResultCacheProvider: fetch must be a function');
-  const conversation = convId == null ? undefined : String(convId);
+  const conversation = conversationOf(convId, undefined, 'ResultCacheProvider: convId');
   // The newest `fetch`, read at each request: an inline function (a new one each render) must not
   // make a new source, whose stores would start over empty.
   const fetchRef = useRef(/** @type {typeof fetch | undefined} */ (fetcher));
