@@ -24,10 +24,16 @@ const messageOf = (error) => String(error instanceof Error ? error.message : (er
  * What a client error becomes: the name a host (and the cache) branches on. The message does not
  * name the operation: the cache puts its own name of it in front ("writing an entry: …").
  * @param {unknown} error
+ * @param {boolean} [cluster] whether the client is a cluster client
  */
-function storageError(error) {
+function storageError(error, cluster = true) {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'TypeError')) return error;
   const message = messageOf(error);
+  // A standalone client sent a key to a cluster node that does not serve its slot: no retry
+  // reaches the data, as the client does not follow redirections.
+  if (!cluster && /^(MOVED|ASK)\b/.test(message)) {
+    return new TypeError(`redisStorage: the server is a Redis Cluster node (it answered "${message}"), and the client is not a cluster client: pass createCluster({ rootNodes }) (node-redis) or new Redis.Cluster(nodes) (ioredis)`);
+  }
   if (/^OOM\b/.test(message)) return named('QuotaExceededError', `redisStorage: ${message}`);
   if (/^(ERR|WRONGTYPE|NOPERM|READONLY|CROSSSLOT|BUSY|NOSCRIPT)\b/.test(message)) {
     return named('UnknownError', `redisStorage: ${message}`);
@@ -176,7 +182,7 @@ function runner(link, { ttl, timeoutMs, replicas }) {
     const sent = new Promise((resolve, reject) => {
       const start = () => {
         onStart?.();
-        body(step).then(resolve, (error) => reject(storageError(error))).finally(() => release());
+        body(step).then(resolve, (error) => reject(storageError(error, link.cluster))).finally(() => release());
       };
       const run = () => {
         if (cancelled) return;

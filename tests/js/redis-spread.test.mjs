@@ -13,7 +13,7 @@ import { redisStorage, BATCH } from '../../js/redis.cjs';
 import { SHA } from '../../js/redis-ops.cjs';
 import { segmentOf } from '../../js/redis-link.cjs';
 import {
-  closeClient, ioredisCluster, nodeRedisClient, nodeRedisCluster, startRedis, startRedisCluster,
+  closeClient, ioredisClient, ioredisCluster, nodeRedisClient, nodeRedisCluster, startRedis, startRedisCluster,
 } from '../support/redis-servers.mjs';
 
 /** @typedef {import('../support/redis-servers.mjs').NodeRedisClient} NodeRedisClient */
@@ -95,6 +95,24 @@ for (const library of [{ name: 'node-redis', connect: nodeRedisCluster }, { name
     await cache.evictOlderThan({ maxAgeMs: 0 });
     assert.equal((await cache.stats()).entries, 0, 'age eviction reaches every master');
     assert.deepEqual((await Promise.all(masters.map((node) => keysOn(node, prefix)))).flat(), [], 'nothing left');
+  });
+}
+
+for (const library of [
+  { name: 'node-redis', connect: () => nodeRedisClient(cluster.rootNodes[0].url) },
+  { name: 'ioredis', connect: () => ioredisClient(Number(new URL(cluster.rootNodes[0].url).port), { maxRetriesPerRequest: 1 }) },
+]) {
+  test(`${library.name}: a standalone client of a cluster node is told to pass a cluster client, and nothing is taken as an outage`, async () => {
+    const client = keep(await library.connect());
+    const cache = new ResultCache({ threshold: 1, storage: redisStorage(client, { prefix: fresh() }) });
+    // Twenty conversations: some hash to slots another master serves (MOVED).
+    const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => cache.cacheToolResult({ payload: { i }, convId: `conv-${i}` })));
+    const refused = settled.flatMap((s) => (s.status === 'rejected' ? [/** @type {Error} */ (s.reason)] : []));
+    assert.ok(refused.length > 0 && refused.length < 20, `${refused.length} of 20 refused`);
+    for (const error of refused) {
+      assert.equal(error.name, 'TypeError', error.message);
+      assert.match(error.message, /Redis Cluster node .*MOVED.*pass createCluster/);
+    }
   });
 }
 
