@@ -54,6 +54,11 @@ local function touch()
     redis.call('PEXPIRE', L, ttl)
     redis.call('PEXPIRE', A, ttl)
     if f > 0 then redis.call('PEXPIRE', F, ttl) end
+  elseif f > 0 then
+    -- Another instance over this prefix, with a ttlMs, gave the conversation an expiry: the
+    -- fresh index (made again here after an invalidation emptied it) expires with the rest.
+    local left = redis.call('PTTL', R)
+    if left > 0 then redis.call('PEXPIRE', F, left) end
   end
 end
 

@@ -242,4 +242,21 @@ describe('standalone', () => {
     assert.equal((await cache.lookup(idle, { convId: 'idle' })).status, 'miss');
     assert.deepEqual([(await cache.stats()).entries, (await cache.stats()).bytes], [0, 0]);
   });
+
+  test('ttlMs set on one instance only: the conversation still expires whole (no key of it outlives the others)', async () => {
+    const prefix = fresh();
+    const expiring = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, ttlMs: 300 }) });
+    const lasting = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+    await expiring.cacheToolResult({ payload: { a: 1 }, convId: 'mixed', sourceToolName: 't' });
+    // The invalidation empties the fresh index; the other instance's write makes it again.
+    assert.equal(await lasting.invalidate(['t'], { cause: 'u' }), 1);
+    await lasting.cacheToolResult({ payload: { b: 2 }, convId: 'mixed', sourceToolName: 't' });
+    for (const key of keysOf(prefix, 'mixed')) {
+      const pttl = Number(await raw.sendCommand(['PTTL', key]));
+      assert.ok(pttl > 0 && pttl <= 300, `${key} expires with the others (PTTL ${pttl})`);
+    }
+    const until = Date.now() + 5000;
+    while ((await keysOn(raw, prefix)).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await keysOn(raw, prefix), []);
+  });
 });
