@@ -22,6 +22,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
 use crate::core::map::Map;
+use crate::core::record::resolve_derived;
 use crate::core::reuse::ReuseBook;
 use crate::core::view::View;
 use crate::state_sync::policy::CacheDirective;
@@ -195,12 +196,16 @@ impl ResultCache {
         &self.limits
     }
 
-    /// Metadata of every entry (of exactly one conversation id when given).
+    /// Metadata of every entry (of exactly one conversation id when given), each derived entry
+    /// read as a lookup reads it ([`resolve_derived`]).
     pub async fn entries(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
-        self.store
+        let mut records = self
+            .store
             .list(conv_id)
             .await
-            .map_err(|e| self.failed("entries", e))
+            .map_err(|e| self.failed("entries", e))?;
+        resolve_derived(&mut records);
+        Ok(records)
     }
 
     /// Releases the storage connections (reopened on next use).

@@ -98,6 +98,53 @@ impl<P> LookupOutcome<P> {
     }
 }
 
+/// Reads a listing of records as lookups read each of them: a fresh derived entry is only as good
+/// as its source, so it takes its first source's tool and, once that source is stale, its stale
+/// cause; one whose source is not in `records` (gone, of another conversation, or more than
+/// [`MAX_DERIVATION_DEPTH`] links away) is left out, as a lookup finds nothing for it.
+pub fn resolve_derived<P>(records: &mut Vec<CacheRecord<P>>) {
+    for i in 0..records.len() {
+        // The record `i` reads with: it ends the chain, as it is not a fresh derived one.
+        let (mut at, mut links) = (i, 0);
+        let end = loop {
+            let r = &records[at];
+            let Some(source) = r
+                .derived_from
+                .as_deref()
+                .filter(|_| r.stale_cause.is_none())
+            else {
+                break Some(at);
+            };
+            links += 1;
+            // A record left out has an empty `uri`, which no source names.
+            let found = records
+                .iter()
+                .position(|s| s.uri == source && s.conv_id == r.conv_id);
+            match found.filter(|_| links <= MAX_DERIVATION_DEPTH) {
+                Some(next) => at = next,
+                None => break None,
+            }
+        };
+        // Resolved in place: a later chain through `i` ends where `i`'s does.
+        match end {
+            Some(e) if e != i => {
+                records[i].source_tool_name = records[e].source_tool_name.clone();
+                records[i].stale_cause = records[e].stale_cause.clone();
+            }
+            Some(_) => {}
+            None => records[i].uri = String::new(),
+        }
+    }
+    let mut kept = 0;
+    for i in 0..records.len() {
+        if !records[i].uri.is_empty() {
+            records.swap(kept, i);
+            kept += 1;
+        }
+    }
+    records.truncate(kept);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +188,77 @@ mod tests {
                 source_tool_name: "t.get".into()
             }
         );
+    }
+
+    fn derived(token: &str, from: Option<&str>, stale: Option<&str>) -> CacheRecord<u8> {
+        CacheRecord {
+            uri: format!("mcp+cache://a/{token}"),
+            source_tool_name: format!("tool-{token}"),
+            derived_from: from.map(|t| format!("mcp+cache://a/{t}")),
+            ..record("a", stale)
+        }
+    }
+
+    fn read(records: Vec<CacheRecord<u8>>) -> Vec<(String, String, Option<String>)> {
+        let mut records = records;
+        resolve_derived(&mut records);
+        records
+            .into_iter()
+            .map(|r| (r.uri[14..].to_owned(), r.source_tool_name, r.stale_cause))
+            .collect()
+    }
+
+    #[test]
+    fn listed_derived_entries_read_as_lookups_read_them() {
+        let row = |t: &str, tool: &str, cause: Option<&str>| {
+            (t.to_owned(), format!("tool-{tool}"), cause.map(Into::into))
+        };
+        // A part of a stale source is stale with its cause and reads with the source's tool;
+        // a part of a fresh one is fresh; a part of a part follows the chain to its first source.
+        assert_eq!(
+            read(vec![
+                derived("src00001", None, Some("t.refund")),
+                derived("part0001", Some("src00001"), None),
+                derived("part0002", Some("part0001"), None),
+                derived("src00002", None, None),
+                derived("part0003", Some("src00002"), None),
+            ]),
+            [
+                row("src00001", "src00001", Some("t.refund")),
+                row("part0001", "src00001", Some("t.refund")),
+                row("part0002", "src00001", Some("t.refund")),
+                row("src00002", "src00002", None),
+                row("part0003", "src00002", None),
+            ]
+        );
+        // Its own cause wins; a missing source, one of another conversation or a cycle leaves
+        // the part out.
+        let mut other = derived("src00003", None, None);
+        other.conv_id = "b".into();
+        assert_eq!(
+            read(vec![
+                derived("part0004", Some("gone0001"), Some("t.own")),
+                derived("part0005", Some("gone0001"), None),
+                other,
+                derived("part0006", Some("src00003"), None),
+                derived("loop0001", Some("loop0002"), None),
+                derived("loop0002", Some("loop0001"), None),
+            ]),
+            [
+                row("part0004", "part0004", Some("t.own")),
+                row("src00003", "src00003", None),
+            ]
+        );
+        // At most MAX_DERIVATION_DEPTH links from an entry to its first source.
+        let chain = |links: usize| {
+            let mut records = vec![derived("link0000", None, None)];
+            for i in 1..=links {
+                let from = format!("link{:04}", i - 1);
+                records.push(derived(&format!("link{i:04}"), Some(&from), None));
+            }
+            read(records).len()
+        };
+        assert_eq!(chain(MAX_DERIVATION_DEPTH), MAX_DERIVATION_DEPTH + 1);
+        assert_eq!(chain(MAX_DERIVATION_DEPTH + 1), MAX_DERIVATION_DEPTH + 1);
     }
 }

@@ -271,6 +271,7 @@ test('a derived result (cache_select, derivedFrom) turns stale with its source; 
   const fromSelect = renderHook(() => useCachedResult(selected, { offset: 0, limit: 5 }), { cache, convId: 'chat-1' });
   const fromDerived = renderHook(() => useCachedResult(derived), { cache, convId: 'chat-1' });
   const fresh = renderHook(() => useCachedResult(other), { cache, convId: 'chat-1' });
+  const list = renderHook(() => useCacheEntries(), { cache, convId: 'chat-1' });
   await until(fromSelect, 'ready');
   assert.equal(/** @type {{ total: number }} */ (fromSelect.last().data).total, 199);
   await until(fromDerived, 'ready');
@@ -283,6 +284,13 @@ test('a derived result (cache_select, derivedFrom) turns stale with its source; 
   assert.deepEqual(/** @type {{ items: unknown[] }} */ (fromSelect.last().data).items, data.rows.slice(101, 106));
   await until(fromDerived, 'stale');
   assert.deepEqual(fromDerived.last().data, part);
+  // The list reads each entry as a lookup does: the parts are stale with their source's cause,
+  // under its tool.
+  const causes = () => Object.fromEntries(/** @type {Listed} */ (list.last().data).map((e) => [e.uri, [e.staleCause, e.sourceToolName]]));
+  await waitFor(() => assert.deepEqual(causes()[derived], ['invoices.refund', 'invoices.list']));
+  assert.deepEqual(causes()[source], ['invoices.refund', 'invoices.list']);
+  assert.deepEqual(causes()[other], [null, 'files.read']);
+  assert.equal(Object.values(causes()).filter(([cause]) => cause === 'invoices.refund').length, 3, 'the source, the selection and the part');
   await act(() => sleep(50));
   assert.equal(fresh.last().status, 'ready');
   assert.equal(fresh.last().data, freshData, 'a fresh entry read again keeps the very data it showed');
