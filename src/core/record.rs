@@ -103,7 +103,8 @@ impl<P> LookupOutcome<P> {
 /// cause; one whose source is not in `records` (gone, of another conversation, or more than
 /// [`MAX_DERIVATION_DEPTH`] links away) is left out, as a lookup finds nothing for it.
 pub fn resolve_derived<P>(records: &mut Vec<CacheRecord<P>>) {
-    for i in 0..records.len() {
+    let mut i = 0;
+    while i < records.len() {
         // The record `i` reads with: it ends the chain, as it is not a fresh derived one.
         let (mut at, mut links) = (i, 0);
         let end = loop {
@@ -116,7 +117,6 @@ pub fn resolve_derived<P>(records: &mut Vec<CacheRecord<P>>) {
                 break Some(at);
             };
             links += 1;
-            // A record left out has an empty `uri`, which no source names.
             let found = records
                 .iter()
                 .position(|s| s.uri == source && s.conv_id == r.conv_id);
@@ -125,24 +125,19 @@ pub fn resolve_derived<P>(records: &mut Vec<CacheRecord<P>>) {
                 None => break None,
             }
         };
-        // Resolved in place: a later chain through `i` ends where `i`'s does.
+        // Resolved in place: a later chain through `i` ends where `i`'s does, and one through a
+        // record left out finds no source.
         match end {
-            Some(e) if e != i => {
-                records[i].source_tool_name = records[e].source_tool_name.clone();
-                records[i].stale_cause = records[e].stale_cause.clone();
+            Some(e) => {
+                if e != i {
+                    records[i].source_tool_name = records[e].source_tool_name.clone();
+                    records[i].stale_cause = records[e].stale_cause.clone();
+                }
+                i += 1;
             }
-            Some(_) => {}
-            None => records[i].uri = String::new(),
+            None => drop(records.remove(i)),
         }
     }
-    let mut kept = 0;
-    for i in 0..records.len() {
-        if !records[i].uri.is_empty() {
-            records.swap(kept, i);
-            kept += 1;
-        }
-    }
-    records.truncate(kept);
 }
 
 #[cfg(test)]
