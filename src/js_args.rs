@@ -196,9 +196,9 @@ pub fn text(value: &JsValue, max_len: usize) -> Option<Text> {
         return Some(Text::Unmatchable);
     }
     let s = value.as_string()?;
-    // Only a U+FFFD can hide a replaced lone surrogate, so the exact check (one call per UTF-16
-    // unit) runs only for strings that have one.
-    if s.contains('\u{FFFD}') && !js.is_valid_utf16() {
+    // Only a U+FFFD can hide a replaced lone surrogate, so the exact check (a scan of the JS
+    // string) runs only for strings that have one.
+    if s.contains('\u{FFFD}') && !well_formed_text(js) {
         return Some(Text::Unmatchable);
     }
     Some(Text::Usable(s))
@@ -280,6 +280,10 @@ extern "C" {
     /// throw ignored (`js_values.js`).
     #[wasm_bindgen(js_name = mcpDefine)]
     fn define_data(target: &Object, key: &JsValue, value: &JsValue);
+    /// True when the string has no lone surrogate (`js_values.js`): one call, where
+    /// `JsString::is_valid_utf16` makes one per UTF-16 unit.
+    #[wasm_bindgen(js_name = mcpWellFormed)]
+    fn well_formed_text(text: &JsString) -> bool;
 }
 
 /// JSON with object keys sorted at every level (`js_values.js`): two argument objects are

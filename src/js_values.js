@@ -136,3 +136,14 @@ export function mcpDefine(target, key, value) {
     // Not an object, or a Proxy whose trap throws: nothing is defined.
   }
 }
+
+// ---- Well-formed strings ----
+// Whether a string has no lone surrogate (what ES2024's `String.prototype.isWellFormed` answers):
+// in a `u` regular expression a surrogate pair is one code point, so only a lone surrogate is a
+// `\p{Cs}`. One call instead of js-sys's `is_valid_utf16`, which crosses into JS once per UTF-16
+// unit and decodes them in Rust (src/js_args.rs's `text`).
+const LONE_SURROGATE = /\p{Cs}/u;
+/** @param {string} text @returns {boolean} */
+export function mcpWellFormed(text) {
+  return !LONE_SURROGATE.test(text);
+}
