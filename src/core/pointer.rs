@@ -69,7 +69,7 @@ pub fn array_index(token: &str) -> Option<u32> {
     if token.len() > 1 && token.starts_with('0') {
         return None;
     }
-    token.parse().ok()
+    crate::core::text::parse_u32(token, 10)
 }
 
 /// Longest member name [`member_reference`] writes a reference for: `_cache_refs` entries are

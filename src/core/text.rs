@@ -57,6 +57,23 @@ pub fn push_hex4(out: &mut String, n: u32) {
     }
 }
 
+/// `digits` read as an unsigned number in `radix` (2 to 36): `None` when it is empty, has a
+/// character that is not a digit of `radix` (a sign included) or overflows `u32`. What
+/// `u32::from_str_radix` answers for unsigned digits, without its generic parser (the host's two
+/// uses, a JSON Pointer's array index and an XML character reference, share this one loop).
+pub fn parse_u32(digits: &str, radix: u32) -> Option<u32> {
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: u32 = 0;
+    for b in digits.bytes() {
+        n = n
+            .checked_mul(radix)?
+            .checked_add(char::from(b).to_digit(radix)?)?;
+    }
+    Some(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +105,43 @@ mod tests {
             u64::MAX,
         ] {
             assert_eq!(uint(n), n.to_string());
+        }
+    }
+
+    #[test]
+    fn parse_u32_answers_as_from_str_radix_for_unsigned_digits() {
+        for text in [
+            "",
+            "0",
+            "7",
+            "65",
+            "0041",
+            "4294967295",
+            "4294967296",
+            "99999999999",
+            "+1",
+            "-1",
+            "1a",
+            "ff",
+            "FF",
+            "fG",
+            "10ffff",
+            "110000",
+            "ffffffff",
+            "100000000",
+            " 1",
+            "١",
+            "é",
+        ] {
+            for radix in [10, 16] {
+                let plain = !text.starts_with('+');
+                let expected = u32::from_str_radix(text, radix).ok().filter(|_| plain);
+                assert_eq!(
+                    parse_u32(text, radix),
+                    expected,
+                    "{text:?} in radix {radix}"
+                );
+            }
         }
     }
 

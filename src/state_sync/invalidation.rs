@@ -101,9 +101,7 @@ fn numeric_reference(entity: &str) -> Option<char> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
-    u32::from_str_radix(digits, radix)
-        .ok()
-        .and_then(char::from_u32)
+    crate::core::text::parse_u32(digits, radix).and_then(char::from_u32)
 }
 
 /// The `name="value"` attributes of a tag body, in order, values as written. Parsing stops
