@@ -53,14 +53,14 @@ pub fn sanitize_conv_id(conv_id: &str) -> String {
         return conv_id.to_owned();
     }
     let keep = MAX_CONV_SEGMENT_CHARS - CONV_DIGEST_CHARS - 1;
-    let mut segment: String = conv_id
-        .encode_utf16()
-        .take(keep)
-        .map(|u| match char::from_u32(u32::from(u)) {
+    // Pushed one by one: `collect::<String>()` of chars is code of its own (`Extend<char>`).
+    let mut segment = String::with_capacity(MAX_CONV_SEGMENT_CHARS);
+    for u in conv_id.encode_utf16().take(keep) {
+        segment.push(match char::from_u32(u32::from(u)) {
             Some(c) if is_segment_char(c) => c,
             _ => '_',
-        })
-        .collect();
+        });
+    }
     segment.push('-');
     segment.push_str(&conv_digest(conv_id));
     segment
