@@ -103,6 +103,18 @@ impl<P> LookupOutcome<P> {
 /// cause; one whose source is not in `records` (gone, of another conversation, or more than
 /// [`MAX_DERIVATION_DEPTH`] links away) is left out, as a lookup finds nothing for it.
 pub fn resolve_derived<P>(records: &mut Vec<CacheRecord<P>>) {
+    // Twice over the list: first the entries a lookup finds nothing for are left out (a chain
+    // through one left out finds no source), then the rest take their first source's tool and
+    // cause. Resolved in that order, an entry made stale first cannot end a later chain through
+    // it early: it answers what that chain would find further on.
+    resolve_pass(records, false);
+    resolve_pass(records, true);
+}
+
+/// One pass of [`resolve_derived`]: leaves out the entries a lookup finds nothing for, or
+/// (`resolve`) gives the others their first source's tool and cause.
+#[inline(never)]
+fn resolve_pass<P>(records: &mut Vec<CacheRecord<P>>, resolve: bool) {
     let mut i = 0;
     while i < records.len() {
         // The record `i` reads with: it ends the chain, as it is not a fresh derived one.
@@ -125,11 +137,9 @@ pub fn resolve_derived<P>(records: &mut Vec<CacheRecord<P>>) {
                 None => break None,
             }
         };
-        // Resolved in place: a later chain through `i` ends where `i`'s does, and one through a
-        // record left out finds no source.
         match end {
             Some(e) => {
-                if e != i {
+                if resolve && e != i {
                     records[i].source_tool_name = records[e].source_tool_name.clone();
                     records[i].stale_cause = records[e].stale_cause.clone();
                 }
@@ -245,15 +255,22 @@ mod tests {
             ]
         );
         // At most MAX_DERIVATION_DEPTH links from an entry to its first source.
-        let chain = |links: usize| {
-            let mut records = vec![derived("link0000", None, None)];
+        let chain = |links: usize, stale: Option<&str>| {
+            let mut records = vec![derived("link0000", None, stale)];
             for i in 1..=links {
                 let from = format!("link{:04}", i - 1);
                 records.push(derived(&format!("link{i:04}"), Some(&from), None));
             }
             read(records).len()
         };
-        assert_eq!(chain(MAX_DERIVATION_DEPTH), MAX_DERIVATION_DEPTH + 1);
-        assert_eq!(chain(MAX_DERIVATION_DEPTH + 1), MAX_DERIVATION_DEPTH + 1);
+        // Fresh or stale, listed before or after the entries derived from it: whether an entry
+        // is in depends on its own chain only.
+        for stale in [None, Some("t.refund")] {
+            assert_eq!(chain(MAX_DERIVATION_DEPTH, stale), MAX_DERIVATION_DEPTH + 1);
+            assert_eq!(
+                chain(MAX_DERIVATION_DEPTH + 1, stale),
+                MAX_DERIVATION_DEPTH + 1
+            );
+        }
     }
 }

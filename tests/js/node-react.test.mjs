@@ -266,7 +266,7 @@ test('a derived result (cache_select, derivedFrom) turns stale with its source; 
   const selected = await cacheTools(cache, { convId: 'chat-1' }).callTool({ name: 'cache_select', arguments: { uri: `${source}#/rows`, where: [{ field: 'value', op: '>', value: 100 }] } });
   assert.equal(referencesOf(selected).length > 0, true);
   const part = { a: 1, rows: data.rows.slice(0, 200) };
-  const derived = /** @type {string} */ (await cache.cacheToolResult({ payload: part, convId: 'chat-1', sourceToolName: 'invoices.part', derivedFrom: source, threshold: 0 }));
+  const derived = /** @type {string} */ (await cache.cacheToolResult({ payload: part, convId: 'chat-1', sourceToolName: 'reports.part', derivedFrom: source, threshold: 0 }));
 
   const fromSelect = renderHook(() => useCachedResult(selected, { offset: 0, limit: 5 }), { cache, convId: 'chat-1' });
   const fromDerived = renderHook(() => useCachedResult(derived), { cache, convId: 'chat-1' });
