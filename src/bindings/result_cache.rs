@@ -387,7 +387,9 @@ impl JsResultCache {
 
     /// Metadata of the stored entries, oldest first: `[{ uri, convId, sourceToolName, addedAt,
     /// lastUsedAt, sizeBytes, staleCause }]` (`staleCause` is `null` for fresh entries), of one
-    /// conversation when `options.convId` is given. For inspection (dev tools, demos): it reads
+    /// conversation when `options.convId` is given. A derived entry (`derivedFrom`) is listed as
+    /// a lookup reads it: with its first source's tool and, once that source is stale, its
+    /// cause; it is left out when a lookup would find nothing (its source gone). For inspection (dev tools, demos): it reads
     /// every payload from IndexedDB, so do not call it on a hot path.
     #[wasm_bindgen(unchecked_return_type = "Promise<CacheEntryInfo[]>")]
     pub fn entries(
