@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use super::js_error::type_error;
 use crate::cache::{CacheEvent, Clock, Storage};
 use crate::core::record::LookupOutcome;
-use crate::core::source::{split_source, SERVER_MARK};
+use crate::core::source::{split_source, SERVER_MARK_STR};
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
 use crate::core::view::{is_tool_prefix, parse_view, View, DEFAULT_READ_TOOLS_PREFIX};
 // The catching readers live in `crate::js_args`; the host's exports import them from here or
@@ -146,7 +146,7 @@ pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue
         return Ok(None);
     }
     crate::js_args::well_formed(&value)
-        .filter(|s| !s.is_empty() && !s.contains(SERVER_MARK))
+        .filter(|s| !s.is_empty() && !s.contains(SERVER_MARK_STR))
         .map(Some)
         .ok_or_else(|| type_error("server must be a non-empty string (the MCP server's name)"))
 }

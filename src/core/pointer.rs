@@ -22,12 +22,12 @@ impl JsonPointer {
                 tokens: Vec::new(),
             });
         }
-        let body = pointer.strip_prefix('/')?;
+        let body = pointer.strip_prefix("/")?;
         if pointer.chars().any(char::is_control) {
             return None;
         }
         let mut tokens = Vec::new();
-        for raw in body.split('/') {
+        for raw in body.split("/") {
             let mut token = String::with_capacity(raw.len());
             let mut chars = raw.chars();
             while let Some(c) = chars.next() {
@@ -66,7 +66,7 @@ pub fn array_index(token: &str) -> Option<u32> {
     if token.is_empty() || token.len() > 10 || !token.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    if token.len() > 1 && token.starts_with('0') {
+    if token.len() > 1 && token.starts_with("0") {
         return None;
     }
     crate::core::text::parse_u32(token, 10)

@@ -10,18 +10,20 @@ use super::text::concat;
 
 /// Between a server's name and the tool name in a source (U+001F, the unit separator).
 pub const SERVER_MARK: char = '\u{1f}';
+/// [`SERVER_MARK`] as a string: searched for as one, it needs no `char` searcher in the module.
+pub const SERVER_MARK_STR: &str = "\u{1f}";
 
 /// The source of an entry written by `tool` of `server` (just `tool` without a server).
 pub fn source_name(server: Option<&str>, tool: &str) -> String {
     match server {
-        Some(server) => concat(&[server, "\u{1f}", tool]),
+        Some(server) => concat(&[server, SERVER_MARK_STR, tool]),
         None => tool.to_owned(),
     }
 }
 
 /// The server (when recorded) and the tool of a source.
 pub fn split_source(source: &str) -> (Option<&str>, &str) {
-    match source.split_once(SERVER_MARK) {
+    match source.split_once(SERVER_MARK_STR) {
         Some((server, tool)) => (Some(server), tool),
         None => (None, source),
     }

@@ -168,12 +168,12 @@ fn is_segment(s: &str, min: usize, max: usize) -> bool {
 /// optionally `#` followed by a valid RFC 6901 JSON Pointer of at most [`MAX_POINTER_BYTES`].
 /// Never panics, whatever the input.
 pub fn parse_cache_uri(uri: &str) -> Option<CacheUri<'_>> {
-    let (key, fragment) = match uri.find('#') {
+    let (key, fragment) = match uri.find("#") {
         Some(i) => (&uri[..i], Some(&uri[i + 1..])),
         None => (uri, None),
     };
     let rest = key.strip_prefix(CACHE_URI_SCHEME)?;
-    let (conv_id, token) = rest.split_once('/')?;
+    let (conv_id, token) = rest.split_once("/")?;
     if !is_segment(conv_id, 1, MAX_CONV_SEGMENT_CHARS)
         || !is_segment(token, MIN_TOKEN_CHARS, MAX_TOKEN_CHARS)
     {

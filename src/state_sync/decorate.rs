@@ -13,12 +13,12 @@ pub fn cache_control_tag(directive: CacheDirective) -> String {
 /// `[` also excluded inside so that replacing stays idempotent); returns (start of the leading
 /// whitespace, the directive text).
 fn trailing_tag(description: &str) -> Option<(usize, &str)> {
-    let body = description.strip_suffix(']')?;
+    let body = description.strip_suffix("]")?;
     let open = body.bytes().rposition(|b| b == b'[')?; // `[` is ASCII: a char boundary
     let inner = body[open + 1..].strip_prefix("Cache-Control:")?;
     let value = inner.trim_start();
     let first = value.chars().next()?;
-    if !(first.is_ascii_alphanumeric() || first == '_') || value.contains(']') {
+    if !(first.is_ascii_alphanumeric() || first == '_') || value.contains("]") {
         return None;
     }
     let start = description[..open].trim_end().len();

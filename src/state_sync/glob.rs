@@ -133,7 +133,7 @@ pub fn segment_matches(pattern: &str, segment: &str) -> bool {
         return pattern == segment; // no `*`: the segment is the literal
     };
     let last = &pattern[last_star + 1..];
-    let mut runs = pattern[..last_star].split('*');
+    let mut runs = pattern[..last_star].split("*");
     let first = runs.next().unwrap_or_default();
     let Some(rest) = segment.strip_prefix(first) else {
         return false;

@@ -96,7 +96,7 @@ fn numeric_reference(entity: &str) -> Option<char> {
         .or_else(|| entity.strip_prefix("#X"))
     {
         Some(hex) => (hex, 16),
-        None => (entity.strip_prefix('#')?, 10),
+        None => (entity.strip_prefix("#")?, 10),
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return None;
@@ -119,12 +119,14 @@ fn attributes(body: &str) -> Vec<(&str, &str)> {
             break;
         }
         let name = &rest[..name_len];
-        let Some(after_eq) = rest[name_len..].trim_start().strip_prefix('=') else {
+        let Some(after_eq) = rest[name_len..].trim_start().strip_prefix("=") else {
             break;
         };
         let value = after_eq.trim_start();
-        let Some(quote) = value.chars().next().filter(|q| *q == '"' || *q == '\'') else {
-            break;
+        // The quote as a string (one byte): one `str` searcher serves every search.
+        let quote = match value.as_bytes().first() {
+            Some(b'"' | b'\'') => &value[..1],
+            _ => break,
         };
         let Some(end) = value[1..].find(quote) else {
             break;
@@ -145,7 +147,7 @@ fn attribute(attrs: &[(&str, &str)], name: &str) -> Option<String> {
 
 fn split_domains(domains: &str) -> Vec<String> {
     domains
-        .split(',')
+        .split(",")
         .map(str::trim)
         .filter(|d| !d.is_empty())
         .map(str::to_owned)
@@ -237,7 +239,7 @@ fn legacy_signals(text: &str, tag_spans: &[Span]) -> Vec<(Span, Invalidation)> {
             continue;
         }
         let body_start = begin + LEGACY_OPEN.len();
-        let Some(close) = text[body_start..].find(']') else {
+        let Some(close) = text[body_start..].find("]") else {
             break; // no `]` closes this text, so none closes a later one either
         };
         let end = body_start + close + 1;

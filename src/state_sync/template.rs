@@ -99,7 +99,7 @@ fn pieces<'t>(t: &Template<'t>) -> Vec<Piece<'t>> {
         literals: Vec::new(),
     };
     for literal in &t.literals {
-        let mut parts = literal.split('/');
+        let mut parts = literal.split("/");
         // The text before the literal's first `/` continues the current piece.
         current.literals.push(parts.next().unwrap_or_default());
         for part in parts {
@@ -177,7 +177,7 @@ pub fn match_uri_template(template: &str, uri: &str) -> Option<Vec<(String, Stri
         return (template == uri).then(Vec::new);
     }
     let pieces = pieces(&t);
-    let mut texts = uri.split('/');
+    let mut texts = uri.split("/");
     let mut values = Vec::with_capacity(t.names.len());
     for piece in &pieces {
         values.extend(match_piece(piece, texts.next()?)?);
@@ -333,7 +333,7 @@ mod tests {
             let ends: Vec<usize> = rest.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
             for &end in ends.iter().rev() {
                 let value = &rest[..end];
-                if value.contains('/') {
+                if value.contains("/") {
                     continue;
                 }
                 if let Some(mut more) = brute(&lits[1..], &rest[end..]) {
