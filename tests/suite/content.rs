@@ -506,6 +506,66 @@ async fn many_error_blocks_are_cut_to_max_chars_once() {
 }
 
 #[wasm_bindgen_test]
+async fn a_failed_calls_structured_content_is_kept_only_within_max_chars() {
+    let cache = idb_cache(&[]);
+    let error = || {
+        block(&[
+            ("type", "text".into()),
+            ("text", "the query timed out".into()),
+        ])
+    };
+    let failed = ("isError", JsValue::TRUE);
+    let small = json(r#"{"code":"TIMEOUT","retryable":true}"#);
+    // Small: the very same object.
+    let original = result(
+        &[error()],
+        &[failed.clone(), ("structuredContent", small.clone())],
+    );
+    let shown = after(&cache, &original, &[("maxChars", 2_000.into())]).await;
+    assert_eq!(shown, original);
+    // Big (about 120 000 characters of JSON): left out, the text kept.
+    let original = result(
+        &[error()],
+        &[failed.clone(), ("structuredContent", rows(2_000))],
+    );
+    let shown = after(&cache, &original, &[("maxChars", 2_000.into())]).await;
+    assert!(
+        field(&shown, "structuredContent").is_undefined(),
+        "{}",
+        brief(&shown)
+    );
+    assert_eq!(field(&shown, "isError"), JsValue::TRUE);
+    assert_eq!(blocks(&shown).len(), 1);
+    assert_eq!(
+        field(&blocks(&shown)[0], "text"),
+        JsValue::from_str("the query timed out")
+    );
+    // Small, but with texts that fill maxChars: left out too, and the texts cut once.
+    let mut texts = text_blocks(100, "error");
+    texts.insert(0, error());
+    let original = result(&texts, &[failed, ("structuredContent", small)]);
+    let shown = after(&cache, &original, &[("maxChars", 2_000.into())]).await;
+    assert!(
+        field(&shown, "structuredContent").is_undefined(),
+        "{}",
+        brief(&shown)
+    );
+    assert!(shown_chars(&shown) <= 2_000);
+    // A result waiting for input is the host's: its structuredContent is passed on.
+    let data = rows(2_000);
+    let original = result(
+        &[error()],
+        &[
+            ("resultType", "input_required".into()),
+            ("structuredContent", data.clone()),
+        ],
+    );
+    let shown = after(&cache, &original, &[("maxChars", 2_000.into())]).await;
+    assert_eq!(field(&shown, "structuredContent"), data);
+    assert_eq!(entries(&cache).await, 0.0);
+}
+
+#[wasm_bindgen_test]
 async fn structured_content_without_a_text_copy_is_shown_within_max_chars() {
     let cache = idb_cache(&[]);
     // Big: the summary is shown, with the reference; structuredContent is left out.

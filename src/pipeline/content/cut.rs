@@ -6,6 +6,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::build::with_text;
 use super::split::{invalidation_text, text_of};
+use crate::cache::payload::json_of;
 use crate::core::cap::cut_marker;
 use crate::js_args::{array_items, copy_without, define, get_own};
 use crate::pipeline::visible::head;
@@ -13,16 +14,32 @@ use crate::pipeline::visible::head;
 /// `result` with its texts (text blocks, embedded resources' text) cut so that together they
 /// show at most `max_chars` characters (invalidation signals are never cut): the first text
 /// that does not fit what is left is cut, with one marker giving the length of them all, and
-/// the texts after it are left out. The very same object when they fit.
-pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
+/// the texts after it are left out. A failed call's (`is_error`) `structuredContent` is kept
+/// only while its JSON and the texts fit `max_chars` together (MCP checks no `outputSchema`
+/// against it); any other's is the host's, passed on. The very same object when everything fits.
+pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32, is_error: bool) -> JsValue {
     let content = array_items(&get_own(result, "content"));
     let total: u64 = content
         .iter()
         .filter_map(text_to_cut)
         .map(|(t, _)| u64::from(t.length()))
         .sum();
-    if total <= u64::from(max_chars) {
+    // Unreadable as JSON (a cycle, a BigInt): no host could show it either.
+    let structured = get_own(result, "structuredContent");
+    let structured_chars = match is_error && !structured.is_undefined() {
+        true => json_of(&structured).map_or(u64::MAX, |json| u64::from(json.length())),
+        false => 0,
+    };
+    if total.saturating_add(structured_chars) <= u64::from(max_chars) {
         return result.clone();
+    }
+    let left_out: &[&str] = match structured_chars {
+        0 => &["content"],
+        _ => &["structuredContent", "content"],
+    };
+    if total <= u64::from(max_chars) {
+        // Only the structuredContent is too much.
+        return copy_without(result, &left_out[..1]).into();
     }
     let marker = cut_marker(total.min(u64::from(u32::MAX)) as u32);
     // What is left of `max_chars` besides the marker; `None` once a text was cut.
@@ -42,7 +59,7 @@ pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32) -> JsValue {
         }
         cut.push(&block);
     }
-    let out = copy_without(result, &["content"]);
+    let out = copy_without(result, left_out);
     define(&out, "content", &cut);
     out.into()
 }

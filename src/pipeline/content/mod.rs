@@ -39,10 +39,9 @@ pub(super) async fn shown_call_tool_result(
 ) -> (JsValue, Option<String>) {
     // A failed call, or one waiting for input (`input_required`), invalidates nothing and is
     // never stored; it is only capped.
-    let is_final = get_own(result, "isError") != JsValue::TRUE
-        && get_own(result, "resultType").as_string().as_deref() != Some("input_required");
-    if !is_final {
-        return (cut_text_blocks(result, options.max_chars), None);
+    let is_error = get_own(result, "isError") == JsValue::TRUE;
+    if is_error || get_own(result, "resultType").as_string().as_deref() == Some("input_required") {
+        return (cut_text_blocks(result, options.max_chars, is_error), None);
     }
     let split = split_invalidations(result);
     let Data {
