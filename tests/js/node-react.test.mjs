@@ -33,7 +33,7 @@ after(() => cleanupDom());
 
 /**
  * What these tests read of a listed entry (`CacheEntryInfo` in the page, `CacheRouteEntry` over HTTP).
- * @typedef {{ uri: string, staleCause: string | null }[]} Listed
+ * @typedef {{ uri: string, staleCause: string | null, sourceToolName: string }[]} Listed
  */
 /** Runs `fn` without React's console report of the error a render throws. */
 const quiet = (/** @type {() => void} */ fn) => {
