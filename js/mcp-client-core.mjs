@@ -225,18 +225,21 @@ function taskResults(client, pipeline, origin, telemetryCache) {
         if (pending.visible === shared) throw error;
       }
     }
+    // The read runs inside the `tasks/result` span: its time is the span's, and a read that
+    // fails ends it with the error.
     /** @type {Promise<unknown>} */
-    const visible = read().then(
-      (result) => instrumentToolCall(pending.name, telemetryCache, (_facts, onRaw) => {
-        onRaw?.(result);
-        return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
-      }, 'tasks/result'),
-      (error) => {
+    const visible = instrumentToolCall(pending.name, telemetryCache, async (_facts, onRaw) => {
+      let result;
+      try {
+        result = await read();
+      } catch (error) {
         // Nothing was read: forgotten, so that a later read asks the server again.
         if (pending.visible === visible) pending.visible = undefined;
         throw error;
-      },
-    );
+      }
+      onRaw?.(result);
+      return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
+    }, 'tasks/result');
     pending.visible = visible;
     return visible;
   }

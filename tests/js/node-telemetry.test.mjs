@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { z } from 'zod';
-import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { SpanStatusCode, context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -18,7 +18,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { serveLogged } from '../support/logged-server.mjs';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CallToolRequestSchema, GetTaskPayloadRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, GetTaskPayloadRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import { ResultCache } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
@@ -241,7 +241,8 @@ test('a task answer passes through untouched (not stored, not counted); its fina
   server.setRequestHandler(CallToolRequestSchema, async (request) => (request.params.name === 'report.ext'
     ? { resultType: 'task', taskId: 'task-ext', content: [{ type: 'text', text: JSON.stringify({ rows: ROWS }) }] }
     : { task, _meta: { 'example.com/trace': 'x'.repeat(10_000) } }));
-  server.setRequestHandler(GetTaskPayloadRequestSchema, async () => {
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request) => {
+    if (request.params.taskId === 'task-2') throw new McpError(ErrorCode.InternalError, 'the job failed');
     finalReads += 1;
     return json({ ok: true, rows: ROWS });
   });
@@ -285,6 +286,18 @@ test('a task answer passes through untouched (not stored, not counted); its fina
     const [resultSpan] = spanNamed('tasks/result');
     assert.equal(resultSpan.attributes['gen_ai.tool.name'], 'report');
     assert.equal(resultSpan.attributes['mcp_result_cache.stored'], true);
+
+    // A read that fails is a `tasks/result` span too, ended with its error.
+    exporter.reset();
+    task.taskId = 'task-2';
+    await client.callTool({ name: 'report', arguments: { month: '2026-12' } });
+    await assert.rejects(client.experimental.tasks.getTaskResult('task-2'), /the job failed/);
+    await flushed();
+    const [failedSpan] = spanNamed('tasks/result');
+    assert.ok(failedSpan, 'a span for the failed read');
+    assert.equal(failedSpan.attributes['gen_ai.tool.name'], 'report');
+    assert.equal(failedSpan.attributes['error.type'], 'McpError');
+    assert.equal(failedSpan.status.code, SpanStatusCode.ERROR);
   } finally {
     await raw.close();
     await server.close();
