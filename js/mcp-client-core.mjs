@@ -270,12 +270,18 @@ function traced(/** @type {Record<string, unknown>} */ params) {
   return meta === params._meta ? params : { ...params, _meta: meta };
 }
 
+/** Whether a listed tool must be called as a task (`execution.taskSupport: "required"`). */
+const taskOnly = (/** @type {unknown} */ tool) =>
+  isPlainObject(tool) && isPlainObject(tool.execution) && tool.execution.taskSupport === 'required';
+
 /**
  * `wrapMcpClient` over the entry's package API `api`: it wraps an MCP SDK `Client` so that every
  * tool gets by-reference arguments.
  *
  * - `listTools()` answers the tools with `<name>_uri` siblings for array parameters
- *   (`augmentTools`), and teaches the cache their `[Cache-Control]` directives. The original
+ *   (`augmentTools`; not for a tool that must be called as a task, which the SDK calls through
+ *   `experimental.tasks.callToolStream` only, outside the pipeline), and teaches the cache their
+ *   `[Cache-Control]` directives. The original
  *   input schemas are remembered (a tool never listed is listed once on its first call).
  * - `callTool()` runs the whole pipeline: inline cap (`cap`, `cappedArgs`), reuse of immutable
  *   results, substitution of references, dispatch (never with a reference key the server did not
@@ -359,7 +365,20 @@ export function createWrapMcpClient(api) {
       catalog.remember(tools);
       await api.ready();
       cache.observeTools(tools, origin());
-      return { ...(isPlainObject(result) ? result : {}), tools: api.augmentTools(tools, augment) };
+      return { ...(isPlainObject(result) ? result : {}), tools: augmentCallable(tools) };
+    }
+
+    /**
+     * `tools` augmented, but for those the SDK's `callTool` refuses (`execution.taskSupport:
+     * "required"`: called through `experimental.tasks.callToolStream` only, which does not run
+     * the pipeline), listed as the server declared them: no `<name>_uri` the call could not
+     * resolve.
+     */
+    function augmentCallable(/** @type {unknown} */ tools) {
+      if (!Array.isArray(tools) || !tools.some(taskOnly)) return api.augmentTools(tools, augment);
+      const augmented = /** @type {unknown[]} */ (api.augmentTools(tools.filter((tool) => !taskOnly(tool)), augment));
+      let next = 0;
+      return tools.map((tool) => (taskOnly(tool) ? tool : augmented[next++]));
     }
 
     async function callTool(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {

@@ -96,7 +96,10 @@ export interface TypeMismatchEnvelope {
  *   client (`getTaskResult({ taskId })` or `experimental.tasks.getTaskResult(taskId)`), goes
  *   through the pipeline once, as the call's own result would (stored, referenced, invalidations
  *   applied); reading it again answers the same. A read that fails (aborted by its `signal`, a
- *   timeout) is not kept: the next read asks the server again.
+ *   timeout) is not kept: the next read asks the server again. A tool the server declares
+ *   with `execution: { taskSupport: "required" }` is listed as declared, without `<name>_uri`
+ *   parameters: the SDK calls it through `experimental.tasks.callToolStream` only, which this
+ *   wrapper passes to the raw client, outside the pipeline.
  * - With OpenTelemetry registered (`@opentelemetry/api`, an optional peer, found through its
  *   global: nothing is imported, and nothing happens when it is absent), each call is a
  *   `tools/call {tool}` client span under the active span, with the cache's facts as

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { ResultCache } from '../../pkg/node.mjs';
@@ -530,4 +531,30 @@ test('two servers with the same tool names: each one\'s invalidations and stale 
   assert.equal((await cache.lookup(refA2, { convId: CONV })).status, 'stale');
   // A bad server name is a TypeError, not a silent no-op.
   await assert.rejects(cache.invalidate(['report.*'], { server: /** @type {never} */ (42) }), TypeError);
+});
+
+test('a tool that must be called as a task is listed as declared: no `_uri` parameter the wrapped call could not resolve', async () => {
+  const taskStore = new InMemoryTaskStore();
+  const jobs = new McpServer({ name: 'jobs', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore });
+  jobs.registerTool('rows', { inputSchema: { data: z.array(z.any()).optional() } }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+  jobs.experimental.tasks.registerToolTask('plot', { inputSchema: { data: z.array(z.any()).optional() }, execution: { taskSupport: 'required' } }, {
+    createTask: async (_args, extra) => ({ task: await extra.taskStore.createTask({ ttl: 60_000 }) }),
+    getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+    getTaskResult: async (_args, extra) => /** @type {CallToolResult} */ (await extra.taskStore.getTaskResult(extra.taskId)),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await jobs.connect(serverSide);
+  const raw = new Client({ name: 't', version: '1.0.0' });
+  await raw.connect(clientSide);
+  try {
+    const client = wrapMcpClient(raw, { cache: new ResultCache({ storage: 'memory' }), convId: CONV });
+    const { tools } = await client.listTools();
+    const props = (/** @type {string} */ name) => Object.keys(/** @type {{ inputSchema: { properties: object } }} */ (tools.find((t) => t.name === name)).inputSchema.properties);
+    assert.deepEqual(props('rows'), ['data', 'data_uri']);
+    assert.deepEqual(props('plot'), ['data'], 'as the server declared it');
+    assert.deepEqual(tools.map((t) => t.name), ['rows', 'plot'], 'in the server\'s order');
+  } finally {
+    await raw.close();
+    await jobs.close();
+  }
 });
