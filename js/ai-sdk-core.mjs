@@ -7,7 +7,7 @@ import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
 import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
-import { instrumentToolCall } from './telemetry.mjs';
+import { boundToActive, instrumentToolCall } from './telemetry.mjs';
 import { consumeOnceFor } from './consume-once.mjs';
 import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
 import { checkPageReferences, withPageReferences } from './page-references.mjs';
@@ -314,7 +314,10 @@ function streamingExecute(run, execute) {
     /** @type {Promise<Dispatched>} */
     const handed = new Promise((resolve) => (hand = resolve));
     const ran = run(input, executeOptions, (args) => new Promise((finish, fail) => {
-      hand({ outputs: execute(args, executeOptions)[Symbol.asyncIterator](), finish, fail });
+      // Pulled later from the AI SDK's context: each step runs in the call's span, as a plain
+      // tool's `execute` does.
+      const outputs = execute(args, executeOptions)[Symbol.asyncIterator]();
+      hand({ outputs: { next: boundToActive(() => outputs.next()), return: boundToActive((value) => outputs.return?.(value) ?? Promise.resolve({ done: true, value })) }, finish, fail });
     }));
     ran.catch(() => {}); // read below; a call stopped early rejects with none to read it
     const dispatched = await Promise.race([handed, ran.then(() => null)]);

@@ -78,6 +78,21 @@ function instrumentsOf(api) {
 }
 
 /**
+ * `fn`, to run later in the OpenTelemetry context active now (the span of the call that made it
+ * its parent), whatever context calls it: an async generator's body runs in the context of
+ * whoever calls its `next()`. `fn` itself when nothing is registered.
+ * @template {(...args: never[]) => unknown} F
+ * @param {F} fn
+ * @returns {F}
+ */
+export function boundToActive(fn) {
+  const contexts = registered()?.context;
+  if (!contexts || typeof contexts.active !== 'function' || typeof contexts.with !== 'function') return fn;
+  const active = contexts.active();
+  return /** @type {F} */ (/** @type {unknown} */ ((/** @type {Parameters<F>} */ ...args) => contexts.with(active, () => fn(...args))));
+}
+
+/**
  * The carrier `_meta` of an outgoing request with the active context's trace context
  * (`traceparent`, `tracestate`, `baggage`, whatever the registered propagator writes) added,
  * never replacing a key the caller set; `meta` itself when there is nothing to add.

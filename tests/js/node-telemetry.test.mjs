@@ -327,6 +327,39 @@ test('wrapAiSdkTools and cacheToolSet calls are spans too, under the active span
   assert.doesNotMatch(JSON.stringify(exporter.getFinishedSpans().map((sp) => sp.attributes)), new RegExp(SECRET));
 });
 
+test('a streaming tool\'s own work runs in its tools/call span, step after step, as a plain tool\'s does', async () => {
+  exporter.reset();
+  const { wrapAiSdkTools } = await import('../../js/ai-sdk.node.mjs');
+  const inner = (/** @type {string} */ name) => tracer.startActiveSpan(name, (span) => span.end());
+  const tools = wrapAiSdkTools({
+    plain: { inputSchema: z.object({}), execute: async () => (inner('plain step'), { ok: true }) },
+    streamed: {
+      inputSchema: z.object({}),
+      async *execute() {
+        inner('streamed step 1');
+        yield { progress: 1 };
+        inner('streamed step 2');
+        yield { ok: true };
+      },
+    },
+  }, { cache: new ResultCache({ storage: 'memory' }), convId: CONV });
+  await tracer.startActiveSpan('host', async (host) => {
+    await /** @type {Execute} */ (tools.plain.execute)({}, { toolCallId: 'p', messages: [] });
+    const outputs = /** @type {AsyncIterable<unknown>} */ (/** @type {unknown} */ (/** @type {Execute} */ (tools.streamed.execute)({}, { toolCallId: 's', messages: [] })));
+    for await (const output of outputs) void output;
+    host.end();
+  });
+  await flushed();
+  const parentOf = (/** @type {string} */ name) => {
+    const [span] = spanNamed(name);
+    return exporter.getFinishedSpans().find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId)?.name;
+  };
+  assert.equal(parentOf('plain step'), 'tools/call plain');
+  assert.equal(parentOf('streamed step 1'), 'tools/call streamed');
+  assert.equal(parentOf('streamed step 2'), 'tools/call streamed');
+  assert.equal(parentOf('tools/call streamed'), 'host');
+});
+
 test('a flow refused with nobody asked is a denial, not the user declining; asked and refused is declined', async () => {
   exporter.reset();
   const { clientToolSet } = await import('../../js/ai-sdk.node.mjs');
