@@ -93,8 +93,9 @@ export interface TypeMismatchEnvelope {
  * - A `tools/call` answered with a task (`{ task }`, the SDK's `CreateTaskResult`, or
  *   `resultType: "task"`) is returned untouched: nothing stored, no invalidation applied, absent
  *   from `stats()` and from the metrics. The task's final result, read through the wrapped
- *   client (`getTaskResult({ taskId })` or `experimental.tasks.getTaskResult(taskId)`), goes
- *   through the pipeline once, as the call's own result would (stored, referenced, invalidations
+ *   client (`experimental.tasks.getTaskResult(taskId)`; also `getTaskResult({ taskId })`, which
+ *   the SDK declares `protected`, so TypeScript code uses the first), goes through the pipeline
+ *   once, as the call's own result would (stored, referenced, invalidations
  *   applied); reading it again answers the same. A read that fails (aborted by its `signal`, a
  *   timeout) is not kept: the next read asks the server again. A tool the server declares
  *   with `execution: { taskSupport: "required" }` is listed as declared, without `<name>_uri`
