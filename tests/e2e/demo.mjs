@@ -223,10 +223,12 @@ try {
     assert.deepEqual(await callsIn('data', data), { 'timeseries.query': 1 });
     assert.deepEqual(await callsIn('chart', chart), { 'chart.create': 2 });
   });
-  await check('the entries table lists the IndexedDB entries with the stale one', async () => {
+  await check('the entries table lists the IndexedDB entries with the stale ones: the invoice, and the lines selected from it (as their lookup reads them)', async () => {
     assert.ok(Number(await page.getAttribute('#entries', 'data-count')) >= 3);
-    assert.equal(await page.getAttribute('#entries', 'data-stale'), '1');
-    assert.match(/** @type {string} */ (await page.textContent('#entries tbody tr.stale')), /billing\.get_invoice/);
+    assert.equal(await page.getAttribute('#entries', 'data-stale'), '2');
+    const stale = await page.locator('#entries tbody tr.stale').allTextContents();
+    assert.equal(stale.length, 2);
+    for (const row of stale) assert.match(row, /billing\.get_invoice/, 'the lines read with their source\'s tool');
   });
   await check('the browser entry exports what the Node entry exports, but the Node-only route handler', async () => {
     const names = await page.evaluate(async () => Object.keys(await import(/** @type {string} */ ('/pkg/browser.mjs'))).sort());
