@@ -44,6 +44,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_mark_as_a_string_is_the_mark() {
+        // Two spellings of one value (the char for scripts/constants.mjs, the string for the
+        // searches): a change to either fails here.
+        assert_eq!(SERVER_MARK.to_string(), SERVER_MARK_STR);
+    }
+
+    #[test]
     fn sources_round_trip_and_scope() {
         assert_eq!(source_name(None, "a.b"), "a.b");
         let s = source_name(Some("alpha"), "report.get");
