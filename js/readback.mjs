@@ -224,13 +224,15 @@ function readString(uri, text, offset, limit, maxChars) {
   return answer;
 }
 
-/** The members of an object: key, type, JSON size and a reference to each. */
+/** The members of an object: key, type, JSON size and a reference to each; one too large to list is named by `too_large`. */
 /** @param {string} uri @param {Record<string, unknown>} object @param {number} offset @param {number} limit @param {number} maxChars */
 function readObject(uri, object, offset, limit, maxChars) {
   const names = Object.keys(object);
   const total = names.length;
   const room = maxChars - jsonChars({ uri, total_keys: total, offset, keys: [], next_offset: total });
   const keys = [];
+  /** @type {{ index: number, uri: unknown, chars: number } | undefined} */
+  let tooLarge;
   let used = 0;
   let end = offset;
   while (end < total && keys.length < limit) {
@@ -244,13 +246,21 @@ function readObject(uri, object, offset, limit, maxChars) {
       if (size <= MAX_INLINE_VALUE_CHARS) entry.value = member;
     }
     const chars = jsonChars(entry) + (keys.length ? 1 : 0);
-    if (used + chars > room) break;
+    if (used + chars > room) {
+      // One member alone (a very long key) is larger than an answer may be: name it, as readArray does.
+      if (keys.length === 0) {
+        tooLarge = { index: end, uri: entry.pointer, chars: jsonChars(entry) };
+        end += 1;
+      }
+      break;
+    }
     used += chars;
     keys.push(entry);
     end += 1;
   }
   /** @type {Args} */
   const answer = { uri, total_keys: total, offset, keys };
+  if (tooLarge) answer.too_large = tooLarge;
   if (end < total) answer.next_offset = end;
   return answer;
 }

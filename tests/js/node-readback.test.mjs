@@ -153,6 +153,28 @@ test('cache_read names an item too large for one answer instead of skipping it s
   assert.deepEqual(inside.keys, [{ key: 'big', type: 'string', size: 10_002, pointer: `${uri}#/1/big` }]);
 });
 
+test('cache_read names an object member too large to list (a very long key) and pages past it', async () => {
+  const cache = fresh();
+  const prompt = 'Summarize the following customer complaint. '.repeat(45);
+  const uri = await stored(cache, { first: 1, [prompt]: 'answer', last: 3 });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const first = answer(await tools.callTool({ name: 'cache_read', arguments: { uri } }));
+  assert.deepEqual(first.keys.map((k) => k.key), ['first']);
+  assert.equal(first.next_offset, 1);
+  const second = await tools.callTool({ name: 'cache_read', arguments: { uri, offset: 1 } });
+  assert.ok(second.content[0].text.length <= 4000);
+  const named = answer(second);
+  assert.deepEqual(named.keys, []);
+  assert.equal(named.too_large.index, 1);
+  assert.equal(named.too_large.uri, `${uri}#/${prompt}`);
+  assert.ok(named.too_large.chars > 4000, `${named.too_large.chars}`);
+  assert.equal(named.next_offset, 2);
+  assert.equal(answer(await tools.callTool({ name: 'cache_read', arguments: { uri: named.too_large.uri } })).text, 'answer');
+  const third = answer(await tools.callTool({ name: 'cache_read', arguments: { uri, offset: 2 } }));
+  assert.deepEqual(third.keys.map((k) => k.key), ['last']);
+  assert.equal(third.next_offset, undefined);
+});
+
 test('cache_read pages a string by characters (JSON escapes counted, surrogate pairs kept whole)', async () => {
   const cache = fresh();
   const text = `${'line "one"\n'.repeat(500)}😀end`;
