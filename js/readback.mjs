@@ -180,6 +180,26 @@ function readFields(/** @type {Args} */ args) {
 // ---------------------------------------------------------------------------------------------
 // cache_read
 
+/**
+ * The refusal of a read whose answer cannot fit in `maxChars`: every answer echoes `uri`, and a
+ * #pointer near its 2 048-byte limit leaves no room for what it points at.
+ * @type {(uri: string, maxChars: number) => never}
+ */
+const noRoom = (uri, maxChars) =>
+  problem(`uri is too long (${uri.length} characters) to answer within maxChars (${maxChars}): its #pointer leaves no room for the value`,
+    'Read or search a shorter reference (the part above it: drop the last /key of the #pointer); a value behind a pointer this long cannot be read with this maxChars.');
+
+/**
+ * `answer` if it fits in `maxChars`. A `too_large` reference that does not fit is given as
+ * `null`, so paging still moves on; an answer that still does not fit is refused (noRoom).
+ * @param {Args} answer @param {string} uri @param {number} maxChars
+ */
+function fitted(answer, uri, maxChars) {
+  if (jsonChars(answer) > maxChars && isObject(answer.too_large)) answer.too_large.uri = null;
+  if (jsonChars(answer) > maxChars) noRoom(uri, maxChars);
+  return answer;
+}
+
 /** Whole items from `offset`, as many as fit in `maxChars` (and `limit`). */
 /** @param {string} uri @param {unknown[]} items @param {number} offset @param {number} limit @param {number} maxChars */
 function readArray(uri, items, offset, limit, maxChars) {
@@ -203,7 +223,7 @@ function readArray(uri, items, offset, limit, maxChars) {
     end += 1;
   }
   if (end < total) answer.next_offset = end;
-  return answer;
+  return fitted(answer, uri, maxChars);
 }
 
 /** Characters from `offset`, as many as fit once JSON-escaped; never half a surrogate pair. */
@@ -211,17 +231,19 @@ function readArray(uri, items, offset, limit, maxChars) {
 function readString(uri, text, offset, limit, maxChars) {
   const total = text.length;
   const room = maxChars - jsonChars({ uri, total_chars: total, offset, text: '', next_offset: total });
-  let end = Math.min(total, offset + limit, offset + room);
+  let end = Math.min(total, offset + limit, offset + Math.max(0, room));
   for (;;) {
     if (end < total && end > offset + 1 && /[\uD800-\uDBFF]/.test(text[end - 1])) end -= 1;
     const over = jsonChars(text.slice(offset, end)) - 2 - room;
     if (over <= 0 || end <= offset) break;
     end = Math.max(offset, end - Math.max(1, Math.ceil(over / 6)));
   }
+  // Not one character fits beside the uri: refused, never a page that does not move on.
+  if (end === offset && offset < total) noRoom(uri, maxChars);
   /** @type {Args} */
   const answer = { uri, total_chars: total, offset, text: text.slice(offset, end) };
   if (end < total) answer.next_offset = end;
-  return answer;
+  return fitted(answer, uri, maxChars);
 }
 
 /** The members of an object: key, type, JSON size and a reference to each; one too large to list is named by `too_large`. */
@@ -262,7 +284,7 @@ function readObject(uri, object, offset, limit, maxChars) {
   const answer = { uri, total_keys: total, offset, keys };
   if (tooLarge) answer.too_large = tooLarge;
   if (end < total) answer.next_offset = end;
-  return answer;
+  return fitted(answer, uri, maxChars);
 }
 
 /** @param {string} uri @param {unknown} value @param {Args} args @param {number} maxChars */
@@ -278,7 +300,7 @@ function readAnswer(uri, value, args, maxChars) {
   if (typeof value === 'string') return readString(uri, value, offset, limit, maxChars);
   if (isObject(value)) return readObject(uri, value, offset, limit, maxChars);
   const answer = { uri, type: typeOf(value), value };
-  return jsonChars(answer) <= maxChars ? answer : { uri, type: typeOf(value) };
+  return jsonChars(answer) <= maxChars ? answer : fitted({ uri, type: typeOf(value) }, uri, maxChars);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,7 +377,7 @@ function searchAnswer(uri, value, args, maxChars) {
     }
   };
   visit(value);
-  return { uri, query, total_matches: total, matches };
+  return fitted({ uri, query, total_matches: total, matches }, uri, maxChars);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -197,6 +197,49 @@ test('cache_read pages a string by characters (JSON escapes counted, surrogate p
   assert.equal(some.text, '"one"');
 });
 
+test('a long #pointer never makes an answer longer than maxChars: pages move on, or the call is refused as too long', async () => {
+  const cache = fresh();
+  const tools = cacheTools(cache, { convId: 'c1', maxChars: 1000 });
+  const text = 'abcdefghij'.repeat(100);
+  const kinds = { string: text, array: [{ big: 'x'.repeat(300) }, 2, 'three'], object: { a: 1, [`k${'y'.repeat(400)}`]: 2, c: 'z'.repeat(300) }, number: 42 };
+  for (const keyLength of [100, 500, 700, 800, 900, 1100, 2000]) {
+    const key = 'q'.repeat(keyLength);
+    for (const [kind, value] of Object.entries(kinds)) {
+      const reference = `${await stored(cache, { [key]: value })}#/${key}`;
+      const label = `${kind} at a ${keyLength}-character key`;
+      let offset = 0;
+      let joined = '';
+      let visited = 0;
+      for (let pages = 0; ; pages += 1) {
+        assert.ok(pages < 2000, `${label}: paging never ends`);
+        const result = await tools.callTool({ name: 'cache_read', arguments: { uri: reference, offset } });
+        assert.ok(result.content[0].text.length <= 1000, `${label} at ${offset}: ${result.content[0].text.length} characters`);
+        if (result.isError) {
+          const { error, fix_hint: hint } = refusal(result);
+          assert.match(error, /^invalid_args: uri is too long \(\d+ characters\) to answer within maxChars \(1000\)/, label);
+          assert.match(hint, /shorter reference/, label);
+          assert.ok(keyLength >= 800, `${label}: refused`);
+          break;
+        }
+        const page = answer(result);
+        joined += page.text ?? '';
+        visited += (page.items ?? page.keys ?? []).length + (page.too_large ? 1 : 0);
+        if (page.too_large && page.too_large.uri !== null) assert.equal(page.too_large.uri, `${reference}/${page.too_large.index === 1 && kind === 'object' ? `k${'y'.repeat(400)}` : page.too_large.index}`);
+        if (page.next_offset === undefined) {
+          if (kind === 'string') assert.equal(joined, text, label);
+          if (kind === 'array' || kind === 'object') assert.equal(visited, 3, label);
+          break;
+        }
+        assert.ok(page.next_offset > offset, `${label}: next_offset ${page.next_offset} after ${offset}`);
+        offset = page.next_offset;
+      }
+    }
+    const search = await tools.callTool({ name: 'cache_search', arguments: { uri: `${await stored(cache, { [key]: text })}#/${key}`, query: 'abc' } });
+    assert.ok(search.content[0].text.length <= 1000, `search at a ${keyLength}-character key: ${search.content[0].text.length} characters`);
+    if (search.isError) assert.match(refusal(search).error, /^invalid_args: uri is too long/);
+  }
+});
+
 test('cache_read lists an object\'s members with pointers the cache resolves; primitives and empty values', async () => {
   const cache = fresh();
   const uri = await stored(cache, { ok: true, 'a/b~c': [1, 2], rows: [], note: 'hi', n: null });
