@@ -72,6 +72,13 @@ const childUri = childReference;
 
 const jsonChars = (/** @type {unknown} */ value) => (JSON.stringify(value) ?? 'null').length;
 
+/**
+ * `text` lower-cased one UTF-16 code unit for one, so an index in it is the same index in `text`:
+ * "İ" (U+0130), the one character whose lower case is longer ("i̇", two units), is read as "i".
+ * Search and `contains` compare these.
+ */
+const folded = (/** @type {string} */ text) => text.replace(/\u0130/g, 'i').toLowerCase();
+
 // ---------------------------------------------------------------------------------------------
 // Argument readers: strict-mode models send `null` for every optional argument, so null is absent.
 
@@ -306,10 +313,15 @@ function readAnswer(uri, value, args, maxChars) {
 // ---------------------------------------------------------------------------------------------
 // cache_search
 
+/** The match at `at` in `text` with some context either side; never half a surrogate pair. */
 /** @param {string} text @param {number} at @param {number} length */
 function snippetOf(text, at, length) {
-  const start = Math.max(0, at - SNIPPET_CONTEXT);
-  const end = Math.min(text.length, at + length + SNIPPET_CONTEXT);
+  let start = Math.max(0, at - SNIPPET_CONTEXT);
+  let end = Math.min(text.length, at + length + SNIPPET_CONTEXT);
+  const high = (/** @type {number} */ i) => /[\uD800-\uDBFF]/.test(text[i] ?? '');
+  const low = (/** @type {number} */ i) => /[\uDC00-\uDFFF]/.test(text[i] ?? '');
+  if (start > 0 && low(start) && high(start - 1)) start += 1;
+  if (end < text.length && high(end - 1) && low(end)) end -= 1;
   return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
 
@@ -338,7 +350,7 @@ function searchAnswer(uri, value, args, maxChars) {
     problem(`query must be a non-empty string of at most ${MAX_QUERY_CHARS} characters`, 'Pass the text or number to look for as query.');
   }
   const limit = readPositive(args, 'limit', DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
-  const needle = query.toLowerCase();
+  const needle = folded(query);
   const room = maxChars - jsonChars({ uri, query, total_matches: Number.MAX_SAFE_INTEGER, matches: [] });
   /** @type {{ pointer: string | null, snippet: string }[]} */
   const matches = [];
@@ -350,7 +362,7 @@ function searchAnswer(uri, value, args, maxChars) {
   const visit = (/** @type {unknown} */ node) => {
     if (typeof node === 'string' || typeof node === 'number') {
       const text = String(node);
-      const at = text.toLowerCase().indexOf(needle);
+      const at = folded(text).indexOf(needle);
       if (at < 0) return;
       total += 1;
       if (full) return;
@@ -393,7 +405,7 @@ function holds(actual, op, expected) {
     case 'contains':
       if (Array.isArray(actual)) return actual.includes(expected);
       return (typeof actual === 'string' || typeof actual === 'number') &&
-        String(actual).toLowerCase().includes(String(expected).toLowerCase());
+        folded(String(actual)).includes(folded(String(expected)));
     default: {
       // Order compares numbers with numbers and strings with strings (ISO times sort as text).
       const comparable = (typeof actual === 'number' && typeof expected === 'number') ||

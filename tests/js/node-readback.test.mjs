@@ -285,6 +285,32 @@ test('cache_search finds string and number leaves case-insensitively, in documen
   assert.ok(answer(many).matches.length < answer(many).total_matches);
 });
 
+test('cache_search snippets hold the match (a character that lower-cases longer before it) and never half a surrogate pair', async () => {
+  const cache = fresh();
+  const note = `${'İSTANBUL ŞUBESİ İÇİN İADE İŞLEMİ. '.repeat(6)}Invoice INV-7781 refunded. ${'Ek bilgi yok. '.repeat(10)}`;
+  const emoji = `${'😀'.repeat(30)}xneedle${'😀'.repeat(30)}`;
+  const uri = await stored(cache, { rows: [{ id: 1, note }], s: emoji, t: `${'😀'.repeat(30)}needle${'😀'.repeat(30)}` });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const found = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'inv-7781' } }));
+  assert.equal(found.total_matches, 1);
+  assert.equal(found.matches[0].pointer, '/rows/0/note');
+  assert.match(found.matches[0].snippet, /^….{40}INV-7781.{40}…$/u);
+  const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  const pairs = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'NEEDLE' } }));
+  assert.equal(pairs.total_matches, 2);
+  for (const { snippet } of pairs.matches) {
+    assert.doesNotMatch(snippet, loneSurrogate, JSON.stringify(snippet));
+    assert.match(snippet, /^…😀+x?needle😀+…$/u);
+  }
+  // "İ" is matched as "i", one character for one: the Turkish capital is found by either case.
+  const turkish = answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'istanbul şubesi' } }));
+  assert.equal(turkish.total_matches, 1);
+  assert.match(turkish.matches[0].snippet, /^İSTANBUL ŞUBESİ/);
+  assert.equal(answer(await tools.callTool({ name: 'cache_search', arguments: { uri, query: 'İşlemi' } })).total_matches, 1);
+  const selected = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, where: [{ field: 'note', op: 'contains', value: 'istanbul' }] } }));
+  assert.equal(selected.count, 1, 'cache_select contains folds case as cache_search does');
+});
+
 test('cache_search answers the pointer cache_read lists for a key, null where no reference can carry it', async () => {
   const cache = fresh();
   const long = 'k'.repeat(2100);
