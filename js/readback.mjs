@@ -446,7 +446,9 @@ function notRows(uri, value) {
   const hint = arrays.length
     ? `Point uri at its rows, e.g. ${arrays.map((k) => childUri(uri, k)).filter(Boolean).join(' or ')}.`
     : `Use ${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[0]} to see what it holds.`;
-  problem(`${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[2]} needs an array of rows; ${uri} holds ${typeOf(value) === 'array' ? 'an array' : `a ${typeOf(value)}`}`, hint);
+  const type = typeOf(value);
+  const held = type === 'object' || type === 'array' ? `an ${type}` : type === 'null' ? 'null' : `a ${type}`;
+  problem(`${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[2]} needs an array of rows; ${uri} holds ${held}`, hint);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -510,6 +510,11 @@ test('hostile arguments are isError answers within maxChars, never throws or tra
   }
   const notRows = refusal(await tools.callTool({ name: 'cache_select', arguments: { uri } }));
   assert.match(notRows.fix_hint, /#\/rows/);
+  assert.match(notRows.error, /holds an object$/);
+  const scalars = await stored(cache, { s: 'text', n: null, k: 7 });
+  for (const [pointer, held] of [['s', 'a string'], ['n', 'null'], ['k', 'a number']]) {
+    assert.match(refusal(await tools.callTool({ name: 'cache_select', arguments: { uri: `${scalars}#/${pointer}` } })).error, new RegExp(`holds ${held}$`));
+  }
   // Wrong types in rows never match, and never throw.
   const mixed = await stored(cache, [1, 'a', null, [2], { cpu: '95' }, { cpu: 95 }, { cpu: { n: 1 } }]);
   const only = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: mixed, where: [{ field: 'cpu', op: '>', value: 90 }] } }));
