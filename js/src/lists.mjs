@@ -14,13 +14,18 @@ const lazy = lazyModule(init);
 /** Resolves once the WebAssembly module is ready; idempotent. */
 export const ready = lazy.ready;
 
-export const matchUriTemplate = lazy.syncExport(wasm, 'matchUriTemplate');
-export const wasmMemoryBytes = lazy.syncExport(wasm, 'wasmMemoryBytes');
+// Each export is handed over on its own, never the module namespace: a bundle then needs no
+// namespace object (pkg/lists.mjs is held to its size budget).
+export const matchUriTemplate = lazy.syncExport({ matchUriTemplate: wasm.matchUriTemplate }, 'matchUriTemplate');
+export const wasmMemoryBytes = lazy.syncExport({ wasmMemoryBytes: wasm.wasmMemoryBytes }, 'wasmMemoryBytes');
 
-/** SEP-2549 list-result cache (needs `await ready()` first in a browser). */
-export class ListCache {
+/**
+ * SEP-2549 list-result cache (needs `await ready()` first in a browser). The glue's class,
+ * extended: `instanceof` holds and a subclass keeps its methods (its constructor sets `this`).
+ */
+export class ListCache extends wasm.ListCache {
   constructor(/** @type {wasm.ListCacheOptions | undefined} */ options) {
     lazy.requireReady('new ListCache');
-    return new wasm.ListCache(options);
+    super(options);
   }
 }

@@ -298,3 +298,34 @@ test('100 000 hostile calls leave the ListCache and the module working', () => {
   assert.deepEqual(matchUriTemplate('users/{id}', 'users/7'), { id: '7' });
   console.log(`# wasm memory: ${memoryBefore} bytes before, ${wasmMemoryBytes()} after 100 000 hostile calls`);
 });
+
+test('the browser entry exports ListCache as a class: instanceof holds and a subclass keeps its methods', async () => {
+  await import('./file-fetch.mjs');
+  const browser = await import('../../pkg/lists.mjs');
+  assert.throws(() => new browser.ListCache(), /new ListCache\(\) needs the WebAssembly module/, 'before ready()');
+  assert.throws(() => browser.matchUriTemplate('users/{id}', 'users/7'), /matchUriTemplate\(\) needs the WebAssembly module/);
+  await browser.ready();
+  assert.deepEqual(browser.matchUriTemplate('users/{id}', 'users/7'), { id: '7' });
+  assert.ok(browser.wasmMemoryBytes() > 0);
+  const plain = new browser.ListCache({ now: () => 1_000 });
+  assert.ok(plain instanceof browser.ListCache);
+  class Traced extends browser.ListCache {
+    /** @type {string[]} */
+    seen = [];
+    /** @param {string} method */
+    getTraced(method) {
+      this.seen.push(method);
+      return this.get(method, {});
+    }
+  }
+  const traced = new Traced({ now: () => 1_000 });
+  assert.ok(traced instanceof Traced && traced instanceof browser.ListCache);
+  traced.put('tools/list', {}, { tools: [], ...FRESH });
+  assert.equal(traced.size, 1);
+  assert.deepEqual(/** @type {ListCacheHit} */ (traced.getTraced('tools/list')).result, { tools: [], ...FRESH });
+  assert.deepEqual(traced.seen, ['tools/list']);
+  assert.equal(traced.invalidateList('tools/list'), 1);
+  assert.equal(Reflect.get(traced, Symbol.dispose), traced.free, '`using` frees it');
+  traced.free();
+  plain.free();
+});
