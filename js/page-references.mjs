@@ -5,15 +5,17 @@
 // every request. The exchange rides on the AI SDK's tool approval, which already pauses a
 // server-side call until the page answers:
 //
-//   1. A server tool's call carries a reference its cache misses. With the `pageReferences`
+//   1. A server tool's call carries, in a `<name>_uri` argument (where substitution looks; any
+//      other argument is the tool's own), a reference its cache misses. With the `pageReferences`
 //      option (the request's `pageReferences` field, `[]` when the page sent none), the call
 //      needs approval: the tool's `needsApproval` answers `true`, and under AI SDK 7's
 //      `toolApproval` (which the AI SDK asks instead) `cacheToolApproval` answers
 //      `user-approval`, through the approval hook each tool made here carries. The stream ends
 //      with the call `approval-requested`.
 //   2. The page answers the approval (`addToolApprovalResponse`). Its transport attaches, to
-//      that one request, the payloads of exactly the references in the inputs of the calls it
-//      approved that its own cache holds (`pageReferencePayloads`), each within `maxEntryBytes`.
+//      that one request, the payloads of exactly the references in the `<name>_uri` arguments
+//      of the calls it approved that its own cache holds (`pageReferencePayloads`), each within
+//      `maxEntryBytes`.
 //   3. The route passes them as `pageReferences`. Before the approved call runs, each payload a
 //      call references is stored in the server's cache under the conversation, with the page
 //      entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the
@@ -22,7 +24,7 @@
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
 //      asks about was answered by this very approval.
 import { CACHE_URI_SCHEME, META_URIS_KEY, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
-import { isPlainObject } from './tool-pipeline.mjs';
+import { isPlainObject, referenceArgs } from './tool-pipeline.mjs';
 import { approvalHookOf, registerApprovalHook } from './approval.mjs';
 
 /**
@@ -72,20 +74,14 @@ export function checkPageReferences(options, who) {
 }
 
 /**
- * The references a tool input passes: its top-level string values and arrays of strings with
- * the cache's scheme (where substitution looks).
+ * The references a tool input passes: those substitution resolves, in its `<name>_uri` arguments
+ * (`referenceArgs`). A reference in any other argument is the tool's own string: neither asked
+ * for, sent, nor rewritten.
  * @param {unknown} input
  * @returns {string[]}
  */
 export function referencesIn(input) {
-  if (!isPlainObject(input)) return [];
-  /** @type {string[]} */
-  const found = [];
-  for (const value of Object.values(input)) {
-    if (hasCacheScheme(value)) found.push(/** @type {string} */ (value));
-    else if (Array.isArray(value)) found.push(...value.filter(hasCacheScheme));
-  }
-  return found;
+  return referenceArgs(input).flatMap(([, value]) => value);
 }
 
 /**
@@ -132,9 +128,9 @@ export function withPageReferences(tools, { cache, conversation, received }) {
       else missing.push(uri);
     }
     if (rewrite.size === 0) return { input, missing };
-    const swap = (/** @type {unknown} */ v) => (typeof v === 'string' ? rewrite.get(v) ?? v : v);
-    const out = Object.fromEntries(Object.entries(/** @type {Record<string, unknown>} */ (input))
-      .map(([key, value]) => [key, Array.isArray(value) ? value.map(swap) : swap(value)]));
+    const swap = (/** @type {string} */ v) => rewrite.get(v) ?? v;
+    const out = { ...(/** @type {Record<string, unknown>} */ (input)) };
+    for (const [key, value] of referenceArgs(input)) out[key] = Array.isArray(value) ? value.map(swap) : swap(value);
     return { input: out, missing };
   }
 

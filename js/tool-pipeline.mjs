@@ -79,6 +79,19 @@ const isEmptyArg = (/** @type {unknown} */ v) => v === null || v === undefined |
 /** What substitution resolves: a reference, or a non-empty array of references. */
 const isReferenceArg = (/** @type {unknown} */ v) => hasCacheScheme(v) || (Array.isArray(v) && v.length > 0 && v.every(hasCacheScheme));
 
+/**
+ * The arguments substitution resolves (`core::substitute::Plan::new`): the top-level
+ * `<name>_uri` keys (`<name>` not empty) holding a reference or a non-empty array of references,
+ * as `[key, value]`. Every other value is the tool's own, never read as a reference.
+ * @param {unknown} args
+ * @returns {[string, string | string[]][]}
+ */
+export function referenceArgs(args) {
+  if (!isPlainObject(args)) return [];
+  return /** @type {[string, string | string[]][]} */ (Object.entries(args)
+    .filter(([key, value]) => key.length > URI_ARG_SUFFIX.length && key.endsWith(URI_ARG_SUFFIX) && isReferenceArg(value)));
+}
+
 /** The JSON type of a value, as JSON Schema names it (`integer` is a `number`). */
 function jsonType(/** @type {unknown} */ value) {
   if (value === null) return 'null';

@@ -13,6 +13,9 @@ import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/a
 import { ROWS, pageWithRows as pageOf, withChart } from '../support/page-chat.mjs';
 import { tool } from 'ai';
 import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 
 /** @typedef {import('../support/page-chat.mjs').WrappedTool} WrappedTool */
 
@@ -110,6 +113,43 @@ test('a flow the policy asks about ("guarded", an open-world tool) runs on the a
     assert.equal(JSON.parse(drawn.content[0].text).points, 240);
     assert.deepEqual(received, [ROWS]);
   }, { openWorld: true });
+});
+
+test('a page reference in an argument that is no `<name>_uri` is the tool\'s own string: not asked for, not sent, not rewritten', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  /** @type {unknown[]} */
+  const got = [];
+  const notes = new McpServer({ name: 'notes', version: '1.0.0' });
+  notes.registerTool('note.add', {
+    description: 'Saves a note, with rows if given.',
+    inputSchema: { note: z.string(), data: z.array(z.object({ t: z.string(), value: z.number() })).optional() },
+  }, async (args) => {
+    got.push(args);
+    return { content: [{ type: 'text', text: JSON.stringify({ ok: true }) }] };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await notes.connect(serverSide);
+  const client = new Client({ name: 'route', version: '1.0.0' });
+  await client.connect(clientSide);
+  try {
+    const server = new ResultCache({ storage: 'memory' });
+    const first = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] });
+    assert.equal(await /** @type {WrappedTool} */ (first['note.add']).needsApproval({ note: rowsRef }, call), false);
+    // The page sends nothing for a call that quotes its reference in plain strings only.
+    assert.deepEqual(await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith({ type: 'tool-note.add', toolCallId: 'c1', state: 'approval-responded', input: { note: rowsRef, text: `see ${rowsRef}`, also: [rowsRef] }, approval: { id: 'ap1', approved: true } }) }), []);
+    await /** @type {WrappedTool} */ (first['note.add']).execute({ note: rowsRef }, call);
+    assert.deepEqual(got.at(-1), { note: rowsRef });
+    assert.deepEqual(await server.entries({ convId: CHAT }), []);
+
+    // With a `data_uri` the page sent the payload for, only that is resolved; `note` is untouched.
+    const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith({ type: 'tool-note.add', toolCallId: 'c1', state: 'approval-responded', input: { note: rowsRef, data_uri: rowsRef }, approval: { id: 'ap1', approved: true } }) });
+    const second = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    await /** @type {WrappedTool} */ (second['note.add']).execute({ note: rowsRef, data_uri: rowsRef }, call);
+    assert.deepEqual(got.at(-1), { note: rowsRef, data: ROWS });
+  } finally {
+    await client.close();
+    await notes.close();
+  }
 });
 
 test('pageReferences and pageReferencePayloads: bad input is a TypeError', async () => {
