@@ -65,7 +65,8 @@ export interface WrapAiSdkToolsOptions {
    * each payload it references is stored in this cache under the conversation, with the page
    * entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the call's
    * references are rewritten to the new entries. The flow policy then judges the flow from the
-   * client tool's server. Default: off.
+   * client tool's server (its `uris`, and a refusal's `_refused_uris`, name the page's references
+   * as the model passed them). Default: off.
    * @throws TypeError when it is not an array of {@link PageReference}s, or is given without `cache`.
    */
   pageReferences?: readonly PageReference[];

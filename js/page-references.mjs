@@ -22,7 +22,8 @@
 //      call's references are rewritten to the new entries (JSON Pointer fragments kept). The
 //      pipeline then substitutes them as any reference, and the flow policy judges the flow
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
-//      asks about was answered by this very approval.
+//      asks about was answered by this very approval. The flows name the page's references as the
+//      model passed them (`passedUris`, the pipeline's `aliases`), never the server's copies.
 import { CACHE_URI_SCHEME, META_URIS_KEY, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
 import { isPlainObject, referenceArgs } from './tool-pipeline.mjs';
 import { approvalHookOf, registerApprovalHook } from './approval.mjs';
@@ -43,6 +44,22 @@ import { approvalHookOf, registerApprovalHook } from './approval.mjs';
 /** A tool as `wrapAiSdkTools` answers it: read loosely, its functions called as they are. @typedef {Record<string, unknown>} LooseTool */
 
 const ENTRY_TYPE = `pageReferences must be an array of { uri: "${CACHE_URI_SCHEME}…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: string }`;
+
+/**
+ * An input whose page references were rewritten to the server's copies → those copies' references
+ * back to what the model passed (the pipeline's `aliases`: the flow policy, its `Flow.uris` and
+ * `_refused_uris` name references as the model passed them).
+ * @type {WeakMap<object, ReadonlyMap<string, string>>}
+ */
+const passedAs = new WeakMap();
+
+/**
+ * The references of `input` that are a page reference's server copy, each → the page reference
+ * the model passed; `undefined` for an input nothing was rewritten in.
+ * @param {unknown} input
+ * @returns {ReadonlyMap<string, string> | undefined}
+ */
+export const passedUris = (input) => (isPlainObject(input) ? passedAs.get(input) : undefined);
 
 /** A reference without its `#/pointer` fragment. */
 const baseOf = (/** @type {string} */ uri) => (uri.includes('#') ? uri.slice(0, uri.indexOf('#')) : uri);
@@ -131,6 +148,7 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     const swap = (/** @type {string} */ v) => rewrite.get(v) ?? v;
     const out = { ...(/** @type {Record<string, unknown>} */ (input)) };
     for (const [key, value] of referenceArgs(input)) out[key] = Array.isArray(value) ? value.map(swap) : swap(value);
+    passedAs.set(out, new Map([...rewrite].map(([passed, copy]) => [copy, passed])));
     return { input: out, missing };
   }
 

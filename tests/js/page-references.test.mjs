@@ -115,6 +115,29 @@ test('a flow the policy asks about ("guarded", an open-world tool) runs on the a
   }, { openWorld: true });
 });
 
+test('a refused page reference is named as the model passed it: in the policy\'s Flow.uris, the blocked event and _refused_uris', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true)) });
+  await withChart(async (client, received) => {
+    /** @type {string[][]} */
+    const seen = [];
+    /** @type {unknown[]} */
+    const blocked = [];
+    const server = new ResultCache({
+      storage: 'memory',
+      flows: (/** @type {import('../../js/index.js').Flow} */ flow) => (seen.push(flow.uris), 'deny'),
+      onEvent: (/** @type {import('../../js/index.js').CacheEvent} */ e) => { if (e.kind === 'blocked' && 'uris' in e) blocked.push(e.uris); },
+    });
+    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    const refused = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: rowsRef }, call);
+    assert.equal(refused.isError, true);
+    assert.deepEqual(JSON.parse(refused.content[0].text)._refused_uris, [rowsRef]);
+    assert.deepEqual(seen, [[rowsRef]]);
+    assert.deepEqual(blocked, [[rowsRef]]);
+    assert.equal(received.length, 0);
+  });
+});
+
 test('a page reference in an argument that is no `<name>_uri` is the tool\'s own string: not asked for, not sent, not rewritten', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
   /** @type {unknown[]} */
