@@ -63,7 +63,8 @@ export interface WrapAiSdkToolsOptions {
    * carry a reference this cache misses needs approval (`needsApproval`
    * answers `true`), so the page can answer it with the payloads; before an approved call runs,
    * each payload it references is stored in this cache under the conversation, with the page
-   * entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the call's
+   * entry's tool and server as its source, whatever its size (the cache's `threshold` does not
+   * apply; its `maxEntryBytes` bounds it), and the call's
    * references are rewritten to the new entries. The flow policy then judges the flow from the
    * client tool's server (its `uris`, and a refusal's `_refused_uris`, name the page's references
    * as the model passed them). Default: off.

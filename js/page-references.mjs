@@ -18,13 +18,14 @@
 //      `maxEntryBytes`.
 //   3. The route passes them as `pageReferences`. Before the approved call runs, each payload a
 //      call references is stored in the server's cache under the conversation, with the page
-//      entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the
+//      entry's tool and server as its source, whatever its size (`cacheToolResult` with
+//      `threshold: 0`: the cache's `maxEntryBytes` bounds it), and the
 //      call's references are rewritten to the new entries (JSON Pointer fragments kept). The
 //      pipeline then substitutes them as any reference, and the flow policy judges the flow
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
 //      asks about was answered by this very approval. The flows name the page's references as the
 //      model passed them (`passedUris`, the pipeline's `aliases`), never the server's copies.
-import { CACHE_URI_SCHEME, META_URIS_KEY, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
+import { CACHE_URI_SCHEME, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
 import { isPlainObject, referenceArgs } from './tool-pipeline.mjs';
 import { approvalHookOf, registerApprovalHook } from './approval.mjs';
 
@@ -36,7 +37,7 @@ import { approvalHookOf, registerApprovalHook } from './approval.mjs';
  * The cache methods used here (a `ResultCache`).
  * @typedef {{
  *   lookup(uri: string, options: object): Promise<{ status: string, payload?: unknown }>,
- *   afterToolCall(name: string, result: unknown, options: object): Promise<unknown>,
+ *   cacheToolResult(input: object): Promise<string | null>,
  *   entries(options: object): Promise<Array<{ uri: string, sourceToolName: string, sourceServer?: string }>>,
  *   stats(): Promise<{ maxEntryBytes: number }>,
  * }} ReferenceCache
@@ -111,15 +112,18 @@ export function referencesIn(input) {
 export function withPageReferences(tools, { cache, conversation, received }) {
   /** Page references stored in the server's cache in this request: page reference → server's. @type {Map<string, Promise<string | null>>} */
   const stored = new Map();
+  // Stored whatever its size: the call references it, so the cache's `threshold` (which decides
+  // whether a tool's result is worth a reference) does not apply; `maxEntryBytes` does.
   const store = (/** @type {PageReference} */ entry, /** @type {unknown} */ convId) => {
     let done = stored.get(entry.uri);
     if (!done) {
-      const result = { content: [{ type: 'text', text: JSON.stringify(entry.payload) }], structuredContent: entry.payload };
-      done = cache.afterToolCall(entry.sourceToolName ?? UNKNOWN_SOURCE_TOOL, result, { convId, ...(entry.sourceServer ? { server: entry.sourceServer } : {}) })
-        .then((visible) => {
-          const uris = isPlainObject(visible) && isPlainObject(visible._meta) ? visible._meta[META_URIS_KEY] : null;
-          return Array.isArray(uris) && typeof uris[0] === 'string' ? uris[0] : null; // null: not stored (maxEntryBytes)
-        });
+      done = cache.cacheToolResult({
+        payload: entry.payload, convId, sourceToolName: entry.sourceToolName ?? UNKNOWN_SOURCE_TOOL, threshold: 0,
+        ...(entry.sourceServer ? { server: entry.sourceServer } : {}),
+      }).catch((/** @type {unknown} */ error) => {
+        if (error instanceof TypeError) throw error; // what the page sent cannot be recorded (a bad server name)
+        return null; // the storage failed (an `error` event of the cache): as a miss
+      }); // null also when not stored: over maxEntryBytes
       stored.set(entry.uri, done);
     }
     return done;

@@ -8,7 +8,7 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache } from '../../pkg/node.mjs';
+import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { ROWS, pageWithRows as pageOf, withChart } from '../support/page-chat.mjs';
 import { tool } from 'ai';
@@ -113,6 +113,32 @@ test('a flow the policy asks about ("guarded", an open-world tool) runs on the a
     assert.equal(JSON.parse(drawn.content[0].text).points, 240);
     assert.deepEqual(received, [ROWS]);
   }, { openWorld: true });
+});
+
+test('a page payload under the server cache\'s threshold is stored all the same (a selection of 5 rows; 240 rows under threshold 16384)', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  // The page's read-back tool selects 5 rows: a derived entry of ~200 bytes, far under 4 096.
+  const selected = await cacheTools(page, { convId: CHAT }).callTool({ name: 'cache_select', arguments: { uri: rowsRef, limit: 5 } });
+  const few = /** @type {string} */ (JSON.parse(/** @type {{ text: string }} */ (selected.content[0]).text)._cache_uri);
+  await withChart(async (client, received) => {
+    for (const [ref, serverOptions, rows] of /** @type {const} */ ([[few, {}, ROWS.slice(0, 5)], [rowsRef, { threshold: 16384 }, ROWS]])) {
+      const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: ref }, 'approval-responded', true)) });
+      assert.equal(payloads.length, 1);
+      const server = new ResultCache({ storage: 'memory', ...serverOptions });
+      const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: JSON.parse(JSON.stringify(payloads)) });
+      assert.equal(await /** @type {WrappedTool} */ (tools['chart.create']).needsApproval({ data_uri: ref }, call), false, ref);
+      const output = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: ref }, call);
+      assert.equal(output.isError, undefined, output.content[0].text);
+      assert.equal(JSON.parse(output.content[0].text).points, rows.length);
+      assert.deepEqual(received.at(-1), rows);
+      // Stored with the source the page sent: its tool, and its server when it named one.
+      const entries = await server.entries({ convId: CHAT });
+      assert.equal(entries.length, 1);
+      assert.equal(entries[0].sourceToolName, payloads[0].sourceToolName);
+      assert.equal(entries[0].sourceServer, payloads[0].sourceServer);
+    }
+    assert.equal(received.length, 2);
+  });
 });
 
 test('a refused page reference is named as the model passed it: in the policy\'s Flow.uris, the blocked event and _refused_uris', async () => {
