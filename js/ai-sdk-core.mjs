@@ -10,7 +10,7 @@ import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } f
 import { boundToActive, instrumentToolCall } from './telemetry.mjs';
 import { consumeOnceFor } from './consume-once.mjs';
 import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
-import { checkPageReferences, withPageReferences } from './page-references.mjs';
+import { checkPageReferences, passedUris, withPageReferences } from './page-references.mjs';
 
 export { cacheToolApproval } from './approval.mjs';
 
@@ -390,6 +390,7 @@ function wrapTool(ctx, name, tool) {
         validate,
         annotationsOf,
         ask: once(async () => gate.approved(name, executeOptions, admitted)),
+        aliases: passedUris(input),
         dispatch,
         facts,
         onRaw,
@@ -404,7 +405,7 @@ function wrapTool(ctx, name, tool) {
   const askedFlows = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
     gate.consulted(approvalOptions);
     await observe();
-    const flows = await pipeline.askedFlows(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf });
+    const flows = await pipeline.askedFlows(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf, aliases: passedUris(input) });
     if (flows.length > 0) gate.asked(approvalOptions);
     return flows;
   };

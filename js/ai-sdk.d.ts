@@ -59,12 +59,15 @@ export interface WrapAiSdkToolsOptions {
    * Resolves references minted in the page (a client-side tool's result in the page's cache) in
    * these tools' calls: the payloads the page attached to this request (its `pageReferences`
    * field, from {@link pageReferencePayloads}; `[]` or the field as sent when it sent none).
-   * With it, a call carrying a reference this cache misses needs approval (`needsApproval`
+   * With it, a call whose `<name>_uri` arguments (where substitution looks; no other argument)
+   * carry a reference this cache misses needs approval (`needsApproval`
    * answers `true`), so the page can answer it with the payloads; before an approved call runs,
    * each payload it references is stored in this cache under the conversation, with the page
-   * entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the call's
+   * entry's tool and server as its source, whatever its size (the cache's `threshold` does not
+   * apply; its `maxEntryBytes` bounds it), and the call's
    * references are rewritten to the new entries. The flow policy then judges the flow from the
-   * client tool's server. Default: off.
+   * client tool's server (its `uris`, and a refusal's `_refused_uris`, name the page's references
+   * as the model passed them). Default: off.
    * @throws TypeError when it is not an array of {@link PageReference}s, or is given without `cache`.
    */
   pageReferences?: readonly PageReference[];
@@ -84,7 +87,7 @@ export interface PageReference {
 
 /**
  * In the page: the payloads one request to the route must carry — those of the references in the
- * inputs of the tool calls the page approved that have not run yet (tool parts
+ * `<name>_uri` arguments of the tool calls the page approved that have not run yet (tool parts
  * `approval-responded`, approved), that `cache` holds fresh for `convId`, at most
  * `maxEntryBytes` bytes of JSON each (default: the cache's own). Call it in
  * `DefaultChatTransport`'s `prepareSendMessagesRequest` and send the answer as the body's
@@ -206,8 +209,8 @@ export function toModelOutput(options: { toolCallId: string; input: unknown; out
  * - a call of a wrapped tool that would move referenced data the flow policy asks about answers
  *   `{ type: "user-approval", reason }`, the reason naming the tools and servers the data moves
  *   between (never the data);
- * - with the `pageReferences` option, a call carrying a reference minted in the page that the
- *   server's cache misses answers `user-approval` too, its reason naming the tool and counting
+ * - with the `pageReferences` option, a call whose `<name>_uri` arguments carry a reference
+ *   minted in the page that the server's cache misses answers `user-approval` too, its reason naming the tool and counting
  *   the references;
  * - combined with the host's own configuration `own` (a function for every call, or an object of
  *   statuses or functions by tool name): the stricter answer wins (`"denied"`, then

@@ -2,8 +2,9 @@
 // handler (Next.js route handlers, Hono, `node:http` through a small adapter) that lets the
 // page read what a server stored: one entry's JSON (or a part of it, or a page of it), or a
 // conversation's entries' metadata. Plain JS over the cache's public methods (`lookup`,
-// `entries`): payloads never enter the `.wasm`. The browser entry loads it on a route's first request
-// (docs/REACT.md, "The route").
+// `entries`): payloads never enter the `.wasm`. The reference grammar is the cache's own
+// (`parseCacheUri`, given by the entry that exports the route: js/node.cjs), never a second one
+// written here. Node only (docs/REACT.md, "The route").
 import { hasCacheScheme } from './protocol.mjs';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, pageOf } from './page.mjs';
 import { routeArgs } from './route-args.mjs';
@@ -11,6 +12,7 @@ import { routeArgs } from './route-args.mjs';
 /**
  * @typedef {import('./route-args.mjs').RouteCache} RouteCache
  * @typedef {import('./route-args.mjs').ConvIdOf} ConvIdOf
+ * @typedef {(uri: unknown) => unknown} ParseCacheUri the package's `parseCacheUri`: `null` for what is not a well-formed reference
  */
 
 // Longer than any reference the cache accepts (128 characters, a pointer of at most 2 048 bytes).
@@ -80,11 +82,16 @@ function convIdOf(/** @type {unknown} */ value) {
 }
 
 /** What the request asks for: the conversation, the reference (or `null` for the list), a page. */
-async function readRequest(/** @type {Request} */ request, /** @type {ConvIdOf | undefined} */ conversation) {
+async function readRequest(/** @type {Request} */ request, /** @type {ConvIdOf | undefined} */ conversation, /** @type {ParseCacheUri} */ parse) {
   const query = new URL(request.url).searchParams;
   const uri = query.get('uri');
   if (uri !== null && (!hasCacheScheme(uri) || uri.length > MAX_URI_CHARS || /[\p{Cc}\p{Cs}]/u.test(uri))) {
     malformed('uri must be a cache reference (URL-encoded, its # as %23)');
+  }
+  // What the cache would only answer as a miss (no token, a fragment that is no JSON Pointer, a
+  // pointer over its bound, a path): the request's fault, not a missing entry.
+  if (uri !== null && parse(uri) === null) {
+    malformed('uri is not a well-formed cache reference: mcp+cache://<conversation>/<token>, optionally #<JSON Pointer> (its # as %23)');
   }
   const paged = query.has('offset') || query.has('limit');
   if (paged && uri === null) malformed('offset and limit page an entry: pass uri');
@@ -99,7 +106,7 @@ async function entryAnswer(/** @type {RouteCache} */ cache, /** @type {Request} 
   try {
     outcome = await cache.lookup(uri, { convId });
   } catch (error) {
-    // The cache refuses what is not a reference (a bad pointer): the request's fault.
+    // The cache refuses what is not a reference: the request's fault.
     if (error instanceof TypeError) malformed('uri is not a well-formed cache reference');
     throw error;
   }
@@ -157,19 +164,34 @@ function readArgs(cache, options) {
 }
 
 /**
- * A web-standard request handler serving `cache`'s entries to the page; see js/index.d.ts
- * (`cacheRoute`) and docs/REACT.md. Throws a `TypeError` for bad arguments (`routeArgs`),
- * including arguments that cannot be read.
- * @param {unknown} cache
- * @param {unknown} options
+ * `cacheRoute` over the package's `parseCacheUri` (the entry exporting the route passes its own).
+ * @param {ParseCacheUri} parse
+ */
+export function makeCacheRoute(parse) {
+  /**
+   * A web-standard request handler serving `cache`'s entries to the page; see js/index.d.ts
+   * (`cacheRoute`) and docs/REACT.md. Throws a `TypeError` for bad arguments (`routeArgs`),
+   * including arguments that cannot be read.
+   * @param {unknown} cache
+   * @param {unknown} options
+   * @returns {(request: Request) => Promise<Response>}
+   */
+  return function cacheRoute(cache, options) {
+    return handler(readArgs(cache, options), parse);
+  };
+}
+
+/**
+ * The handler of one route.
+ * @param {ReturnType<typeof routeArgs>} args
+ * @param {ParseCacheUri} parse
  * @returns {(request: Request) => Promise<Response>}
  */
-export function cacheRoute(cache, options) {
-  const { store, allowed, conversation } = readArgs(cache, options);
+function handler({ store, allowed, conversation }, parse) {
   return async (request) => {
     try {
       if (request.method !== 'GET') return json(405, { error: 'method_not_allowed' }, { allow: 'GET' });
-      const asked = await readRequest(request, conversation);
+      const asked = await readRequest(request, conversation, parse);
       if ((await allowed(request, { convId: asked.convId, uri: asked.uri })) !== true) throw new Refusal(403, 'forbidden');
       return asked.uri === null ? await listAnswer(store, request, asked.convId) : await entryAnswer(store, request, asked.convId, asked.uri, asked.page);
     } catch (error) {

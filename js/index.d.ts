@@ -204,8 +204,8 @@ export interface CacheRoutePage {
  *
  * Every answer is JSON with `Cache-Control: private`; 200s carry an `ETag` (a reference's
  * entry never changes; the list's tag changes when the list does), and a request whose
- * `If-None-Match` names it gets 304. Errors: 400 (`bad_request`: a malformed reference, a bad
- * `offset`/`limit`, no conversation), 403 (`forbidden`, when `authorize` does not answer
+ * `If-None-Match` names it gets 304. Errors: 400 (`bad_request`: a malformed reference, one
+ * `parseCacheUri` answers `null` for, a bad `offset`/`limit`, no conversation), 403 (`forbidden`, when `authorize` does not answer
  * `true`: nothing is read), 404 (`not_found`, the same body for a missing reference and one of
  * another conversation), 405 (`method_not_allowed`, anything but `GET`), 410 (`stale`, with
  * the `cause` and the `sourceToolName` to call again), 500 (`internal_error`). No error body

@@ -323,7 +323,8 @@ const taskOnly = (/** @type {unknown} */ tool) =>
  * - Everything else is the original client's.
  *
  * `wrapMcpClient(client, options)`: `client` an `@modelcontextprotocol/sdk` `Client` (connected
- * or not); `options` `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?,
+ * or not), or any object with its `listTools()` and `callTool()` (stale notifications reach the
+ * cache only from a client with `setNotificationHandler`; a `TypeError` names a missing method); `options` `{ cache, convId, augment?, cap?, cappedArgs?, maxChars?, mediaMaxBytes?,
  * flows?, approve? }`: `convId` is the conversation id, or a function returning the current one
  * (for hosts that switch conversations); `augment` is passed to `augmentTools` (e.g.
  * `{ objects: true }`); `cap` and `cappedArgs` to `beforeToolCall` (the inline-list cap);
@@ -339,8 +340,11 @@ export function createWrapMcpClient(api) {
    * @returns {C} the wrapped client (a Proxy of it)
    */
   return function wrapMcpClient(rawClient, options) {
-    if (!isPlainObject(rawClient) || typeof rawClient.callTool !== 'function') {
-      throw new TypeError('wrapMcpClient expects an MCP SDK Client');
+    // The SDK's `Client`, or any object that lists and calls tools as it does (`cacheTools(cache)`,
+    // a hand-written client): both methods are used, so both are checked here.
+    const missing = isPlainObject(rawClient) ? ['listTools', 'callTool'].filter((key) => typeof rawClient[key] !== 'function') : ['listTools', 'callTool'];
+    if (missing.length > 0) {
+      throw new TypeError(`wrapMcpClient expects an MCP SDK Client, or an object with listTools() and callTool() as it has: ${missing.map((key) => `${key}()`).join(' and ')} missing`);
     }
     const client = /** @type {SdkClient} */ (/** @type {unknown} */ (rawClient));
     const pipeline = createToolPipeline(options, 'wrapMcpClient');
@@ -409,18 +413,17 @@ export function createWrapMcpClient(api) {
     }
 
 
-    // Stale notifications: every wrapping cache first, then the host's (set before or after).
-    const chain = resourceUpdatedChain(client);
-    chain.caches.push((/** @type {unknown} */ notification) => cache.handleNotification(notification, origin()));
-
     /** @type {Record<string | symbol, unknown>} */
-    const overrides = {
-      listTools,
-      callTool,
-      getTaskResult: tasks.getTaskResult,
-      setNotificationHandler: chain.setNotificationHandler,
-      removeNotificationHandler: chain.removeNotificationHandler,
-    };
+    const overrides = { listTools, callTool, getTaskResult: tasks.getTaskResult };
+    // Stale notifications: every wrapping cache first, then the host's (set before or after). A
+    // client without `setNotificationHandler` (a hand-written one, `cacheTools`) delivers none:
+    // nothing is installed, and the wrapped client has no such method either.
+    if (typeof (/** @type {Record<string, unknown>} */ (rawClient)).setNotificationHandler === 'function') {
+      const chain = resourceUpdatedChain(client);
+      chain.caches.push((/** @type {unknown} */ notification) => cache.handleNotification(notification, origin()));
+      overrides.setNotificationHandler = chain.setNotificationHandler;
+      overrides.removeNotificationHandler = chain.removeNotificationHandler;
+    }
     return /** @type {C} */ (/** @type {unknown} */ (new Proxy(client, {
       get(target, prop) {
         if (Object.hasOwn(overrides, prop)) return overrides[prop];

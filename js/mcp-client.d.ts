@@ -70,10 +70,28 @@ export interface TypeMismatchEnvelope {
 }
 
 /**
- * Wraps an MCP SDK `Client`: `listTools` answers tools augmented with `<name>_uri` parameters,
- * `callTool` runs the by-reference pipeline (cap, reuse, substitution, dispatch, caching) and
- * resolves what the model should see, and stale notifications reach the cache. Everything else
- * is the original client's.
+ * What {@link wrapMcpClient} takes besides the official MCP SDK `Client`: any object that lists
+ * and calls tools as it does, such as the cache's own read-back tools (`cacheTools(cache)`) or a
+ * hand-written client. Stale notifications reach the cache only from a client with the SDK's
+ * `setNotificationHandler`.
+ */
+export interface McpToolClient {
+  /** Resolves one page of tools; `nextCursor` asks for the next page. */
+  listTools(params?: { cursor?: string }, options?: unknown): Promise<{
+    tools: ReadonlyArray<{ name: string; inputSchema?: object; annotations?: object }>;
+    nextCursor?: string;
+  }>;
+  /** Calls one tool; resolves an MCP `CallToolResult`. */
+  callTool(params: { name: string; arguments?: Record<string, unknown> }, resultSchema?: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
+  /** The server's `serverInfo` once connected (the SDK `Client` has it): names the server to the cache. */
+  getServerVersion?(): { name?: string } | undefined;
+}
+
+/**
+ * Wraps an MCP SDK `Client` (or a {@link McpToolClient}): `listTools` answers tools augmented
+ * with `<name>_uri` parameters, `callTool` runs the by-reference pipeline (cap, reuse,
+ * substitution, dispatch, caching) and resolves what the model should see, and stale
+ * notifications reach the cache. Everything else is the original client's.
  *
  * - A `<name>_uri` that is `null`, `""` or absent-as-`undefined` (strict function-calling modes)
  *   is dropped before dispatch unless the server declared it; any other non-reference value is
@@ -108,5 +126,9 @@ export interface TypeMismatchEnvelope {
  *   value or a result's text. The active context's trace context (`traceparent`, `tracestate`,
  *   `baggage`: whatever the registered propagator writes) goes into the request's
  *   `params._meta`; a `_meta` key the caller set is kept as it is.
+ * - A client without `setNotificationHandler` (a {@link McpToolClient}) delivers no
+ *   notifications: none reach the cache, and the wrapped client has no such method either.
+ *
+ * @throws TypeError when `client` has no `listTools()` or no `callTool()` (the message names it).
  */
-export function wrapMcpClient<C extends Client>(client: C, options: WrapMcpClientOptions): C;
+export function wrapMcpClient<C extends Client | McpToolClient>(client: C, options: WrapMcpClientOptions): C;

@@ -11,8 +11,9 @@ const { augmentTools } = require('../pkg/augment.cjs');
 // `referencesOf`, plain JS: written from js/references.mjs by the build (scripts/node-entries.mjs).
 const { referencesOf } = require('../pkg/references.cjs');
 // `cacheRoute`, the web-standard handler serving entries to the page: written from
-// js/cache-route.mjs by the build (scripts/node-entries.mjs).
-const { cacheRoute } = require('../pkg/cache-route.cjs');
+// js/cache-route.mjs by the build (scripts/node-entries.mjs); references are checked by the
+// cache's own parser.
+const cacheRoute = require('../pkg/cache-route.cjs').makeCacheRoute(wasm.parseCacheUri);
 
 // The free functions over a default cache and the `cacheTools` loader, shared with the browser
 // entry: written from js/src/defaults.mjs by the build (scripts/node-entries.mjs).

@@ -5,24 +5,28 @@
 // every request. The exchange rides on the AI SDK's tool approval, which already pauses a
 // server-side call until the page answers:
 //
-//   1. A server tool's call carries a reference its cache misses. With the `pageReferences`
+//   1. A server tool's call carries, in a `<name>_uri` argument (where substitution looks; any
+//      other argument is the tool's own), a reference its cache misses. With the `pageReferences`
 //      option (the request's `pageReferences` field, `[]` when the page sent none), the call
 //      needs approval: the tool's `needsApproval` answers `true`, and under AI SDK 7's
 //      `toolApproval` (which the AI SDK asks instead) `cacheToolApproval` answers
 //      `user-approval`, through the approval hook each tool made here carries. The stream ends
 //      with the call `approval-requested`.
 //   2. The page answers the approval (`addToolApprovalResponse`). Its transport attaches, to
-//      that one request, the payloads of exactly the references in the inputs of the calls it
-//      approved that its own cache holds (`pageReferencePayloads`), each within `maxEntryBytes`.
+//      that one request, the payloads of exactly the references in the `<name>_uri` arguments
+//      of the calls it approved that its own cache holds (`pageReferencePayloads`), each within
+//      `maxEntryBytes`.
 //   3. The route passes them as `pageReferences`. Before the approved call runs, each payload a
 //      call references is stored in the server's cache under the conversation, with the page
-//      entry's tool and server as its source (the cache's `maxEntryBytes` bounds it), and the
+//      entry's tool and server as its source, whatever its size (`cacheToolResult` with
+//      `threshold: 0`: the cache's `maxEntryBytes` bounds it), and the
 //      call's references are rewritten to the new entries (JSON Pointer fragments kept). The
 //      pipeline then substitutes them as any reference, and the flow policy judges the flow
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
-//      asks about was answered by this very approval.
-import { CACHE_URI_SCHEME, META_URIS_KEY, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
-import { isPlainObject } from './tool-pipeline.mjs';
+//      asks about was answered by this very approval. The flows name the page's references as the
+//      model passed them (`passedUris`, the pipeline's `aliases`), never the server's copies.
+import { CACHE_URI_SCHEME, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
+import { isPlainObject, referenceArgs } from './tool-pipeline.mjs';
 import { approvalHookOf, registerApprovalHook } from './approval.mjs';
 
 /**
@@ -33,7 +37,7 @@ import { approvalHookOf, registerApprovalHook } from './approval.mjs';
  * The cache methods used here (a `ResultCache`).
  * @typedef {{
  *   lookup(uri: string, options: object): Promise<{ status: string, payload?: unknown }>,
- *   afterToolCall(name: string, result: unknown, options: object): Promise<unknown>,
+ *   cacheToolResult(input: object): Promise<string | null>,
  *   entries(options: object): Promise<Array<{ uri: string, sourceToolName: string, sourceServer?: string }>>,
  *   stats(): Promise<{ maxEntryBytes: number }>,
  * }} ReferenceCache
@@ -41,6 +45,22 @@ import { approvalHookOf, registerApprovalHook } from './approval.mjs';
 /** A tool as `wrapAiSdkTools` answers it: read loosely, its functions called as they are. @typedef {Record<string, unknown>} LooseTool */
 
 const ENTRY_TYPE = `pageReferences must be an array of { uri: "${CACHE_URI_SCHEME}…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: string }`;
+
+/**
+ * An input whose page references were rewritten to the server's copies → those copies' references
+ * back to what the model passed (the pipeline's `aliases`: the flow policy, its `Flow.uris` and
+ * `_refused_uris` name references as the model passed them).
+ * @type {WeakMap<object, ReadonlyMap<string, string>>}
+ */
+const passedAs = new WeakMap();
+
+/**
+ * The references of `input` that are a page reference's server copy, each → the page reference
+ * the model passed; `undefined` for an input nothing was rewritten in.
+ * @param {unknown} input
+ * @returns {ReadonlyMap<string, string> | undefined}
+ */
+export const passedUris = (input) => (isPlainObject(input) ? passedAs.get(input) : undefined);
 
 /** A reference without its `#/pointer` fragment. */
 const baseOf = (/** @type {string} */ uri) => (uri.includes('#') ? uri.slice(0, uri.indexOf('#')) : uri);
@@ -72,20 +92,14 @@ export function checkPageReferences(options, who) {
 }
 
 /**
- * The references a tool input passes: its top-level string values and arrays of strings with
- * the cache's scheme (where substitution looks).
+ * The references a tool input passes: those substitution resolves, in its `<name>_uri` arguments
+ * (`referenceArgs`). A reference in any other argument is the tool's own string: neither asked
+ * for, sent, nor rewritten.
  * @param {unknown} input
  * @returns {string[]}
  */
 export function referencesIn(input) {
-  if (!isPlainObject(input)) return [];
-  /** @type {string[]} */
-  const found = [];
-  for (const value of Object.values(input)) {
-    if (hasCacheScheme(value)) found.push(/** @type {string} */ (value));
-    else if (Array.isArray(value)) found.push(...value.filter(hasCacheScheme));
-  }
-  return found;
+  return referenceArgs(input).flatMap(([, value]) => value);
 }
 
 /**
@@ -98,15 +112,18 @@ export function referencesIn(input) {
 export function withPageReferences(tools, { cache, conversation, received }) {
   /** Page references stored in the server's cache in this request: page reference → server's. @type {Map<string, Promise<string | null>>} */
   const stored = new Map();
+  // Stored whatever its size: the call references it, so the cache's `threshold` (which decides
+  // whether a tool's result is worth a reference) does not apply; `maxEntryBytes` does.
   const store = (/** @type {PageReference} */ entry, /** @type {unknown} */ convId) => {
     let done = stored.get(entry.uri);
     if (!done) {
-      const result = { content: [{ type: 'text', text: JSON.stringify(entry.payload) }], structuredContent: entry.payload };
-      done = cache.afterToolCall(entry.sourceToolName ?? UNKNOWN_SOURCE_TOOL, result, { convId, ...(entry.sourceServer ? { server: entry.sourceServer } : {}) })
-        .then((visible) => {
-          const uris = isPlainObject(visible) && isPlainObject(visible._meta) ? visible._meta[META_URIS_KEY] : null;
-          return Array.isArray(uris) && typeof uris[0] === 'string' ? uris[0] : null; // null: not stored (maxEntryBytes)
-        });
+      done = cache.cacheToolResult({
+        payload: entry.payload, convId, sourceToolName: entry.sourceToolName ?? UNKNOWN_SOURCE_TOOL, threshold: 0,
+        ...(entry.sourceServer ? { server: entry.sourceServer } : {}),
+      }).catch((/** @type {unknown} */ error) => {
+        if (error instanceof TypeError) throw error; // what the page sent cannot be recorded (a bad server name)
+        return null; // the storage failed (an `error` event of the cache): as a miss
+      }); // null also when not stored: over maxEntryBytes
       stored.set(entry.uri, done);
     }
     return done;
@@ -132,9 +149,10 @@ export function withPageReferences(tools, { cache, conversation, received }) {
       else missing.push(uri);
     }
     if (rewrite.size === 0) return { input, missing };
-    const swap = (/** @type {unknown} */ v) => (typeof v === 'string' ? rewrite.get(v) ?? v : v);
-    const out = Object.fromEntries(Object.entries(/** @type {Record<string, unknown>} */ (input))
-      .map(([key, value]) => [key, Array.isArray(value) ? value.map(swap) : swap(value)]));
+    const swap = (/** @type {string} */ v) => rewrite.get(v) ?? v;
+    const out = { ...(/** @type {Record<string, unknown>} */ (input)) };
+    for (const [key, value] of referenceArgs(input)) out[key] = Array.isArray(value) ? value.map(swap) : swap(value);
+    passedAs.set(out, new Map([...rewrite].map(([passed, copy]) => [copy, passed])));
     return { input: out, missing };
   }
 

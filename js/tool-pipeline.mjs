@@ -43,6 +43,7 @@ import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme,
  *   validate?: (args: unknown) => Promise<{ ok: true, args: unknown } | { ok: false, envelope: object }>,
  *   annotationsOf?: () => Promise<Record<string, unknown> | null>,
  *   ask?: (flow: import('./flows.mjs').Flow) => Promise<boolean | null>,
+ *   aliases?: ReadonlyMap<string, string>,
  *   facts?: CallFacts,
  *   onRaw?: (raw: unknown) => void,
  * }} CallHooks
@@ -78,6 +79,19 @@ const isEmptyArg = (/** @type {unknown} */ v) => v === null || v === undefined |
 
 /** What substitution resolves: a reference, or a non-empty array of references. */
 const isReferenceArg = (/** @type {unknown} */ v) => hasCacheScheme(v) || (Array.isArray(v) && v.length > 0 && v.every(hasCacheScheme));
+
+/**
+ * The arguments substitution resolves (`core::substitute::Plan::new`): the top-level
+ * `<name>_uri` keys (`<name>` not empty) holding a reference or a non-empty array of references,
+ * as `[key, value]`. Every other value is the tool's own, never read as a reference.
+ * @param {unknown} args
+ * @returns {[string, string | string[]][]}
+ */
+export function referenceArgs(args) {
+  if (!isPlainObject(args)) return [];
+  return /** @type {[string, string | string[]][]} */ (Object.entries(args)
+    .filter(([key, value]) => key.length > URI_ARG_SUFFIX.length && key.endsWith(URI_ARG_SUFFIX) && isReferenceArg(value)));
+}
 
 /** The JSON type of a value, as JSON Schema names it (`integer` is a `number`). */
 function jsonType(/** @type {unknown} */ value) {
@@ -196,7 +210,11 @@ function flowGate(cache, policy) {
     const rule = policy();
     if (rule === 'any' || !Array.isArray(sources) || sources.length === 0) return null;
     const annotations = (await hooks.annotationsOf?.()) ?? {};
-    return judgeFlows(rule, flowsOf(sources, hooks.origin?.().server, name, annotations));
+    // The flows name each reference as the model passed it (`aliases`: what the call carries
+    // instead, such as a page reference's server copy → the page reference).
+    const { aliases } = hooks;
+    const named = aliases ? sources.map((source) => ({ ...source, uri: aliases.get(source.uri) ?? source.uri })) : sources;
+    return judgeFlows(rule, flowsOf(named, hooks.origin?.().server, name, annotations));
   }
 
   /** Each refused flow is a `blocked` event of the cache; an observer's failure changes nothing. */
@@ -390,6 +408,9 @@ export function createToolPipeline(options, who) {
    * - `ask(flow)`: resolves `true` when the user lets this flow's data through, `false` when
    *   the user declined it, `null` when nobody could be asked (without `ask`, a flow the policy
    *   asks about is refused as `null`);
+   * - `aliases`: references `input` carries in place of those the model passed (carried → as
+   *   passed: a page reference rewritten to its copy in this cache, js/page-references.mjs); the
+   *   flows, the policy, `ask`, `blocked` events and the refusal name them as passed;
    * - `facts`: an object the call fills with what it did (js/telemetry.mjs reads it).
    * Resolves what the model should see: the value of `afterToolCall`, or for a blocked call an
    * `isError` `CallToolResult` holding the envelope (the tool is not called).

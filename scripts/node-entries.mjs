@@ -23,7 +23,7 @@ const CONVERTED = [
   { source: 'js/src/cache-flows.mjs', out: 'pkg/cache-flows.cjs', exports: 'cacheFlows' },
   { source: 'js/warm-up.mjs', out: 'pkg/warm-up.cjs', exports: 'warmUp' },
   { source: 'js/references.mjs', out: 'pkg/references.cjs', exports: 'referencesOf' },
-  { source: 'js/cache-route.mjs', out: 'pkg/cache-route.cjs', exports: 'cacheRoute' },
+  { source: 'js/cache-route.mjs', out: 'pkg/cache-route.cjs', exports: 'makeCacheRoute' },
   { source: 'js/src/defaults.mjs', out: 'pkg/defaults.cjs', exports: 'afterToolCall,beforeToolCall,cacheToolResult,cacheToolsLoader,clearConversation,configureDefaultCache,evictOlderThan,lookup,makeDefaultCacheWith,readCachedPayload,substituteCacheUris' },
 ];
 /**

@@ -149,7 +149,9 @@ impl JsResultCache {
     /// Stores `payload` when it is a JSON object or array whose `JSON.stringify` is at least
     /// `threshold` UTF-8 bytes, and resolves its new `mcp+cache://<conversation>/<token>`
     /// reference; resolves `null` when it is not cached (too small, not serializable, not an
-    /// object/array). Rejects with an `Error` named after the DOMException when storage fails.
+    /// object/array). `server` records the MCP server of the producing tool with the entry, as
+    /// `afterToolCall`'s `server` does. Rejects with an `Error` named after the DOMException when
+    /// storage fails.
     #[wasm_bindgen(js_name = cacheToolResult, unchecked_return_type = "Promise<string | null>")]
     pub fn cache_tool_result(
         &self,
@@ -159,7 +161,7 @@ impl JsResultCache {
         promise(async move {
             if !input.is_object() {
                 return Err(type_error(
-                    "cacheToolResult expects { payload, convId, sourceToolName?, threshold?, derivedFrom? }",
+                    "cacheToolResult expects { payload, convId, sourceToolName?, server?, threshold?, derivedFrom? }",
                 ));
             }
             check_readable(&input, "cacheToolResult input")?;
@@ -172,6 +174,11 @@ impl JsResultCache {
                 Some(_) => UNKNOWN_SOURCE_TOOL.to_owned(),
                 None => return Err(type_error("sourceToolName must be a string")),
             };
+            // The entry's source: the tool, and its server when given (as `afterToolCall` records it).
+            let source_tool_name = crate::core::source::source_name(
+                server_option(&input)?.as_deref(),
+                &source_tool_name,
+            );
             let threshold = optional_non_negative(&read(&input, "threshold")?, "threshold")?;
             let derived_from = match read(&input, "derivedFrom")? {
                 v if v.is_undefined() || v.is_null() => None,

@@ -198,6 +198,11 @@ export interface CacheToolResultInput {
   convId?: string | number | bigint | null;
   /** The producing tool. Default `"<unknown>"`. */
   sourceToolName?: string;
+  /**
+   * The MCP server the producing tool belongs to (its `serverInfo.name`): recorded with the entry
+   * (`sourceServer`), as `afterToolCall`'s `server` records it. A non-empty string.
+   */
+  server?: string;
   /** Per-call threshold override, in bytes. */
   threshold?: number;
   /**

@@ -6,10 +6,11 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache, cacheRoute } from 'mcp-result-cache';
-// The source of the package's `cacheRoute` (pkg/cache-route.cjs is written from it by the build):
-// what the tests of its argument reads run on, built or not.
-import { cacheRoute as cacheRouteSource } from '../../js/cache-route.mjs';
+import { ResultCache, cacheRoute, parseCacheUri } from 'mcp-result-cache';
+// The source of the package's `cacheRoute` (pkg/cache-route.cjs is written from it by the build),
+// over the package's parser as js/node.cjs makes it: what the tests of its argument reads run on.
+import { makeCacheRoute } from '../../js/cache-route.mjs';
+const cacheRouteSource = makeCacheRoute(parseCacheUri);
 import { serveRoute } from '../support/serve-route.mjs';
 
 const table = (/** @type {number} */ n) => ({ ok: true, columns: ['t', 'value'], rows: Array.from({ length: n }, (_, i) => ({ t: `2026-01-01T00:00:${i}Z`, value: i })) });
@@ -139,6 +140,29 @@ test('400: malformed requests, nothing read', async (t) => {
   assert.equal(object.status, 400);
   assert.ok(!(await object.text()).includes('2026'));
   assert.equal((await get({ uri: `${a}#/rows`, convId: 'chat-a', offset: '301' })).status, 400);
+});
+
+test('400, not 404: references the cache\'s own parser refuses (parseCacheUri answers null), nothing read', async (t) => {
+  const { a, get, reads } = await setup(t);
+  const token = a.slice(a.lastIndexOf('/') + 1);
+  for (const uri of [
+    `${a}#rows`, // a fragment that is no JSON Pointer
+    `${a}#/rows/~2`, // an escape RFC 6901 does not have
+    'mcp+cache://chat-a/', // no token
+    `mcp+cache://chat-a/../chat-b/${token}`, // a path
+    `${a}#/${'a'.repeat(3000)}`, // a pointer over 2 048 bytes
+  ]) {
+    assert.equal(parseCacheUri(uri), null, uri);
+    const response = await get({ uri, convId: 'chat-a' });
+    assert.equal(response.status, 400, uri.slice(0, 80));
+    const body = await response.json();
+    assert.equal(body.error, 'bad_request');
+    assert.match(body.message, /not a well-formed cache reference/);
+  }
+  assert.deepEqual(reads, []);
+  // Well formed: read, and answered 200 or 404 as before.
+  assert.equal((await get({ uri: `${a}#/rows/0`, convId: 'chat-a' })).status, 200);
+  assert.equal((await get({ uri: `${a}#/rows/~0`, convId: 'chat-a' })).status, 404);
 });
 
 test('403 before any read; 405 for other methods', async (t) => {

@@ -14,7 +14,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { ResultCache } from '../../pkg/node.mjs';
+import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 /** @typedef {import('@modelcontextprotocol/sdk/types.js').CallToolResult} CallToolResult */
@@ -556,5 +556,43 @@ test('a tool that must be called as a task is listed as declared: no `_uri` para
   } finally {
     await raw.close();
     await jobs.close();
+  }
+});
+
+test('an object with listTools() and callTool() only (a hand-written client, cacheTools) is wrapped: the pipeline runs, no notification API is made up', async () => {
+  /** @type {Record<string, unknown[]>} */
+  const received = {};
+  const server = makeServer(received);
+  const raw = await connect(server);
+  try {
+    // No setNotificationHandler, no getServerVersion: only what a client must have to be called.
+    const handWritten = {
+      listTools: (/** @type {{ cursor?: string }} */ params = {}) => raw.listTools(params),
+      callTool: (/** @type {CallToolParams} */ params) => raw.callTool(params),
+    };
+    const cache = new ResultCache({ storage: 'memory' });
+    const wrapped = wrapMcpClient(handWritten, { cache, convId: CONV });
+    assert.equal(/** @type {Record<string, unknown>} */ (/** @type {unknown} */ (wrapped)).setNotificationHandler, undefined);
+    assert.equal(/** @type {Record<string, unknown>} */ (/** @type {unknown} */ (wrapped)).removeNotificationHandler, undefined);
+    const { tools } = await wrapped.listTools();
+    assert.ok(Object.keys(/** @type {{ inputSchema: { properties: object } }} */ (tools.find((t) => t.name === 'import_rows')).inputSchema.properties).includes('rows_uri'));
+    const stored = /** @type {Stored} */ (textJson(await wrapped.callTool({ name: 'store.query', arguments: { shape: 'rows' } })));
+    await wrapped.callTool({ name: 'import_rows', arguments: { rows_uri: stored._cache_refs.rows } });
+    assert.deepEqual(received.import_rows, [{ rows: ROWS }]);
+
+    // The cache's own read-back tools are such an object (docs/READ-BACK.md).
+    const readBack = wrapMcpClient(cacheTools(cache, { convId: CONV }), { cache: new ResultCache({ storage: 'memory' }), convId: CONV });
+    assert.ok((await readBack.listTools()).tools.some((t) => t.name === 'cache_read'));
+    const page = textJson(await readBack.callTool({ name: 'cache_read', arguments: { uri: stored._cache_refs.rows, limit: 2 } }));
+    assert.deepEqual(page.items, ROWS.slice(0, 2));
+  } finally {
+    await raw.close();
+    await server.close();
+  }
+  // What cannot be called is refused up front, naming what is missing.
+  const cache = new ResultCache({ storage: 'memory' });
+  for (const [client, missing] of /** @type {const} */ ([[{ callTool: async () => ({}) }, /listTools\(\) missing/], [{ listTools: async () => ({ tools: [] }) }, /callTool\(\) missing/], [null, /listTools\(\) and callTool\(\) missing/]])) {
+    assert.throws(() => wrapMcpClient(/** @type {never} */ (client), { cache, convId: CONV }), { name: 'TypeError', message: missing });
+    assert.throws(() => wrapMcpClient(/** @type {never} */ (client), { cache, convId: CONV }), { message: /^wrapMcpClient expects an MCP SDK Client/ });
   }
 });

@@ -8,11 +8,14 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache } from '../../pkg/node.mjs';
+import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 import { clientToolSet, pageReferencePayloads, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { ROWS, pageWithRows as pageOf, withChart } from '../support/page-chat.mjs';
 import { tool } from 'ai';
 import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 
 /** @typedef {import('../support/page-chat.mjs').WrappedTool} WrappedTool */
 
@@ -110,6 +113,92 @@ test('a flow the policy asks about ("guarded", an open-world tool) runs on the a
     assert.equal(JSON.parse(drawn.content[0].text).points, 240);
     assert.deepEqual(received, [ROWS]);
   }, { openWorld: true });
+});
+
+test('a page payload under the server cache\'s threshold is stored all the same (a selection of 5 rows; 240 rows under threshold 16384)', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  // The page's read-back tool selects 5 rows: a derived entry of ~200 bytes, far under 4 096.
+  const selected = await cacheTools(page, { convId: CHAT }).callTool({ name: 'cache_select', arguments: { uri: rowsRef, limit: 5 } });
+  const few = /** @type {string} */ (JSON.parse(/** @type {{ text: string }} */ (selected.content[0]).text)._cache_uri);
+  await withChart(async (client, received) => {
+    for (const [ref, serverOptions, rows] of /** @type {const} */ ([[few, {}, ROWS.slice(0, 5)], [rowsRef, { threshold: 16384 }, ROWS]])) {
+      const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: ref }, 'approval-responded', true)) });
+      assert.equal(payloads.length, 1);
+      const server = new ResultCache({ storage: 'memory', ...serverOptions });
+      const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: JSON.parse(JSON.stringify(payloads)) });
+      assert.equal(await /** @type {WrappedTool} */ (tools['chart.create']).needsApproval({ data_uri: ref }, call), false, ref);
+      const output = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: ref }, call);
+      assert.equal(output.isError, undefined, output.content[0].text);
+      assert.equal(JSON.parse(output.content[0].text).points, rows.length);
+      assert.deepEqual(received.at(-1), rows);
+      // Stored with the source the page sent: its tool, and its server when it named one.
+      const entries = await server.entries({ convId: CHAT });
+      assert.equal(entries.length, 1);
+      assert.equal(entries[0].sourceToolName, payloads[0].sourceToolName);
+      assert.equal(entries[0].sourceServer, payloads[0].sourceServer);
+    }
+    assert.equal(received.length, 2);
+  });
+});
+
+test('a refused page reference is named as the model passed it: in the policy\'s Flow.uris, the blocked event and _refused_uris', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: rowsRef }, 'approval-responded', true)) });
+  await withChart(async (client, received) => {
+    /** @type {string[][]} */
+    const seen = [];
+    /** @type {unknown[]} */
+    const blocked = [];
+    const server = new ResultCache({
+      storage: 'memory',
+      flows: (/** @type {import('../../js/index.js').Flow} */ flow) => (seen.push(flow.uris), 'deny'),
+      onEvent: (/** @type {import('../../js/index.js').CacheEvent} */ e) => { if (e.kind === 'blocked' && 'uris' in e) blocked.push(e.uris); },
+    });
+    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    const refused = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: rowsRef }, call);
+    assert.equal(refused.isError, true);
+    assert.deepEqual(JSON.parse(refused.content[0].text)._refused_uris, [rowsRef]);
+    assert.deepEqual(seen, [[rowsRef]]);
+    assert.deepEqual(blocked, [[rowsRef]]);
+    assert.equal(received.length, 0);
+  });
+});
+
+test('a page reference in an argument that is no `<name>_uri` is the tool\'s own string: not asked for, not sent, not rewritten', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  /** @type {unknown[]} */
+  const got = [];
+  const notes = new McpServer({ name: 'notes', version: '1.0.0' });
+  notes.registerTool('note.add', {
+    description: 'Saves a note, with rows if given.',
+    inputSchema: { note: z.string(), data: z.array(z.object({ t: z.string(), value: z.number() })).optional() },
+  }, async (args) => {
+    got.push(args);
+    return { content: [{ type: 'text', text: JSON.stringify({ ok: true }) }] };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await notes.connect(serverSide);
+  const client = new Client({ name: 'route', version: '1.0.0' });
+  await client.connect(clientSide);
+  try {
+    const server = new ResultCache({ storage: 'memory' });
+    const first = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] });
+    assert.equal(await /** @type {WrappedTool} */ (first['note.add']).needsApproval({ note: rowsRef }, call), false);
+    // The page sends nothing for a call that quotes its reference in plain strings only.
+    assert.deepEqual(await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith({ type: 'tool-note.add', toolCallId: 'c1', state: 'approval-responded', input: { note: rowsRef, text: `see ${rowsRef}`, also: [rowsRef] }, approval: { id: 'ap1', approved: true } }) }), []);
+    await /** @type {WrappedTool} */ (first['note.add']).execute({ note: rowsRef }, call);
+    assert.deepEqual(got.at(-1), { note: rowsRef });
+    assert.deepEqual(await server.entries({ convId: CHAT }), []);
+
+    // With a `data_uri` the page sent the payload for, only that is resolved; `note` is untouched.
+    const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith({ type: 'tool-note.add', toolCallId: 'c1', state: 'approval-responded', input: { note: rowsRef, data_uri: rowsRef }, approval: { id: 'ap1', approved: true } }) });
+    const second = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    await /** @type {WrappedTool} */ (second['note.add']).execute({ note: rowsRef, data_uri: rowsRef }, call);
+    assert.deepEqual(got.at(-1), { note: rowsRef, data: ROWS });
+  } finally {
+    await client.close();
+    await notes.close();
+  }
 });
 
 test('pageReferences and pageReferencePayloads: bad input is a TypeError', async () => {
