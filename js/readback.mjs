@@ -5,7 +5,7 @@
 // (`substituteCacheUris`, `lookup`, `cacheToolResult`): payloads stay JS values, read by structured
 // clone. The main entries load this module on first use (docs/READ-BACK.md).
 import {
-  CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, MAX_POINTER_BYTES, READ_TOOLS, childReference, hasCacheScheme,
+  CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, DERIVED_FROM_SYMBOL, MAX_POINTER_BYTES, READ_TOOLS, childReference, hasCacheScheme,
   invalidArgs, isToolPrefix,
 } from './protocol.mjs';
 
@@ -650,8 +650,17 @@ export function cacheTools(cache, options = {}) {
   /** @type {Map<string, Selection>} */
   const selections = new Map();
 
-  /** @type {(value: Record<string, unknown>) => import('./index.js').CacheReadToolResult} */
-  const answer = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  /**
+   * An answer read from the entry `uri` names: it carries that reference under the symbol
+   * `Symbol.for(DERIVED_FROM_SYMBOL)`, so what a pipeline (`afterToolCall`, `wrapMcpClient`,
+   * the AI SDK wrappers) stores of it is derived from that entry: its server, its staleness.
+   * @type {(value: Record<string, unknown>, uri: string) => import('./index.js').CacheReadToolResult}
+   */
+  const answer = (value, uri) => Object.defineProperty(
+    { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value },
+    Symbol.for(DERIVED_FROM_SYMBOL),
+    { value: uri },
+  );
   /** @type {(envelope: Envelope) => import('./index.js').CacheReadToolResult} */
   const refuse = (envelope) => {
     let text = JSON.stringify(envelope);
@@ -696,7 +705,7 @@ export function cacheTools(cache, options = {}) {
         context.convId = conversation();
         const found = await resolve(uri, context.convId);
         if (found.envelope) return refuse(found.envelope);
-        return answer(await tool.answer(uri, found.value, args, context));
+        return answer(await tool.answer(uri, found.value, args, context), uri);
       } catch (error) {
         if (error instanceof ArgumentProblem) return refuse(error.envelope);
         throw error;

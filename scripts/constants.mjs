@@ -35,6 +35,7 @@ const PROTOCOL = {
   DEFAULT_DB_NAME: 'src/cache/builder.rs',
   SERVER_MARK: 'src/core/source.rs',
   META_URIS_KEY: 'src/core/content.rs',
+  DERIVED_FROM_SYMBOL: 'src/core/content.rs',
 };
 
 /** @param {string} name @param {string} file */

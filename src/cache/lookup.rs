@@ -99,7 +99,9 @@ impl ResultCache {
     /// good as its source, so it reads as absent once the source is gone (evicted, cleared, of
     /// another conversation) or more than [`MAX_DERIVATION_DEPTH`] links away, and as stale,
     /// with the source's cause, once the source is stale. It is the source's data, so it reads
-    /// with the source's tool and server (what a flow policy checks). The sources are read the
+    /// with the source's tool and server (what a flow policy checks), and is stale exactly when
+    /// the source is: a mark of its own (an invalidation matching the read-back tool's name,
+    /// perhaps another server's) says nothing about the source's data. The sources are read the
     /// same way, one more read a link of the chain (boxed: the future recurses).
     fn read_records<'a>(&'a self, keys: &'a [&'a str], depth: usize) -> RecordsFuture<'a> {
         Box::pin(async move {
@@ -110,10 +112,7 @@ impl ResultCache {
             let derived: Vec<(usize, String)> = (0..records.len())
                 .filter_map(|i| {
                     let r = records[i].as_ref()?;
-                    Some((
-                        i,
-                        r.derived_from.clone().filter(|_| r.stale_cause.is_none())?,
-                    ))
+                    Some((i, r.derived_from.clone()?))
                 })
                 .collect();
             if derived.is_empty() {
@@ -131,9 +130,7 @@ impl ResultCache {
                 match (source, record.as_mut()) {
                     (Some(source), Some(r)) if source.conv_id == r.conv_id => {
                         r.source_tool_name = source.source_tool_name;
-                        if source.stale_cause.is_some() {
-                            r.stale_cause = source.stale_cause;
-                        }
+                        r.stale_cause = source.stale_cause;
                     }
                     _ => *record = None,
                 }

@@ -13,6 +13,12 @@ pub const DEFAULT_MEDIA_MAX_BYTES: u32 = 1 << 20;
 /// The `_meta` key listing every reference minted for one result, in order.
 pub const META_URIS_KEY: &str = "mcp-result-cache/uris";
 
+/// The `Symbol.for` key under which a result the cache answers itself (a read-back tool's)
+/// names the reference it was read from: what is stored of that result is derived from that
+/// entry, so it keeps the entry's server and tool and goes stale with it. A symbol, because no
+/// server's JSON can carry one.
+pub const DERIVED_FROM_SYMBOL: &str = "mcp-result-cache/derivedFrom";
+
 /// A content block, as far as the cache cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockKind {

@@ -98,9 +98,9 @@ impl<P> LookupOutcome<P> {
     }
 }
 
-/// Reads a listing of records as lookups read each of them: a fresh derived entry is only as good
-/// as its source, so it takes its first source's tool and, once that source is stale, its stale
-/// cause; one whose source is not in `records` (gone, of another conversation, or more than
+/// Reads a listing of records as lookups read each of them: a derived entry is only as good as
+/// its source, so it takes its first source's tool and staleness (a mark of its own counts for
+/// nothing); one whose source is not in `records` (gone, of another conversation, or more than
 /// [`MAX_DERIVATION_DEPTH`] links away) is left out, as a lookup finds nothing for it.
 pub fn resolve_derived<P>(records: &mut Vec<CacheRecord<P>>) {
     // Twice over the list: first the entries a lookup finds nothing for are left out (a chain
@@ -121,11 +121,7 @@ fn resolve_pass<P>(records: &mut Vec<CacheRecord<P>>, resolve: bool) {
         let (mut at, mut links) = (i, 0);
         let end = loop {
             let r = &records[at];
-            let Some(source) = r
-                .derived_from
-                .as_deref()
-                .filter(|_| r.stale_cause.is_none())
-            else {
+            let Some(source) = r.derived_from.as_deref() else {
                 break Some(at);
             };
             links += 1;
@@ -236,8 +232,8 @@ mod tests {
                 row("part0003", "src00002", None),
             ]
         );
-        // Its own cause wins; a missing source, one of another conversation or a cycle leaves
-        // the part out.
+        // Its own cause counts for nothing (the source's staleness is what it reads with); a
+        // missing source, one of another conversation or a cycle leaves the part out.
         let mut other = derived("src00003", None, None);
         other.conv_id = "b".into();
         assert_eq!(
@@ -249,9 +245,17 @@ mod tests {
                 derived("loop0001", Some("loop0002"), None),
                 derived("loop0002", Some("loop0001"), None),
             ]),
+            [row("src00003", "src00003", None)]
+        );
+        // Marked stale on its own (another server's `**`), a part of a fresh source is fresh.
+        assert_eq!(
+            read(vec![
+                derived("src00004", None, None),
+                derived("part0007", Some("src00004"), Some("the server's **")),
+            ]),
             [
-                row("part0004", "part0004", Some("t.own")),
-                row("src00003", "src00003", None),
+                row("src00004", "src00004", None),
+                row("part0007", "src00004", None),
             ]
         );
         // At most MAX_DERIVATION_DEPTH links from an entry to its first source.

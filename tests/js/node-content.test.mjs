@@ -77,3 +77,42 @@ test('an error result cuts embedded text too, and is never stored', async () => 
   assert.match(r.content[0].resource.text, /\[truncated: this result had 100000 characters/);
   assert.equal((await cache.stats()).entries, 0);
 });
+
+/**
+ * A CallToolResult as afterToolCall shows it, with its structuredContent.
+ * @typedef {Shown & { structuredContent?: unknown }} ShownData
+ */
+
+test('small data its copy cannot show whole is stored all the same: the summary names it', async () => {
+  const cache = newCache();
+  const data = { ok: true, total: 3, rows: [{ id: 1 }, { id: 2 }, { id: 3 }] };
+  // The log spends maxChars first; the data's copy (57 characters) then gets a summary.
+  const r = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [text('l'.repeat(37_500)), text(JSON.stringify(data))], structuredContent: data }, { convId: 'c' }));
+  const summary = JSON.parse(r.content[1].text);
+  assert.equal(typeof summary._cache_uri, 'string', r.content[1].text);
+  assert.deepEqual(await cache.readCachedPayload(summary._cache_uri, { convId: 'c' }), data);
+  assert.equal(r.structuredContent, undefined, 'the model was shown a summary: no structuredContent');
+  // JSON text between maxChars and the threshold: stored, as plain text of that size is.
+  const rows = { rows: Array.from({ length: 60 }, (_, i) => ({ i, v: 'vv' })) };
+  const s = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [text(JSON.stringify(rows))] }, { convId: 'c', maxChars: 1_000 }));
+  const visible = JSON.parse(s.content[0].text);
+  assert.ok(JSON.stringify(rows).length > 1_000 && JSON.stringify(rows).length < 4_096);
+  assert.deepEqual(await cache.readCachedPayload(visible._cache_uri, { convId: 'c' }), rows);
+});
+
+test('structuredContent is kept when the model was shown all of the data, whatever other text was cut', async () => {
+  const cache = newCache();
+  const log = text('l'.repeat(37_500));
+  // Small data no text copies, next to a previewed log: the host still gets it.
+  const small = { ok: true, total: 3 };
+  const a = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [log], structuredContent: small }, { convId: 'c' }));
+  assert.deepEqual(a.structuredContent, small);
+  assert.match(a.content[0].text, /\[preview: /);
+  // The data's copy shown whole first (stored or not), an unrelated log previewed after it.
+  for (const rows of [1, 300]) {
+    const data = { rows: Array.from({ length: rows }, (_, i) => ({ i, name: `row ${i}` })) };
+    const r = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [text(JSON.stringify(data)), log], structuredContent: data }, { convId: 'c' }));
+    assert.deepEqual(r.structuredContent, data, `${rows} rows`);
+    assert.match(r.content[1].text, /\[preview: /);
+  }
+});

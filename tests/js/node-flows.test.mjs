@@ -331,6 +331,47 @@ test('a derived reference (cache_select) carries its source\'s server', async ()
   }
 });
 
+test('a page the read-back tools answered, stored by a pipeline, is the vault\'s data: a table policy keeps it from the mailer', async () => {
+  const { s, cache, mailer, uri } = await setup({ flows: { vault: ['archive'], '*': ['mailer'] } });
+  try {
+    // A host loop (docs/HOSTS.md): every tool result through afterToolCall, here a 100-row page.
+    const tools = cacheTools(cache, { convId: CONV, maxChars: 20_000 });
+    const page = await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/lines`, limit: 100 } });
+    const shown = textJson(await cache.afterToolCall('cache_read', page, { convId: CONV }));
+    assert.match(shown._cache_uri, /^mcp\+cache:\/\//, 'the page was stored');
+    const entry = (await cache.entries({ convId: CONV })).find((e) => e.uri === shown._cache_uri);
+    assert.deepEqual([entry?.sourceToolName, entry?.sourceServer, entry?.derivedFrom], ['invoice.get', 'vault', uri]);
+    const refused = textJson(await mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: shown._cache_refs.items } }));
+    assert.equal(refused.error, 'reference_not_allowed');
+    assert.deepEqual(mailerCalls(s), []);
+    // It goes stale with its source.
+    await cache.invalidate(['invoice.*'], { cause: 'invoice.void' });
+    assert.equal((await cache.lookup(shown._cache_uri, { convId: CONV })).status, 'stale');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a derived entry is stale exactly when its source is: another server\'s invalidation does not touch it', async () => {
+  const { s, cache, uri } = await setup();
+  try {
+    const tools = cacheTools(cache, { convId: CONV });
+    const selected = textJson(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/lines`, where: [{ field: 'amount', op: '>=', value: 300 }] } }));
+    // The mailer's server invalidates everything of its own ("**"): the vault's data stays fresh.
+    assert.equal((await cache.invalidate(['**'], { cause: 'mailer.reset', server: 'mailer' })) >= 0, true);
+    assert.equal((await cache.lookup(uri, { convId: CONV })).status, 'hit');
+    assert.equal((await cache.lookup(selected._cache_uri, { convId: CONV })).status, 'hit');
+    const listed = (await cache.entries({ convId: CONV })).find((e) => e.uri === selected._cache_uri);
+    assert.deepEqual([listed?.sourceToolName, listed?.staleCause], ['invoice.get', null]);
+    // The vault's own invalidation does.
+    await cache.invalidate(['invoice.*'], { cause: 'invoice.void', server: 'vault' });
+    const stale = await cache.lookup(selected._cache_uri, { convId: CONV });
+    assert.deepEqual(stale, { status: 'stale', cause: 'invoice.void', sourceToolName: 'invoice.get', sourceServer: 'vault' });
+  } finally {
+    await s.close();
+  }
+});
+
 test('the ResultCache constructor and checkFlows accept and refuse the same values', () => {
   const throwing = new Proxy({}, { ownKeys() { throw new Error('boom'); } });
   const getter = Object.defineProperty({}, 'vault', { enumerable: true, get() { throw new Error('boom'); } });

@@ -460,7 +460,11 @@ test('the tools are scoped to their conversation; IndexedDB keeps derived entrie
   const reopened = new ResultCache({ dbName });
   const again = await reopened.substituteCacheUris({ data_uri: derived._cache_uri }, { convId: 'c1' });
   assert.equal(/** @type {{ args: { data: unknown[] } }} */ (again).args.data.length, 10);
+  // A pattern that names only the read-back tool (`*` matches `cache_select`, not
+  // `metrics.query`) leaves it fresh: it is stale exactly when its source is.
   await reopened.invalidate(['*'], { cause: 'reset' });
+  assert.equal((await reopened.lookup(derived._cache_uri, { convId: 'c1' })).status, 'hit');
+  await reopened.invalidate(['metrics.*'], { cause: 'reset' });
   assert.equal((await reopened.lookup(derived._cache_uri, { convId: 'c1' })).status, 'stale');
   reopened.close();
 });

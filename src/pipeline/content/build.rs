@@ -26,6 +26,9 @@ pub(super) struct Builder<'a> {
     /// Some text the model sees is less than the server sent (cut, previewed, summarized or
     /// left out).
     pub(super) reduced: bool,
+    /// The model was shown less than the whole data (a summary, a cut or previewed copy of it
+    /// or of one of its members): its `structuredContent` would bring back what that left out.
+    data_reduced: bool,
     /// A text block was shown (`true` when one copies a member of the data).
     text: Option<bool>,
 }
@@ -40,6 +43,7 @@ impl<'a> Builder<'a> {
             budget,
             content: signals.iter().collect(),
             reduced: false,
+            data_reduced: false,
             text: None,
         }
     }
@@ -99,7 +103,9 @@ impl<'a> Builder<'a> {
                         Some(key) => {
                             let reference = data.uri.and_then(|uri| member_reference(uri, key));
                             // A preview names the data's reference (a text shown whole does not).
-                            *data_shown |= reference.is_some() && text.length() > self.budget;
+                            let previewed = text.length() > self.budget;
+                            *data_shown |= reference.is_some() && previewed;
+                            self.data_reduced |= previewed;
                             reference
                         }
                         None => stored
@@ -138,6 +144,8 @@ impl<'a> Builder<'a> {
         let (visible, whole) = visible_payload(value, uri, json, data.bytes, self.budget, view);
         match self.text {
             Some(member) if member || whole => {
+                // Only linked: whatever texts were reduced may be the data's.
+                self.data_reduced |= self.reduced;
                 let name = concat(&[split_source(self.tool_name).1, " structuredContent"]);
                 self.push_link(
                     uri,
@@ -157,7 +165,7 @@ impl<'a> Builder<'a> {
 
     /// The result as the model sees it: `result` with the built `content`, its
     /// `structuredContent` unless the model was shown less than the whole data (or it mirrors the
-    /// content), and the minted references (`uris`) in its `_meta`.
+    /// content; other texts cut or previewed do not matter), and the minted references (`uris`) in its `_meta`.
     // One caller: inlined there, as before the split (the .wasm stays the same).
     #[inline(always)]
     pub(super) fn shown_result(
@@ -169,7 +177,7 @@ impl<'a> Builder<'a> {
     ) -> Object {
         let shown = copy_without(result, &["content", "structuredContent", "_meta"]);
         define(&shown, "content", &self.content);
-        if let (Some(structured), false) = (structured, self.reduced || mirror) {
+        if let (Some(structured), false) = (structured, self.data_reduced || mirror) {
             define(&shown, "structuredContent", structured);
         }
         let minted: Array = uris
@@ -240,11 +248,13 @@ impl<'a> Builder<'a> {
                 *changed = true;
                 *data_shown = true;
                 self.reduced |= !whole;
+                self.data_reduced |= !whole;
                 let text = json_text(&value).unwrap_or_else(|| JsString::from(""));
                 self.content.push(&with_text(block, "#/text", &text));
             }
             None => {
                 let text = text_of(block).unwrap_or_else(|| JsString::from(""));
+                self.data_reduced |= text.length() > self.budget;
                 self.text(block, &text, "#/text", None);
             }
         }

@@ -48,6 +48,9 @@ impl Issued {
 /// The result's invalidations first, then its writes, all issued together: each takes its
 /// place in call order when first polled, so nothing called after this result comes between
 /// them, and the writes share one transaction.
+/// `data_threshold`: the data's threshold (`None`: the cache's); `derived_from`: the entry the
+/// result was read from (what is stored of it is derived from that entry).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn issue(
     cache: &ResultCache,
     tool_name: &str,
@@ -55,7 +58,9 @@ pub(super) async fn issue(
     invalidations: &[Invalidation],
     data: Option<&JsValue>,
     data_bytes: u64,
+    data_threshold: Option<u64>,
     blocks: &[JsValue],
+    derived_from: Option<&str>,
 ) -> Issued {
     let mut requests: Vec<Job> = invalidations
         .iter()
@@ -68,9 +73,9 @@ pub(super) async fn issue(
             payload: data,
             conv_id: &options.conv_id,
             source_tool_name: tool_name,
-            threshold: None,
+            threshold: data_threshold,
             known_size: Some(data_bytes),
-            derived_from: None,
+            derived_from,
         }));
     }
     let blocks_at = requests.len();
@@ -82,7 +87,7 @@ pub(super) async fn issue(
             // Too big to show: stored whatever its size.
             threshold: Some(0),
             known_size: None,
-            derived_from: None,
+            derived_from,
         }));
     }
     let server = options.server.as_deref();

@@ -15,7 +15,9 @@ mod issue;
 mod plan;
 mod split;
 
-use js_sys::JsString;
+use std::cell::Cell;
+
+use js_sys::{JsString, Reflect, Symbol};
 use wasm_bindgen::JsValue;
 
 use self::build::Builder;
@@ -26,7 +28,8 @@ pub(super) use self::split::is_call_tool_result;
 use self::split::{data_of, split_invalidations, string_members, Data};
 use super::options::AfterOptions;
 use crate::cache::ResultCache;
-use crate::core::uri::{format_cache_uri, sanitize_conv_id, TOKEN_LIKE};
+use crate::core::content::DERIVED_FROM_SYMBOL;
+use crate::core::uri::{format_cache_uri, parse_cache_uri, sanitize_conv_id, TOKEN_LIKE};
 use crate::js_args::get_own;
 
 /// What the model sees of a `CallToolResult`, and the reference minted for its data. Every
@@ -52,16 +55,25 @@ pub(super) async fn shown_call_tool_result(
         json: data_json,
         bytes: data_bytes,
     } = data_of(result, &split.rest);
+    // The result the cache answered itself (a read-back tool's): stored as part of its entry.
+    let derived_from = Reflect::get(result, &Symbol::for_(DERIVED_FROM_SYMBOL))
+        .ok()
+        .and_then(|uri| uri.as_string());
+    let derived_from = derived_from.as_deref().and_then(parse_cache_uri).map(|u| u.key);
     // Top-level string members of the structured data: a text block equal to one is its copy,
     // previewed with a reference into the data — when the data will be stored.
-    let data_stored = options.enabled && data.is_some() && data_bytes >= cache.threshold();
+    let stores = options.enabled && data.is_some();
+    let mut data_stored = stores && data_bytes >= cache.threshold();
     let members: Vec<(String, JsValue)> = match &data {
-        Some(s) if data_stored => string_members(s),
+        Some(s) if stores => string_members(s),
         _ => Vec::new(),
     };
+    // Texts are copies of members only when the data is stored.
+    let members_on = Cell::new(data_stored);
     let member_of = |text: &JsString| -> Option<&str> {
         members
             .iter()
+            .filter(|_| members_on.get())
             .find(|(_, value)| value == AsRef::<JsValue>::as_ref(text))
             .map(|(key, _)| key.as_str())
     };
@@ -74,14 +86,25 @@ pub(super) async fn shown_call_tool_result(
         bytes: data_bytes,
         uri: data_stored.then_some(uri_like.as_str()),
     };
-    let plan = plan(
-        options,
-        &split.rest,
-        copy_at,
-        &data_view,
-        &uri_like,
-        &member_of,
-    );
+    // Data under the threshold that its copy cannot show whole is stored all the same: the
+    // summary the model is shown then names it (nothing is lost). One call site: `plan` is
+    // inlined once.
+    let plan = loop {
+        let plan = plan(
+            options,
+            &split.rest,
+            copy_at,
+            &data_view,
+            &uri_like,
+            &member_of,
+        );
+        if data_stored || !stores || !plan.data_cut {
+            break plan;
+        }
+        data_stored = true;
+        members_on.set(true);
+        data_view.uri = Some(uri_like.as_str());
+    };
 
     // 2. Store the data and the big blocks, all at once.
     let issued = issue(
@@ -91,7 +114,9 @@ pub(super) async fn shown_call_tool_result(
         &split.invalidations,
         data.as_ref(),
         data_bytes,
+        data_stored.then_some(0),
         &plan.store,
+        derived_from,
     )
     .await;
     let data_uri = issued.data_uri();

@@ -68,6 +68,8 @@ pub(super) struct Plan<'m> {
     pub(super) store: Vec<JsValue>,
     pub(super) left: Left,
     pub(super) budget: u32,
+    /// The data's JSON copy cannot be shown whole where it stands (a summary, or its text cut).
+    pub(super) data_cut: bool,
 }
 
 /// Decides every block: which are stored (`store`, the blocks to write) and how each is shown.
@@ -251,6 +253,7 @@ pub(super) fn plan<'m>(
         alone: false,
     };
     let mut steps = Vec::new();
+    let mut data_cut = false;
     for (i, block) in rest.iter().enumerate() {
         let budget = planner.budget;
         let step = match (data.value, data.json) {
@@ -258,10 +261,15 @@ pub(super) fn plan<'m>(
                 // Measured as the builder will show it: the visible payload, else the text.
                 let shown =
                     match visible_json(value, data.uri, json, data.bytes, budget, &options.view) {
-                        Some((value, _)) => json_text(&value),
+                        Some((value, whole)) => {
+                            data_cut = !whole;
+                            json_text(&value)
+                        }
                         None => text_of(block),
                     };
-                planner.spend(shown.map_or(0, |s| s.length()));
+                let chars = shown.map_or(0, |s| s.length());
+                data_cut |= chars > budget;
+                planner.spend(chars);
                 Step::DataCopy(block.clone())
             }
             _ => planner.block(block, member_of),
@@ -287,5 +295,6 @@ pub(super) fn plan<'m>(
         store: planner.store,
         left: planner.left,
         budget: planner.budget,
+        data_cut,
     }
 }
