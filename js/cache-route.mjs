@@ -5,7 +5,7 @@
 // `entries`): payloads never enter the `.wasm`. The reference grammar is the cache's own
 // (`parseCacheUri`, given by the entry that exports the route: js/node.cjs), never a second one
 // written here. Node only (docs/REACT.md, "The route").
-import { hasCacheScheme } from './protocol.mjs';
+import { CACHE_URI_SCHEME, hasCacheScheme } from './protocol.mjs';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, pageOf } from './page.mjs';
 import { routeArgs } from './route-args.mjs';
 
@@ -91,7 +91,7 @@ async function readRequest(/** @type {Request} */ request, /** @type {ConvIdOf |
   // What the cache would only answer as a miss (no token, a fragment that is no JSON Pointer, a
   // pointer over its bound, a path): the request's fault, not a missing entry.
   if (uri !== null && parse(uri) === null) {
-    malformed('uri is not a well-formed cache reference: mcp+cache://<conversation>/<token>, optionally #<JSON Pointer> (its # as %23)');
+    malformed(`uri is not a well-formed cache reference: ${CACHE_URI_SCHEME}<conversation>/<token>, optionally #<JSON Pointer> (its # as %23)`);
   }
   const paged = query.has('offset') || query.has('limit');
   if (paged && uri === null) malformed('offset and limit page an entry: pass uri');

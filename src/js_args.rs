@@ -284,6 +284,15 @@ extern "C" {
     /// `JsString::is_valid_utf16` makes one per UTF-16 unit.
     #[wasm_bindgen(js_name = mcpWellFormed)]
     fn well_formed_text(text: &JsString) -> bool;
+    #[wasm_bindgen(js_name = mcpExactJson)]
+    fn exact_json_of(text: &JsString) -> JsValue;
+}
+
+/// The object or array a JSON text holds, when it reads back exactly as written
+/// (`js_values.js`): `None` for text that is no JSON, a JSON scalar, or an integer past 2^53
+/// that `JSON.parse` would round.
+pub fn exact_json_object(text: &JsString) -> Option<JsValue> {
+    Some(exact_json_of(text)).filter(JsValue::is_object)
 }
 
 /// JSON with object keys sorted at every level (`js_values.js`): two argument objects are

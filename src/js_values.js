@@ -1,6 +1,6 @@
 // Walks over caller JS values that are plain JS to write and cost far more as catching bindings
 // in WebAssembly: the shape check of a payload (src/cache/payload.rs), the UTF-8 length of its
-// JSON, the canonical JSON of a call's arguments and the data properties it defines (src/js_args.rs), and the order of the objects
+// JSON, the parse of a JSON text that must read back exactly (src/pipeline/content/split.rs), the canonical JSON of a call's arguments and the data properties it defines (src/js_args.rs), and the order of the objects
 // `entries()` answers (src/bindings/result_cache.rs). One file: the test runner and the browser fetch each
 // snippet file as a module of its own.
 
@@ -18,6 +18,24 @@ let utf8Encoder;
 export function utf8Length(text) {
   if (!NON_ASCII.test(text)) return text.length;
   return (utf8Encoder ??= new TextEncoder()).encode(text).length;
+}
+
+// ---- Exact JSON ----
+// A text block's JSON as the data it holds, or `undefined`: not JSON, or not read back exactly as
+// the server sent it. `JSON.parse` rounds an integer literal past 2^53 (a 64-bit id) to the
+// nearest double, so 60 distinct ids could read back as one; such a text stays text (the text
+// rules store it as it is). Only a text with 16 digits in a row can hold one; it is parsed with
+// a reviver that counts any number past 2^53 as rounded (an exact one, such as 2^60, too: a
+// reviver's `context.source` is not in every engine yet).
+/** @param {string} text @returns {unknown} */
+export function mcpExactJson(text) {
+  let exact = true;
+  try {
+    const value = JSON.parse(text, /\d{16}/.test(text) ? (_, v) => ((exact &&= typeof v != 'number' || Math.abs(v) <= 2 ** 53), v) : undefined);
+    return exact ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- Payload shape ----

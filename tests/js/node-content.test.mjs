@@ -116,3 +116,20 @@ test('structuredContent is kept when the model was shown all of the data, whatev
     assert.match(r.content[1].text, /\[preview: /);
   }
 });
+
+test('a JSON text with an integer JSON.parse would round (a 64-bit id) is text: stored and read back exactly as sent', async () => {
+  const cache = newCache();
+  const rows = Array.from({ length: 60 }, (_, i) => `{"message_id":${1234567890123456789n + BigInt(i)},"body":"message ${i} ${'x'.repeat(300)}"}`);
+  const sent = `{"messages":[${rows.join(',')}]}`;
+  const r = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [text(sent)] }, { convId: 'c', maxChars: 2_000 }));
+  assert.ok(!r.content[0].text.includes('1234567890123456800'), 'no rounded id is shown');
+  assert.ok(r.content[0].text.startsWith(sent.slice(0, 1_000)), 'the preview is the text as sent');
+  const [uri] = /** @type {Record<string, string[]>} */ (r._meta)['mcp-result-cache/uris'];
+  assert.equal(await cache.readCachedPayload(`${uri}#/text`, { convId: 'c' }), sent);
+  // Integers within 2^53 are data as before.
+  for (const id of ['1234567890', '9007199254740992']) {
+    const data = `{"rows":[${Array.from({ length: 60 }, (_, i) => `{"id":${id},"i":${i},"pad":"${'p'.repeat(80)}"}`).join(',')}]}`;
+    const d = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [text(data)] }, { convId: 'c' }));
+    assert.equal(typeof JSON.parse(d.content[0].text)._cache_uri, 'string', id);
+  }
+});

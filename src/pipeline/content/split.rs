@@ -5,7 +5,7 @@ use js_sys::JsString;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::cache::payload::utf8_len;
-use crate::js_args::{array_items, get_own, has_own, is_args_object, json_parse, own_keys};
+use crate::js_args::{array_items, exact_json_object, get_own, has_own, is_args_object, own_keys};
 use crate::pipeline::visible::json_text;
 use crate::state_sync::invalidation::{is_invalidation_text, parse_invalidations, Invalidation};
 
@@ -131,9 +131,7 @@ fn find_data(
     // follows the text rules.
     let Some(structured) = structured.filter(|s| s.is_object()) else {
         return rest.iter().enumerate().find_map(|(i, block)| {
-            let parsed = json_parse(&text_of(block)?)
-                .ok()
-                .filter(JsValue::is_object)?;
+            let parsed = exact_json_object(&text_of(block)?)?;
             let json = json_text(&parsed)?;
             Some((parsed, Some(i), json))
         });
@@ -147,11 +145,9 @@ fn find_data(
         if json == text {
             return true;
         }
-        // Pretty-printed copies, and copies of one member, are compared in compact form.
-        let Some(compact) = json_parse(&text)
-            .ok()
-            .filter(JsValue::is_object)
-            .and_then(|parsed| json_text(&parsed))
+        // Pretty-printed copies, and copies of one member, are compared in compact form (a text
+        // with an integer `JSON.parse` rounds is no copy: it says more than the object).
+        let Some(compact) = exact_json_object(&text).and_then(|parsed| json_text(&parsed))
         else {
             return false;
         };
