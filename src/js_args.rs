@@ -148,6 +148,19 @@ pub fn array_items(array: &JsValue) -> Vec<JsValue> {
         .collect()
 }
 
+/// The items of an array when every one is a string (read as [`array_items`] reads them); `None`
+/// for anything else, an array with an item that is not a string included.
+pub fn string_items(value: &JsValue) -> Option<Vec<String>> {
+    if !is_array(value) {
+        return None;
+    }
+    let mut strings = Vec::new();
+    for item in array_items(value) {
+        strings.push(item.as_string()?);
+    }
+    Some(strings)
+}
+
 /// Calls `f` on each item of an array, in order. A `length` or an item that cannot be read is
 /// a `TypeError`, and so is an array of more than [`ARRAY_LIMIT`] items.
 #[inline]

@@ -15,7 +15,7 @@ use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
 use crate::cache::{ReferenceSource, ResultCache};
 use crate::core::envelope::Envelope;
-use crate::js_args::{array_items, check_readable, is_array};
+use crate::js_args::{check_readable, string_items};
 use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutcome, CapOptions};
 
 /// An envelope as the model sees it: `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
@@ -71,14 +71,7 @@ fn cap_options(cap: &JsValue, arg_names: &JsValue) -> Result<CapOptions, JsValue
         options.cap = n as usize;
     }
     if !arg_names.is_undefined() && !arg_names.is_null() {
-        let names = is_array(arg_names)
-            .then(|| {
-                array_items(arg_names)
-                    .into_iter()
-                    .map(|v| v.as_string())
-                    .collect::<Option<Vec<_>>>()
-            })
-            .flatten()
+        let names = string_items(arg_names)
             .ok_or_else(|| type_error("argNames must be an array of strings"))?;
         options.arg_names = names;
     }
