@@ -43,14 +43,14 @@ fn uri_arg(value: &JsValue) -> Option<UriArg> {
     if value.is_string() {
         return well_formed(value).map(UriArg::Text);
     }
-    if is_array(value) {
-        return array_items(value)
-            .iter()
-            .map(well_formed)
-            .collect::<Option<Vec<_>>>()
-            .map(UriArg::TextList);
+    if !is_array(value) {
+        return None;
     }
-    None
+    let mut list = Vec::new();
+    for item in array_items(value) {
+        list.push(well_formed(&item)?);
+    }
+    Some(UriArg::TextList(list))
 }
 
 /// Resolves `*_uri` arguments (docs/PROTOCOL.md, *Substitution*) in one read transaction. `tool_name` only labels
