@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{
     conv_id_string, conv_scope, optional_non_negative, options_object, read, server_option, set,
-    set_source, view_options,
+    set_source, string_array, view_options,
 };
 use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
@@ -22,12 +22,11 @@ use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutc
 pub(crate) fn envelope_object(envelope: &Envelope) -> JsValue {
     let obj = Object::new();
     set(&obj, "error", envelope.error.as_str());
-    let list = |uris: &[String]| -> Array { uris.iter().map(|u| JsValue::from_str(u)).collect() };
     if !envelope.missing_uris.is_empty() {
-        set(&obj, "_missing_uris", list(&envelope.missing_uris));
+        set(&obj, "_missing_uris", string_array(&envelope.missing_uris));
     }
     if !envelope.stale_uris.is_empty() {
-        set(&obj, "_stale_uris", list(&envelope.stale_uris));
+        set(&obj, "_stale_uris", string_array(&envelope.stale_uris));
     }
     set(&obj, "fix_hint", envelope.fix_hint.as_str());
     if let Some(arg) = &envelope.capped_arg {
