@@ -66,11 +66,12 @@ pub async fn substitute_args(
         return ArgsOutcome::Same(args.clone());
     }
     let keys = own_keys(args);
-    let uri_args: Vec<(String, UriArg)> = keys
-        .iter()
-        .filter(|k| k.ends_with(URI_ARG_SUFFIX))
-        .filter_map(|k| uri_arg(&get_own(args, k)).map(|v| (k.clone(), v)))
-        .collect();
+    let mut uri_args: Vec<(String, UriArg)> = Vec::new();
+    for key in keys.iter().filter(|k| k.ends_with(URI_ARG_SUFFIX)) {
+        if let Some(value) = uri_arg(&get_own(args, key)) {
+            uri_args.push((key.clone(), value));
+        }
+    }
     let plan = Plan::new(
         uri_args.iter().map(|(k, v)| {
             let value = match v {
