@@ -107,15 +107,14 @@ impl ResultCache {
             if depth == 0 {
                 self.read_through(keys, &mut records).await;
             }
-            let derived: Vec<(usize, String)> = (0..records.len())
-                .filter_map(|i| {
-                    let r = records[i].as_ref()?;
-                    Some((
-                        i,
-                        r.derived_from.clone().filter(|_| r.stale_cause.is_none())?,
-                    ))
-                })
-                .collect();
+            let mut derived: Vec<(usize, String)> = Vec::new();
+            for (i, record) in records.iter().enumerate() {
+                if let Some(r) = record.as_ref().filter(|r| r.stale_cause.is_none()) {
+                    if let Some(source) = &r.derived_from {
+                        derived.push((i, source.clone()));
+                    }
+                }
+            }
             if derived.is_empty() {
                 return Ok(records);
             }
@@ -146,7 +145,12 @@ impl ResultCache {
     /// ours by the caller. A failure there is an `error` event, never a failed lookup.
     async fn read_through(&self, keys: &[&str], records: &mut [Option<JsRecord>]) {
         let Some(legacy) = &self.legacy else { return };
-        let missing: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
+        let mut missing: Vec<usize> = Vec::new();
+        for (i, record) in records.iter().enumerate().take(keys.len()) {
+            if record.is_none() {
+                missing.push(i);
+            }
+        }
         if missing.is_empty() {
             return;
         }
