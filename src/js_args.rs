@@ -105,9 +105,15 @@ pub fn own_keys(object: &JsValue) -> Vec<String> {
     if !object.is_object() {
         return Vec::new();
     }
-    object_keys(object)
-        .map(|keys| keys.iter().filter_map(|k| k.as_string()).collect())
-        .unwrap_or_default()
+    let mut strings = Vec::new();
+    if let Ok(keys) = object_keys(object) {
+        for key in keys.iter() {
+            if let Some(key) = key.as_string() {
+                strings.push(key);
+            }
+        }
+    }
+    strings
 }
 
 /// `Object.hasOwn(object, key)`: `false` for anything that is not an object, or that throws.
