@@ -105,9 +105,15 @@ pub fn own_keys(object: &JsValue) -> Vec<String> {
     if !object.is_object() {
         return Vec::new();
     }
-    object_keys(object)
-        .map(|keys| keys.iter().filter_map(|k| k.as_string()).collect())
-        .unwrap_or_default()
+    let mut strings = Vec::new();
+    if let Ok(keys) = object_keys(object) {
+        for key in keys.iter() {
+            if let Some(key) = key.as_string() {
+                strings.push(key);
+            }
+        }
+    }
+    strings
 }
 
 /// `Object.hasOwn(object, key)`: `false` for anything that is not an object, or that throws.
@@ -146,6 +152,19 @@ pub fn array_items(array: &JsValue) -> Vec<JsValue> {
     (0..array_length(array))
         .map(|i| Reflect::get_u32(array, i).unwrap_or(JsValue::UNDEFINED))
         .collect()
+}
+
+/// The items of an array when every one is a string (read as [`array_items`] reads them); `None`
+/// for anything else, an array with an item that is not a string included.
+pub fn string_items(value: &JsValue) -> Option<Vec<String>> {
+    if !is_array(value) {
+        return None;
+    }
+    let mut strings = Vec::new();
+    for item in array_items(value) {
+        strings.push(item.as_string()?);
+    }
+    Some(strings)
 }
 
 /// Calls `f` on each item of an array, in order. A `length` or an item that cannot be read is

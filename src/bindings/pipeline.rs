@@ -9,25 +9,24 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{
     conv_id_string, conv_scope, optional_non_negative, options_object, read, server_option, set,
-    set_source, view_options,
+    set_source, string_array, view_options,
 };
 use super::js_error::{promise, type_error};
 use super::result_cache::JsResultCache;
 use crate::cache::{ReferenceSource, ResultCache};
 use crate::core::envelope::Envelope;
-use crate::js_args::{array_items, check_readable, is_array};
+use crate::js_args::{check_readable, string_items};
 use crate::pipeline::{self, AfterOptions, ArgsOutcome, BeforeOptions, BeforeOutcome, CapOptions};
 
 /// An envelope as the model sees it: `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
 pub(crate) fn envelope_object(envelope: &Envelope) -> JsValue {
     let obj = Object::new();
     set(&obj, "error", envelope.error.as_str());
-    let list = |uris: &[String]| -> Array { uris.iter().map(|u| JsValue::from_str(u)).collect() };
     if !envelope.missing_uris.is_empty() {
-        set(&obj, "_missing_uris", list(&envelope.missing_uris));
+        set(&obj, "_missing_uris", string_array(&envelope.missing_uris));
     }
     if !envelope.stale_uris.is_empty() {
-        set(&obj, "_stale_uris", list(&envelope.stale_uris));
+        set(&obj, "_stale_uris", string_array(&envelope.stale_uris));
     }
     set(&obj, "fix_hint", envelope.fix_hint.as_str());
     if let Some(arg) = &envelope.capped_arg {
@@ -71,14 +70,7 @@ fn cap_options(cap: &JsValue, arg_names: &JsValue) -> Result<CapOptions, JsValue
         options.cap = n as usize;
     }
     if !arg_names.is_undefined() && !arg_names.is_null() {
-        let names = is_array(arg_names)
-            .then(|| {
-                array_items(arg_names)
-                    .into_iter()
-                    .map(|v| v.as_string())
-                    .collect::<Option<Vec<_>>>()
-            })
-            .flatten()
+        let names = string_items(arg_names)
             .ok_or_else(|| type_error("argNames must be an array of strings"))?;
         options.arg_names = names;
     }

@@ -15,7 +15,7 @@ use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
 use crate::core::view::View;
-use crate::js_args::{array_items, check_readable, is_array};
+use crate::js_args::{array_items, check_readable, is_array, string_items};
 
 /// A cache of large tool results, addressed by `mcp+cache://` references.
 ///
@@ -114,20 +114,12 @@ fn string_list(value: &JsValue, what: &str) -> Result<Vec<String>, JsValue> {
     if let Some(s) = value.as_string() {
         return Ok(vec![s]);
     }
-    is_array(value)
-        .then(|| {
-            array_items(value)
-                .iter()
-                .map(|v| v.as_string())
-                .collect::<Option<Vec<_>>>()
-        })
-        .flatten()
-        .ok_or_else(|| {
-            type_error(&crate::core::text::concat(&[
-                what,
-                " must be an array of strings",
-            ]))
-        })
+    string_items(value).ok_or_else(|| {
+        type_error(&crate::core::text::concat(&[
+            what,
+            " must be an array of strings",
+        ]))
+    })
 }
 
 #[wasm_bindgen(js_class = ResultCache)]

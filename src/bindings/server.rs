@@ -145,14 +145,12 @@ pub fn detect_overlaps(
         .filter(|(_, p)| p.well_formed)
         .map(|(i, p)| (i, p.policy.match_pattern.as_str()))
         .unzip();
-    let out: Array = policy::detect_overlaps(&patterns, &separator)
-        .into_iter()
-        .map(|mut o| {
-            o.earlier = indexes[o.earlier];
-            o.later = indexes[o.later];
-            overlap_object(&o)
-        })
-        .collect();
+    let out = Array::new();
+    for mut o in policy::detect_overlaps(&patterns, &separator) {
+        o.earlier = indexes[o.earlier];
+        o.later = indexes[o.later];
+        out.push(&overlap_object(&o));
+    }
     Ok(out.into())
 }
 
@@ -247,10 +245,10 @@ impl JsStateSync {
     ) -> Result<JsStateSync, JsValue> {
         let config = options_object(&config, "StateSync config")?.unwrap_or(JsValue::UNDEFINED);
         let separator = separator_option(&config)?;
-        let policies: Vec<SyncPolicy> = sync_policies(&read(&config, "policies")?)?
-            .into_iter()
-            .map(|p| p.policy)
-            .collect();
+        let mut policies: Vec<SyncPolicy> = Vec::new();
+        for checked in sync_policies(&read(&config, "policies")?)? {
+            policies.push(checked.policy);
+        }
         let defaults = read(&config, "defaults")?;
         let default_directive = match read(&defaults, "cacheControl")? {
             v if v.is_undefined() => None,

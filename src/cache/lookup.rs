@@ -109,12 +109,12 @@ impl ResultCache {
             if depth == 0 {
                 self.read_through(keys, &mut records).await;
             }
-            let derived: Vec<(usize, String)> = (0..records.len())
-                .filter_map(|i| {
-                    let r = records[i].as_ref()?;
-                    Some((i, r.derived_from.clone()?))
-                })
-                .collect();
+            let mut derived: Vec<(usize, String)> = Vec::new();
+            for (i, record) in records.iter().enumerate() {
+                if let Some(source) = record.as_ref().and_then(|r| r.derived_from.as_ref()) {
+                    derived.push((i, source.clone()));
+                }
+            }
             if derived.is_empty() {
                 return Ok(records);
             }
@@ -143,7 +143,12 @@ impl ResultCache {
     /// ours by the caller. A failure there is an `error` event, never a failed lookup.
     async fn read_through(&self, keys: &[&str], records: &mut [Option<JsRecord>]) {
         let Some(legacy) = &self.legacy else { return };
-        let missing: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
+        let mut missing: Vec<usize> = Vec::new();
+        for (i, record) in records.iter().enumerate().take(keys.len()) {
+            if record.is_none() {
+                missing.push(i);
+            }
+        }
         if missing.is_empty() {
             return;
         }

@@ -54,28 +54,28 @@ impl Plan {
         args: impl IntoIterator<Item = (&'a str, ArgValue<'a>)>,
         has_key: impl Fn(&str) -> bool,
     ) -> Self {
-        let references = args
-            .into_iter()
-            .filter_map(|(key, value)| {
-                let target = key.strip_suffix(URI_ARG_SUFFIX).filter(|t| !t.is_empty())?;
-                let (uris, is_list) = match value {
-                    ArgValue::Text(s) if has_cache_scheme(s) => (vec![s.to_owned()], false),
-                    ArgValue::TextList(list)
-                        if !list.is_empty() && list.iter().all(|s| has_cache_scheme(s)) =>
-                    {
-                        (list.into_iter().map(str::to_owned).collect(), true)
-                    }
-                    _ => return None,
-                };
-                Some(Reference {
-                    uri_key: key.to_owned(),
-                    target_key: target.to_owned(),
-                    uris,
-                    is_list,
-                    conflict: has_key(target),
-                })
-            })
-            .collect();
+        let mut references = Vec::new();
+        for (key, value) in args {
+            let Some(target) = key.strip_suffix(URI_ARG_SUFFIX).filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let (uris, is_list) = match value {
+                ArgValue::Text(s) if has_cache_scheme(s) => (vec![s.to_owned()], false),
+                ArgValue::TextList(list)
+                    if !list.is_empty() && list.iter().all(|s| has_cache_scheme(s)) =>
+                {
+                    (list.into_iter().map(str::to_owned).collect(), true)
+                }
+                _ => continue,
+            };
+            references.push(Reference {
+                uri_key: key.to_owned(),
+                target_key: target.to_owned(),
+                uris,
+                is_list,
+                conflict: has_key(target),
+            });
+        }
         Self { references }
     }
 

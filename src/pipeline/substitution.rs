@@ -43,14 +43,14 @@ fn uri_arg(value: &JsValue) -> Option<UriArg> {
     if value.is_string() {
         return well_formed(value).map(UriArg::Text);
     }
-    if is_array(value) {
-        return array_items(value)
-            .iter()
-            .map(well_formed)
-            .collect::<Option<Vec<_>>>()
-            .map(UriArg::TextList);
+    if !is_array(value) {
+        return None;
     }
-    None
+    let mut list = Vec::new();
+    for item in array_items(value) {
+        list.push(well_formed(&item)?);
+    }
+    Some(UriArg::TextList(list))
 }
 
 /// Resolves `*_uri` arguments (docs/PROTOCOL.md, *Substitution*) in one read transaction. `tool_name` only labels
@@ -66,11 +66,12 @@ pub async fn substitute_args(
         return ArgsOutcome::Same(args.clone());
     }
     let keys = own_keys(args);
-    let uri_args: Vec<(String, UriArg)> = keys
-        .iter()
-        .filter(|k| k.ends_with(URI_ARG_SUFFIX))
-        .filter_map(|k| uri_arg(&get_own(args, k)).map(|v| (k.clone(), v)))
-        .collect();
+    let mut uri_args: Vec<(String, UriArg)> = Vec::new();
+    for key in keys.iter().filter(|k| k.ends_with(URI_ARG_SUFFIX)) {
+        if let Some(value) = uri_arg(&get_own(args, key)) {
+            uri_args.push((key.clone(), value));
+        }
+    }
     let plan = Plan::new(
         uri_args.iter().map(|(k, v)| {
             let value = match v {
@@ -86,16 +87,19 @@ pub async fn substitute_args(
     if plan.is_empty() {
         return ArgsOutcome::Same(args.clone());
     }
-    let all_uris: Vec<String> = plan.unique_uris().into_iter().map(str::to_owned).collect();
+    let mut all_uris: Vec<String> = Vec::new();
+    for uri in plan.unique_uris() {
+        all_uris.push(uri.to_owned());
+    }
     let lookup = cache.scoped(conv_scope);
     let outcome = match substitute(plan, &lookup).await {
         Ok(outcome) => outcome,
         Err(_) => {
             // Already reported as an `error` event by the cache.
-            let failures: Vec<ReferenceFailure> = all_uris
-                .iter()
-                .map(|uri| ReferenceFailure::Missing { uri: uri.clone() })
-                .collect();
+            let mut failures: Vec<ReferenceFailure> = Vec::with_capacity(all_uris.len());
+            for uri in &all_uris {
+                failures.push(ReferenceFailure::Missing { uri: uri.clone() });
+            }
             return ArgsOutcome::Blocked {
                 envelope: resolution_envelope(&failures),
                 uris: all_uris,

@@ -146,12 +146,13 @@ fn attribute(attrs: &[(&str, &str)], name: &str) -> Option<String> {
 }
 
 fn split_domains(domains: &str) -> Vec<String> {
-    domains
-        .split(",")
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let mut list = Vec::new();
+    for domain in domains.split(",").map(str::trim) {
+        if !domain.is_empty() {
+            list.push(domain.to_owned());
+        }
+    }
+    list
 }
 
 type Span = std::ops::Range<usize>;

@@ -19,11 +19,10 @@ use crate::pipeline::visible::head;
 /// against it); any other's is the host's, passed on. The very same object when everything fits.
 pub(super) fn cut_text_blocks(result: &JsValue, max_chars: u32, is_error: bool) -> JsValue {
     let content = array_items(&get_own(result, "content"));
-    let total: u64 = content
-        .iter()
-        .filter_map(text_to_cut)
-        .map(|(t, _)| u64::from(t.length()))
-        .sum();
+    let mut total: u64 = 0;
+    for (text, _) in content.iter().filter_map(text_to_cut) {
+        total += u64::from(text.length());
+    }
     // Unreadable as JSON (a cycle, a BigInt): no host could show it either.
     let structured = get_own(result, "structuredContent");
     let structured_chars = match is_error && !structured.is_undefined() {

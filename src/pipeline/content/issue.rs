@@ -62,11 +62,12 @@ pub(super) async fn issue(
     blocks: &[JsValue],
     derived_from: Option<&str>,
 ) -> Issued {
-    let mut requests: Vec<Job> = invalidations
-        .iter()
-        .filter(|_| options.enabled)
-        .map(Job::Invalidate)
-        .collect();
+    let mut requests: Vec<Job> = Vec::new();
+    if options.enabled {
+        for invalidation in invalidations {
+            requests.push(Job::Invalidate(invalidation));
+        }
+    }
     let data_at = requests.len();
     if let (Some(data), true) = (data, options.enabled) {
         requests.push(Job::Store(CacheRequest {

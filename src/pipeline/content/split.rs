@@ -154,12 +154,17 @@ fn find_data(
         compact == json
             || member_json
                 .get_or_insert_with(|| {
-                    members_of(structured)
-                        .iter()
-                        .map(|k| get_own(structured, k))
-                        .filter(JsValue::is_object)
-                        .filter_map(|v| json_text(&v))
-                        .collect()
+                    let mut texts = Vec::new();
+                    for key in members_of(structured) {
+                        let member = get_own(structured, &key);
+                        if !member.is_object() {
+                            continue;
+                        }
+                        if let Some(text) = json_text(&member) {
+                            texts.push(text);
+                        }
+                    }
+                    texts
                 })
                 .contains(&compact)
     });
@@ -184,12 +189,12 @@ const MEMBERS_LIMIT: usize = 64;
 // One caller: inlined there, as before the split (the .wasm stays the same).
 #[inline(always)]
 pub(super) fn string_members(s: &JsValue) -> Vec<(String, JsValue)> {
-    members_of(s)
-        .into_iter()
-        .map(|k| {
-            let value = get_own(s, &k);
-            (k, value)
-        })
-        .filter(|(_, v)| v.is_string())
-        .collect()
+    let mut members = Vec::new();
+    for key in members_of(s) {
+        let value = get_own(s, &key);
+        if value.is_string() {
+            members.push((key, value));
+        }
+    }
+    members
 }

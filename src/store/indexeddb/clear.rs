@@ -231,11 +231,12 @@ impl Clear {
                 .result()
                 .map(JsCast::unchecked_into)
                 .unwrap_or_default();
-            let mine: Vec<(JsValue, f64)> = rows
-                .iter()
-                .filter(|row| field(row, fields::CONV_ID) == *conv)
-                .map(|row| usage_size(&row))
-                .collect();
+            let mut mine: Vec<(JsValue, f64)> = Vec::new();
+            for row in rows.iter() {
+                if field(&row, fields::CONV_ID) == *conv {
+                    mine.push(usage_size(&row));
+                }
+            }
             let mut totals = totals;
             for (uri, size) in &mine {
                 let _ = tx.results.delete(uri);

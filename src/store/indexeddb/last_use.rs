@@ -48,9 +48,13 @@ impl IndexedDbStore {
         let batch: Vec<(String, f64)> = {
             let mut touched = self.touched.borrow_mut();
             let keys: Vec<String> = touched.keys().take(TOUCH_FLUSH_LIMIT).cloned().collect();
-            keys.into_iter()
-                .filter_map(|k| touched.remove_entry(&k))
-                .collect()
+            let mut batch = Vec::with_capacity(keys.len());
+            for key in keys {
+                if let Some(entry) = touched.remove_entry(&key) {
+                    batch.push(entry);
+                }
+            }
+            batch
         };
         for (uri, last) in batch {
             let Ok(request) = tx.usage.get(&JsValue::from_str(&uri)) else {

@@ -41,11 +41,11 @@ pub(in crate::store) async fn get_records(
     let rows = JsFuture::from(get_rows(tx, store, &keys))
         .await
         .map_err(|e| StoreError::from_js(context, &e))?;
-    Ok(rows
-        .unchecked_into::<Array>()
-        .iter()
-        .map(|v| js_record::from_js(&v))
-        .collect())
+    let mut records = Vec::with_capacity(uris.len());
+    for row in rows.unchecked_into::<Array>().iter() {
+        records.push(js_record::from_js(&row));
+    }
+    Ok(records)
 }
 
 #[wasm_bindgen(module = "/src/store/idb_objects.js")]
@@ -156,26 +156,29 @@ impl IndexedDbStore {
             .result()
             .map(JsCast::unchecked_into)
             .unwrap_or_default();
-        let mut last_used: Map<String, f64> = rows
-            .iter()
-            .filter_map(|row| {
-                let uri = field(&row, fields::URI).as_string()?;
-                Some((uri, number(&row, fields::LAST_USED_AT)?))
-            })
-            .collect();
+        let mut last_used: Map<String, f64> = Map::new();
+        for row in rows.iter() {
+            let Some(uri) = field(&row, fields::URI).as_string() else {
+                continue;
+            };
+            if let Some(last) = number(&row, fields::LAST_USED_AT) {
+                last_used.insert(uri, last);
+            }
+        }
         for (uri, last) in self.touched.borrow().iter() {
             let entry = last_used.get_or_insert_with(uri.clone(), |_| *last);
             *entry = entry.max(*last);
         }
-        Ok(all
-            .iter()
-            .filter_map(|v| js_record::from_js(&v))
-            .map(|mut r| {
-                if let Some(&last) = last_used.get(&r.uri) {
-                    r.last_used_at = r.last_used_at.max(last);
-                }
-                r
-            })
-            .collect())
+        let mut records = Vec::new();
+        for value in all.iter() {
+            let Some(mut r) = js_record::from_js(&value) else {
+                continue;
+            };
+            if let Some(&last) = last_used.get(&r.uri) {
+                r.last_used_at = r.last_used_at.max(last);
+            }
+            records.push(r);
+        }
+        Ok(records)
     }
 }
