@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 use super::{payload, CacheEvent, ResultCache};
 use crate::core::record::{LookupOutcome, MAX_DERIVATION_DEPTH};
 use crate::core::substitute::ReferenceLookup;
-use crate::core::uri::parse_cache_uri;
+use crate::core::uri::split_cache_uri;
 use crate::store::{JsRecord, RecordStore, StoreError};
 
 /// The records of a read, looked up by [`ResultCache::read_records`] (boxed: it recurses).
@@ -38,8 +38,10 @@ impl ResultCache {
         conv_scope: Option<&str>,
         sources: Option<&RefCell<Vec<ReferenceSource>>>,
     ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
-        let parsed: Vec<_> = uris.iter().map(|u| parse_cache_uri(u)).collect();
-        let keys: Vec<&str> = parsed.iter().flatten().map(|p| p.key).collect();
+        // A reference whose `#fragment` is no JSON Pointer is looked up without it: a fresh
+        // entry makes it a bad pointer (its hint says what a pointer is), not a miss.
+        let parsed: Vec<_> = uris.iter().map(|u| split_cache_uri(u)).collect();
+        let keys: Vec<&str> = parsed.iter().flatten().map(|(p, _)| p.key).collect();
         let records = self
             .read_records(&keys, 0)
             .await
@@ -49,16 +51,20 @@ impl ResultCache {
             .into_iter()
             .zip(uris)
             .map(|(parsed, uri)| {
-                let Some(parsed) = parsed else {
+                let Some((parsed, fragment)) = parsed else {
                     return LookupOutcome::Miss;
                 };
+                let malformed = fragment.filter(|_| parsed.pointer.is_none());
                 let record = records.next().flatten();
                 let source = sources
                     .and(record.as_ref())
                     .map(|r| r.source_tool_name.clone());
                 let outcome = LookupOutcome::from_record(record, conv_scope);
-                let outcome = match (outcome, &parsed.pointer) {
-                    (LookupOutcome::Hit(value), Some(pointer)) => {
+                let outcome = match (outcome, &parsed.pointer, malformed) {
+                    (LookupOutcome::Hit(_), _, Some(fragment)) => LookupOutcome::BadPointer {
+                        pointer: fragment.to_owned(),
+                    },
+                    (LookupOutcome::Hit(value), Some(pointer), _) => {
                         match payload::select(&value, pointer) {
                             Some(selected) => LookupOutcome::Hit(selected),
                             None => LookupOutcome::BadPointer {
@@ -66,7 +72,7 @@ impl ResultCache {
                             },
                         }
                     }
-                    (other, _) => other,
+                    (other, _, _) => other,
                 };
                 if let (Some(sources), Some(source), LookupOutcome::Hit(_)) =
                     (sources, source, &outcome)

@@ -106,8 +106,9 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
             hints.push(concat(&[
                 "The JSON Pointer ",
                 &join(&pointers, ", "),
-                " selects nothing in the cached result: use a path that exists in it, or drop \
-                 the #fragment to pass the whole result.",
+                " selects nothing in the cached result: write a path that exists in it (`/` \
+                 before each key or index, e.g. #/rows/0), or drop the #fragment to pass the \
+                 whole result.",
             ]));
         }
         hints.push(

@@ -168,6 +168,17 @@ fn is_segment(s: &str, min: usize, max: usize) -> bool {
 /// optionally `#` followed by a valid RFC 6901 JSON Pointer of at most [`MAX_POINTER_BYTES`].
 /// Never panics, whatever the input.
 pub fn parse_cache_uri(uri: &str) -> Option<CacheUri<'_>> {
+    match split_cache_uri(uri)? {
+        (parsed, None) => Some(parsed),
+        (parsed, Some(_)) => parsed.pointer.is_some().then_some(parsed),
+    }
+}
+
+/// [`parse_cache_uri`], with the `#` fragment (at most [`MAX_POINTER_BYTES`]) as written. The
+/// reference's `pointer` is `None` when that fragment is no JSON Pointer: a reader can then tell
+/// a malformed pointer from a malformed reference.
+#[inline(never)]
+pub fn split_cache_uri(uri: &str) -> Option<(CacheUri<'_>, Option<&str>)> {
     let (key, fragment) = match uri.find("#") {
         Some(i) => (&uri[..i], Some(&uri[i + 1..])),
         None => (uri, None),
@@ -176,20 +187,17 @@ pub fn parse_cache_uri(uri: &str) -> Option<CacheUri<'_>> {
     let (conv_id, token) = rest.split_once("/")?;
     if !is_segment(conv_id, 1, MAX_CONV_SEGMENT_CHARS)
         || !is_segment(token, MIN_TOKEN_CHARS, MAX_TOKEN_CHARS)
+        || fragment.is_some_and(|f| f.len() > MAX_POINTER_BYTES)
     {
         return None;
     }
-    let pointer = match fragment {
-        None => None,
-        Some(f) if f.len() > MAX_POINTER_BYTES => return None,
-        Some(f) => Some(JsonPointer::parse(f)?),
-    };
-    Some(CacheUri {
+    let parsed = CacheUri {
         key,
         conv_id,
         token,
-        pointer,
-    })
+        pointer: fragment.and_then(JsonPointer::parse),
+    };
+    Some((parsed, fragment))
 }
 
 /// True when `value` starts with the `mcp+cache://` scheme (whether or not it is well formed).

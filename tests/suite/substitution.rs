@@ -200,6 +200,34 @@ async fn json_pointer_selects_and_a_bad_pointer_is_named() {
     );
     let hint = field(&envelope, "fix_hint").as_string().unwrap();
     assert!(hint.contains("/rows/999"), "{hint}");
+    // A fragment that is no JSON Pointer (no leading `/`, a `~` escape that is none) is named
+    // the same way, with what a pointer looks like; a reference without an entry is a miss.
+    for fragment in ["rows/1", "/rows~2"] {
+        let out = substitute(
+            &cache,
+            &obj(&[("row_uri", format!("{uri}#{fragment}").into())]),
+            None,
+        )
+        .await;
+        let hint = field(&field(&out, "envelope"), "fix_hint")
+            .as_string()
+            .unwrap();
+        assert!(
+            hint.contains(&format!("The JSON Pointer {fragment} selects nothing"))
+                && hint.contains("e.g. #/rows/0"),
+            "{hint}"
+        );
+    }
+    let out = substitute(
+        &cache,
+        &obj(&[("row_uri", "mcp+cache://c/abcdefgh12#rows".into())]),
+        None,
+    )
+    .await;
+    let hint = field(&field(&out, "envelope"), "fix_hint")
+        .as_string()
+        .unwrap();
+    assert!(!hint.contains("JSON Pointer"), "{hint}");
 }
 
 #[wasm_bindgen_test]
