@@ -304,8 +304,9 @@ async function withoutUnusedReferences(args, declaredOf) {
  * @param {Record<string, unknown>} args the call's arguments before substitution
  * @param {Record<string, unknown>} dispatched after substitution
  * @param {Record<string, unknown>} props
+ * @param {ReadonlyMap<string, string>} [aliases] references the call carries in place of those the model passed (named as passed)
  */
-function referenceMismatch(name, args, dispatched, props) {
+function referenceMismatch(name, args, dispatched, props, aliases) {
   const stray = Object.keys(dispatched).find((k) => k.endsWith(URI_ARG_SUFFIX) && !Object.hasOwn(props, k));
   if (stray) return strayReferenceEnvelope(name, stray);
   for (const key of Object.keys(args)) {
@@ -316,7 +317,8 @@ function referenceMismatch(name, args, dispatched, props) {
     const value = dispatched[target];
     const got = jsonType(value);
     if (got === expected || (got === 'null' && /** @type {Set<string>} */ (admittedTypes(props[target])).has('null'))) continue;
-    return typeMismatchEnvelope(name, target, args[key], expected, value);
+    const uri = args[key];
+    return typeMismatchEnvelope(name, target, (typeof uri === 'string' && aliases?.get(uri)) || uri, expected, value);
   }
   return null;
 }
@@ -438,7 +440,7 @@ export function createToolPipeline(options, who) {
     try {
       const props = cleaned.props ?? (await declaredOf());
       if (props && isPlainObject(dispatched) && isPlainObject(args)) {
-        const mismatch = referenceMismatch(name, args, dispatched, props);
+        const mismatch = referenceMismatch(name, args, dispatched, props, hooks.aliases);
         if (mismatch) return blocked(facts, mismatch);
       }
       if (validate) {

@@ -164,6 +164,23 @@ test('a refused page reference is named as the model passed it: in the policy\'s
   });
 });
 
+test('a page reference of the wrong type is named as the model passed it in the type_mismatch envelope, its member references too', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  const whole = rowsRef.slice(0, rowsRef.indexOf('#'));
+  const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith(chartPart({ data_uri: whole }, 'approval-responded', true)) });
+  await withChart(async (client, received) => {
+    const server = new ResultCache({ storage: 'memory' });
+    const tools = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
+    const refused = await /** @type {WrappedTool} */ (tools['chart.create']).execute({ data_uri: whole }, call);
+    assert.equal(refused.isError, true);
+    const envelope = JSON.parse(refused.content[0].text);
+    assert.match(envelope.error, /^type_mismatch: /);
+    assert.equal(envelope._uri, whole);
+    assert.ok(envelope.fix_hint.includes(`"${whole}#/rows"`), envelope.fix_hint);
+    assert.equal(received.length, 0);
+  });
+});
+
 test('a page reference in an argument that is no `<name>_uri` is the tool\'s own string: not asked for, not sent, not rewritten', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
   /** @type {unknown[]} */
