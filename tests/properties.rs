@@ -2253,10 +2253,9 @@ fn list_cache_meta_sanitizes_ttl_and_scopes_round_trip() {
                 meta.ttl_ms.is_finite() && meta.ttl_ms >= 0.0 && meta.ttl_ms.fract() == 0.0
             );
             prop_assert_eq!(meta.ttl_ms.to_bits(), want.to_bits(), "ttl {}", ttl);
-            prop_assert_eq!(meta.scope, scope);
-            if let Some(s) = scope {
-                prop_assert_eq!(ListScope::from_wire(s.as_str()), Some(s));
-            }
+            // No scope is stated as `Private`: SEP-2549 reads an absent one as `public`.
+            prop_assert_eq!(meta.scope, scope.unwrap_or(ListScope::Private));
+            prop_assert_eq!(ListScope::from_wire(meta.scope.as_str()), Some(meta.scope));
             let want = match wire.as_str() {
                 "public" => Some(ListScope::Public),
                 "private" => Some(ListScope::Private),

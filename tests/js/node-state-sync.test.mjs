@@ -3,6 +3,11 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ListResourcesRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import {
   ResultCache, matchGlob, parseCacheControl, parseInvalidations, wasmMemoryBytes,
 } from '../../pkg/node.mjs';
@@ -399,10 +404,36 @@ test('a refund invalidates the invoice reference (fake-indexeddb)', async () => 
   assert.deepEqual(await cache.lookup(shown._cache_uri), { status: 'stale', cause: 'billing.refund', sourceToolName: 'billing.get_invoice' });
 });
 
-test('listCacheMeta always emits ttlMs', () => {
-  assert.deepEqual(listCacheMeta({ ttlMs: 0 }), { ttlMs: 0 });
+test('listCacheMeta always emits ttlMs and cacheScope, private by default', () => {
+  assert.deepEqual(listCacheMeta({ ttlMs: 0 }), { ttlMs: 0, cacheScope: 'private' });
   assert.deepEqual(listCacheMeta({ ttlMs: 60_000, scope: 'public' }), { ttlMs: 60_000, cacheScope: 'public' });
   assert.deepEqual(listCacheMeta({ ttlMs: -5, scope: 'private' }), { ttlMs: 0, cacheScope: 'private' });
+  assert.deepEqual(listCacheMeta({ ttlMs: 5, scope: /** @type {never} */ (null) }), { ttlMs: 5, cacheScope: 'private' });
+});
+
+test('a per-user list sent with listCacheMeta({ttlMs}) says private on the wire (SEP-2549 reads absent as public)', async () => {
+  // A real MCP SDK server whose resources/list is per user and states no scope.
+  const server = new Server({ name: 'files', version: '1' }, { capabilities: { resources: {} } });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [{ uri: 'file:///home/alice/salary.xlsx', name: 'salary' }],
+    ...listCacheMeta({ ttlMs: 60_000 }),
+  }));
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'c', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const wire = await client.listResources();
+    // Present and private: any SEP-2549 cache (which reads an absent scope as "public") keeps it per user.
+    assert.equal(wire.cacheScope, 'private');
+    assert.equal(wire.ttlMs, 60_000);
+    const lists = new ListCache();
+    lists.put('resources/list', {}, wire, 'alice');
+    assert.equal(lists.get('resources/list', {}, 'bob'), null);
+    assert.equal(/** @type {ListCacheHit} */ (lists.get('resources/list', {}, 'alice')).result, wire);
+  } finally {
+    await client.close();
+  }
 });
 
 test('ListCache: TTL, scopes, pages, invalid cursor, notifications, serve-stale', () => {

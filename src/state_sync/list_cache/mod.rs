@@ -7,6 +7,9 @@
 //!   `Cache-Control: max-age`). `0` means immediately stale; an absent value is treated as `0`.
 //! * `cacheScope`: `"public"` (no user-specific data: may be served across authorization
 //!   contexts) or `"private"` (may be reused only within the same authorization context).
+//!   SEP-2549 reads an absent `cacheScope` as `"public"`; this cache deliberately reads it as
+//!   `"private"` (never serving a result across contexts that its server did not mark public),
+//!   and [`list_cache_meta`] always states it, `"private"` unless told `"public"`.
 //!
 //! A cached response is identified by the request method plus the request parameters that affect
 //! the result (`cursor` for paginated lists, `uri` for `resources/read`); a response is never

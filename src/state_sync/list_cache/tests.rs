@@ -69,14 +69,14 @@ fn meta_always_carries_ttl_and_clamps() {
         list_cache_meta(0.0, None),
         ListCacheMeta {
             ttl_ms: 0.0,
-            scope: None
+            scope: ListScope::Private
         }
     );
     assert_eq!(
         list_cache_meta(60_000.0, Some(ListScope::Public)),
         ListCacheMeta {
             ttl_ms: 60_000.0,
-            scope: Some(ListScope::Public)
+            scope: ListScope::Public
         }
     );
     assert_eq!(list_cache_meta(-5.0, None).ttl_ms, 0.0);
@@ -86,7 +86,7 @@ fn meta_always_carries_ttl_and_clamps() {
     assert_eq!(list_cache_meta(1500.9, None).ttl_ms, 1500.0);
     assert_eq!(
         list_cache_meta(1.0, Some(ListScope::Private)).scope,
-        Some(ListScope::Private)
+        ListScope::Private
     );
 }
 
