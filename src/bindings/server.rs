@@ -126,8 +126,11 @@ fn overlap_object(o: &policy::Overlap) -> JsValue {
 
 /// `detectOverlaps(policies, { separator }?)`: every later policy that can never fire because an
 /// earlier one matches all of its names, as MCP Fusion's `{ message, shadowingIndex,
-/// shadowedIndex }` plus `{ earlier, later, earlierMatch, laterMatch }`. A `match` with a lone
-/// surrogate shadows nothing and is shadowed by nothing.
+/// shadowedIndex }` plus `{ earlier, later, earlierMatch, laterMatch }`. Exact: `billing.*.**`
+/// shadows `billing.**.refund` (each `**` is zero or more segments, and `*` exactly one). A
+/// `match` with a lone surrogate shadows nothing and is shadowed by nothing; so does a pair
+/// whose check needs more than 4 194 304 segment comparisons (patterns with many `**` and
+/// hundreds of segments; never a false report).
 #[wasm_bindgen(js_name = detectOverlaps, unchecked_return_type = "PolicyOverlap[]")]
 pub fn detect_overlaps(
     #[wasm_bindgen(unchecked_param_type = "SyncPolicy[]")] policies: JsValue,

@@ -287,7 +287,8 @@ impl Overlap {
     }
 }
 
-/// Every (earlier, later) pair where the earlier pattern covers the later one.
+/// Every (earlier, later) pair where the earlier pattern covers the later one
+/// ([`pattern_covers`]: exact, a `**` of the later one included).
 pub fn detect_overlaps(patterns: &[&str], separator: &str) -> Vec<Overlap> {
     let mut out = Vec::new();
     for (later, narrow) in patterns.iter().enumerate() {

@@ -82,6 +82,26 @@ test('detectOverlaps counts shadowed later policies', () => {
   assert.equal(detectOverlaps([{ match: 'billing.pay' }, { match: 'billing.*' }]).length, 0);
 });
 
+test('detectOverlaps reports a later policy whose `**` an earlier `*` shadows, and StateSync agrees', () => {
+  // Pairs where every name of the later pattern is a name of the earlier one.
+  const pairs = [['billing.*.**', 'billing.**.refund'], ['a.**.*', 'a.*.**'], ['a.**.*', 'a.b.**'], ['*.**', '**']];
+  const names = ['billing.refund', 'billing.x.refund', 'billing.x.y.refund', 'a.b', 'a.b.c', 'a.x.y.z', 'a.b.c.d', 'x', ''];
+  for (const [earlier, later] of pairs) {
+    /** @type {StateSyncConfig['policies']} */
+    const policies = [{ match: earlier, cacheControl: 'no-store' }, { match: later, invalidates: ['x.*'] }];
+    assert.deepEqual(detectOverlaps(policies).map((o) => [o.earlier, o.later]), [[0, 1]], `${earlier} shadows ${later}`);
+    // It never fires: the earlier policy answers every name the later one matches.
+    const sync = new StateSync({ policies });
+    const ofLater = names.filter((name) => serverMatchGlob(later, name));
+    assert.ok(ofLater.length > 0);
+    for (const name of ofLater) assert.deepEqual(sync.resolve(name), { cacheControl: 'no-store' }, name);
+  }
+  // Not shadowed: the later one has names the earlier one does not match.
+  for (const [earlier, later] of [['a.**.*', 'a.**'], ['*.*.**', '**'], ['billing.*.**', 'billing.**']]) {
+    assert.deepEqual(detectOverlaps([{ match: earlier }, { match: later }]), [], `${earlier} vs ${later}`);
+  }
+});
+
 test("detectOverlaps answers in MCP Fusion's shape and words", () => {
   const [w] = detectOverlaps([{ match: 'sprints.*', cacheControl: 'no-store' }, { match: 'sprints.update', invalidates: ['sprints.*'] }]);
   assert.deepEqual(w, {
