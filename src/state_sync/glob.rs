@@ -150,27 +150,47 @@ pub fn segment_matches(pattern: &str, segment: &str) -> bool {
     true
 }
 
-/// Whether the segments of `name` match those of `pattern`: an exact dynamic program.
-fn segment_dp(pattern: &[&str], name: &[&str]) -> bool {
+/// Segment-level dynamic program: `star_star` says whether a pattern segment is `**`, `one(p, n)`
+/// whether a non-`**` pattern segment takes name segment `n`, and `can_skip(n)` whether `**`
+/// may absorb name segment `n`.
+fn segment_dp<P, N>(
+    pattern: &[P],
+    name: &[N],
+    star_star: impl Fn(&P) -> bool,
+    one: impl Fn(&P, &N) -> bool,
+    can_skip: impl Fn(&N) -> bool,
+) -> bool {
     // next[j]: pattern[i+1..] matches name[j..]
     let mut next = vec![false; name.len() + 1];
     next[name.len()] = true;
     let mut cur = vec![false; name.len() + 1];
     for p in pattern.iter().rev() {
-        if *p == "**" {
+        if star_star(p) {
             cur[name.len()] = next[name.len()];
             for j in (0..name.len()).rev() {
-                cur[j] = next[j] || cur[j + 1];
+                cur[j] = next[j] || (can_skip(&name[j]) && cur[j + 1]);
             }
         } else {
             cur[name.len()] = false;
             for j in 0..name.len() {
-                cur[j] = next[j + 1] && segment_matches(p, name[j]);
+                cur[j] = next[j + 1] && one(p, &name[j]);
             }
         }
         std::mem::swap(&mut cur, &mut next);
     }
     next[0]
+}
+
+/// Whether the segments of `name` match those of `pattern` ([`segment_dp`]): one copy for
+/// [`match_glob`] and [`pattern_covers`].
+fn segments_match(pattern: &[&str], name: &[&str]) -> bool {
+    segment_dp(
+        pattern,
+        name,
+        |s| *s == "**",
+        |ps, ns| segment_matches(ps, ns),
+        |_| true,
+    )
 }
 
 /// True when `name` matches `pattern` (whole string, case-sensitive). Always false for a
@@ -181,13 +201,14 @@ pub fn match_glob(pattern: &str, name: &str, separator: &str) -> bool {
     }
     let p = segments(pattern, separator);
     let n = segments(name, separator);
-    segment_dp(&p, &n)
+    segments_match(&p, &n)
 }
 
 /// How many segment comparisons [`pattern_covers`] makes before it gives up (answering
 /// `false`): patterns as policies write them need hundreds to thousands (a later pattern with
 /// five `**` against an earlier one of five segments: about a million); a pathological pair
 /// of 1 KiB patterns stops within tens of milliseconds.
+#[cfg(feature = "server")]
 const COVER_WORK: usize = 1 << 22;
 
 /// True when every name matched by `narrow` is also matched by `wide` (so a policy on `narrow`
@@ -202,6 +223,10 @@ const COVER_WORK: usize = 1 << 22;
 /// shorter) a `**` of `wide` takes one of them, and so any number more. Deciding this is
 /// coNP-hard in general (the names multiply with each `**`), so a pair needing more than
 /// [`COVER_WORK`] segment comparisons answers `false`: never a cover that is not one.
+///
+/// Only with the `server` feature (`detectOverlaps`): the host `.wasm` is smaller for not
+/// having it even unused, as [`segments_match`] then has one caller to be inlined into.
+#[cfg(feature = "server")]
 pub fn pattern_covers(wide: &str, narrow: &str, separator: &str) -> bool {
     if wide.len() > MAX_PATTERN_LEN || narrow.len() > MAX_PATTERN_LEN {
         return false;
@@ -219,6 +244,7 @@ pub fn pattern_covers(wide: &str, narrow: &str, separator: &str) -> bool {
 /// `**` being 0 to `wide.len() + 1` segments `*` (a run of `**` counts as one). No segment at
 /// all is no name (`""` is one empty segment). Each name tried takes its comparisons from
 /// `budget`; too few left answers `false`.
+#[cfg(feature = "server")]
 fn every_name<'a>(
     wide: &[&str],
     narrow: &[&'a str],
@@ -231,7 +257,7 @@ fn every_name<'a>(
             return false;
         }
         *budget -= work;
-        return name.is_empty() || segment_dp(wide, name);
+        return name.is_empty() || segments_match(wide, name);
     };
     let len = name.len();
     let star_star = *first == "**";
@@ -372,8 +398,6 @@ mod tests {
             .to_string()
             .contains("longer than 1024"));
         assert!(!m(&format!("**.{}", "*".repeat(MAX_PATTERN_LEN)), "a"));
-        assert!(!pattern_covers(&long_pattern, "a", "."));
-        assert!(!pattern_covers("**", &long_pattern, "."));
     }
 
     #[test]
@@ -421,8 +445,69 @@ mod tests {
         }
     }
 
+    /// Naive recursive matcher, the obviously-correct reference.
+    fn naive(p: &[&str], n: &[&str]) -> bool {
+        match p.split_first() {
+            None => n.is_empty(),
+            Some((&"**", rest)) => (0..=n.len()).any(|k| naive(rest, &n[k..])),
+            Some((seg, rest)) => match n.split_first() {
+                Some((first, tail)) => {
+                    naive_segment(seg.as_bytes(), first.as_bytes()) && naive(rest, tail)
+                }
+                None => false,
+            },
+        }
+    }
+
+    fn naive_segment(p: &[u8], s: &[u8]) -> bool {
+        match p.split_first() {
+            None => s.is_empty(),
+            Some((b'*', rest)) => (0..=s.len()).any(|k| naive_segment(rest, &s[k..])),
+            Some((c, rest)) => s.first() == Some(c) && naive_segment(rest, &s[1..]),
+        }
+    }
+
+    #[test]
+    fn property_against_the_naive_matcher() {
+        // xorshift64*: deterministic, seeded.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |bound: u64| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % bound
+        };
+        let pattern_segments = ["**", "*", "a", "b", "a*", "*b", "a*b", "ab", ""];
+        let name_segments = ["a", "b", "ab", "ba", "aab", "", "abb"];
+        let mut mismatches = 0;
+        for _ in 0..20_000 {
+            let p: Vec<&str> = (0..1 + next(6))
+                .map(|_| pattern_segments[next(9) as usize])
+                .collect();
+            let n: Vec<&str> = (0..1 + next(7))
+                .map(|_| name_segments[next(7) as usize])
+                .collect();
+            let (ps, ns) = (p.join("."), n.join("."));
+            if match_glob(&ps, &ns, ".") != naive(&p, &n) {
+                mismatches += 1;
+                eprintln!("mismatch: {ps:?} vs {ns:?}");
+            }
+        }
+        assert_eq!(mismatches, 0);
+    }
+}
+
+/// [`pattern_covers`]: spot checks, then proofs by brute force.
+#[cfg(all(test, feature = "server"))]
+mod cover_tests {
+    use super::*;
+
     #[test]
     fn containment() {
+        // Over the bound: covers nothing, covered by nothing.
+        let long_pattern = format!("{}**", "a".repeat(MAX_PATTERN_LEN - 1));
+        assert!(!pattern_covers(&long_pattern, "a", "."));
+        assert!(!pattern_covers("**", &long_pattern, "."));
         let c = |w: &str, n: &str| pattern_covers(w, n, ".");
         assert!(c("sprints.*", "sprints.update"));
         assert!(c("**", "billing.*"));
@@ -543,56 +628,5 @@ mod tests {
         let (wrong, covering) = disagreements(&patterns, &names);
         assert!(wrong.is_empty(), "(wide, narrow) pattern_covers gets wrong: {wrong:?}");
         assert!(covering > 100, "{covering}");
-    }
-
-    /// Naive recursive matcher, the obviously-correct reference.
-    fn naive(p: &[&str], n: &[&str]) -> bool {
-        match p.split_first() {
-            None => n.is_empty(),
-            Some((&"**", rest)) => (0..=n.len()).any(|k| naive(rest, &n[k..])),
-            Some((seg, rest)) => match n.split_first() {
-                Some((first, tail)) => {
-                    naive_segment(seg.as_bytes(), first.as_bytes()) && naive(rest, tail)
-                }
-                None => false,
-            },
-        }
-    }
-
-    fn naive_segment(p: &[u8], s: &[u8]) -> bool {
-        match p.split_first() {
-            None => s.is_empty(),
-            Some((b'*', rest)) => (0..=s.len()).any(|k| naive_segment(rest, &s[k..])),
-            Some((c, rest)) => s.first() == Some(c) && naive_segment(rest, &s[1..]),
-        }
-    }
-
-    #[test]
-    fn property_against_the_naive_matcher() {
-        // xorshift64*: deterministic, seeded.
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |bound: u64| {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % bound
-        };
-        let pattern_segments = ["**", "*", "a", "b", "a*", "*b", "a*b", "ab", ""];
-        let name_segments = ["a", "b", "ab", "ba", "aab", "", "abb"];
-        let mut mismatches = 0;
-        for _ in 0..20_000 {
-            let p: Vec<&str> = (0..1 + next(6))
-                .map(|_| pattern_segments[next(9) as usize])
-                .collect();
-            let n: Vec<&str> = (0..1 + next(7))
-                .map(|_| name_segments[next(7) as usize])
-                .collect();
-            let (ps, ns) = (p.join("."), n.join("."));
-            if match_glob(&ps, &ns, ".") != naive(&p, &n) {
-                mismatches += 1;
-                eprintln!("mismatch: {ps:?} vs {ns:?}");
-            }
-        }
-        assert_eq!(mismatches, 0);
     }
 }
