@@ -219,7 +219,10 @@ impl JsListCache {
 
     /// The cached result for a request: `{ result, stale, ageMs }`, or `null`. Only fresh
     /// results are returned unless `allowStale` (serve-stale-on-error), which returns an expired
-    /// one flagged `stale: true`. See the class for `params`.
+    /// one flagged `stale: true`. The newest answer wins, and an older one is never served in its
+    /// place: a private result (even `ttlMs: 0`) hides the older public one from its auth
+    /// context (others still get that), and a public result replaces every context's private
+    /// one (public means any context may be served it). See the class for `params`.
     #[wasm_bindgen(unchecked_return_type = "ListCacheHit | null")]
     pub fn get(
         &self,
