@@ -2120,20 +2120,12 @@ fn list_cache_agrees_with_a_map_model() {
                                 scope,
                             },
                         );
-                        let same = |e: &ModelEntry, owner: &Option<Option<String>>| {
-                            e.method == LIST_METHODS[method]
-                                && e.cursor == p.cursor
-                                && e.uri == p.uri
-                                && &e.owner == owner
+                        let request = |e: &ModelEntry| {
+                            e.method == LIST_METHODS[method] && e.cursor == p.cursor && e.uri == p.uri
                         };
-                        let private = Some(auth.clone());
-                        let owner = if public {
-                            model.retain(|e| !same(e, &private));
-                            None
-                        } else {
-                            private
-                        };
-                        model.retain(|e| !same(e, &owner));
+                        let owner = if public { None } else { Some(auth.clone()) };
+                        // A public answer replaces every context's entry for the request.
+                        model.retain(|e| !(request(e) && (public || e.owner == owner)));
                         let ttl = ttl.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(0.0);
                         model.push(ModelEntry {
                             method: LIST_METHODS[method],
@@ -2166,14 +2158,12 @@ fn list_cache_agrees_with_a_map_model() {
                                     && e.owner == owner
                             })
                         };
-                        let candidates = [find(Some(auth.clone())), find(None)];
-                        let chosen = match candidates.iter().flatten().find(|e| e.fresh(now)) {
-                            Some(e) => Some((*e, false)),
-                            None if allow_stale => {
-                                candidates.iter().flatten().next().map(|e| (*e, true))
-                            }
-                            None => None,
-                        };
+                        // The caller's private entry if any (newer than the public one, which
+                        // would have replaced it), else the public one; fresh, or stale if allowed.
+                        let chosen = find(Some(auth.clone()))
+                            .or_else(|| find(None))
+                            .map(|e| (e, !e.fresh(now)))
+                            .filter(|(_, stale)| allow_stale || !stale);
                         let want = chosen.map(|(e, stale)| ListHit {
                             result: e.result,
                             stale,
@@ -2253,10 +2243,9 @@ fn list_cache_meta_sanitizes_ttl_and_scopes_round_trip() {
                 meta.ttl_ms.is_finite() && meta.ttl_ms >= 0.0 && meta.ttl_ms.fract() == 0.0
             );
             prop_assert_eq!(meta.ttl_ms.to_bits(), want.to_bits(), "ttl {}", ttl);
-            prop_assert_eq!(meta.scope, scope);
-            if let Some(s) = scope {
-                prop_assert_eq!(ListScope::from_wire(s.as_str()), Some(s));
-            }
+            // No scope is stated as `Private`: SEP-2549 reads an absent one as `public`.
+            prop_assert_eq!(meta.scope, scope.unwrap_or(ListScope::Private));
+            prop_assert_eq!(ListScope::from_wire(meta.scope.as_str()), Some(meta.scope));
             let want = match wire.as_str() {
                 "public" => Some(ListScope::Public),
                 "private" => Some(ListScope::Private),

@@ -92,7 +92,8 @@ fn allow_stale_of(options: Option<JsValue>) -> Result<bool, JsValue> {
 }
 
 /// The SEP-2549 hints of a result: `ttlMs` (anything but a non-negative finite number counts as
-/// `0`: stored, never fresh) and `cacheScope` (absent or `null` = `private`).
+/// `0`: stored, never fresh) and `cacheScope` (absent or `null` = `private`: deliberately stricter
+/// than SEP-2549, which reads an absent `cacheScope` as `public`).
 fn hints_of(result: &JsValue) -> Result<(Option<f64>, ListScope), JsValue> {
     let ttl = read(result, "ttlMs")?.as_f64();
     let scope = scope_value(&read(result, "cacheScope")?, CACHE_SCOPE_TYPE)?;
@@ -139,8 +140,10 @@ fn hit_object(hit: ListHit<JsValue>) -> JsValue {
 ///
 /// Key: `method` + the `cursor` / `uri` params + the auth context, each compared exactly. A
 /// result is fresh while `now < receivedAt + ttlMs` (missing, negative or non-numeric `ttlMs` =
-/// 0); `private` results (the default when `cacheScope` is absent) are never served to another
-/// auth context; pages are cached independently.
+/// 0); `private` results are never served to another auth context; pages are cached
+/// independently. A result without `cacheScope` is read as `private`: deliberately stricter than
+/// SEP-2549, which reads an absent `cacheScope` as `public` (this package's `listCacheMeta`
+/// always states it).
 ///
 /// Inputs are checked, never guessed: `method` must be a string; `params` an object (or
 /// `undefined`/`null` for the first page) whose `cursor` and `uri`, when present, are strings as
@@ -185,7 +188,8 @@ impl JsListCache {
     }
 
     /// Stores a list result, reading its `ttlMs` and `cacheScope` (`"public"`, `"private"`, or
-    /// absent = `"private"`; anything else is a `TypeError`). See the class for `params`.
+    /// absent = `"private"`, stricter than SEP-2549's absent = `"public"`; anything else is a
+    /// `TypeError`). See the class for `params`.
     pub fn put(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
@@ -215,7 +219,10 @@ impl JsListCache {
 
     /// The cached result for a request: `{ result, stale, ageMs }`, or `null`. Only fresh
     /// results are returned unless `allowStale` (serve-stale-on-error), which returns an expired
-    /// one flagged `stale: true`. See the class for `params`.
+    /// one flagged `stale: true`. The newest answer wins, and an older one is never served in its
+    /// place: a private result (even `ttlMs: 0`) hides the older public one from its auth
+    /// context (others still get that), and a public result replaces every context's private
+    /// one (public means any context may be served it). See the class for `params`.
     #[wasm_bindgen(unchecked_return_type = "ListCacheHit | null")]
     pub fn get(
         &self,

@@ -126,8 +126,11 @@ fn overlap_object(o: &policy::Overlap) -> JsValue {
 
 /// `detectOverlaps(policies, { separator }?)`: every later policy that can never fire because an
 /// earlier one matches all of its names, as MCP Fusion's `{ message, shadowingIndex,
-/// shadowedIndex }` plus `{ earlier, later, earlierMatch, laterMatch }`. A `match` with a lone
-/// surrogate shadows nothing and is shadowed by nothing.
+/// shadowedIndex }` plus `{ earlier, later, earlierMatch, laterMatch }`. Exact: `billing.*.**`
+/// shadows `billing.**.refund` (each `**` is zero or more segments, and `*` exactly one). A
+/// `match` with a lone surrogate shadows nothing and is shadowed by nothing; so does a pair
+/// whose check needs more than 4 194 304 segment comparisons (patterns with many `**` and
+/// hundreds of segments; never a false report).
 #[wasm_bindgen(js_name = detectOverlaps, unchecked_return_type = "PolicyOverlap[]")]
 pub fn detect_overlaps(
     #[wasm_bindgen(unchecked_param_type = "SyncPolicy[]")] policies: JsValue,
@@ -155,9 +158,12 @@ pub fn detect_overlaps(
 }
 
 /// `listCacheMeta({ ttlMs, scope })`: the SEP-2549 fields a server adds to a list result,
-/// `{ ttlMs, cacheScope? }`. `ttlMs` is always emitted (servers must send it), `0` included:
-/// absent, negative or non-finite values become `0`, fractions are floored. A `ttlMs` that is
-/// present but not a number, or a `scope` other than `"public"`/`"private"`, is a `TypeError`.
+/// `{ ttlMs, cacheScope }`. `ttlMs` is always emitted (servers must send it), `0` included:
+/// absent, negative or non-finite values become `0`, fractions are floored. `cacheScope` is
+/// always emitted too, `"private"` unless `scope` is `"public"`: SEP-2549 reads an absent
+/// `cacheScope` as `public`, which would let a shared cache serve one user's list to another.
+/// A `ttlMs` that is present but not a number, or a `scope` other than `"public"`/`"private"`,
+/// is a `TypeError`.
 #[wasm_bindgen(js_name = listCacheMeta, unchecked_return_type = "ListCacheMeta")]
 pub fn list_cache_meta(
     #[wasm_bindgen(unchecked_param_type = "ListCacheMetaOptions")] options: JsValue,
@@ -177,9 +183,7 @@ pub fn list_cache_meta(
     let meta = list_cache::list_cache_meta(ttl.as_f64().unwrap_or(0.0), scope);
     let obj = Object::new();
     set(&obj, "ttlMs", meta.ttl_ms);
-    if let Some(scope) = meta.scope {
-        set(&obj, "cacheScope", scope.as_str());
-    }
+    set(&obj, "cacheScope", meta.scope.as_str());
     Ok(obj.into())
 }
 

@@ -526,9 +526,12 @@ export interface ListCacheMetaOptions {
   scope?: "public" | "private";
 }
 
-/** SEP-2549 fields of a list result. */
+/**
+ * SEP-2549 fields of a list result. `cacheScope` is always present, `"private"` unless `scope`
+ * was `"public"` (SEP-2549 reads an absent `cacheScope` as `"public"`).
+ */
 export interface ListCacheMeta {
   ttlMs: number;
-  cacheScope?: "public" | "private";
+  cacheScope: "public" | "private";
 }
 "#;

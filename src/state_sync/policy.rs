@@ -1,6 +1,8 @@
 //! State-Sync policies: first match wins, defaults fill in, eager validation, overlap report.
 
-use super::glob::{match_glob, pattern_covers, validate_pattern, PatternError, MAX_NAME_LEN};
+#[cfg(feature = "server")]
+use super::glob::pattern_covers;
+use super::glob::{match_glob, validate_pattern, PatternError, MAX_NAME_LEN};
 use crate::core::text::{concat, uint};
 
 /// The binary Cache-Control vocabulary (no max-age).
@@ -287,7 +289,10 @@ impl Overlap {
     }
 }
 
-/// Every (earlier, later) pair where the earlier pattern covers the later one.
+/// Every (earlier, later) pair where the earlier pattern covers the later one
+/// ([`pattern_covers`]: exact, a `**` of the later one included). Only with the `server`
+/// feature, as `pattern_covers`.
+#[cfg(feature = "server")]
 pub fn detect_overlaps(patterns: &[&str], separator: &str) -> Vec<Overlap> {
     let mut out = Vec::new();
     for (later, narrow) in patterns.iter().enumerate() {
@@ -422,6 +427,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "server")]
     fn overlap_message_is_mcp_fusions() {
         let overlaps = detect_overlaps(&["sprints.*", "sprints.update"], ".");
         assert_eq!(
@@ -432,6 +438,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "server")]
     fn overlap_counts() {
         assert_eq!(
             detect_overlaps(&["sprints.*", "sprints.update"], ".").len(),

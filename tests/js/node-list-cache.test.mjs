@@ -68,6 +68,32 @@ test('two resources/read URIs given as URL objects never share an entry', () => 
   assert.equal(/** @type {ListCacheHit} */ (lists.get('resources/read', { uri: 'file:///home/alice/secret' }, 'u')).result, secret);
 });
 
+test('a newer private answer is never answered by an older public one', () => {
+  let now = 0;
+  const lists = new ListCache({ now: () => now });
+  const older = { tools: ['OLD'], ttlMs: 60_000, cacheScope: 'public' };
+  const newer = { tools: ['NEW'], ttlMs: 5_000, cacheScope: 'private' };
+  lists.put('tools/list', {}, older, 'alice');
+  now = 10;
+  lists.put('tools/list', {}, newer, 'alice');
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('tools/list', {}, 'alice')).result, newer);
+  now = 6_000; // the newer answer expired, the older public one has not
+  assert.equal(lists.get('tools/list', {}, 'alice'), null);
+  assert.deepEqual(lists.get('tools/list', {}, 'alice', { allowStale: true }), { result: newer, stale: true, ageMs: 5_990 });
+  assert.equal(/** @type {ListCacheHit} */ (lists.get('tools/list', {}, 'bob')).result, older, 'other contexts keep the public entry');
+  // "Do not reuse" (ttlMs 0), put in the same millisecond as a fresh public answer.
+  lists.put('tools/list', {}, older, 'bob');
+  lists.put('tools/list', {}, { tools: ['ZERO'], ttlMs: 0, cacheScope: 'private' }, 'alice');
+  assert.equal(lists.get('tools/list', {}, 'alice'), null);
+  // A newer public answer (bob's) is alice's newest too: it replaces her older private one.
+  now = 6_100;
+  const shared = { tools: ['SHARED'], ttlMs: 10, cacheScope: 'public' };
+  lists.put('tools/list', {}, shared, 'bob');
+  now = 6_200;
+  assert.deepEqual(lists.get('tools/list', {}, 'alice', { allowStale: true }), { result: shared, stale: true, ageMs: 100 });
+  assert.equal(lists.size, 1);
+});
+
 test('a numeric cursor is refused, so page 2 is never served as the first page', () => {
   const lists = fixedClock();
   const first = { tools: ['a'], ...FRESH };

@@ -3,6 +3,11 @@ import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ListResourcesRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import {
   ResultCache, matchGlob, parseCacheControl, parseInvalidations, wasmMemoryBytes,
 } from '../../pkg/node.mjs';
@@ -75,6 +80,26 @@ test('detectOverlaps counts shadowed later policies', () => {
   assert.equal(three.length, 3);
   assert.deepEqual(three.map((o) => [o.earlier, o.later]), [[0, 1], [0, 2], [1, 2]]);
   assert.equal(detectOverlaps([{ match: 'billing.pay' }, { match: 'billing.*' }]).length, 0);
+});
+
+test('detectOverlaps reports a later policy whose `**` an earlier `*` shadows, and StateSync agrees', () => {
+  // Pairs where every name of the later pattern is a name of the earlier one.
+  const pairs = [['billing.*.**', 'billing.**.refund'], ['a.**.*', 'a.*.**'], ['a.**.*', 'a.b.**'], ['*.**', '**']];
+  const names = ['billing.refund', 'billing.x.refund', 'billing.x.y.refund', 'a.b', 'a.b.c', 'a.x.y.z', 'a.b.c.d', 'x', ''];
+  for (const [earlier, later] of pairs) {
+    /** @type {StateSyncConfig['policies']} */
+    const policies = [{ match: earlier, cacheControl: 'no-store' }, { match: later, invalidates: ['x.*'] }];
+    assert.deepEqual(detectOverlaps(policies).map((o) => [o.earlier, o.later]), [[0, 1]], `${earlier} shadows ${later}`);
+    // It never fires: the earlier policy answers every name the later one matches.
+    const sync = new StateSync({ policies });
+    const ofLater = names.filter((name) => serverMatchGlob(later, name));
+    assert.ok(ofLater.length > 0);
+    for (const name of ofLater) assert.deepEqual(sync.resolve(name), { cacheControl: 'no-store' }, name);
+  }
+  // Not shadowed: the later one has names the earlier one does not match.
+  for (const [earlier, later] of [['a.**.*', 'a.**'], ['*.*.**', '**'], ['billing.*.**', 'billing.**']]) {
+    assert.deepEqual(detectOverlaps([{ match: earlier }, { match: later }]), [], `${earlier} vs ${later}`);
+  }
 });
 
 test("detectOverlaps answers in MCP Fusion's shape and words", () => {
@@ -399,10 +424,36 @@ test('a refund invalidates the invoice reference (fake-indexeddb)', async () => 
   assert.deepEqual(await cache.lookup(shown._cache_uri), { status: 'stale', cause: 'billing.refund', sourceToolName: 'billing.get_invoice' });
 });
 
-test('listCacheMeta always emits ttlMs', () => {
-  assert.deepEqual(listCacheMeta({ ttlMs: 0 }), { ttlMs: 0 });
+test('listCacheMeta always emits ttlMs and cacheScope, private by default', () => {
+  assert.deepEqual(listCacheMeta({ ttlMs: 0 }), { ttlMs: 0, cacheScope: 'private' });
   assert.deepEqual(listCacheMeta({ ttlMs: 60_000, scope: 'public' }), { ttlMs: 60_000, cacheScope: 'public' });
   assert.deepEqual(listCacheMeta({ ttlMs: -5, scope: 'private' }), { ttlMs: 0, cacheScope: 'private' });
+  assert.deepEqual(listCacheMeta({ ttlMs: 5, scope: /** @type {never} */ (null) }), { ttlMs: 5, cacheScope: 'private' });
+});
+
+test('a per-user list sent with listCacheMeta({ttlMs}) says private on the wire (SEP-2549 reads absent as public)', async () => {
+  // A real MCP SDK server whose resources/list is per user and states no scope.
+  const server = new Server({ name: 'files', version: '1' }, { capabilities: { resources: {} } });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [{ uri: 'file:///home/alice/salary.xlsx', name: 'salary' }],
+    ...listCacheMeta({ ttlMs: 60_000 }),
+  }));
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'c', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const wire = await client.listResources();
+    // Present and private: any SEP-2549 cache (which reads an absent scope as "public") keeps it per user.
+    assert.equal(wire.cacheScope, 'private');
+    assert.equal(wire.ttlMs, 60_000);
+    const lists = new ListCache();
+    lists.put('resources/list', {}, wire, 'alice');
+    assert.equal(lists.get('resources/list', {}, 'bob'), null);
+    assert.equal(/** @type {ListCacheHit} */ (lists.get('resources/list', {}, 'alice')).result, wire);
+  } finally {
+    await client.close();
+  }
 });
 
 test('ListCache: TTL, scopes, pages, invalid cursor, notifications, serve-stale', () => {

@@ -26,6 +26,11 @@ impl Key {
             owner,
         }
     }
+
+    /// Whether `self` is for the same request as `other`, whoever's entry each is.
+    pub(super) fn same_request(&self, other: &Key) -> bool {
+        self.method == other.method && self.cursor == other.cursor && self.uri == other.uri
+    }
 }
 
 pub(super) struct Entry<R> {

@@ -33,19 +33,22 @@ impl ListScope {
 pub struct ListCacheMeta {
     /// `ttlMs`: a non-negative whole number of milliseconds (always present; `0` = do not reuse).
     pub ttl_ms: f64,
-    /// `cacheScope`, when the server states one.
-    pub scope: Option<ListScope>,
+    /// `cacheScope`: always stated, `Private` unless the server says `Public` (SEP-2549 reads an
+    /// absent `cacheScope` as `public`, so leaving it out would let a shared cache serve a
+    /// per-user list across authorization contexts).
+    pub scope: ListScope,
 }
 
 /// Builds the caching hints for a server's list result.
 ///
 /// Servers MUST send `ttlMs`, so a `0` TTL is still emitted. Negative and non-finite (`NaN`,
 /// `±Infinity`) TTLs become `0`; fractional TTLs are floored, as `ttlMs` is an integer on the wire
-/// and flooring never promises more freshness than asked for.
+/// and flooring never promises more freshness than asked for. No `scope` is `Private`, and the
+/// scope is always emitted: SEP-2549 reads an absent `cacheScope` as `public`.
 pub fn list_cache_meta(ttl_ms: f64, scope: Option<ListScope>) -> ListCacheMeta {
     ListCacheMeta {
         ttl_ms: sanitize_ttl(Some(ttl_ms)).floor(),
-        scope,
+        scope: scope.unwrap_or(ListScope::Private),
     }
 }
 

@@ -7,6 +7,9 @@
 //!   `Cache-Control: max-age`). `0` means immediately stale; an absent value is treated as `0`.
 //! * `cacheScope`: `"public"` (no user-specific data: may be served across authorization
 //!   contexts) or `"private"` (may be reused only within the same authorization context).
+//!   SEP-2549 reads an absent `cacheScope` as `"public"`; this cache deliberately reads it as
+//!   `"private"` (never serving a result across contexts that its server did not mark public),
+//!   and [`list_cache_meta`] always states it, `"private"` unless told `"public"`.
 //!
 //! A cached response is identified by the request method plus the request parameters that affect
 //! the result (`cursor` for paginated lists, `uri` for `resources/read`); a response is never
@@ -36,8 +39,10 @@ use crate::core::map::Map;
 ///   context.
 /// * `Private` entries are stored under the authorization context they were fetched with
 ///   (`None` is a context of its own) and never served to any other.
-/// * For a given caller, a fresh entry beats a stale one; among equally fresh entries, the
-///   caller's private entry wins over the public one.
+/// * The newest answer wins, fresh or not: an older one is never served in its place. A public
+///   answer is every context's answer, so it replaces every private entry for the same request;
+///   a caller's private entry is therefore newer than the public one, and is what the caller
+///   gets (other contexts keep getting the public one).
 pub struct ListCache<R> {
     entries: Map<Key, Entry<R>>,
 }
@@ -59,9 +64,9 @@ impl<R: Clone> ListCache<R> {
     /// Stores a result received at `now_ms`.
     ///
     /// `ttl_ms` missing, negative or non-finite means `0` (stored, but only ever served stale).
-    /// `Private` results are stored under their authorization context; `Public` ones are shared
-    /// by all contexts, and also replace this context's private entry for the same request (the
-    /// newest answer for a caller wins).
+    /// `Private` results are stored under their authorization context (hiding the older `Public`
+    /// entry from that context); `Public` ones are shared by all contexts, and replace every
+    /// context's private entry for the same request (the newest answer wins).
     pub fn put(&mut self, now_ms: f64, entry: ListEntry<'_, R>) {
         let ListEntry {
             method,
@@ -71,16 +76,17 @@ impl<R: Clone> ListCache<R> {
             ttl_ms,
             scope,
         } = entry;
-        let private = Key::new(
-            method,
-            params,
-            Owner::Private(auth_context.map(str::to_owned)),
-        );
         let key = match scope {
-            ListScope::Private => private,
+            ListScope::Private => Key::new(
+                method,
+                params,
+                Owner::Private(auth_context.map(str::to_owned)),
+            ),
             ListScope::Public => {
-                self.entries.remove(&private);
-                Key::new(method, params, Owner::Shared)
+                let shared = Key::new(method, params, Owner::Shared);
+                // The newest answer for every context: no private entry is newer any more.
+                self.remove_where(|key| key.same_request(&shared));
+                shared
             }
         };
         self.entries.insert(
@@ -95,9 +101,10 @@ impl<R: Clone> ListCache<R> {
 
     /// Looks up `method` with `params` for the caller in `auth_context`.
     ///
-    /// Returns a fresh entry (`now_ms < received + ttl`) if there is one, the caller's private
-    /// entry first. Otherwise, when `allow_stale` is true (serve-stale-on-error), returns the
-    /// expired entry flagged `stale: true`; when it is false, `None`.
+    /// The newest entry for the caller: its private entry if it has one, else the public one.
+    /// Returned when fresh (`now_ms < received + ttl`); when expired, only if `allow_stale` is
+    /// true (serve-stale-on-error), flagged `stale: true`, else `None`: an older entry is never
+    /// served instead.
     pub fn get(
         &self,
         now_ms: f64,
@@ -112,17 +119,16 @@ impl<R: Clone> ListCache<R> {
             Owner::Private(auth_context.map(str::to_owned)),
         );
         let shared = Key::new(method, params, Owner::Shared);
-        let candidates = [self.entries.get(&private), self.entries.get(&shared)];
-        let fresh = candidates
-            .iter()
-            .flatten()
-            .find(|entry| entry.is_fresh(now_ms));
-        let chosen = match fresh {
-            Some(entry) => Some((*entry, false)),
-            None if allow_stale => candidates.iter().flatten().next().map(|e| (*e, true)),
-            None => None,
-        };
-        chosen.map(|(entry, stale)| ListHit {
+        // A private entry is newer than the shared one: a public answer removes them all.
+        let entry = self
+            .entries
+            .get(&private)
+            .or_else(|| self.entries.get(&shared))?;
+        let stale = !entry.is_fresh(now_ms);
+        if stale && !allow_stale {
+            return None;
+        }
+        Some(ListHit {
             result: entry.result.clone(),
             stale,
             age_ms: (now_ms - entry.received_at_ms).max(0.0),

@@ -38,7 +38,7 @@ pub struct ListEntry<'a, R> {
     pub result: R,
     /// Its `ttlMs`, when it has a number there.
     pub ttl_ms: Option<f64>,
-    /// Its `cacheScope` (`Private` when absent).
+    /// Its `cacheScope` (`Private` when absent: stricter than SEP-2549's `public`).
     pub scope: ListScope,
 }
 
