@@ -2121,7 +2121,9 @@ fn list_cache_agrees_with_a_map_model() {
                             },
                         );
                         let request = |e: &ModelEntry| {
-                            e.method == LIST_METHODS[method] && e.cursor == p.cursor && e.uri == p.uri
+                            e.method == LIST_METHODS[method]
+                                && e.cursor == p.cursor
+                                && e.uri == p.uri
                         };
                         let owner = if public { None } else { Some(auth.clone()) };
                         // A public answer replaces every context's entry for the request.

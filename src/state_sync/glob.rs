@@ -607,7 +607,10 @@ mod cover_tests {
         let names = sequences(&["a", "az", "z"], 7, ".");
         assert_eq!((patterns.len(), names.len()), (84, 3279));
         let (wrong, covering) = disagreements(&patterns, &names);
-        assert!(wrong.is_empty(), "(wide, narrow) pattern_covers gets wrong: {wrong:?}");
+        assert!(
+            wrong.is_empty(),
+            "(wide, narrow) pattern_covers gets wrong: {wrong:?}"
+        );
         // Not vacuous: many pairs cover, most do not.
         assert!(covering > 500 && covering < 84 * 84 / 2, "{covering}");
     }
@@ -626,7 +629,10 @@ mod cover_tests {
         let mut names = sequences(&["a", "b", "z"], 4, "");
         names.push(String::new());
         let (wrong, covering) = disagreements(&patterns, &names);
-        assert!(wrong.is_empty(), "(wide, narrow) pattern_covers gets wrong: {wrong:?}");
+        assert!(
+            wrong.is_empty(),
+            "(wide, narrow) pattern_covers gets wrong: {wrong:?}"
+        );
         assert!(covering > 100, "{covering}");
     }
 }

@@ -59,7 +59,10 @@ pub(super) async fn shown_call_tool_result(
     let derived_from = Reflect::get(result, &Symbol::for_(DERIVED_FROM_SYMBOL))
         .ok()
         .and_then(|uri| uri.as_string());
-    let derived_from = derived_from.as_deref().and_then(parse_cache_uri).map(|u| u.key);
+    let derived_from = derived_from
+        .as_deref()
+        .and_then(parse_cache_uri)
+        .map(|u| u.key);
     // Top-level string members of the structured data: a text block equal to one is its copy,
     // previewed with a reference into the data — when the data will be stored.
     let stores = options.enabled && data.is_some();

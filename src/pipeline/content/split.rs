@@ -147,8 +147,7 @@ fn find_data(
         }
         // Pretty-printed copies, and copies of one member, are compared in compact form (a text
         // with an integer `JSON.parse` rounds is no copy: it says more than the object).
-        let Some(compact) = exact_json_object(&text).and_then(|parsed| json_text(&parsed))
-        else {
+        let Some(compact) = exact_json_object(&text).and_then(|parsed| json_text(&parsed)) else {
             return false;
         };
         compact == json

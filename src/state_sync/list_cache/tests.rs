@@ -295,22 +295,40 @@ fn newer_public_answer_replaces_callers_private_entry() {
 fn newer_private_answer_supersedes_the_public_entry_for_its_context() {
     let mut cache = ListCache::new();
     let p = first();
-    cache.put(0.0, entry(&p, "old", 60_000.0, ListScope::Public, Some("alice")));
-    cache.put(10.0, entry(&p, "new", 5_000.0, ListScope::Private, Some("alice")));
-    assert_eq!(get(&cache, 11.0, Some("alice"), false).unwrap().result, "new");
+    cache.put(
+        0.0,
+        entry(&p, "old", 60_000.0, ListScope::Public, Some("alice")),
+    );
+    cache.put(
+        10.0,
+        entry(&p, "new", 5_000.0, ListScope::Private, Some("alice")),
+    );
+    assert_eq!(
+        get(&cache, 11.0, Some("alice"), false).unwrap().result,
+        "new"
+    );
     // The newer answer expired: the older public one is not served instead, fresh or stale.
     assert_eq!(get(&cache, 6_000.0, Some("alice"), false), None);
     let hit = get(&cache, 6_000.0, Some("alice"), true).unwrap();
     assert_eq!((hit.result, hit.stale), ("new", true));
     // Other contexts still get the public entry.
-    assert_eq!(get(&cache, 6_000.0, Some("bob"), false).unwrap().result, "old");
+    assert_eq!(
+        get(&cache, 6_000.0, Some("bob"), false).unwrap().result,
+        "old"
+    );
     // "Do not reuse" (ttl 0) is not answered by the older public entry either.
-    cache.put(6_001.0, entry(&p, "zero", 0.0, ListScope::Private, Some("alice")));
+    cache.put(
+        6_001.0,
+        entry(&p, "zero", 0.0, ListScope::Private, Some("alice")),
+    );
     assert_eq!(get(&cache, 6_001.0, Some("alice"), false), None);
     // Same millisecond: the order of the puts decides.
     let mut cache = ListCache::new();
     cache.put(0.0, entry(&p, "pub", 1e6, ListScope::Public, Some("bob")));
-    cache.put(0.0, entry(&p, "mine", 0.0, ListScope::Private, Some("alice")));
+    cache.put(
+        0.0,
+        entry(&p, "mine", 0.0, ListScope::Private, Some("alice")),
+    );
     assert_eq!(get(&cache, 0.0, Some("alice"), false), None);
     assert_eq!(get(&cache, 0.0, Some("bob"), false).unwrap().result, "pub");
 }
