@@ -215,17 +215,17 @@ const COVER_WORK: usize = 1 << 22;
 /// placed after one on `wide` can never fire). Both patterns should be valid; a pattern over
 /// [`MAX_PATTERN_LEN`] bytes covers nothing and is covered by nothing.
 ///
-/// Exact: `wide` must match every name [`every_name`] makes of `narrow`. A segment of `narrow`
+/// Exact: `wide` must match every name `every_name` makes of `narrow`. A segment of `narrow`
 /// is its own text, its `*`s standing for any text: no literal of `wide` takes a `*`, only a
 /// `*` of `wide` does, and that takes any text in its place. A `**` of `narrow` is zero to
 /// `wide.len() + 1` segments `*`, which only a `*` or `**` of `wide` takes: a longer run has
 /// more segments than `wide` has segments other than `**`, so (as `wide` matches the run one
 /// shorter) a `**` of `wide` takes one of them, and so any number more. Deciding this is
 /// coNP-hard in general (the names multiply with each `**`), so a pair needing more than
-/// [`COVER_WORK`] segment comparisons answers `false`: never a cover that is not one.
+/// `COVER_WORK` segment comparisons answers `false`: never a cover that is not one.
 ///
 /// Only with the `server` feature (`detectOverlaps`): the host `.wasm` is smaller for not
-/// having it even unused, as [`segments_match`] then has one caller to be inlined into.
+/// having it even unused, as `segments_match` then has one caller to be inlined into.
 #[cfg(feature = "server")]
 pub fn pattern_covers(wide: &str, narrow: &str, separator: &str) -> bool {
     if wide.len() > MAX_PATTERN_LEN || narrow.len() > MAX_PATTERN_LEN {

@@ -88,9 +88,7 @@ export const types: [
   // `StateSync`: the browser class gets `[Symbol.dispose]` where the platform has the symbol (as
   // `ResultCache`), which a JSDoc class cannot declare.
   Exactly<Unassignable<typeof ServerDecl, typeof serverImpl>, 'StateSync'>,
-  // `ListCache`: the constructor returns the WebAssembly instance (JS allows it; TypeScript types
-  // `new` as the empty wrapper).
-  Exactly<Unassignable<typeof ListsDecl, typeof listsImpl>, 'ListCache'>,
+  Exactly<Unassignable<typeof ListsDecl, typeof listsImpl>, never>,
   Exactly<Unassignable<typeof ConformanceDecl, typeof conformanceImpl>, never>,
   // The hooks' data is `unknown` in the JSDoc; the declarations let a caller name its type
   // (checked above with `unknown` data).
