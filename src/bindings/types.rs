@@ -209,9 +209,8 @@ export interface CacheToolResultInput {
    * The reference this payload is a part of (a selection from that entry): the new entry is then
    * handed out only while that one is — absent once it is evicted or cleared, stale (with its
    * cause) once it is stale. Chains are followed up to 8 links. It is that entry's data: it is
-   * recorded with that entry's tool and server (`sourceToolName` is not used), so invalidations
-   * and flow policies treat it as that entry. Resolves `null` when that entry is not there in
-   * this conversation.
+   * read with that entry's tool and server (what flow policies check), and is stale exactly when
+   * that entry is (an invalidation matching its own `sourceToolName` does not count).
    */
   derivedFrom?: string | null;
 }
