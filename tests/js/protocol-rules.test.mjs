@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import * as api from '../../pkg/node.mjs';
 import * as protocol from '../../js/protocol.mjs';
+import { referenceArgs } from '../../js/tool-pipeline.mjs';
 
 const { ResultCache, cacheTools, parseCacheUri } = api;
 const {
@@ -199,5 +200,24 @@ test('no hand-written JS restates the scheme or the suffix: js/protocol.mjs is t
     for (const literal of [CACHE_URI_SCHEME, `'${URI_ARG_SUFFIX}'`, `"${URI_ARG_SUFFIX}"`, UNKNOWN_SOURCE_TOOL, `'${DEFAULT_READ_TOOLS_PREFIX}'`]) {
       assert.ok(!code.includes(literal), `${path} restates ${literal}`);
     }
+  }
+});
+
+test('referenceArgs (which arguments page references and type checks read) names the references Rust substitution resolves', async () => {
+  const cache = new api.ResultCache({ storage: 'memory' });
+  const ref = (/** @type {number} */ i) => `mcp+cache://c/abcdefgh${String(i).padStart(4, '0')}`;
+  const keys = ['data_uri', '_uri', 'x_uri', 'data', 'a_URI', 'rows_uri'];
+  const values = [ref(1), [ref(2), ref(3)], [], [ref(4), 'x'], 'x', 5, null, [ref(5), 7], 'mcp+cache://', [ref(6)], 'MCP+cache://c/abcdefgh0007'];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  for (let i = 0; i < 2000; i++) {
+    /** @type {Record<string, unknown>} */
+    const args = {};
+    for (const key of keys) if (next() % 2) args[key] = values[next() % values.length];
+    const js = [...new Set(referenceArgs(args).flatMap(([, v]) => v))].sort();
+    // Every reference is unknown to the empty cache: the ones Rust resolves are the ones it lists as missing.
+    const out = /** @type {{ ok: boolean, envelope?: { _missing_uris?: string[] } }} */ (await cache.substituteCacheUris(args, { convId: 'c' }));
+    const rust = out.ok ? [] : [...new Set(out.envelope?._missing_uris ?? [])].sort();
+    assert.deepEqual(js, rust, JSON.stringify(args));
   }
 });
