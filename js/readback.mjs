@@ -238,9 +238,13 @@ function readArray(uri, items, offset, limit, maxChars) {
 function readString(uri, text, offset, limit, maxChars) {
   const total = text.length;
   const room = maxChars - jsonChars({ uri, total_chars: total, offset, text: '', next_offset: total });
+  // `end` would split a surrogate pair: a page ends before the pair or after it, never inside.
+  const splits = (/** @type {number} */ end) => end > offset && end < total && /[\uD800-\uDBFF]/.test(text[end - 1]) && /[\uDC00-\uDFFF]/.test(text[end]);
   let end = Math.min(total, offset + limit, offset + Math.max(0, room));
+  // The page's first character is a pair: it counts as one character against `limit`.
+  if (end === offset + 1 && splits(end)) end += 1;
   for (;;) {
-    if (end < total && end > offset + 1 && /[\uD800-\uDBFF]/.test(text[end - 1])) end -= 1;
+    if (splits(end)) end -= 1;
     const over = jsonChars(text.slice(offset, end)) - 2 - room;
     if (over <= 0 || end <= offset) break;
     end = Math.max(offset, end - Math.max(1, Math.ceil(over / 6)));

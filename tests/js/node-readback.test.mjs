@@ -197,6 +197,23 @@ test('cache_read pages a string by characters (JSON escapes counted, surrogate p
   assert.equal(some.text, '"one"');
 });
 
+test('cache_read with limit 1 pages a surrogate pair as one character, never half of it', async () => {
+  const cache = fresh();
+  const text = 'a😀b🎉';
+  const uri = await stored(cache, { log: text });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  /** @type {string[]} */
+  const pages = [];
+  let offset = 0;
+  for (;;) {
+    const page = answer(await tools.callTool({ name: 'cache_read', arguments: { uri: `${uri}#/log`, offset, limit: 1 } }));
+    pages.push(page.text);
+    if (page.next_offset === undefined) break;
+    offset = page.next_offset;
+  }
+  assert.deepEqual(pages, ['a', '😀', 'b', '🎉']);
+});
+
 test('a long #pointer never makes an answer longer than maxChars: pages move on, or the call is refused as too long', async () => {
   const cache = fresh();
   const tools = cacheTools(cache, { convId: 'c1', maxChars: 1000 });
