@@ -6,6 +6,9 @@
 // on focus, on an interval and on demand (docs/REACT.md). `react` is an optional peer, imported
 // only by this module; nothing runs at import or during server rendering (the server snapshot
 // is "loading", and reading starts when a component subscribes, after it is mounted).
+// `'use client'`: in a React Server Components tree (Next.js App Router) the provider and the
+// hooks are client components; the server's own React has none of the hooks they use.
+'use client';
 import { createContext, createElement, useCallback, useContext, useInsertionEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
 import { referencesOf } from './references.mjs';
@@ -39,6 +42,12 @@ export { referencesOf };
 const LOADING = Object.freeze({ status: 'loading', data: undefined, error: undefined });
 /** @type {(status: Snapshot['status'], data?: unknown, error?: unknown) => Snapshot} */
 const snap = (status, data, error) => Object.freeze({ status, data, error });
+/**
+ * A read that found the result `"stale"` or `"missing"`: `last` when it says so already (read
+ * again, nothing changed, nothing re-renders), else a new snapshot (a stale one keeps the data).
+ * @param {Loaded | null} last @param {'stale' | 'missing'} status @returns {Loaded}
+ */
+const still = (last, status) => (last?.snapshot.status === status ? last : { snapshot: snap(status, status === 'stale' ? last?.snapshot.data : undefined) });
 // The longest delay a timer holds (a signed 32-bit count of ms): setInterval runs a longer one,
 // or Infinity, every millisecond.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -57,8 +66,8 @@ function cacheSource(/** @type {HookCache} */ cache) {
     async read(convId, uri, page, last) {
       const outcome = await cache.lookup(uri, { convId: convId ?? DEFAULT_CONV_SEGMENT });
       // Stale: the last data is kept (what the person was looking at), as over an endpoint.
-      if (outcome.status === 'stale') return { snapshot: snap('stale', last?.snapshot.data) };
-      if (outcome.status !== 'hit') return { snapshot: snap('missing') };
+      if (outcome.status === 'stale') return still(last, 'stale');
+      if (outcome.status !== 'hit') return still(last, 'missing');
       // An entry never changes (its reference is minted for it once): what was read stands, the
       // same data, as a 304 keeps it.
       if (last?.snapshot.status === 'ready') return last;
@@ -89,9 +98,10 @@ async function answerOf(/** @type {Response} */ response, /** @type {Loaded | nu
   const etag = response.headers.get('etag');
   if (response.status === 304 && last) return last;
   if (response.status === 200) return { snapshot: snap('ready', await response.json()), etag };
-  if (response.status === 404) return { snapshot: snap('missing') };
-  // Stale: the last data is kept (what the person was looking at), and no more revalidated.
-  if (response.status === 410) return { snapshot: snap('stale', last?.snapshot.data) };
+  if (response.status === 404) return still(last, 'missing');
+  // Stale: the last data is kept (what the person was looking at). A stale entry never answers
+  // 304, so each revalidation reads its state again (a small error body).
+  if (response.status === 410) return still(last, 'stale');
   let message = `${response.status}`;
   try {
     const body = await response.json();

@@ -1,6 +1,5 @@
-// The arguments of `cacheRoute` (js/cache-route.mjs), checked at once: its own small module, so
-// the browser entry checks them when the route is made and loads the route itself on the first
-// request.
+// The arguments of `cacheRoute` (js/cache-route.mjs), checked when the route is made, before
+// any request: a wrong cache or `authorize` is a TypeError at startup, not a 500 per request.
 
 /**
  * @typedef {{
@@ -13,8 +12,7 @@
 
 /**
  * `cacheRoute`'s arguments, checked: a `TypeError` when `cache` is not a cache, `authorize` not a
- * function, or `convId` given and not a function. Shared with the browser entry, which checks
- * them at once and loads the rest of this module on the first request.
+ * function, or `convId` given and not a function.
  * @param {unknown} cache
  * @param {unknown} options
  * @returns {{ store: RouteCache, allowed: Authorize, conversation: ConvIdOf | undefined }}

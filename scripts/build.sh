@@ -63,7 +63,7 @@ OUTPUTS=(pkg/browser.mjs pkg/server.mjs pkg/lists.mjs pkg/constants.mjs pkg/cons
   pkg/node.mjs pkg/server.node.mjs pkg/lists.node.mjs
   pkg/node/index.d.mts pkg/node/index.d.cts pkg/server-node/index.d.mts pkg/server-node/index.d.cts
   pkg/lists-node/index.d.mts pkg/lists-node/index.d.cts
-  pkg/mcp-client.d.mts pkg/mcp-client.d.cts pkg/ai-sdk.d.mts pkg/ai-sdk.d.cts)
+  pkg/mcp-client.d.mts pkg/mcp-client.d.cts pkg/ai-sdk.d.mts pkg/ai-sdk.d.cts pkg/react.d.mts)
 WASM_DIRS=(web node server-web server-node lists-web lists-node)
 
 # `fresh NAME FINGERPRINT FILE…`: whether stage NAME's last complete run had this fingerprint
@@ -125,9 +125,12 @@ done
 # build of that format; @modelcontextprotocol/sdk ships both, with distinct `Client` classes, so
 # an ES module consumer's `Client` was not the one `wrapMcpClient` takes. As ESM (.d.mts) and
 # CommonJS (.d.cts), each importing the main entry's Node declarations of its own format.
+# js/react.d.ts too, as ESM only (js/react.mjs is an ES module): read as CommonJS, it imported
+# the ES module declarations of pkg/web, which node16 resolution rejects.
 for ext in d.cts d.mts; do
   [ "$ext" = d.mts ] && index=./node/index.mjs || index=./node/index.cjs # declared by pkg/node/index.$ext
-  for entry in mcp-client ai-sdk; do
+  entries=(mcp-client ai-sdk); [ "$ext" = d.mts ] && entries+=(react)
+  for entry in "${entries[@]}"; do
     sed "s#from './index.js'#from '$index'#" "js/$entry.d.ts" > "pkg/$entry.$ext"
     # Every relative import rewritten (one left would name a file pkg/ does not have).
     if grep -E "from ['\"]\.\.?/" "pkg/$entry.$ext" | grep -vF "from '$index'" >&2; then

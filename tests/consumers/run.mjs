@@ -705,7 +705,7 @@ async function main() {
     });
     // Each side read the declarations of its own format (a `.d.ts` is read as one format only).
     const { stdout } = await node([TSC, '-p', 'tsconfig.nodenext.json', '--listFiles'], { cwd: dir });
-    for (const dts of ['pkg/mcp-client.d.mts', 'pkg/mcp-client.d.cts', 'pkg/ai-sdk.d.mts', 'pkg/ai-sdk.d.cts']) {
+    for (const dts of ['pkg/mcp-client.d.mts', 'pkg/mcp-client.d.cts', 'pkg/ai-sdk.d.mts', 'pkg/ai-sdk.d.cts', 'pkg/react.d.mts']) {
       const expected = join(installedRoot(), dts);
       assert(stdout.split('\n').includes(expected), `tsc did not load ${relative(REPO, expected)}`);
     }

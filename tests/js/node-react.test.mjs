@@ -11,6 +11,7 @@
 import globalJsdom from 'global-jsdom';
 import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 
 import { createElement as h, StrictMode, useState } from 'react';
 import { renderToString } from 'react-dom/server';
@@ -193,6 +194,15 @@ test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missi
   assert.match(String(refused.last().error), /403/);
 });
 
+test("the module is marked 'use client': a server component tree imports it as client components", async () => {
+  const { default: ts } = await import('typescript');
+  const file = new URL(import.meta.resolve('mcp-result-cache/react'));
+  const source = ts.createSourceFile(file.pathname, await readFile(file, 'utf8'), ts.ScriptTarget.Latest);
+  const [first] = source.statements;
+  assert.ok(first && ts.isExpressionStatement(first) && ts.isStringLiteral(first.expression), 'the first statement is a directive');
+  assert.equal(first.expression.text, 'use client');
+});
+
 test('server rendering reads nothing and shows loading', async () => {
   let reads = 0;
   const cache = new ResultCache({ storage: 'memory' });
@@ -230,16 +240,22 @@ test('a stale result keeps the data it showed when it is read again (revalidate,
   await act(() => cache.invalidate(['metrics.*'], { cause: 'metrics.reset' }));
   await until(whole, 'stale');
   await until(page, 'stale');
+  const missing = renderHook(() => useCachedResult('mcp+cache://chat-1/AAAAAAAAAAA'), { cache: counting, convId: 'chat-1' });
+  await until(missing, 'missing');
+  const renders = () => [whole.seen.length, page.seen.length, missing.seen.length];
+  const rendered = renders();
 
   // useCacheRevalidate reads every hook again (each probe has its provider): the lookup answers
-  // stale, the data stays.
+  // stale (missing), the data stays, the very same snapshot: nothing re-renders.
   let before = lookups;
   await act(async () => {
     whole.controls.revalidate();
     page.controls.revalidate();
+    missing.controls.revalidate();
   });
-  await waitFor(() => assert.ok(lookups >= before + 2));
+  await waitFor(() => assert.ok(lookups >= before + 3));
   await act(() => sleep(10));
+  assert.deepEqual(renders(), rendered, 'renders of the stale, paged stale and missing hooks');
   assert.equal(whole.last().status, 'stale');
   assert.deepEqual(whole.last().data, data);
   assert.deepEqual(/** @type {{ items: unknown[] }} */ (page.last().data).items, data.rows.slice(0, 5));
@@ -256,6 +272,40 @@ test('a stale result keeps the data it showed when it is read again (revalidate,
   assert.deepEqual(whole.last().data, data);
   assert.equal(page.last().status, 'stale');
   assert.deepEqual(/** @type {{ items: unknown[] }} */ (page.last().data).items, data.rows.slice(0, 5));
+  assert.deepEqual(renders(), rendered, 'renders after the eviction');
+});
+
+test('over an endpoint, a stale or missing result read again re-renders nothing', async (t) => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  let requests = 0;
+  const server = await serveRoute(async (request) => {
+    requests++;
+    return cacheRoute(cache, { authorize: () => true })(request);
+  });
+  t.after(() => server.close());
+  const endpoint = `${server.url}/api/cache`;
+  const stale = renderHook(() => useCachedResult(uri), { endpoint, convId: 'chat-1' });
+  const missing = renderHook(() => useCachedResult('mcp+cache://chat-1/AAAAAAAAAAA'), { endpoint, convId: 'chat-1' });
+  await until(stale, 'ready');
+  await until(missing, 'missing');
+  await cache.invalidate(['metrics.*'], { cause: 'metrics.reset' });
+  await act(async () => stale.controls.revalidate());
+  await until(stale, 'stale');
+  const rendered = [stale.seen.length, missing.seen.length];
+  for (let i = 0; i < 3; i++) {
+    const before = requests;
+    await act(async () => {
+      stale.controls.revalidate();
+      missing.controls.revalidate();
+    });
+    await waitFor(() => assert.ok(requests >= before + 2));
+    await act(() => sleep(10));
+  }
+  assert.deepEqual([stale.seen.length, missing.seen.length], rendered);
+  assert.equal(stale.last().status, 'stale');
+  assert.deepEqual(stale.last().data, data);
 });
 
 test('a derived result (cache_select, derivedFrom) turns stale with its source; a fresh one keeps its data', async () => {
