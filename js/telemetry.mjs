@@ -95,7 +95,8 @@ export function boundToActive(fn) {
 /**
  * The carrier `_meta` of an outgoing request with the active context's trace context
  * (`traceparent`, `tracestate`, `baggage`, whatever the registered propagator writes) added,
- * never replacing a key the caller set; `meta` itself when there is nothing to add.
+ * never replacing a key the caller set, and no `traceparent`/`tracestate` beside a caller's own
+ * one of the pair; `meta` itself when there is nothing to add.
  * @param {unknown} meta the request's `params._meta`
  * @returns {unknown}
  */
@@ -107,9 +108,14 @@ export function withTraceContext(meta) {
   /** @type {Record<string, unknown>} */
   const carrier = {};
   propagator.inject(contexts.active(), carrier, { set: (c, key, value) => void (c[key] = value) });
-  const keys = Object.keys(carrier);
-  if (keys.length === 0) return meta;
   const own = meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? /** @type {Record<string, unknown>} */ (meta) : {};
+  // `traceparent` and `tracestate` are one pair (W3C Trace Context): a caller that set either
+  // keeps its own trace, and neither of the active context's is added beside it.
+  if (Object.hasOwn(own, 'traceparent') || Object.hasOwn(own, 'tracestate')) {
+    delete carrier.traceparent;
+    delete carrier.tracestate;
+  }
+  if (Object.keys(carrier).length === 0) return meta;
   return { ...carrier, ...own };
 }
 

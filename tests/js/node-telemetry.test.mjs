@@ -222,6 +222,30 @@ test('the server receives the active trace context in _meta, next to the caller\
   }
 });
 
+test('a caller\'s own traceparent or tracestate keeps its trace: the active context\'s pair is not mixed in', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const s = await metricsServer();
+  const client = wrapMcpClient(s.client, { cache, convId: CONV });
+  try {
+    // The active trace has a tracestate (an upstream request's, extracted).
+    const upstream = propagation.extract(context.active(), { traceparent: '00-11111111111111111111111111111111-2222222222222222-01', tracestate: 'vendor=upstream' });
+    const own = '00-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-bbbbbbbbbbbbbbbb-01';
+    await context.with(upstream, () => tracer.startActiveSpan('turn', async (parent) => {
+      await client.callTool({ name: 'rows.get', arguments: { metric: 'm' }, _meta: { traceparent: own } });
+      await client.callTool({ name: 'rows.get', arguments: { metric: 'm' }, _meta: { tracestate: 'caller=own' } });
+      await client.callTool({ name: 'rows.get', arguments: { metric: 'm' } });
+      parent.end();
+    }));
+    const [onlyParent, onlyState, neither] = /** @type {{ _meta: Record<string, string> }[]} */ (s.raw);
+    assert.deepEqual(onlyParent._meta, { traceparent: own });
+    assert.deepEqual(onlyState._meta, { tracestate: 'caller=own' });
+    assert.match(neither._meta.traceparent, /^00-11111111111111111111111111111111-[0-9a-f]{16}-01$/);
+    assert.equal(neither._meta.tracestate, 'vendor=upstream');
+  } finally {
+    await s.close();
+  }
+});
+
 test('a task answer passes through untouched (not stored, not counted); its final result goes through the pipeline once', async () => {
   exporter.reset();
   const before = await collected();
