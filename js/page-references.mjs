@@ -16,8 +16,10 @@
 //      that one request, the payloads of exactly the references in the `<name>_uri` arguments
 //      of the calls it approved that its own cache holds (`pageReferencePayloads`), each within
 //      `maxEntryBytes`.
-//   3. The route passes them as `pageReferences`. Before the approved call runs, each payload a
-//      call references is stored in the server's cache under the conversation, with the page
+//   3. The route passes them as `pageReferences`. They serve only the calls approved in this
+//      request (the approval response is in the AI SDK's messages of the call); any other call
+//      of the request that passes the same reference asks for its own approval. Before the
+//      approved call runs, each payload it references is stored in the server's cache under the conversation, with the page
 //      entry's tool and server as its source, whatever its size (`cacheToolResult` with
 //      `threshold: 0`: the cache's `maxEntryBytes` bounds it), and the
 //      call's references are rewritten to the new entries (JSON Pointer fragments kept). The
@@ -25,9 +27,9 @@
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
 //      asks about was answered by this very approval. The flows name the page's references as the
 //      model passed them (`passedUris`, the pipeline's `aliases`), never the server's copies.
-import { CACHE_URI_SCHEME, UNKNOWN_SOURCE_TOOL, hasCacheScheme } from './protocol.mjs';
+import { CACHE_URI_SCHEME, UNKNOWN_SOURCE_TOOL, hasCacheScheme, isServerName } from './protocol.mjs';
 import { isPlainObject, referenceArgs } from './tool-pipeline.mjs';
-import { approvalHookOf, registerApprovalHook } from './approval.mjs';
+import { approvalHookOf, findApproval, registerApprovalHook } from './approval.mjs';
 
 /**
  * A payload the page sent for one of its references.
@@ -44,7 +46,7 @@ import { approvalHookOf, registerApprovalHook } from './approval.mjs';
  */
 /** A tool as `wrapAiSdkTools` answers it: read loosely, its functions called as they are. @typedef {Record<string, unknown>} LooseTool */
 
-const ENTRY_TYPE = `pageReferences must be an array of { uri: "${CACHE_URI_SCHEME}…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: string }`;
+const ENTRY_TYPE = `pageReferences must be an array of { uri: "${CACHE_URI_SCHEME}…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: a server's name (non-empty, no control character U+001F, no lone surrogate) }`;
 
 /**
  * An input whose page references were rewritten to the server's copies → those copies' references
@@ -83,7 +85,7 @@ export function checkPageReferences(options, who) {
     const ok = isPlainObject(entry) && typeof entry.uri === 'string' && hasCacheScheme(entry.uri) && !entry.uri.includes('#') && entry.payload !== null
       && typeof entry.payload === 'object'
       && (entry.sourceToolName === undefined || typeof entry.sourceToolName === 'string')
-      && (entry.sourceServer === undefined || typeof entry.sourceServer === 'string');
+      && (entry.sourceServer === undefined || isServerName(entry.sourceServer));
     if (!ok) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
     const { uri, payload, sourceToolName, sourceServer } = /** @type {PageReference} */ (/** @type {unknown} */ (entry));
     byUri.set(uri, { uri, payload, sourceToolName, sourceServer });
@@ -120,10 +122,10 @@ export function withPageReferences(tools, { cache, conversation, received }) {
       done = cache.cacheToolResult({
         payload: entry.payload, convId, sourceToolName: entry.sourceToolName ?? UNKNOWN_SOURCE_TOOL, threshold: 0,
         ...(entry.sourceServer ? { server: entry.sourceServer } : {}),
-      }).catch((/** @type {unknown} */ error) => {
-        if (error instanceof TypeError) throw error; // what the page sent cannot be recorded (a bad server name)
-        return null; // the storage failed (an `error` event of the cache): as a miss
-      }); // null also when not stored: over maxEntryBytes
+      // Not stored (over maxEntryBytes, a payload the cache refuses, the storage failed: an
+      // `error` event of the cache): the reference stays missing. What the page sent never
+      // throws here, inside the AI SDK's approval, where a rejection ends the process.
+      }).catch(() => null);
       stored.set(entry.uri, done);
     }
     return done;
@@ -131,11 +133,16 @@ export function withPageReferences(tools, { cache, conversation, received }) {
 
   /**
    * The input with every reference the server misses and the page sent rewritten to the server's
-   * entry, and the references still missing.
+   * entry, and the references still missing. The page's payloads serve only a call the user
+   * approved in this request (its approval response is in the AI SDK's `options.messages`): the
+   * page sent them for that call, and any other call of the request asks for its own approval.
    * @param {unknown} input
-   * @param {unknown} convId
+   * @param {unknown} options the AI SDK's options of the call (`toolCallId`, `messages`)
    */
-  async function resolve(input, convId) {
+  async function resolve(input, options) {
+    const convId = conversation(options);
+    const call = isPlainObject(options) ? options : {};
+    const approved = findApproval(call.messages, call.toolCallId)?.approved === true;
     /** @type {Map<string, string>} */
     const rewrite = new Map();
     /** @type {string[]} */
@@ -143,7 +150,7 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     for (const uri of new Set(referencesIn(input))) {
       const base = baseOf(uri);
       if ((await cache.lookup(base, { convId })).status !== 'miss') continue;
-      const entry = received.get(base);
+      const entry = approved ? received.get(base) : undefined;
       const now = entry ? await store(entry, convId) : null;
       if (now) rewrite.set(uri, now + uri.slice(base.length));
       else missing.push(uri);
@@ -168,18 +175,18 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     // Asked before the call runs, and again right before an approved call runs: then with the
     // page's payloads, which the tool's own approval (the flow policy) judges.
     wrapped.needsApproval = async (/** @type {unknown} */ input, /** @type {unknown} */ options) => {
-      const { input: resolved, missing } = await resolve(input, conversation(options));
+      const { input: resolved, missing } = await resolve(input, options);
       const own = typeof needsApproval === 'function' ? await needsApproval.call(tool, resolved, options) : needsApproval === true;
       return own === true || missing.length > 0;
     };
     if (execute.constructor?.name === 'AsyncGeneratorFunction') {
       wrapped.execute = async function* (/** @type {unknown} */ input, /** @type {unknown} */ options) {
-        const { input: resolved } = await resolve(input, conversation(options));
+        const { input: resolved } = await resolve(input, options);
         yield* execute.call(tool, resolved, options);
       };
     } else {
       wrapped.execute = async (/** @type {unknown} */ input, /** @type {unknown} */ options) =>
-        execute.call(tool, (await resolve(input, conversation(options))).input, options);
+        execute.call(tool, (await resolve(input, options)).input, options);
     }
     // `cacheToolApproval` asks the tool's approval hook instead of `needsApproval`: the same
     // two questions, with the page's payloads resolved first.
@@ -187,13 +194,13 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     if (hook) {
       registerApprovalHook(wrapped, {
         async flowReason(input, options) {
-          const { input: resolved, missing } = await resolve(input, conversation(options));
+          const { input: resolved, missing } = await resolve(input, options);
           const flows = await hook.flowReason(resolved, options);
           const page = missing.length > 0 ? pageReason(name, missing) : null;
           return page && flows ? `${page} ${flows}` : page ?? flows;
         },
         async ownStatus(input, options) {
-          return hook.ownStatus((await resolve(input, conversation(options))).input, options);
+          return hook.ownStatus((await resolve(input, options)).input, options);
         },
       });
     }

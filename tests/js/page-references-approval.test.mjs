@@ -28,14 +28,17 @@ const pageWithRows = () => pageOf(CHAT);
  */
 /** @typedef {import('ai').ModelMessage} ModelMessage */
 
-/** The model: chart the page's rows by reference, then say what the chart answered. */
-function scriptedModel(/** @type {string} */ rowsRef) {
+/**
+ * The model: chart the page's rows by reference, then say what the chart answered (`calls`: how
+ * many times it charts them, each a new call, before it answers).
+ */
+function scriptedModel(/** @type {string} */ rowsRef, calls = 1) {
   return new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
       const results = prompt.filter((m) => m.role === 'tool').flatMap((m) => /** @type {Part[]} */ (m.content)).filter((p) => p.type === 'tool-result');
       /** @type {unknown[]} */
       const parts = [{ type: 'stream-start', warnings: [] }];
-      if (results.length === 0) {
+      if (results.length < calls) {
         parts.push({ type: 'tool-call', toolCallId: `call-${randomUUID()}`, toolName: 'chart.create', input: JSON.stringify({ data_uri: rowsRef }) });
         parts.push({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
       } else {
@@ -51,12 +54,13 @@ function scriptedModel(/** @type {string} */ rowsRef) {
 /**
  * One request of the chat route: `streamText` run to its end under `toolApproval`.
  * @param {import('ai').ToolSet} tools @param {ModelMessage[]} messages @param {string} rowsRef @param {unknown} [own] the host's own toolApproval
+ * @param {number} [calls] how many calls the model makes (scriptedModel)
  */
-async function request(tools, messages, rowsRef, own) {
+async function request(tools, messages, rowsRef, own, calls = 1) {
   /** @type {unknown[]} */
   const errors = [];
   const result = streamText({
-    model: scriptedModel(rowsRef),
+    model: scriptedModel(rowsRef, calls),
     tools,
     messages,
     toolApproval: /** @type {never} */ (cacheToolApproval(tools, own)),
@@ -116,6 +120,30 @@ for (const [label, own, options] of HOSTS) {
     });
   });
 }
+
+test('the page\'s payload serves only the call the user approved: another call of the same request asks again, and gets nothing until approved', async () => {
+  const { cache: page, rowsRef } = await pageWithRows();
+  await withChart(async (client, received) => {
+    const server = new ResultCache({ storage: 'memory' });
+    const USER = /** @type {ModelMessage[]} */ ([{ role: 'user', content: 'Chart my local readings, twice' }]);
+    const first = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: [] }), USER, rowsRef, undefined, 2);
+    const asked = /** @type {Part} */ (askedOf(first.content));
+    const ui = [{ role: 'assistant', parts: [{ type: 'tool-chart.create', toolCallId: 'c1', state: 'approval-responded', input: { data_uri: rowsRef }, approval: { id: asked.approvalId, approved: true } }] }];
+    const payloads = JSON.parse(JSON.stringify(await pageReferencePayloads(page, { convId: CHAT, messages: ui })));
+    const history = [...USER, ...first.responseMessages, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: /** @type {string} */ (asked.approvalId), approved: true }] }];
+    // Request 2: the approved call runs with the rows; the model then charts them again, in a
+    // new call of the same request (the payloads are still in it): that call is asked about.
+    const second = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads }), /** @type {ModelMessage[]} */ (history), rowsRef, undefined, 2);
+    assert.deepEqual(received, [ROWS], 'only the approved call received the rows');
+    const again = askedOf(second.content);
+    assert.ok(again, 'the second call asks for approval');
+    assert.notEqual(again.approvalId, asked.approvalId);
+    // A request that carries payloads no approval of it sent: the call still asks.
+    const unasked = await request(await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads }), USER, rowsRef);
+    assert.ok(askedOf(unasked.content), 'a call the user did not approve asks, payloads or not');
+    assert.deepEqual(received, [ROWS]);
+  });
+});
 
 test('a host\'s own "denied" for the tool stays denied: nothing asked, dispatched or stored, even with the page\'s payload', async () => {
   const { cache: page, rowsRef } = await pageWithRows();

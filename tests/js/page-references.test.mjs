@@ -28,7 +28,18 @@ const assistantWith = (/** @type {unknown[]} */ ...parts) => [{ id: 'a1', role: 
 const chartPart = (input, state, approved) => ({
   type: 'tool-chart.create', toolCallId: 'c1', state, input, ...(state === 'approval-responded' ? { approval: { id: 'ap1', approved } } : {}),
 });
-const call = { toolCallId: 'c1', messages: [] };
+/**
+ * The AI SDK's options of the call `c1` in the request that carries its approval: the approval
+ * request in the assistant message, the user's approved response in the last (tool) message.
+ */
+const approvedCall = (approvalId = 'ap1') => ({
+  toolCallId: 'c1',
+  messages: [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'chart.create', input: {} }, { type: 'tool-approval-request', approvalId, toolCallId: 'c1' }] },
+    { role: 'tool', content: [{ type: 'tool-approval-response', approvalId, approved: true }] },
+  ],
+});
+const call = approvedCall();
 
 test('a page reference: the server asks, the page sends exactly the approved call\'s payload, the chart gets the 240 rows', async () => {
   const { cache: page, rowsRef } = await pageWithRows();
@@ -63,6 +74,15 @@ test('a page reference: the server asks, the page sends exactly the approved cal
     const [entry] = await server.entries({ convId: CHAT });
     assert.equal(entry.sourceToolName, 'sensors.read');
     assert.equal(entry.sourceServer, 'page-sensors');
+
+    // Another call of the same request (the model's next step), which nobody approved: the
+    // payloads the page sent for `c1` do not serve it. It asks, and run anyway it misses.
+    const other = { toolCallId: 'c2', messages: call.messages };
+    assert.equal(await /** @type {WrappedTool} */ (second['chart.create']).needsApproval({ data_uri: rowsRef }, other), true);
+    const refused = await /** @type {WrappedTool} */ (second['chart.create']).execute({ data_uri: rowsRef }, other);
+    assert.equal(refused.isError, true);
+    assert.match(JSON.parse(refused.content[0].text).error, /could not be resolved/);
+    assert.equal(received.length, 1, 'the chart got the rows once, for the approved call');
   });
 });
 
@@ -210,7 +230,7 @@ test('a page reference in an argument that is no `<name>_uri` is the tool\'s own
     // With a `data_uri` the page sent the payload for, only that is resolved; `note` is untouched.
     const payloads = await pageReferencePayloads(page, { convId: CHAT, messages: assistantWith({ type: 'tool-note.add', toolCallId: 'c1', state: 'approval-responded', input: { note: rowsRef, data_uri: rowsRef }, approval: { id: 'ap1', approved: true } }) });
     const second = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
-    await /** @type {WrappedTool} */ (second['note.add']).execute({ note: rowsRef, data_uri: rowsRef }, call);
+    await /** @type {WrappedTool} */ (second['note.add']).execute({ note: rowsRef, data_uri: rowsRef }, approvedCall('ap2'));
     assert.deepEqual(got.at(-1), { note: rowsRef, data: ROWS });
   } finally {
     await client.close();
@@ -222,7 +242,10 @@ test('pageReferences and pageReferencePayloads: bad input is a TypeError', async
   const cache = new ResultCache({ storage: 'memory' });
   const tools = { t: tool({ inputSchema: z.object({}), execute: async () => 'x' }) };
   for (const bad of [{}, 'x', [null], [{ uri: 'https://x', payload: {} }], [{ uri: 'mcp+cache://c/abcdefgh#/rows', payload: {} }],
-    [{ uri: 'mcp+cache://c/abcdefgh', payload: 3 }], [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer: 1 }]]) {
+    [{ uri: 'mcp+cache://c/abcdefgh', payload: 3 }], [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer: 1 }],
+    // A server's name the cache cannot record: refused here (a 400 of the route), never inside
+    // the AI SDK's approval, where a rejection ends the process.
+    ...['', 'a\u001fb', 'x\uD800'].map((sourceServer) => [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer }])]) {
     assert.throws(() => wrapAiSdkTools(tools, { cache, pageReferences: bad }), { name: 'TypeError', message: /pageReferences must be an array/ });
   }
   await withChart(async (client) => {
