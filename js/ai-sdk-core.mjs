@@ -5,7 +5,7 @@
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject } from './tool-pipeline.mjs';
-import { URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
+import { SERVER_MARK, URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
 import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
 import { boundToActive, instrumentToolCall } from './telemetry.mjs';
 import { consumeOnceFor } from './consume-once.mjs';
@@ -480,6 +480,9 @@ export function createAiSdk(api) {
     const wrapped = {};
     for (const [name, tool] of Object.entries(tools)) {
       if (!isPlainObject(tool)) throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
+      // U+001F separates a server's name from a tool's in an entry's source: a tool named
+      // `vault\u001fx` would claim vault's results.
+      if (name.includes(SERVER_MARK)) throw new TypeError(`wrapAiSdkTools: a tool's name must not contain U+001F (${JSON.stringify(name)})`);
       // Provider tools have provider-defined schemas (and provider-run execution): left alone.
       if (tool.type === 'provider') {
         wrapped[name] = tool;

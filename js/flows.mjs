@@ -26,13 +26,17 @@ const ANY_SERVER = '*';
 /** A host's function policy. @typedef {(flow: Flow) => Verdict | Promise<Verdict>} FlowFunction */
 /** A checked policy. @typedef {string | FlowFunction | TablePolicy} FlowPolicy */
 
-/** Checked object policies, snapshotted: source → `"*"` or a `Set` of targets. @type {WeakMap<object, TablePolicy>} */
+/**
+ * The frozen copies `keptFlows` made → their checked policy (nobody can change a copy, so its
+ * policy stands; a caller's own object is checked afresh each time, as it is then).
+ * @type {WeakMap<object, TablePolicy>}
+ */
 const compiled = new WeakMap();
 
 /**
  * Checks a `flows` value and answers the policy to apply: a mode string, a function, or a
- * snapshot of an object (later changes to the caller's object do not count). `undefined` is
- * `"any"`. A bad value is a `TypeError` whose message starts with `who`.
+ * snapshot of an object as it is now (later changes to the caller's object do not count).
+ * `undefined` is `"any"`. A bad value is a `TypeError` whose message starts with `who`.
  * @param {unknown} value
  * @param {string} who
  * @returns {FlowPolicy}
@@ -56,11 +60,26 @@ export function checkFlows(value, who) {
     } catch {
       throw new TypeError(`${who}: ${FLOWS_TYPE}`);
     }
-    const policy = { table };
-    compiled.set(value, policy);
-    return policy;
+    return { table };
   }
   throw new TypeError(`${who}: ${FLOWS_TYPE}`);
+}
+
+/**
+ * The `flows` value a cache keeps of its option, checked (a `TypeError` as `checkFlows` says):
+ * an object policy as a frozen copy of it as it is now (its lists frozen too), whose checked
+ * policy is remembered; any other value as given. A change the caller makes to its object later
+ * changes neither this cache's policy nor another's made from the same object.
+ * @param {unknown} value
+ * @param {string} who
+ * @returns {unknown}
+ */
+export function keptFlows(value, who) {
+  const policy = checkFlows(value, who);
+  if (typeof policy !== 'object') return value;
+  const copy = Object.freeze(Object.fromEntries([...policy.table].map(([source, to]) => [source, typeof to === 'string' ? to : Object.freeze([...to])])));
+  compiled.set(copy, policy);
+  return copy;
 }
 
 /**

@@ -27,7 +27,7 @@
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
 //      asks about was answered by this very approval. The flows name the page's references as the
 //      model passed them (`passedUris`, the pipeline's `aliases`), never the server's copies.
-import { CACHE_URI_SCHEME, UNKNOWN_SOURCE_TOOL, hasCacheScheme, isServerName } from './protocol.mjs';
+import { CACHE_URI_SCHEME, SERVER_MARK, UNKNOWN_SOURCE_TOOL, hasCacheScheme, isServerName } from './protocol.mjs';
 import { isPlainObject, referenceArgs } from './tool-pipeline.mjs';
 import { approvalHookOf, findApproval, registerApprovalHook } from './approval.mjs';
 
@@ -46,7 +46,7 @@ import { approvalHookOf, findApproval, registerApprovalHook } from './approval.m
  */
 /** A tool as `wrapAiSdkTools` answers it: read loosely, its functions called as they are. @typedef {Record<string, unknown>} LooseTool */
 
-const ENTRY_TYPE = `pageReferences must be an array of { uri: "${CACHE_URI_SCHEME}…" without a fragment, payload: object or array, sourceToolName?: string, sourceServer?: a server's name (non-empty, no control character U+001F, no lone surrogate) }`;
+const ENTRY_TYPE = `pageReferences must be an array of { uri: "${CACHE_URI_SCHEME}…" without a fragment, payload: object or array, sourceToolName?: string without U+001F, sourceServer?: a server's name (non-empty, no U+001F, no lone surrogate) }`;
 
 /**
  * An input whose page references were rewritten to the server's copies → those copies' references
@@ -84,7 +84,7 @@ export function checkPageReferences(options, who) {
   for (const entry of given) {
     const ok = isPlainObject(entry) && typeof entry.uri === 'string' && hasCacheScheme(entry.uri) && !entry.uri.includes('#') && entry.payload !== null
       && typeof entry.payload === 'object'
-      && (entry.sourceToolName === undefined || typeof entry.sourceToolName === 'string')
+      && (entry.sourceToolName === undefined || (typeof entry.sourceToolName === 'string' && !entry.sourceToolName.includes(SERVER_MARK)))
       && (entry.sourceServer === undefined || isServerName(entry.sourceServer));
     if (!ok) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
     const { uri, payload, sourceToolName, sourceServer } = /** @type {PageReference} */ (/** @type {unknown} */ (entry));

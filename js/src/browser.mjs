@@ -188,7 +188,7 @@ export class ResultCache {
   close() {
     this.#inner?.close();
   }
-  /** The `flows` option as given (checked at once); `"any"` when absent. */
+  /** The `flows` option (checked at once): an object as a frozen copy made then; `"any"` when absent. */
   get flows() {
     return this.#flows.flows;
   }

@@ -6,7 +6,7 @@
 // events cross into the `.wasm`; checking it with `checkFlows` (js/flows.mjs) keeps its one
 // rule in one place. The browser entry's `ResultCache` (js/src/browser.mjs) and the Node
 // entry's (js/node.cjs, through the CommonJS copy pkg/cache-flows.cjs) both hold one.
-import { checkFlows } from '../flows.mjs';
+import { keptFlows } from '../flows.mjs';
 import { DEFAULT_CONV_SEGMENT } from '../protocol.mjs';
 
 /** @typedef {import('../../pkg/web/mcp_result_cache.js').CacheChange} CacheChange */
@@ -36,8 +36,7 @@ export function cacheFlows(options, cache) {
       throw new TypeError(`could not read \`${key}\` (a getter threw, or the object is a revoked Proxy)`);
     }
   };
-  const flows = read('flows');
-  checkFlows(flows, 'ResultCache');
+  const flows = keptFlows(read('flows'), 'ResultCache');
   const onEvent = read('onEvent');
   const changes = cacheChanges(cache);
   // What the constructor reads as `onEvent`: an observer of the events that calls the caller's,
@@ -48,7 +47,7 @@ export function cacheFlows(options, cache) {
   } : onEvent;
   return {
     ...changes,
-    /** The `flows` option as given (checked above); `"any"` when absent. */
+    /** The `flows` option (checked above): an object as a frozen copy; `"any"` when absent. */
     flows: /** @type {import('../../pkg/web/mcp_result_cache.js').FlowPolicy} */ (flows ?? 'any'),
     /**
      * What the WebAssembly constructor is given: the caller's options, whatever they are (the

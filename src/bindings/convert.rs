@@ -139,6 +139,12 @@ pub(crate) fn uri_string(value: &JsValue) -> Result<Option<String>, JsValue> {
         .ok_or_else(|| type_error("uri must be a well-formed string (it has a lone surrogate)"))
 }
 
+/// A server's or a tool's name the cache can record: not empty, and without the mark that
+/// separates them in an entry's source (a tool named `vault\u{1f}x` would read as vault's).
+pub(crate) fn is_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(SERVER_MARK_STR)
+}
+
 /// `server`: absent, or the non-empty name of the MCP server the tool belongs to.
 pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue> {
     let value = read(options, "server")?;
@@ -146,7 +152,7 @@ pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue
         return Ok(None);
     }
     crate::js_args::well_formed(&value)
-        .filter(|s| !s.is_empty() && !s.contains(SERVER_MARK_STR))
+        .filter(|s| is_name(s))
         .map(Some)
         .ok_or_else(|| type_error("server must be a non-empty string (the MCP server's name)"))
 }

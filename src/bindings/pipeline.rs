@@ -38,8 +38,8 @@ pub(crate) fn envelope_object(envelope: &Envelope) -> JsValue {
 fn tool_name_arg(value: &JsValue) -> Result<String, JsValue> {
     value
         .as_string()
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| type_error("toolName must be a non-empty string"))
+        .filter(|s| super::convert::is_name(s))
+        .ok_or_else(|| type_error("toolName must be a non-empty string without U+001F"))
 }
 
 fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {

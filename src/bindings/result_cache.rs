@@ -161,10 +161,10 @@ impl JsResultCache {
             let conv_id = conv_id_string(&read(&input, "convId")?)?;
             let source = read(&input, "sourceToolName")?;
             let source_tool_name = match source.as_string() {
-                Some(s) if !s.is_empty() => s,
+                Some(s) if s.is_empty() => UNKNOWN_SOURCE_TOOL.to_owned(),
+                Some(s) if super::convert::is_name(&s) => s,
                 _ if source.is_undefined() || source.is_null() => UNKNOWN_SOURCE_TOOL.to_owned(),
-                Some(_) => UNKNOWN_SOURCE_TOOL.to_owned(),
-                None => return Err(type_error("sourceToolName must be a string")),
+                _ => return Err(type_error("sourceToolName must be a string without U+001F")),
             };
             // The entry's source: the tool, and its server when given (as `afterToolCall` records it).
             let source_tool_name = crate::core::source::source_name(

@@ -105,9 +105,10 @@ export type FlowPolicy =
  */
 export interface ResultCache {
   /**
-   * The `flows` option as given (checked by the constructor): which server's data a reference
-   * may carry into which server's tool call; `"any"` when not given. The integrations apply it
-   * (docs/SECURITY.md).
+   * The `flows` option (checked by the constructor): which server's data a reference may carry
+   * into which server's tool call; `"any"` when not given. An object is kept as a frozen copy
+   * made by the constructor: changing the object given afterwards changes no cache's policy.
+   * The integrations apply it (docs/SECURITY.md).
    */
   readonly flows: FlowPolicy;
   /**

@@ -11,13 +11,13 @@ import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { serveLogged } from '../support/logged-server.mjs';
 import { createMCPClient } from '@ai-sdk/mcp';
-import { generateText, stepCountIs } from 'ai';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
 import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 import { wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
-import { checkFlows, decideFlow, flowsOf, judgeFlows } from '../../js/flows.mjs';
+import { checkFlows, decideFlow, flowsOf, judgeFlows, keptFlows } from '../../js/flows.mjs';
 
 /**
  * @import { LanguageModelV4GenerateResult, LanguageModelV4Prompt, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider'
@@ -109,7 +109,14 @@ test('checkFlows: the modes, objects and functions pass; anything else is a Type
   const f = () => 'allow';
   assert.equal(checkFlows(f, 'x'), f);
   const table = { vault: ['mailer'], '*': '*' };
-  assert.equal(checkFlows(table, 'x'), checkFlows(table, 'x'), 'snapshotted once');
+  assert.deepEqual(checkFlows(table, 'x'), checkFlows(table, 'x'));
+  table.vault.push('archive');
+  assert.deepEqual(/** @type {TablePolicy} */ (checkFlows(table, 'x')).table.get('vault'), new Set(['mailer', 'archive']), 'the caller\'s object as it is now');
+  // What a cache keeps: a frozen copy, whose policy is checked once.
+  const kept = /** @type {object} */ (keptFlows(table, 'x'));
+  assert.ok(Object.isFrozen(kept));
+  assert.equal(checkFlows(kept, 'x'), checkFlows(kept, 'x'));
+  assert.equal(keptFlows('guarded', 'x'), 'guarded');
   for (const bad of ['all', 'Same-Server', '', null, 3, true, ['vault'], { vault: 'mailer' }, { vault: [1] }, { vault: null }]) {
     assert.throws(() => checkFlows(bad, 'wrapMcpClient'), (e) => e instanceof TypeError && /^wrapMcpClient: flows must be/.test(e.message), String(bad));
   }
@@ -288,6 +295,63 @@ test('an object policy, and the wrapper\'s flows overriding the cache\'s', async
   } finally {
     await t.close();
   }
+});
+
+test('an object policy is taken as it is when given: a later change to the object changes no cache or wrapper made before, and counts for one made after', async () => {
+  const policy = { vault: ['mailer'] };
+  const first = await setup({ flows: policy });
+  const call = { name: 'send_report', arguments: { to: 'x', lines_uri: `${first.uri}#/lines` } };
+  try {
+    assert.deepEqual(textJson(await first.mailer.callTool(call)), { sent: 120 }, 'vault → mailer allowed');
+    assert.ok(Object.isFrozen(first.cache.flows) && Object.isFrozen(/** @type {Record<string, string[]>} */ (first.cache.flows).vault));
+    assert.notEqual(first.cache.flows, policy, 'a copy');
+    // Tightened after: the first cache keeps the policy it was given.
+    policy.vault = [];
+    assert.deepEqual(textJson(await first.mailer.callTool({ ...call, arguments: { ...call.arguments, to: 'y' } })), { sent: 120 });
+    assert.deepEqual(first.cache.flows, { vault: ['mailer'] });
+  } finally {
+    await first.s.close();
+  }
+  // A cache made from the tightened object applies it (it got the first cache's snapshot).
+  const second = await setup({ flows: policy });
+  try {
+    assert.deepEqual(second.cache.flows, { vault: [] });
+    const refused = textJson(await second.mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: `${second.uri}#/lines` } }));
+    assert.equal(refused.error, 'reference_not_allowed');
+    assert.deepEqual(mailerCalls(second.s), []);
+  } finally {
+    await second.s.close();
+  }
+  // So does a wrapper given the object as its own `flows`, after another wrapper was given it.
+  policy.vault = ['mailer'];
+  const third = await setup({}, { flows: policy });
+  try {
+    policy.vault = [];
+    const fourth = await setup({}, { flows: policy });
+    try {
+      assert.equal(textJson(await fourth.mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: `${fourth.uri}#/lines` } })).error, 'reference_not_allowed');
+      assert.deepEqual(textJson(await third.mailer.callTool({ name: 'send_report', arguments: { to: 'x', lines_uri: `${third.uri}#/lines` } })), { sent: 120 });
+    } finally {
+      await fourth.s.close();
+    }
+  } finally {
+    await third.s.close();
+  }
+});
+
+test('a tool name holding U+001F (which separates server and tool in a source) is a TypeError: it would claim the server before it', async () => {
+  const cache = new ResultCache({ storage: 'memory', flows: 'same-server' });
+  const name = 'vault\u001fexport';
+  const rows = Array.from({ length: 300 }, (_, i) => ({ i, note: `text ${i}` }));
+  assert.throws(() => wrapAiSdkTools({ [name]: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => ({ rows }) }) }, { cache, convId: CONV }),
+    (e) => e instanceof TypeError && /must not contain U\+001F/.test(e.message));
+  const result = { content: [{ type: 'text', text: JSON.stringify({ rows }) }] };
+  await assert.rejects(cache.afterToolCall(name, result, { convId: CONV }), (e) => e instanceof TypeError && /toolName must be a non-empty string without U\+001F/.test(e.message));
+  await assert.rejects(cache.beforeToolCall(name, {}, { convId: CONV }), TypeError);
+  await assert.rejects(cache.cacheToolResult({ payload: { rows }, convId: CONV, sourceToolName: name }), (e) => e instanceof TypeError && /sourceToolName/.test(e.message));
+  assert.deepEqual(await cache.entries({ convId: CONV }), [], 'nothing stored');
+  // With its server named, the name is recorded as it is (the server comes first in a source).
+  assert.equal(typeof await cache.cacheToolResult({ payload: { rows }, convId: CONV, sourceToolName: 'export', server: 'vault' }), 'string');
 });
 
 test('a function policy gets each flow and may answer a promise; ask goes to approve', async () => {

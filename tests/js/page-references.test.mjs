@@ -245,7 +245,8 @@ test('pageReferences and pageReferencePayloads: bad input is a TypeError', async
     [{ uri: 'mcp+cache://c/abcdefgh', payload: 3 }], [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer: 1 }],
     // A server's name the cache cannot record: refused here (a 400 of the route), never inside
     // the AI SDK's approval, where a rejection ends the process.
-    ...['', 'a\u001fb', 'x\uD800'].map((sourceServer) => [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer }])]) {
+    ...['', 'a\u001fb', 'x\uD800'].map((sourceServer) => [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceServer }]),
+    [{ uri: 'mcp+cache://c/abcdefgh', payload: {}, sourceToolName: 'chart-server\u001fx' }]]) {
     assert.throws(() => wrapAiSdkTools(tools, { cache, pageReferences: bad }), { name: 'TypeError', message: /pageReferences must be an array/ });
   }
   await withChart(async (client) => {
