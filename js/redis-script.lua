@@ -29,6 +29,9 @@ local op, ttl = ARGV[1], tonumber(ARGV[2])
 
 local function num(v) return tonumber(v or '0') or 0 end
 
+-- Whether an error is Redis refusing a command for want of memory.
+local function oom(err) return string.find(err, 'OOM', 1, true) ~= nil end
+
 -- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
 -- an entry is whole or absent, never half.
 local b, e, f, c, existing, last = 0, 0, 0, false, false, 0
@@ -167,7 +170,14 @@ if op == 'r' then
   for i = 4, #ARGV do
     local uri = ARGV[i]
     local row = redis.call('HMGET', R, 'm:' .. uri, 'p:' .. uri, 's:' .. uri)
-    local used = row[2] and redis.call('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri) and redis.call('ZSCORE', L, uri)
+    local used = false
+    if row[2] then
+      -- The last use. Redis out of memory (maxmemory, noeviction) refuses it (a script's first
+      -- write): the read still answers, with the last use recorded before.
+      local set = redis.pcall('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri)
+      if type(set) == 'table' and set.err and not oom(set.err) then return set end
+      used = redis.call('ZSCORE', L, uri)
+    end
     if used then
       hit = true
       out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]; out[#out + 1] = used
@@ -176,7 +186,11 @@ if op == 'r' then
     end
   end
   if hit and ttl > 0 then
-    for _, key in ipairs({ R, L, A, F }) do redis.call('PEXPIRE', key, ttl) end
+    -- Should Redis refuse it for want of memory too, the read answers all the same.
+    for _, key in ipairs({ R, L, A, F }) do
+      local set = redis.pcall('PEXPIRE', key, ttl)
+      if type(set) == 'table' and set.err and not oom(set.err) then return set end
+    end
   end
   return out
 end
