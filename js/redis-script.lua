@@ -4,8 +4,11 @@
 --   KEYS[1] <prefix>{<segment>}:rows   hash   b = bytes, e = entries, f = fresh entries,
 --                                             c = the conversation (its JSON; '*' when ids of two
 --                                             conversations share the segment),
+--                                             n = the number of the conversation's last write,
 --                                             p:<uri> payload JSON, m:<uri> the row's other fields
---                                             (JSON), z:<uri> size, s:<uri> stale cause (JSON)
+--                                             (JSON), z:<uri> size, s:<uri> stale cause (JSON),
+--                                             n:<uri> the number of the write that stored it
+--                                             (absent in rows of earlier versions: 0)
 --   KEYS[2] <prefix>{<segment>}:lru    zset   uri -> lastUsedAt (eviction order; ties by uri)
 --   KEYS[3] <prefix>{<segment>}:added  zset   uri -> addedAt (evictOlderThan)
 --   KEYS[4] <prefix>{<segment>}:fresh  hash   uri -> sourceToolName JSON, fresh entries only
@@ -16,27 +19,35 @@
 -- again. Nothing here walks other conversations; expiry is Redis's own (PEXPIRE on the 4 keys).
 -- The budget rule is the crate's `core::policy::room_needed`, per conversation: free what the
 -- conversation's totals plus the incoming entry exceed of maxBytes / maxEntries (the storage
--- conformance suite ties the two).
+-- conformance suite ties the two). A write that leaves more to evict than one batch goes on with
+-- op 't', which evicts down to the limits from the conversation's totals at that moment and never
+-- an entry stored by a later write: Redis runs the calls of one conversation (one hash slot) in the
+-- order they arrive, so `n` numbers the writes in that order, and writes W1 then W2 end as if W1,
+-- with all its evictions, had run before W2.
 local R, L, A, F = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op, ttl = ARGV[1], tonumber(ARGV[2])
 
 local function num(v) return tonumber(v or '0') or 0 end
 
+-- Whether an error is Redis refusing a command for want of memory.
+local function oom(err) return string.find(err, 'OOM', 1, true) ~= nil end
+
 -- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
 -- an entry is whole or absent, never half.
-local b, e, f, c, existing = 0, 0, 0, false, false
+local b, e, f, c, existing, last = 0, 0, 0, false, false, 0
 -- A read needs no totals: its rows are whole by construction (payload and fields in one hash),
 -- and one whose `lru` Redis evicted is answered as a miss.
 if op ~= 'r' then
-  -- A write also reads the size of the entry it replaces, if any (ARGV[3] is its uri).
-  local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c', op == 'w' and ('z:' .. ARGV[3]) or 'c')
+  -- A write also reads the size of the entry it replaces, if any (ARGV[3] is its uri), and the
+  -- number of the last write.
+  local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c', op == 'w' and ('z:' .. ARGV[3]) or 'c', 'n')
   b, e, f, c = num(h[1]), num(h[2]), num(h[3]), h[4]
-  if op == 'w' then existing = h[5] end
+  if op == 'w' then existing, last = h[5], num(h[6]) end
   local expected = 0
   if h[2] then expected = (f > 0) and 4 or 3 end
   if redis.call('EXISTS', R, L, A, F) ~= expected or (h[2] and e <= 0) then
     redis.call('UNLINK', R, L, A, F)
-    b, e, f, c, existing = 0, 0, 0, false, false
+    b, e, f, c, existing, last = 0, 0, 0, false, false, 0
   end
 end
 
@@ -80,7 +91,7 @@ local function remove(uris)
   local gone = {}
   for _, uri in ipairs(present) do
     gone[#gone + 1] = 'p:' .. uri; gone[#gone + 1] = 'm:' .. uri
-    gone[#gone + 1] = 'z:' .. uri; gone[#gone + 1] = 's:' .. uri
+    gone[#gone + 1] = 'z:' .. uri; gone[#gone + 1] = 's:' .. uri; gone[#gone + 1] = 'n:' .. uri
   end
   redis.call('HDEL', R, unpack(gone))
   redis.call('ZREM', L, unpack(present))
@@ -91,42 +102,66 @@ local function remove(uris)
 end
 
 -- Evicts least recently used entries (never `keep`) until `bytes` and `entries` are freed, at
--- most `limit` of them; returns how many, and whether more would still have to go.
-local function evict(bytes, entries, keep, limit)
+-- most `limit` of them; returns how many, and whether more would still have to go. With `before`,
+-- only entries stored by a write numbered below it are candidates (`limit` bounds the entries
+-- looked at then, candidates or not).
+local function evict(bytes, entries, keep, limit, before)
   if bytes <= 0 and entries <= 0 then return 0, false end
   local batch = redis.call('ZRANGE', L, 0, limit)
-  local chosen, sizes = {}, {}
-  local fields = {}
-  for i, uri in ipairs(batch) do fields[i] = 'z:' .. uri end
-  if #fields > 0 then sizes = redis.call('HMGET', R, unpack(fields)) end
+  local chosen, sizes, numbers = {}, {}, {}
+  local fields, seqs = {}, {}
+  for i, uri in ipairs(batch) do fields[i] = 'z:' .. uri; seqs[i] = 'n:' .. uri end
+  if #fields > 0 then
+    sizes = redis.call('HMGET', R, unpack(fields))
+    if before then numbers = redis.call('HMGET', R, unpack(seqs)) end
+  end
+  local looked = 0
   for i, uri in ipairs(batch) do
-    if (bytes <= 0 and entries <= 0) or #chosen >= limit then break end
-    if uri ~= keep then
+    if (bytes <= 0 and entries <= 0) or #chosen >= limit or looked >= limit then break end
+    looked = looked + 1
+    if uri ~= keep and (not before or num(numbers[i]) < before) then
       chosen[#chosen + 1] = uri
       bytes = bytes - num(sizes[i])
       entries = entries - 1
     end
   end
   local count = remove(chosen)
-  -- More to free, and the batch was cut short by `limit` (not by running out of entries).
-  return count, (bytes > 0 or entries > 0) and #chosen >= limit
+  -- More to free, and the batch was cut short by `limit` (not by running out of entries). Without
+  -- a candidate in a whole batch (all stored by later writes) it stops: those writes evict on.
+  return count, (bytes > 0 or entries > 0) and looked >= limit and count > 0
 end
 
 if op == 'w' then
   -- uri, conv JSON, size, addedAt, lastUsedAt, tool JSON, meta JSON, payload JSON, maxBytes,
   -- maxEntries, batch
+  -- answers { evicted, bytes, entries, more, the write's number }
   local uri, conv, size = ARGV[3], ARGV[4], tonumber(ARGV[5])
   if existing then remove({ uri }) end
   local evicted, more = evict(b + size - tonumber(ARGV[11]), e + 1 - tonumber(ARGV[12]), uri, tonumber(ARGV[13]))
   b, e, f = b + size, e + 1, f + 1
   local owner = conv
   if c and c ~= conv then owner = '*' end
-  redis.call('HSET', R, 'p:' .. uri, ARGV[10], 'm:' .. uri, ARGV[9], 'z:' .. uri, ARGV[5], 'b', b, 'e', e, 'f', f, 'c', owner)
+  local seq = last + 1
+  redis.call('HSET', R, 'p:' .. uri, ARGV[10], 'm:' .. uri, ARGV[9], 'z:' .. uri, ARGV[5], 'n:' .. uri, seq,
+    'b', b, 'e', e, 'f', f, 'c', owner, 'n', seq)
   redis.call('ZADD', L, ARGV[7], uri)
   redis.call('ZADD', A, ARGV[6], uri)
   redis.call('HSET', F, uri, ARGV[8])
   touch()
-  return { evicted, b, e, more and 1 or 0 }
+  return { evicted, b, e, more and 1 or 0, seq }
+end
+
+if op == 't' then
+  -- maxBytes, maxEntries, batch, uri, number: what is left of a write's evictions (the write of
+  -- `uri`, numbered `number`). Evicts least recently used entries until the conversation, as it is
+  -- now, fits the limits; never the write's own entry, nor one stored by a later write. When the
+  -- entry is gone or was written again, a later call took over (a clear, or a write that evicted
+  -- down to its own limits): nothing is left to do. Answers { evicted, more, bytes, entries }.
+  local uri, seq = ARGV[6], tonumber(ARGV[7])
+  if num(redis.call('HGET', R, 'n:' .. uri)) ~= seq then return { 0, 0, b, e } end
+  local count, more = evict(b - tonumber(ARGV[3]), e - tonumber(ARGV[4]), uri, tonumber(ARGV[5]), seq)
+  save()
+  return { count, more and 1 or 0, b, e }
 end
 
 if op == 'r' then
@@ -135,7 +170,14 @@ if op == 'r' then
   for i = 4, #ARGV do
     local uri = ARGV[i]
     local row = redis.call('HMGET', R, 'm:' .. uri, 'p:' .. uri, 's:' .. uri)
-    local used = row[2] and redis.call('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri) and redis.call('ZSCORE', L, uri)
+    local used = false
+    if row[2] then
+      -- The last use. Redis out of memory (maxmemory, noeviction) refuses it (a script's first
+      -- write): the read still answers, with the last use recorded before.
+      local set = redis.pcall('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri)
+      if type(set) == 'table' and set.err and not oom(set.err) then return set end
+      used = redis.call('ZSCORE', L, uri)
+    end
     if used then
       hit = true
       out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]; out[#out + 1] = used
@@ -144,7 +186,11 @@ if op == 'r' then
     end
   end
   if hit and ttl > 0 then
-    for _, key in ipairs({ R, L, A, F }) do redis.call('PEXPIRE', key, ttl) end
+    -- Should Redis refuse it for want of memory too, the read answers all the same.
+    for _, key in ipairs({ R, L, A, F }) do
+      local set = redis.pcall('PEXPIRE', key, ttl)
+      if type(set) == 'table' and set.err and not oom(set.err) then return set end
+    end
   end
   return out
 end

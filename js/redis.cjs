@@ -133,7 +133,8 @@ function redisStorage(client, options) {
 
 /**
  * One write: one script call on its conversation (more only when a lowered budget leaves more to
- * evict than one batch), then `WAIT` when the storage asks for replicas.
+ * evict than one batch: each evicts down to the limits from the conversation's totals at that
+ * moment, and never an entry a later write stored), then `WAIT` when the storage asks for replicas.
  * @param {Context} ctx @param {StoredRow} row @param {number} maxBytes @param {number} maxEntries
  * @param {string} [json] @returns {Promise<[number, number, number]>}
  */
@@ -149,11 +150,11 @@ function write({ ttl, batch, keysOf, operation }, row, maxBytes, maxEntries, jso
   }
   const keys = keysOf(segmentOfUri(String(row.uri)));
   return operation('writing an entry', async (step) => {
-    let [evicted, bytes, entries, more] = (await step.script(keys, args)).map(Number);
+    let [evicted, bytes, entries, more, seq] = (await step.script(keys, args)).map(Number);
     while (more === 1) {
-      const reply = (await step.script(keys, ['e', ttl, String(bytes - maxBytes), String(entries - maxEntries), batch, String(row.uri)])).map(Number);
+      const reply = (await step.script(keys, ['t', ttl, String(maxBytes), String(maxEntries), batch, String(row.uri), String(seq)])).map(Number);
       evicted += reply[0];
-      [, , more, bytes, entries] = reply;
+      [, more, bytes, entries] = reply;
     }
     await step.replicate(keys[0]);
     /** @type {[number, number, number]} */

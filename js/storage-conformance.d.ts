@@ -29,9 +29,11 @@ export interface StorageConformanceOptions {
 /**
  * Registers the conformance tests of the storage `makeStorage` makes: exact round trips, reads of
  * several references, call order, the budget and least-recently-used order within a
- * conversation, clears, age eviction, invalidation, derived entries, stale marks, listing,
- * refusals that change nothing, `evictOldest` and `consumeOnce` (these two skipped for a storage
- * named by a string).
+ * conversation, clears (by the exact conversation id, also beside an id of the same URI
+ * segment), age eviction, invalidation, derived entries, stale marks, listing, refusals that
+ * change nothing, values JSON would change (`NaN`, `-0`, an `undefined` member, a `Date`) kept
+ * exactly or refused, `evictOldest` and `consumeOnce` (these two skipped for a storage named by a
+ * string).
  *
  * @throws TypeError when `makeStorage` is not a function or `options.test` is missing.
  */

@@ -8,11 +8,13 @@
 // Every test makes a fresh storage with `makeStorage()` and a `ResultCache` over it, and checks
 // behaviour through the cache's public API: exact round trips, reads of several references,
 // call order, the budget and the least-recently-used order within a conversation, clears, age
-// eviction, invalidation, derived entries, stale marks, listing, refusals that change nothing;
+// eviction, invalidation, derived entries, stale marks, listing, refusals that change nothing,
+// values a format would change kept exactly or refused, never changed;
 // and, called on a storage object itself, `evictOldest` and `consumeOnce`. An engine's stronger
 // promises (the memory store's one LRU order over every conversation) are its own tests, not these.
 import assert from 'node:assert/strict';
-import { ResultCache } from 'mcp-result-cache';
+import { inspect } from 'node:util';
+import { ResultCache, ready, sanitizeConvId } from 'mcp-result-cache';
 import { CACHE_URI_SCHEME } from './protocol.mjs';
 
 /**
@@ -49,6 +51,23 @@ const ROUND_TRIPS = [
   [[], {}, [[[[]]]], [null, true, false], { deep: { deeper: { deepest: [1, 'two', null] } } }],
   { big: 'x'.repeat(256 * 1024) },
 ];
+
+/**
+ * Values JSON would silently change, each with the test of reading back exactly what was written:
+ * a storage keeps them exactly (structured clone) or refuses them (JSON), never changes them.
+ * @type {[string, unknown, (back: unknown) => boolean][]}
+ */
+const CHANGED_BY_JSON = [
+  ['NaN', { n: NaN }, (back) => isObject(back) && Object.keys(back).join() === 'n' && Object.is(back.n, NaN)],
+  ['-0', { z: -0 }, (back) => isObject(back) && Object.keys(back).join() === 'z' && Object.is(back.z, -0)],
+  ['an undefined member', { u: undefined, k: 1 }, (back) => isObject(back) && Object.keys(back).join() === 'u,k' && back.u === undefined && back.k === 1],
+  ['a Date', { d: new Date(0) }, (back) => isObject(back) && Object.keys(back).join() === 'd' && back.d instanceof Date && back.d.getTime() === 0],
+];
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+function isObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
 
 /**
  * Registers the conformance tests of one storage with `test` (node:test's, or one with its
@@ -182,6 +201,27 @@ function registerData(check) {
     assert.deepEqual(await cache.stats(), before, 'totals unchanged');
     assert.equal((await cache.entries()).length, 1);
   });
+
+  check('a value JSON would change (NaN, -0, an undefined member, a Date) is kept exactly or refused, never changed', async (fresh) => {
+    const { cache } = await fresh();
+    await cache.cacheToolResult({ payload: { ok: 1 }, convId: 'c1', sourceToolName: 't' });
+    for (const [name, payload, same] of CHANGED_BY_JSON) {
+      const before = await cache.stats();
+      let uri;
+      try {
+        uri = await cache.cacheToolResult({ payload, convId: 'c1', sourceToolName: 'changed' });
+      } catch (error) {
+        assert.ok(error instanceof Error, `${name}: rejects with an Error`);
+      }
+      if (typeof uri !== 'string') {
+        assert.equal(uri ?? null, null, `${name}: refused (a rejection or null)`);
+        assert.deepEqual(await cache.stats(), before, `${name}: refused, the totals unchanged`);
+        continue;
+      }
+      const back = await cache.readCachedPayload(uri, { convId: 'c1' });
+      assert.ok(same(back), `${name}: stored, it must read back exactly as written (${inspect(payload)}), not as ${inspect(back)}`);
+    }
+  });
 }
 
 /** @param {Check} check */
@@ -269,6 +309,26 @@ function registerClears(check) {
     assert.equal((await cache.lookup(uris[''], { convId: '' })).status, 'miss', 'remove("") clears the conversation whose id is the empty string');
     assert.deepEqual(await cache.readCachedPayload(uris.c2, { convId: 'c2' }), { id: 'c2' }, 'remove("") clears that conversation only');
     assert.equal((await cache.stats()).conversations, 1);
+
+    // Two ids of one URI segment, 'a b' and the id spelled like its segment ('a_b-…'), are still
+    // two conversations: each is listed and cleared by its exact id.
+    await ready();
+    const spaced = 'a b';
+    const segment = sanitizeConvId(spaced);
+    assert.notEqual(segment, spaced);
+    for (const id of [spaced, segment]) uris[id] = String(await cache.cacheToolResult({ payload: { id }, convId: id, sourceToolName: 't' }));
+    for (const [id, other] of [[spaced, segment], [segment, spaced]]) {
+      assert.deepEqual((await cache.entries({ convId: id })).map((/** @type {EntryInfo} */ r) => r.uri), [uris[id]], `list(${JSON.stringify(id)}) lists exactly its own rows, not those of ${JSON.stringify(other)} (same URI segment)`);
+    }
+    await cache.clearConversation(spaced);
+    assert.equal((await cache.lookup(uris[spaced], { convId: spaced })).status, 'miss');
+    assert.deepEqual(await cache.readCachedPayload(uris[segment], { convId: segment }), { id: segment }, `remove(${JSON.stringify(spaced)}) leaves ${JSON.stringify(segment)}, whose id is its URI segment`);
+    assert.deepEqual((await cache.entries({ convId: segment })).map((/** @type {EntryInfo} */ r) => r.uri), [uris[segment]]);
+    uris[spaced] = String(await cache.cacheToolResult({ payload: { again: 1 }, convId: spaced, sourceToolName: 't' }));
+    await cache.clearConversation(segment);
+    assert.equal((await cache.lookup(uris[segment], { convId: segment })).status, 'miss');
+    assert.deepEqual(await cache.readCachedPayload(uris[spaced], { convId: spaced }), { again: 1 }, `remove(${JSON.stringify(segment)}) leaves ${JSON.stringify(spaced)}`);
+    assert.deepEqual((await cache.entries()).map((/** @type {EntryInfo} */ r) => r.convId).sort(), ['c2', spaced].sort());
   });
 
   check('evictOlderThan deletes the entries added before the cutoff, in every conversation, and not one added at it', async (fresh) => {

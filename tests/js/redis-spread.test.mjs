@@ -212,6 +212,47 @@ describe('standalone', () => {
     }
   });
 
+  test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, through both clients', async () => {
+    const small = await startRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
+    const admin = await nodeRedisClient(small.url);
+    /** @type {TestClient[]} */
+    const clients = [];
+    const used = async () => Number(/** @type {RegExpMatchArray} */ (String(await admin.sendCommand(['INFO', 'memory'])).match(/used_memory:(\d+)/))[1]);
+    try {
+      for (const [kind, make] of /** @type {const} */ ([['node-redis', () => nodeRedisClient(small.url)], ['ioredis', () => ioredisClient(small.port)]])) {
+        const client = await make();
+        clients.push(client);
+        let clock = 1_000;
+        const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), storage: redisStorage(client, { prefix: fresh(), ttlMs: 60_000 }) });
+        const data = { rows: [{ id: 1 }, { id: 2 }] };
+        const uri = String(await cache.cacheToolResult({ payload: data, convId: 'c', sourceToolName: 't' }));
+        const [{ lastUsedAt }] = await cache.entries({ convId: 'c' });
+        // The app's own data fills Redis (2 MB made by a short command: no query buffer to free
+        // later), and its limit goes below what it uses.
+        await admin.sendCommand(['SETRANGE', 'app:big', '2000000', 'x']);
+        await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', String((await used()) - 500_000)]);
+        try {
+          await assert.rejects(admin.sendCommand(['SET', 'app:more', 'x']), /^OOM|OOM command not allowed/, `${kind}: Redis is out of memory`);
+          assert.deepEqual(await cache.lookup(uri, { convId: 'c' }), { status: 'hit', payload: data }, `${kind}: lookup`);
+          assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c' }), data, `${kind}: readCachedPayload`);
+          const substituted = await cache.substituteCacheUris({ data_uri: uri, row_uri: `${uri}#/rows/1` }, { convId: 'c' });
+          assert.deepEqual(substituted.ok && substituted.args, { data, row: data.rows[1] }, `${kind}: substituteCacheUris`);
+          assert.deepEqual(await cache.lookup('mcp+cache://c/AAAAAAAAAAA', { convId: 'c' }), { status: 'miss' }, `${kind}: an absent entry is a miss`);
+          assert.deepEqual((await cache.entries({ convId: 'c' })).map((r) => r.lastUsedAt), [lastUsedAt], `${kind}: the last use is not recorded`);
+        } finally {
+          await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
+          await admin.sendCommand(['DEL', 'app:big']);
+        }
+        await cache.lookup(uri, { convId: 'c' });
+        assert.ok((await cache.entries({ convId: 'c' }))[0].lastUsedAt > lastUsedAt, `${kind}: with memory again, a read records its use`);
+        cache.close();
+      }
+    } finally {
+      await Promise.all([admin, ...clients].map(closeClient));
+      await small.stop();
+    }
+  });
+
   test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', async () => {
     const prefix = fresh();
     const old = `${prefix}{all}:`;

@@ -234,6 +234,81 @@ for (const kind of kinds) {
       checkInvariants(await snapshot(nodes, prefix), { maxEntries: 3 });
     });
 
+    /**
+     * A conversation of `held` entries of one size written under large limits, then the same
+     * prefix under `limits` (a deploy that lowered them): the caches over clientA and clientB,
+     * the old entries' URIs from least to most recently used, and the entries' size.
+     * @param {{ maxEntries?: number, maxBytes?: number } | ((size: number) => { maxEntries?: number, maxBytes?: number })} limits
+     */
+    const lowered = async (limits, held = 300) => {
+      let clock = 1_000_000;
+      const now = () => (clock += 1);
+      const { A: old, prefix } = pair({ now });
+      const payloadOf = (/** @type {string} */ tag) => ({ tag: tag.padStart(8, '0') });
+      await Promise.all(Array.from({ length: held }, (_, i) => old.cacheToolResult({ payload: payloadOf(String(i)), convId: 'c', sourceToolName: 't' })));
+      const byUse = (await old.entries({ convId: 'c' })).sort((p, q) => p.lastUsedAt - q.lastUsedAt).map((r) => r.uri);
+      assert.equal(byUse.length, held);
+      old.close();
+      const size = utf8(payloadOf('w'));
+      const options = { threshold: 1, now, ...(typeof limits === 'function' ? limits(size) : limits) };
+      const A = new ResultCache({ ...options, storage: redisStorage(clientA, { prefix }) });
+      const B = new ResultCache({ ...options, storage: redisStorage(clientB, { prefix }) });
+      return { A, B, prefix, byUse, payloadOf };
+    };
+
+    for (const [what, limits] of /** @type {const} */ ([
+      ['maxEntries', { maxEntries: 10 }],
+      ['maxBytes', (/** @type {number} */ size) => ({ maxBytes: 10 * size })],
+    ])) {
+      test(`${what} lowered below what a conversation holds: two writes called back to back both stay, in call order, and the conversation holds exactly the limit`, async () => {
+        const { A, prefix, byUse, payloadOf } = await lowered(limits, 600);
+        const w1 = A.cacheToolResult({ payload: payloadOf('w1'), convId: 'c', sourceToolName: 't' });
+        const w2 = A.cacheToolResult({ payload: payloadOf('w2'), convId: 'c', sourceToolName: 't' });
+        const [u1, u2] = await Promise.all([w1, w2]);
+        assert.deepEqual(await A.lookup(u1, { convId: 'c' }), { status: 'hit', payload: payloadOf('w1') }, 'the first write stays');
+        assert.deepEqual(await A.lookup(u2, { convId: 'c' }), { status: 'hit', payload: payloadOf('w2') }, 'the second write stays');
+        // As if the first write, with all its evictions, ran before the second: the eight most
+        // recently used of the old entries stay with them.
+        assert.deepEqual((await A.entries({ convId: 'c' })).map((r) => r.uri).sort(), [...byUse.slice(-8), u1, u2].sort());
+        assert.equal((await A.stats()).entries, 10);
+        checkInvariants(await snapshot(nodes, prefix), { maxEntries: 10 });
+      });
+    }
+
+    test('maxEntries lowered: writes of two instances at once both stay, and the conversation holds exactly the limit', async () => {
+      const { A, B, prefix } = await lowered({ maxEntries: 10 });
+      const [ua, ub] = await Promise.all([
+        A.cacheToolResult({ payload: { from: 'A' }, convId: 'c', sourceToolName: 't' }),
+        B.cacheToolResult({ payload: { from: 'B' }, convId: 'c', sourceToolName: 't' }),
+      ]);
+      assert.equal((await A.lookup(ua, { convId: 'c' })).status, 'hit');
+      assert.equal((await B.lookup(ub, { convId: 'c' })).status, 'hit');
+      assert.equal((await A.stats()).entries, 10);
+      checkInvariants(await snapshot(nodes, prefix), { maxEntries: 10 });
+    });
+
+    test('maxEntries lowered to 1: of two writes called back to back, the second stays', async () => {
+      const { A, prefix } = await lowered({ maxEntries: 1 });
+      const w1 = A.cacheToolResult({ payload: { w: 1 }, convId: 'c', sourceToolName: 't' });
+      const w2 = A.cacheToolResult({ payload: { w: 2 }, convId: 'c', sourceToolName: 't' });
+      const [u1, u2] = await Promise.all([w1, w2]);
+      assert.equal((await A.lookup(u1, { convId: 'c' })).status, 'miss', 'the second write evicted the first');
+      assert.deepEqual(await A.lookup(u2, { convId: 'c' }), { status: 'hit', payload: { w: 2 } });
+      assert.deepEqual((await A.entries({ convId: 'c' })).map((r) => r.uri), [u2]);
+      checkInvariants(await snapshot(nodes, prefix), { maxEntries: 1 });
+    });
+
+    test('maxEntries lowered over entries an earlier version wrote (without the number of their write): two writes both stay', async () => {
+      const { A, prefix, byUse } = await lowered({ maxEntries: 10 }, 600);
+      const rowsKey = `${prefix}{c}:rows`;
+      await raw(['HDEL', rowsKey, 'n', ...byUse.map((uri) => `n:${uri}`)]);
+      const [u1, u2] = await Promise.all([1, 2].map((w) => A.cacheToolResult({ payload: { w }, convId: 'c', sourceToolName: 't' })));
+      assert.deepEqual((await A.entries({ convId: 'c' })).map((r) => r.uri).sort(), [...byUse.slice(-8), u1, u2].sort());
+      // No field outlives its entry: the old entries left have none, the two new ones theirs.
+      const fields = /** @type {string[]} */ (await raw(['HKEYS', rowsKey])).filter((f) => f.startsWith('n:'));
+      assert.deepEqual(fields.sort(), [`n:${u1}`, `n:${u2}`].sort());
+    });
+
     test('call order on one instance: a clear amid writes keeps exactly the later ones; reads see earlier writes', async () => {
       const { A, B, prefix } = pair();
       const early = Array.from({ length: 20 }, (_, i) => A.cacheToolResult({ payload: { i, rows: DATA.rows }, convId: 'L' }));

@@ -139,8 +139,9 @@ const scores = (/** @type {unknown} */ reply) => new Map([...pairs(reply)].map((
 
 /**
  * The invariants of the layout, per conversation (js/redis-script.lua's header): its totals are
- * the sum/count of its entries, `f` counts its fresh ones; `lru` and `added` hold exactly its
- * entries; `fresh` and the stale causes split them; every row names its own URI, size and tool;
+ * the sum/count of its entries, `f` counts its fresh ones; each entry carries the number of the
+ * write that stored it (`n:<uri>`: distinct, at most the last write's `n`); `lru` and `added` hold
+ * exactly its entries; `fresh` and the stale causes split them; every row names its own URI, size and tool;
  * the budget holds per conversation; no key outside the four of a conversation with entries.
  * Returns `{ uris: Map<uri, {size, conv}>, bytes, entries }` over the whole cache.
  * @param {Snapshot} snap
@@ -159,6 +160,7 @@ export function checkInvariants(snap, { maxBytes = Infinity, maxEntries = Infini
     const mine = [];
     let sum = 0;
     const convs = new Set();
+    const numbers = new Set();
     for (const [field, value] of bucket.rows) {
       if (!field.startsWith('z:')) continue;
       const uri = field.slice(2);
@@ -172,13 +174,18 @@ export function checkInvariants(snap, { maxBytes = Infinity, maxEntries = Infini
       const stale = bucket.rows.has(`s:${uri}`);
       assert.equal(bucket.fresh.has(uri), !stale, at(`${uri} is fresh or stale, not both`));
       if (!stale) assert.equal(bucket.fresh.get(uri), JSON.stringify(meta.sourceToolName), at(`fresh of ${uri} is its tool`));
+      // The number of the write that stored it: its own, at most the conversation's last.
+      const number = Number(bucket.rows.get(`n:${uri}`));
+      assert.ok(Number.isSafeInteger(number) && number >= 1 && number <= Number(bucket.rows.get('n')), at(`n of ${uri} (${number}) numbers a write`));
+      assert.ok(!numbers.has(number), at(`n of ${uri} is its own`));
+      numbers.add(number);
       uris.set(uri, { size, conv: JSON.stringify(meta.convId) });
       convs.add(JSON.stringify(meta.convId));
       mine.push(uri);
       sum += size;
     }
     for (const field of bucket.rows.keys()) {
-      if (/^[pms]:/.test(field)) assert.ok(bucket.rows.has(`z:${field.slice(2)}`), at(`${tag}: ${field} belongs to an entry`));
+      if (/^[pmsn]:/.test(field)) assert.ok(bucket.rows.has(`z:${field.slice(2)}`), at(`${tag}: ${field} belongs to an entry`));
     }
     bytes += sum;
     if (mine.length === 0) continue;
