@@ -39,6 +39,9 @@ const syncExport = (name) => lazy.syncExport(wasm, name);
 // so the two never meet.
 const warmups = new Map();
 
+/** Settled once the last operation called on any cache reached its instance (`ResultCache#call`). */
+let line = Promise.resolve();
+
 /** @param {unknown} options @returns {Promise<void> | undefined} */
 function startEarly(options) {
   let dbName = DEFAULT_DB_NAME;
@@ -162,9 +165,25 @@ export class ResultCache {
   /** @type {Promise<wasm.ResultCache> | null} */
   #pending = null;
 
-  // Every async method awaits this one promise: its continuations run in the order the methods
-  // were called, so the operations reach the cache (and take their place in call order, see
-  // docs/ARCHITECTURE.md) in that order too, before and after the module is ready alike.
+  /**
+   * `use(instance)`, called once every operation called before it, on any cache of this module,
+   * has reached its instance: the operations take their place in call order there (see
+   * docs/ARCHITECTURE.md) in the order they were called, across caches, before and after the
+   * module or a cache's instance is ready alike. Resolves what `use` answers.
+   * @template T @param {(inner: wasm.ResultCache) => T} use @returns {Promise<Awaited<T>>}
+   */
+  #call(use) {
+    /** @type {T} */
+    let out;
+    const reached = line.then(() => this.#cache()).then((inner) => {
+      out = use(inner);
+    });
+    line = reached.catch(() => {});
+    return /** @type {Promise<Awaited<T>>} */ (reached.then(() => out));
+  }
+
+  // The instance, made once the module is ready (a failed fetch or bad options: the next call
+  // tries again).
   #cache() {
     return (this.#pending ??= (async () => {
       if (!this.#inner) {
@@ -204,8 +223,8 @@ export class ResultCache {
   }
 
   /** The WebAssembly method, telling `subscribe`'s listeners which references went. @param {unknown} convId */
-  async clearConversation(convId) {
-    return this.#flows.clear(convId, await this.#cache());
+  clearConversation(convId) {
+    return this.#call((inner) => this.#flows.clear(convId, inner));
   }
 
   free() {
@@ -228,7 +247,7 @@ export class ResultCache {
         ? { get() { return this.#sync(name)[name]; } }
         : SYNC_METHODS.has(name)
           ? { value(/** @type {unknown[]} */ ...args) { return this.#sync(name)[name](...args); }, writable: true }
-          : { async value(/** @type {unknown[]} */ ...args) { return /** @type {Members} */ (/** @type {unknown} */ (await this.#cache()))[name](...args); }, writable: true };
+          : { value(/** @type {unknown[]} */ ...args) { return this.#call((inner) => /** @type {Members} */ (/** @type {unknown} */ (inner))[name](...args)); }, writable: true };
       if (get || typeof value === 'function') Object.defineProperty(ResultCache.prototype, name, { ...property, configurable: true });
     }
   }

@@ -176,6 +176,41 @@ try {
     await page.close();
   });
 
+  await check('call order across caches of one page: a cache\'s first operation keeps its place among another cache\'s', async () => {
+    const page = await newPage();
+    const out = await page.evaluate(async () => {
+      const mrc = /** @type {TestWindow} */ (window).mrc;
+      const payload = { rows: 'x'.repeat(5000) };
+      /** @type {Record<string, string>} */
+      const r = {};
+      // A clear through a cache not used yet, then a write through one in use: the write stays.
+      let used = new mrc.ResultCache({ dbName: 'order-first-1' });
+      await used.stats();
+      let fresh = new mrc.ResultCache({ dbName: 'order-first-1' });
+      const clear = fresh.clearConversation('chat');
+      const write = used.cacheToolResult({ payload, convId: 'chat' });
+      await clear;
+      r.laterWrite = (await used.lookup(String(await write))).status;
+      // A write through a cache not used yet, then a clear through one in use: the write goes.
+      used = new mrc.ResultCache({ dbName: 'order-first-2' });
+      await used.stats();
+      fresh = new mrc.ResultCache({ dbName: 'order-first-2' });
+      const earlier = fresh.cacheToolResult({ payload, convId: 'chat' });
+      await used.clearConversation('chat');
+      r.earlierWrite = (await used.lookup(String(await earlier))).status;
+      // The free functions' default cache, on its first use, against a cache of the same database.
+      used = new mrc.ResultCache();
+      await used.stats();
+      const freeClear = mrc.clearConversation('chat-default');
+      const afterFree = used.cacheToolResult({ payload, convId: 'chat-default' });
+      await freeClear;
+      r.afterFreeClear = (await used.lookup(String(await afterFree))).status;
+      return r;
+    });
+    assert.deepEqual(out, { laterWrite: 'hit', earlierWrite: 'miss', afterFreeClear: 'hit' });
+    await page.close();
+  });
+
   await check('two tabs each writing 200 entries concurrently: 400 readable', async () => {
     const [a, b] = await Promise.all([newPage(), newPage()]);
     const write = (/** @type {import('playwright-core').Page} */ page, /** @type {string} */ tab) => page.evaluate(async (tab) => {
