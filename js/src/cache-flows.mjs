@@ -13,8 +13,7 @@ import { DEFAULT_CONV_SEGMENT } from '../protocol.mjs';
 /** @typedef {{ uri: string, convId: string, staleCause: string | null }} Row */
 /** @typedef {(options?: { convId?: string }) => Promise<Row[]>} ListEntries */
 /**
- * @typedef {{ kind: string, count?: number, convId?: unknown, uri?: string, reason?: string, rows?: Row[] | null }} Happening
- *   an `onEvent` event, or `{ kind: "cleared", convId, rows }` (the clear's argument and the rows listed before it)
+ * @typedef {{ kind: string, count?: number, convId?: unknown, uri?: string, reason?: string }} Happening an `onEvent` event
  */
 
 /**
@@ -104,13 +103,23 @@ function cacheChanges(cache) {
       // a listener's failure is not the cache's
     }
   });
+  /**
+   * The clears called while someone listened, not yet told, in call order: each with its
+   * conversation and the listing of it made in the same run.
+   * @type {{ convId: unknown, before: Promise<Row[] | null> }[]}
+   */
+  const clears = [];
   /** @param {Happening} happening */
-  const tell = async ({ kind, count = 0, convId, uri, reason, rows }) => {
+  const tell = async ({ kind, count = 0, convId, uri, reason }) => {
     // As the cache takes a conversation id: `String(id)`.
     if (kind === 'write') emit({ kind, convId: String(convId), uris: [String(uri)] });
-    else if (kind === 'cleared') emit({ kind: 'clear', convId: String(convId), uris: rows ? rows.map((row) => row.uri) : null });
-    // A clear's own `evict` event: its change is the `cleared` one.
-    else if (kind === 'evict' && count > 0 && reason !== 'clearConversation') emit({ kind, convId: null, uris: null });
+    else if (kind === 'evict' && reason === 'clearConversation') {
+      // A clear's own event, where the cache made the change: told with what was listed, or
+      // `null` when the clear removed more than was listed (chatbox-core's database too).
+      const clear = clears.shift();
+      const rows = clear && await clear.before;
+      if (clear) emit({ kind: 'clear', convId: String(clear.convId), uris: rows && rows.length === count ? rows.map((row) => row.uri) : null });
+    } else if (kind === 'evict' && count > 0) emit({ kind, convId: null, uris: null });
     else if (kind === 'invalidate' && count > 0) {
       /** @type {Map<string, string[]>} */
       const stale = new Map();
@@ -120,7 +129,7 @@ function cacheChanges(cache) {
   };
   let chain = Promise.resolve();
   const feed = (/** @type {Happening} */ happening) => {
-    if (listeners.size) chain = chain.then(() => tell(happening)).catch(() => {});
+    if (listeners.size || clears.length) chain = chain.then(() => tell(happening)).catch(() => {});
   };
   return {
     /** An `onEvent` event, handed over. */
@@ -128,17 +137,19 @@ function cacheChanges(cache) {
     /**
      * `inner.clearConversation(convId)`; with listeners, first lists the conversation with
      * `inner.entries` in the same synchronous run (so in call order it sees exactly what the
-     * clear removes), and takes the clear's place among the changes at once: a change made by a
-     * later call is told after it, however soon its own operation resolves. A bad `convId`
-     * rejects both: the clear's error is the caller's, and nothing is told.
+     * clear removes). The clear is told at its own `evict` event, among the changes in the order
+     * the cache made them. A bad `convId` rejects both: the clear's error is the caller's, and
+     * nothing is told.
      * @template T @param {unknown} convId @param {{ entries: ListEntries, clearConversation(convId: unknown): Promise<T> }} inner
      */
     clear(convId, inner) {
       if (!listeners.size) return inner.clearConversation(convId);
-      const before = inner.entries({ convId: /** @type {string} */ (convId) }).catch(() => null);
-      const cleared = inner.clearConversation(convId);
       // A missing conversation is the default one (its exact id), as for every other call.
-      chain = chain.then(() => cleared).then(async () => tell({ kind: 'cleared', convId: convId ?? DEFAULT_CONV_SEGMENT, rows: await before })).catch(() => {});
+      const clear = { convId: convId ?? DEFAULT_CONV_SEGMENT, before: inner.entries({ convId: /** @type {string} */ (convId ?? DEFAULT_CONV_SEGMENT) }).catch(() => null) };
+      clears.push(clear);
+      const cleared = inner.clearConversation(convId);
+      // Failed: no event will tell it.
+      cleared.catch(() => clears.includes(clear) && clears.splice(clears.indexOf(clear), 1));
       return cleared;
     },
     /**

@@ -96,6 +96,25 @@ async function scenario(ResultCache, storage) {
   await told(changes, 2);
   assert.deepEqual(changes[1], { kind: 'write', convId: 'chat-x', uris: [x1] });
 
+  // No id clears the default conversation, and names its references only.
+  changes.length = 0;
+  const d1 = await store(cache, 'metrics.query', undefined);
+  const o1 = await store(cache, 'metrics.query', 'chat-other');
+  await told(changes, 2);
+  await cache.clearConversation(undefined);
+  await told(changes, 3);
+  assert.deepEqual(changes[2], { kind: 'clear', convId: 'default', uris: [d1] });
+  assert.equal((await cache.lookup(o1, { convId: 'chat-other' })).status, 'hit');
+  // Told in the order the changes were made: a write called before a clear (not awaited) first.
+  changes.length = 0;
+  const written = cache.afterToolCall('metrics.query', table(300), { convId: 'chat-k' });
+  const clearedK = cache.clearConversation('chat-k');
+  const k1 = /** @type {{ _cache_uri: string }} */ (await written)._cache_uri;
+  await clearedK;
+  await told(changes, 2);
+  assert.deepEqual(changes, [{ kind: 'write', convId: 'chat-k', uris: [k1] }, { kind: 'clear', convId: 'chat-k', uris: [k1] }]);
+  assert.equal((await cache.lookup(k1, { convId: 'chat-k' })).status, 'miss');
+
   // An eviction by age: which entries is not known.
   changes.length = 0;
   clock += 10_000;
@@ -120,6 +139,42 @@ async function scenario(ResultCache, storage) {
 test('Node entry, memory storage', () => scenario(node.ResultCache, 'memory'));
 test('Node entry, IndexedDB storage (fake-indexeddb)', () => scenario(node.ResultCache, 'indexeddb'));
 test('browser entry (the bundled module), IndexedDB storage', () => scenario(browser.ResultCache, 'indexeddb'));
+
+test('a clear that also removed chatbox-core\'s entries (read through) says it cannot list them all: uris null', async () => {
+  const legacy = 'mcp+cache://legacy-chat/OLDTOKEN000';
+  await new Promise((resolve, reject) => {
+    const request = indexedDB.open('chatbox-core-result-cache', 1);
+    request.onupgradeneeded = () => {
+      const store = request.result.createObjectStore('results', { keyPath: 'uri' });
+      store.createIndex('convId', 'convId');
+      store.createIndex('addedAt', 'addedAt');
+      store.put({ uri: legacy, payload: { old: true }, convId: 'legacy-chat', sourceToolName: 't', addedAt: Date.now(), sizeBytes: 14 });
+    };
+    request.onsuccess = () => {
+      request.result.close();
+      resolve(undefined);
+    };
+    request.onerror = () => reject(request.error);
+  });
+  try {
+    const cache = new node.ResultCache({ storage: 'indexeddb', dbName: `subscribe-legacy-${process.pid}` });
+    /** @type {import('mcp-result-cache').CacheChange[]} */
+    const changes = [];
+    cache.subscribe((change) => changes.push(change));
+    await store(cache, 'metrics.query', 'legacy-chat');
+    assert.equal((await cache.lookup(legacy, { convId: 'legacy-chat' })).status, 'hit', 'read through');
+    await cache.clearConversation('legacy-chat');
+    await told(changes, 2);
+    assert.deepEqual(changes[1], { kind: 'clear', convId: 'legacy-chat', uris: null });
+    assert.equal((await cache.lookup(legacy, { convId: 'legacy-chat' })).status, 'miss');
+    cache.free();
+  } finally {
+    await new Promise((resolve) => {
+      const request = indexedDB.deleteDatabase('chatbox-core-result-cache');
+      request.onsuccess = request.onerror = request.onblocked = () => resolve(undefined);
+    });
+  }
+});
 
 test('a cache made without options can be subscribed to', async () => {
   const cache = new node.ResultCache();
