@@ -59,19 +59,43 @@ const settled = (request) => new Promise((resolve, reject) => {
 function indexedDbRecords(/** @type {string} */ dbName) {
   /** @type {Promise<IDBDatabase> | null} */
   let opening = null;
-  const open = () => (opening ??= (() => {
+  const open = () => {
+    if (opening) return opening;
     const request = globalThis.indexedDB.open(`${dbName}-consume-once`, 1);
     request.onupgradeneeded = () => request.result.createObjectStore(ONCE_STORE);
-    return settled(request).catch((/** @type {unknown} */ error) => {
-      opening = null;
+    const mine = settled(request).then((db) => {
+      // Another tab upgrading or deleting the database: the connection is released (its
+      // transactions finish first), and the next call reopens; so when the browser closed it
+      // (site data cleared).
+      const release = () => {
+        if (opening === mine) opening = null;
+      };
+      db.onversionchange = () => {
+        db.close();
+        release();
+      };
+      db.onclose = release;
+      return db;
+    }, (/** @type {unknown} */ error) => {
+      if (opening === mine) opening = null;
       throw error;
     });
-  })());
+    return (opening = mine);
+  };
+  /** A read-write transaction on the records; a connection found closing is opened again once. */
+  const transaction = async () => {
+    try {
+      return (await open()).transaction(ONCE_STORE, 'readwrite');
+    } catch (error) {
+      if (/** @type {{ name?: unknown } | null} */ (error)?.name !== 'InvalidStateError') throw error;
+      opening = null;
+      return (await open()).transaction(ONCE_STORE, 'readwrite');
+    }
+  };
   /** @type {Consume} */
   const consume = async (key, ttlMs) => {
-    const db = await open();
+    const tx = await transaction();
     const now = Date.now();
-    const tx = db.transaction(ONCE_STORE, 'readwrite');
     const store = tx.objectStore(ONCE_STORE);
     const done = new Promise((resolve, reject) => {
       tx.oncomplete = () => resolve(undefined);

@@ -310,10 +310,24 @@ test('consumeOnce in memory and IndexedDB storage: true once, false after, true 
   await import('fake-indexeddb/auto');
   const dbName = `once-${process.pid}`;
   const [tab1, tab2] = [new ResultCache({ storage: 'indexeddb', dbName }), new ResultCache({ storage: 'indexeddb', dbName })];
-  const answers = await Promise.all([tab1.consumeOnce('c', 60_000), tab2.consumeOnce('c', 60_000)]);
-  assert.deepEqual(answers.sort(), [false, true], 'two caches on one database: one sees it new');
-  tab1.close();
-  tab2.close();
+  try {
+    const answers = await Promise.all([tab1.consumeOnce('c', 60_000), tab2.consumeOnce('c', 60_000)]);
+    assert.deepEqual(answers.sort(), [false, true], 'two caches on one database: one sees it new');
+    // Another tab deletes the records' database: the open connections give way (the delete is not
+    // blocked), and the next call reopens it, a new one.
+    const deleted = await new Promise((resolve) => {
+      const request = indexedDB.deleteDatabase(`${dbName}-consume-once`);
+      request.onsuccess = () => resolve('deleted');
+      request.onerror = () => resolve('error');
+      request.onblocked = () => resolve('blocked');
+    });
+    assert.equal(deleted, 'deleted');
+    assert.equal(await tab1.consumeOnce('c', 60_000), true, 'a new database: new again');
+    assert.equal(await tab2.consumeOnce('c', 60_000), false);
+  } finally {
+    tab1.close();
+    tab2.close();
+  }
 });
 
 // A cache without `consumeOnce` (as the browser entry's): the AI SDK entry keeps its records itself.
