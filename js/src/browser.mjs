@@ -27,9 +27,6 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-/** @template {keyof typeof wasm & string} K @param {K} name */
-const syncExport = (name) => lazy.syncExport(wasm, name);
-
 // Cold start: a cache's first operation needs both the WebAssembly module and the browser's
 // IndexedDB backend for this origin, and each takes milliseconds to start. `startEarly` starts both
 // at once, before the module is ready: the module's fetch and compilation, and a version-less
@@ -81,17 +78,19 @@ function peek(dbName) {
 }
 
 export const hasIndexedDB = () => typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
-export const sanitizeConvId = syncExport('sanitizeConvId');
-export const mintCacheUri = syncExport('mintCacheUri');
-export const parseCacheUri = syncExport('parseCacheUri');
-export const estimateSize = syncExport('estimateSize');
-export const checkInlineListCap = syncExport('checkInlineListCap');
-export const parseCacheControl = syncExport('parseCacheControl');
-export const parseInvalidations = syncExport('parseInvalidations');
-export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
+// Each export is handed over on its own, never the module namespace: a bundle then needs no
+// namespace object.
+export const sanitizeConvId = lazy.syncExport(wasm.sanitizeConvId, 'sanitizeConvId');
+export const mintCacheUri = lazy.syncExport(wasm.mintCacheUri, 'mintCacheUri');
+export const parseCacheUri = lazy.syncExport(wasm.parseCacheUri, 'parseCacheUri');
+export const estimateSize = lazy.syncExport(wasm.estimateSize, 'estimateSize');
+export const checkInlineListCap = lazy.syncExport(wasm.checkInlineListCap, 'checkInlineListCap');
+export const parseCacheControl = lazy.syncExport(wasm.parseCacheControl, 'parseCacheControl');
+export const parseInvalidations = lazy.syncExport(wasm.parseInvalidations, 'parseInvalidations');
+export const wasmMemoryBytes = lazy.syncExport(wasm.wasmMemoryBytes, 'wasmMemoryBytes');
 
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
-export const matchGlob = memoizedMatchGlob(lazy, wasm);
+export const matchGlob = memoizedMatchGlob(lazy, wasm.matchGlob);
 
 // js/readback.mjs, its own module (scripts/web-glue.mjs keeps it external and points the bundle,
 // pkg/browser.mjs, at it).

@@ -16,8 +16,8 @@ export const ready = lazy.ready;
 
 // Each export is handed over on its own, never the module namespace: a bundle then needs no
 // namespace object (pkg/lists.mjs is held to its size budget).
-export const matchUriTemplate = lazy.syncExport({ matchUriTemplate: wasm.matchUriTemplate }, 'matchUriTemplate');
-export const wasmMemoryBytes = lazy.syncExport({ wasmMemoryBytes: wasm.wasmMemoryBytes }, 'wasmMemoryBytes');
+export const matchUriTemplate = lazy.syncExport(wasm.matchUriTemplate, 'matchUriTemplate');
+export const wasmMemoryBytes = lazy.syncExport(wasm.wasmMemoryBytes, 'wasmMemoryBytes');
 
 /**
  * SEP-2549 list-result cache (needs `await ready()` first in a browser). The glue's class,

@@ -15,16 +15,13 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-/** @template {keyof typeof wasm & string} K @param {K} name */
-const syncExport = (name) => lazy.syncExport(wasm, name);
-
-export const validatePattern = syncExport('validatePattern');
-export const detectOverlaps = syncExport('detectOverlaps');
-export const listCacheMeta = syncExport('listCacheMeta');
-export const wasmMemoryBytes = syncExport('wasmMemoryBytes');
+export const validatePattern = lazy.syncExport(wasm.validatePattern, 'validatePattern');
+export const detectOverlaps = lazy.syncExport(wasm.detectOverlaps, 'detectOverlaps');
+export const listCacheMeta = lazy.syncExport(wasm.listCacheMeta, 'listCacheMeta');
+export const wasmMemoryBytes = lazy.syncExport(wasm.wasmMemoryBytes, 'wasmMemoryBytes');
 
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
-export const matchGlob = memoizedMatchGlob(lazy, wasm);
+export const matchGlob = memoizedMatchGlob(lazy, wasm.matchGlob);
 
 /** MCP Fusion's State-Sync layer (needs `await ready()` first in a browser). */
 export class StateSync {

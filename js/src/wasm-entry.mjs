@@ -4,16 +4,16 @@
 
 /**
  * One entry's lazy module: `ready()` instantiates it on first call (a failed fetch is retried
- * by the next call), `requireReady(name)` guards the synchronous exports, `syncExport(wasm,
- * name)` wraps one of them.
+ * by the next call), `requireReady(name)` guards the synchronous exports, `syncExport(fn,
+ * name)` wraps one of them (the export itself, handed over alone: a bundle then needs no
+ * namespace object for the glue).
  */
 /**
  * @typedef {{
  *   initialized: boolean,
- *   exports: unknown,
  *   ready: () => Promise<void>,
  *   requireReady: (name: string) => void,
- *   syncExport: <W, K extends keyof W & string>(wasm: W, name: K) => W[K],
+ *   syncExport: <F extends (...args: never[]) => unknown>(fn: F, name: string) => F,
  * }} LazyModule
  */
 
@@ -24,12 +24,11 @@
 export function lazyModule(init) {
   /** @type {Promise<void> | null} */
   let initialization = null;
-  const state = /** @type {LazyModule} */ ({ initialized: false, exports: null });
+  const state = /** @type {LazyModule} */ ({ initialized: false });
   state.ready = () => {
     if (!initialization) {
       initialization = init().then(
-        (/** @type {unknown} */ exports) => {
-          state.exports = exports;
+        () => {
           state.initialized = true;
         },
         (/** @type {unknown} */ error) => {
@@ -45,10 +44,10 @@ export function lazyModule(init) {
       throw new Error(`mcp-result-cache: ${name}() needs the WebAssembly module; await ready() once before calling it`);
     }
   };
-  /** The synchronous export `name` of `wasm`, guarded by `requireReady`. */
-  state.syncExport = (wasm, name) => /** @type {typeof wasm[typeof name]} */ (/** @type {unknown} */ ((/** @type {unknown[]} */ ...args) => {
+  /** The synchronous export `fn` (named `name`), guarded by `requireReady`. */
+  state.syncExport = (fn, name) => /** @type {typeof fn} */ (/** @type {unknown} */ ((/** @type {never[]} */ ...args) => {
     state.requireReady(name);
-    return /** @type {(...args: unknown[]) => unknown} */ (wasm[name])(...args);
+    return fn(...args);
   }));
   return state;
 }
@@ -75,11 +74,13 @@ export const MAX_NAME_LENGTH = 4096;
 const MAX_PATTERN_LENGTH = 1024;
 
 /**
- * A memoized `matchGlob(pattern, name, { separator }?)` over an entry's wasm export.
+ * A memoized `matchGlob(pattern, name, { separator }?)` over an entry's wasm export `match`
+ * (handed any arguments: it answers, or throws the TypeError; typed as a method, so the export's
+ * declared parameters are accepted).
  * @param {LazyModule} lazy
- * @param {{ matchGlob(pattern: unknown, name: unknown, options?: unknown): boolean }} wasm
+ * @param {{ match(pattern: unknown, name: unknown, options?: unknown): boolean }['match']} match
  */
-export function memoizedMatchGlob(lazy, wasm) {
+export function memoizedMatchGlob(lazy, match) {
   /** @type {Map<string, boolean>} */
   const memo = new Map();
   return function matchGlob(/** @type {unknown} */ pattern, /** @type {unknown} */ name, /** @type {unknown} */ options) {
@@ -89,7 +90,7 @@ export function memoizedMatchGlob(lazy, wasm) {
       pattern.length > MAX_PATTERN_LENGTH || name.length > MAX_NAME_LENGTH ||
       (options != null && typeof options !== 'object')
     ) {
-      return wasm.matchGlob(pattern, name, options); // answers, or throws the TypeError
+      return match(pattern, name, options); // answers, or throws the TypeError
     }
     // Read the separator once: a getter could answer differently for the key and for the match.
     // A read that throws is left to the wasm export, which reports it as a TypeError.
@@ -98,13 +99,13 @@ export function memoizedMatchGlob(lazy, wasm) {
       // An object or nullish here (checked above).
       separator = /** @type {{ separator?: unknown } | null | undefined} */ (options)?.separator;
     } catch {
-      return wasm.matchGlob(pattern, name, options);
+      return match(pattern, name, options);
     }
-    if (separator !== undefined && typeof separator !== 'string') return wasm.matchGlob(pattern, name, { separator });
+    if (separator !== undefined && typeof separator !== 'string') return match(pattern, name, { separator });
     const sep = separator ?? '.';
     // Length prefixes make the key collision-free whatever the strings contain.
     const key = `${sep.length}:${sep}${pattern.length}:${pattern}${name}`;
     const hit = memo.get(key);
-    return hit !== undefined ? hit : memoSet(memo, key, wasm.matchGlob(pattern, name, { separator: sep }));
+    return hit !== undefined ? hit : memoSet(memo, key, match(pattern, name, { separator: sep }));
   };
 }

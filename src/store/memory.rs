@@ -26,21 +26,21 @@ extern "C" {
     #[wasm_bindgen(js_name = mcpMemoryStore)]
     fn new_store() -> JsValue;
     #[wasm_bindgen(js_name = mcpMemoryTotalsWithout)]
-    fn totals_without(store: &JsValue, uri: &str) -> Vec<f64>;
+    fn totals_without(store: &JsValue, uri: &str) -> Array;
     #[wasm_bindgen(js_name = mcpMemoryPut, catch)]
-    fn put(store: &JsValue, row: &JsValue, bytes: f64, entries: f64) -> Result<Vec<f64>, JsValue>;
+    fn put(store: &JsValue, row: &JsValue, bytes: f64, entries: f64) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = mcpMemoryRead, catch)]
     fn read(store: &JsValue, uris: &Array, now: f64) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = mcpMemoryEvict)]
     fn evict(store: &JsValue, bytes: f64, entries: f64) -> u32;
     #[wasm_bindgen(js_name = mcpMemoryStats)]
-    fn stats(store: &JsValue) -> Vec<f64>;
+    fn stats(store: &JsValue) -> Array;
     #[wasm_bindgen(js_name = mcpMemoryDelete)]
     fn delete(store: &JsValue, conv_id: Option<&str>, cutoff: f64) -> u32;
     #[wasm_bindgen(js_name = mcpMemoryFreshTools)]
-    fn fresh_tools(store: &JsValue) -> Vec<String>;
+    fn fresh_tools(store: &JsValue) -> Array;
     #[wasm_bindgen(js_name = mcpMemoryMarkStale)]
-    fn mark_stale(store: &JsValue, names: Vec<String>, cause: &str) -> u32;
+    fn mark_stale(store: &JsValue, names: &Array, cause: &str) -> u32;
     #[wasm_bindgen(js_name = mcpMemoryList)]
     fn list(store: &JsValue, conv_id: Option<&str>) -> Array;
 }
@@ -54,9 +54,9 @@ pub struct MemoryStore {
     rows: OnceCell<JsValue>,
 }
 
-/// The number at `i` of an answer (0 when absent).
-fn at(numbers: &[f64], i: usize) -> f64 {
-    numbers.get(i).copied().unwrap_or(0.0)
+/// The number at `i` of an answer (a JS array of numbers; 0 when absent).
+fn at(numbers: &Array, i: u32) -> f64 {
+    numbers.get(i).as_f64().unwrap_or(0.0)
 }
 
 /// Reading a payload back failed to clone it.
@@ -130,12 +130,18 @@ impl RecordStore for MemoryStore {
         matches: Rc<dyn Fn(&str) -> bool>,
         cause: &str,
     ) -> Result<u32, StoreError> {
-        let mut names = fresh_tools(self.rows());
-        names.retain(|name| matches(name));
-        if names.is_empty() {
+        // The names stay JS arrays, in and out (each read as a Rust string only to be matched):
+        // wasm-bindgen's conversions of a `Vec<String>` cost more than this loop.
+        let names = Array::new();
+        for name in fresh_tools(self.rows()).iter() {
+            if name.as_string().is_some_and(|name| matches(&name)) {
+                names.push(&name);
+            }
+        }
+        if names.length() == 0 {
             return Ok(0);
         }
-        Ok(mark_stale(self.rows(), names, cause))
+        Ok(mark_stale(self.rows(), &names, cause))
     }
 
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
