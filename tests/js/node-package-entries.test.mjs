@@ -20,12 +20,16 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   t.after(() => rm(dir, { recursive: true, force: true }));
   const [{ filename, files }] = /** @type {{ filename: string, files: { path: string }[] }[]} */ (JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })));
   const packed = new Set(files.map((f) => f.path));
-  for (const file of ['js/react.mjs', 'js/react.d.ts', 'js/references.mjs', 'js/cache-route.mjs', 'js/page.mjs', 'js/route-args.mjs']) {
+  for (const file of ['js/react.mjs', 'js/react.d.ts', 'pkg/react.d.mts', 'js/references.mjs', 'js/cache-route.mjs', 'js/page.mjs', 'js/route-args.mjs']) {
     assert.ok(packed.has(file), `${file} is not in the tarball`);
   }
 
   const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
-  assert.deepEqual(manifest.exports['./react'], { types: './js/react.d.ts', default: './js/react.mjs' });
+  assert.deepEqual(manifest.exports['./react'], {
+    node: { import: { types: './pkg/react.d.mts', default: './js/react.mjs' } },
+    types: './js/react.d.ts',
+    default: './js/react.mjs',
+  });
   assert.match(manifest.peerDependencies.react, /\^18.*\^19/);
   assert.equal(manifest.peerDependenciesMeta.react.optional, true);
   assert.ok(!manifest.dependencies?.react, 'react is never a dependency');
