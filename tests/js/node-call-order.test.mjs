@@ -62,6 +62,22 @@ test('reads, invalidations and evictions see exactly the writes called before th
   cache.close();
 });
 
+test('a hit called before a write (not awaited) is a use the write\'s eviction sees, in IndexedDB as in memory', async () => {
+  for (const storage of ['indexeddb', 'memory']) {
+    let now = 1000;
+    const cache = new ResultCache({ storage, dbName: fresh(), maxEntries: 3, now: () => (now += 10) });
+    const uris = [];
+    for (const i of [0, 1, 2]) uris.push(String(await cache.cacheToolResult({ payload: { i, ...payload }, convId: 'L' })));
+    const read = cache.lookup(uris[0]);
+    const d = cache.cacheToolResult({ payload: { i: 3, ...payload }, convId: 'L' });
+    assert.equal((await read).status, 'hit');
+    uris.push(String(await d));
+    const status = await Promise.all(uris.map(async (uri) => (await cache.lookup(uri)).status));
+    assert.deepEqual(status, ['hit', 'miss', 'hit', 'hit'], `${storage}: the least recently used (the second) went`);
+    cache.close();
+  }
+});
+
 test('afterToolCall: its invalidations and writes take their place when it is called', async () => {
   const cache = new ResultCache({ dbName: fresh(), threshold: 10 });
   const rows = Array.from({ length: 50 }, (_, i) => ({ i, label: `row ${i}` }));

@@ -11,7 +11,6 @@ use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
 use crate::core::record::fields;
 use crate::store::js_record::number;
-use crate::store::JsRecord;
 
 /// Pending last-use updates kept before the oldest are dropped.
 const TOUCH_LIMIT: usize = 4096;
@@ -20,15 +19,17 @@ const TOUCH_LIMIT: usize = 4096;
 const TOUCH_FLUSH_LIMIT: usize = 64;
 
 impl IndexedDbStore {
-    /// Remembers `now` as the last use of every record read (forgetting every pending one
-    /// first when [`TOUCH_LIMIT`] are pending).
-    pub(super) fn remember_touched(&self, records: &[Option<JsRecord>], now: f64) {
+    /// Remembers `now` as the last use of every entry a read asks for, when the read is called
+    /// (forgetting every pending one first when [`TOUCH_LIMIT`] are pending): a write called
+    /// after the read, before its answer, already sees the hit as used. A miss costs the next
+    /// write one `get` that finds nothing.
+    pub(super) fn remember_touched(&self, uris: &[&str], now: f64) {
         let mut touched = self.touched.borrow_mut();
         if touched.len() >= TOUCH_LIMIT {
             touched.clear();
         }
-        for record in records.iter().flatten() {
-            touched.insert(record.uri.clone(), now);
+        for uri in uris {
+            touched.insert((*uri).to_owned(), now);
         }
     }
 

@@ -57,9 +57,10 @@ extern "C" {
 }
 
 impl IndexedDbStore {
-    /// One read-only transaction, every get issued at once. Reads stay read-only: a hit's new
-    /// last use is remembered here and written by the next write transaction, before its
-    /// eviction walk — exactly when least-recently-used order matters.
+    /// One read-only transaction, every get issued at once. Reads stay read-only: the new last
+    /// use is remembered when the read is called (in call order, before any later write's
+    /// transaction) and written by the next write transaction, before its eviction walk —
+    /// exactly when least-recently-used order matters.
     ///
     /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
     pub(super) async fn get_many(
@@ -71,13 +72,12 @@ impl IndexedDbStore {
             return Ok(Vec::new());
         }
         let context = "reading cache entries";
+        self.remember_touched(uris, now);
         let ticket = self.seq.ticket();
         let tx = self
             .transaction(IdbTransactionMode::Readonly, ticket, false)
             .await?;
-        let records = get_records(&tx.tx, &tx.results, uris, context).await?;
-        self.remember_touched(&records, now);
-        Ok(records)
+        get_records(&tx.tx, &tx.results, uris, context).await
     }
 
     /// The totals, and the number of distinct conversation ids (a `nextunique` key cursor over
