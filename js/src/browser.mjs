@@ -36,8 +36,13 @@ const requireReady = lazy.requireReady;
 // so the two never meet.
 const warmups = new Map();
 
-/** Settled once the last operation called on any cache reached its instance (`ResultCache#call`). */
-let line = Promise.resolve();
+/**
+ * An operation that waits for an earlier one (of any cache) to reach its instance, or for its
+ * own cache's instance (`ResultCache#call`).
+ * @typedef {{ cache: ResultCache, use: (inner: wasm.ResultCache) => unknown, resolve: (value: unknown) => void, reject: (error: unknown) => void }} Waiting
+ */
+/** The operations waiting, in call order. @type {Waiting[]} */
+const waiting = [];
 
 /** @param {unknown} options @returns {Promise<void> | undefined} */
 function startEarly(options) {
@@ -161,39 +166,42 @@ export class ResultCache {
     else this.#warm = startEarly(options);
   }
 
-  /** @type {Promise<wasm.ResultCache> | null} */
-  #pending = null;
-
   /**
    * `use(instance)`, called once every operation called before it, on any cache of this module,
    * has reached its instance: the operations take their place in call order there (see
    * docs/ARCHITECTURE.md) in the order they were called, across caches, before and after the
-   * module or a cache's instance is ready alike. Resolves what `use` answers.
-   * @template T @param {(inner: wasm.ResultCache) => T} use @returns {Promise<Awaited<T>>}
+   * module or a cache's instance is ready alike. At once when nothing waits; else in the run
+   * that finds the instance ready, with every later one ready too (writes called together still
+   * share a transaction). Resolves what `use` answers.
+   * @param {(inner: wasm.ResultCache) => unknown} use @returns {Promise<any>}
    */
   #call(use) {
-    /** @type {T} */
-    let out;
-    const reached = line.then(() => this.#cache()).then((inner) => {
-      out = use(inner);
+    return new Promise((resolve, reject) => {
+      if (waiting.push({ cache: this, use, resolve, reject }) === 1) ResultCache.#drain();
     });
-    line = reached.catch(() => {});
-    return /** @type {Promise<Awaited<T>>} */ (reached.then(() => out));
   }
 
-  // The instance, made once the module is ready (a failed fetch or bad options: the next call
-  // tries again).
-  #cache() {
-    return (this.#pending ??= (async () => {
-      if (!this.#inner) {
-        await Promise.all([ready(), this.#warm]);
-        this.#inner ??= new wasm.ResultCache(this.#options);
+  /**
+   * Hands the waiting operations to their instances, in call order: at once while the
+   * instances are ready (in one run: writes called together still share a transaction), else
+   * once the first one's is. Runs while operations wait; one drain at a time.
+   */
+  static async #drain() {
+    while (waiting.length) {
+      const { cache, use, resolve, reject } = waiting[0];
+      try {
+        if (!cache.#inner) {
+          // Made once the module is ready (a failed fetch or bad options: rejected, and the
+          // cache's next operation tries again).
+          await Promise.all([ready(), cache.#warm]);
+          cache.#inner ??= new wasm.ResultCache(cache.#options);
+        }
+        resolve(use(cache.#inner));
+      } catch (error) {
+        reject(error);
       }
-      return this.#inner;
-    })().catch((/** @type {unknown} */ error) => {
-      this.#pending = null; // a failed fetch or bad options: the next call tries again
-      throw error;
-    }));
+      waiting.shift();
+    }
   }
 
   /** @param {string} name @returns {Members} */
@@ -230,7 +238,6 @@ export class ResultCache {
     this.#inner?.close();
     this.#inner?.free();
     this.#inner = null;
-    this.#pending = null;
   }
 
   // Every method and getter of the WebAssembly class is offered here, so a method added in Rust
