@@ -4,7 +4,7 @@
 // js/ai-sdk.node.mjs), which pass in their own package API. `ai` is an optional peer dependency:
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
-import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject, setOwn } from './tool-pipeline.mjs';
 import { SERVER_MARK, URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
 import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
 import { boundToActive, instrumentToolCall } from './telemetry.mjs';
@@ -480,16 +480,17 @@ export function createAiSdk(api) {
     const wrapped = {};
     for (const [name, tool] of Object.entries(tools)) {
       if (!isPlainObject(tool)) throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
-      // U+001F separates a server's name from a tool's in an entry's source: a tool named
-      // `vault\u001fx` would claim vault's results.
-      if (name.includes(SERVER_MARK)) throw new TypeError(`wrapAiSdkTools: a tool's name must not contain U+001F (${JSON.stringify(name)})`);
+      // A name the cache records (`afterToolCall` refuses any other at each call): not empty,
+      // and without U+001F, which separates a server's name from a tool's in an entry's source
+      // (a tool named `vault\u001fx` would claim vault's results).
+      if (name === '' || name.includes(SERVER_MARK)) throw new TypeError(`wrapAiSdkTools: a tool's name must be non-empty and must not contain U+001F (${JSON.stringify(name)})`);
       // Provider tools have provider-defined schemas (and provider-run execution): left alone.
       if (tool.type === 'provider') {
-        wrapped[name] = tool;
+        setOwn(wrapped, name, tool);
         continue;
       }
       if (typeof tool.description === 'string') described.push({ name, description: tool.description });
-      wrapped[name] = wrapTool(ctx, name, tool);
+      setOwn(wrapped, name, wrapTool(ctx, name, tool));
     }
     const resolving = pageReferences ? withPageReferences(wrapped, { cache: /** @type {Parameters<typeof withPageReferences>[1]["cache"]} */ (/** @type {unknown} */ (pipeline.cache)), conversation: pipeline.conversation, received: pageReferences }) : wrapped;
     // Each tool made anew keeps its approval hook (`cacheToolApproval` finds it by the tool):
@@ -529,7 +530,7 @@ export function createAiSdk(api) {
       }
       const schema = isPlainObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' };
       const name = tool.name;
-      tools[name] = {
+      setOwn(tools, name, {
         type: 'dynamic',
         ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
         ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
@@ -543,7 +544,7 @@ export function createAiSdk(api) {
           return traced ? instrumentToolCall(name, {}, (_facts, onRaw) => call().then((raw) => (onRaw?.(raw), raw))) : call();
         },
         toModelOutput,
-      };
+      });
     }
     // Tools made here, in the AI SDK's shape (dynamic tools over the client).
     if (options.cache === undefined) return /** @type {import('ai').ToolSet} */ (/** @type {unknown} */ (tools));

@@ -9,7 +9,7 @@
 // reads the content blocks, never `structuredContent` beside them), the references stay (in the
 // text and `_meta`), and a page that wants the data reads it by reference (`cacheRoute`).
 import { META_URIS_KEY } from './protocol.mjs';
-import { isPlainObject } from './tool-pipeline.mjs';
+import { isPlainObject, setOwn } from './tool-pipeline.mjs';
 
 /**
  * `true` when `options.omitStoredPayload` asks for it; `false` when it is absent or `false`.
@@ -60,16 +60,16 @@ export function omitStoredPayloads(tools) {
   for (const [name, tool] of Object.entries(tools)) {
     const execute = tool.execute;
     if (typeof execute !== 'function') {
-      out[name] = tool;
+      setOwn(out, name, tool);
     } else if (execute.constructor?.name === 'AsyncGeneratorFunction') {
-      out[name] = {
+      setOwn(out, name, {
         ...tool,
         async* execute(/** @type {unknown[]} */ ...args) {
           for await (const output of execute.apply(tool, args)) yield withoutStoredPayload(output);
         },
-      };
+      });
     } else {
-      out[name] = { ...tool, execute: async (/** @type {unknown[]} */ ...args) => withoutStoredPayload(await execute.apply(tool, args)) };
+      setOwn(out, name, { ...tool, execute: async (/** @type {unknown[]} */ ...args) => withoutStoredPayload(await execute.apply(tool, args)) });
     }
   }
   return out;

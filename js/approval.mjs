@@ -3,7 +3,7 @@
 // user about a call the flow policy asks about, combined with the host's own; and the pieces the
 // wrapped `execute` needs to let such a call through once: the approval of a call found in the
 // messages the AI SDK hands it, and the key of its consume-once record.
-import { isPlainObject } from './tool-pipeline.mjs';
+import { isPlainObject, setOwn } from './tool-pipeline.mjs';
 
 /** The statuses of AI SDK 7's `ToolApprovalStatus`, from the most lenient to the strictest. */
 const RANK = /** @type {const} */ ({ 'not-applicable': 0, approved: 1, 'user-approval': 2, denied: 3 });
@@ -147,14 +147,14 @@ export function cacheToolApproval(tools, own) {
   /** @type {Record<string, unknown>} */
   const map = own === undefined ? {} : { ...own };
   for (const [name, hook] of wrapped) {
-    const entry = map[name];
-    map[name] = async (/** @type {unknown} */ input, /** @type {Record<string, unknown>} */ options) => {
+    const entry = Object.hasOwn(map, name) ? map[name] : undefined;
+    setOwn(map, name, async (/** @type {unknown} */ input, /** @type {Record<string, unknown>} */ options) => {
       const callOptions = { toolCallId: options?.toolCallId, messages: options?.messages, context: options?.toolContext };
       const base = entry === undefined
         ? await hook.ownStatus(input, callOptions)
         : normalizeStatus(typeof entry === 'function' ? await entry(input, options) : entry, `cacheToolApproval: own.${name}`);
       return combine(hook, base, input, callOptions);
-    };
+    });
   }
   return map;
 }

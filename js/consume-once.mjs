@@ -151,7 +151,13 @@ export function consumeOnceOf(storage, dbName) {
         if (typeof own !== 'function') {
           throw new TypeError('consumeOnce: this cache\'s storage object has no consumeOnce(key, ttlMs) operation (a storage for approvals must provide one)');
         }
-        return (await own.call(storage, k, ttl)) === true;
+        try {
+          return (await own.call(storage, k, ttl)) === true;
+        } catch (error) {
+          // As the cache reports a storage's failures: an Error as it is, anything else named.
+          if (error instanceof Error) throw error;
+          throw Object.assign(new Error(`consumeOnce: ${String(error)}`), { name: 'UnknownError' });
+        }
       }
       if (kind === 'indexeddb') {
         // A cache made without a `dbName` here (the browser entry's, through the AI SDK entry):

@@ -28,7 +28,7 @@
 //      asks about was answered by this very approval. The flows name the page's references as the
 //      model passed them (`passedUris`, the pipeline's `aliases`), never the server's copies.
 import { CACHE_URI_SCHEME, SERVER_MARK, UNKNOWN_SOURCE_TOOL, hasCacheScheme, isServerName } from './protocol.mjs';
-import { isPlainObject, referenceArgs } from './tool-pipeline.mjs';
+import { isPlainObject, referenceArgs, setOwn } from './tool-pipeline.mjs';
 import { approvalHookOf, findApproval, registerApprovalHook } from './approval.mjs';
 
 /**
@@ -168,7 +168,7 @@ export function withPageReferences(tools, { cache, conversation, received }) {
   for (const [name, tool] of Object.entries(tools)) {
     const { execute, needsApproval } = tool;
     if (typeof execute !== 'function') {
-      out[name] = tool;
+      setOwn(out, name, tool);
       continue;
     }
     const wrapped = { ...tool };
@@ -204,7 +204,7 @@ export function withPageReferences(tools, { cache, conversation, received }) {
         },
       });
     }
-    out[name] = wrapped;
+    setOwn(out, name, wrapped);
   }
   return out;
 }

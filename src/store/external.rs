@@ -32,7 +32,10 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::idb_objects::record as row;
 use super::js_record::from_js;
-use super::{Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome};
+use super::{
+    Budget, ErrorKind, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome,
+};
+use crate::core::text::concat;
 
 #[wasm_bindgen]
 extern "C" {
@@ -73,17 +76,35 @@ pub struct ExternalStore {
     kind: String,
 }
 
-/// What an operation's promise resolved to, or its rejection as a [`StoreError`].
+/// What an operation's promise resolved to, or its rejection as a [`StoreError`]. A method that
+/// answered a value instead of a promise answered that value (`Promise.resolve`).
 async fn settle(context: &str, called: Result<Promise, JsValue>) -> Result<JsValue, StoreError> {
     let promise = called.map_err(|e| StoreError::from_js(context, &e))?;
-    JsFuture::from(promise)
+    JsFuture::from(Promise::resolve(&promise))
         .await
         .map_err(|e| StoreError::from_js(context, &e))
 }
 
+/// An answer that must be an array: a storage that answered anything else (a method that forgot
+/// its `return`) is a `TypeError` of the operation, never a throw inside the module.
+async fn settle_array(
+    context: &str,
+    called: Result<Promise, JsValue>,
+) -> Result<Array, StoreError> {
+    settle(context, called)
+        .await?
+        .dyn_into::<Array>()
+        .map_err(|_| {
+            StoreError::new(
+                ErrorKind::Other("TypeError".into()),
+                concat(&[context, ": the storage object answered no array"]),
+            )
+        })
+}
+
 /// The number at `i` of an array answer (0 when absent or not a number).
-fn number_at(answer: &JsValue, i: u32) -> f64 {
-    Array::from(answer).get(i).as_f64().unwrap_or(0.0)
+fn number_at(answer: &Array, i: u32) -> f64 {
+    answer.get(i).as_f64().unwrap_or(0.0)
 }
 
 /// A count answer (0 when not a number).
@@ -105,8 +126,8 @@ impl ExternalStore {
         &self.kind
     }
 
-    fn rows(answer: &JsValue) -> Vec<Option<JsRecord>> {
-        Array::from(answer).iter().map(|r| from_js(&r)).collect()
+    fn rows(answer: &Array) -> Vec<Option<JsRecord>> {
+        answer.iter().map(|r| from_js(&r)).collect()
     }
 }
 
@@ -123,7 +144,7 @@ impl ExternalStore {
         let called = self
             .storage
             .js_write(&stored, budget.max_bytes, budget.max_entries, json);
-        let answer = settle("writing an entry", called).await?;
+        let answer = settle_array("writing an entry", called).await?;
         Ok(WriteOutcome {
             evicted: number_at(&answer, 0) as u32,
             totals: Totals {
@@ -145,7 +166,7 @@ impl RecordStore for ExternalStore {
         now: f64,
     ) -> Result<Vec<Option<JsRecord>>, StoreError> {
         let keys: Array = uris.iter().map(|u| JsValue::from_str(u)).collect();
-        let answer = settle("reading entries", self.storage.js_read(&keys, now)).await?;
+        let answer = settle_array("reading entries", self.storage.js_read(&keys, now)).await?;
         let mut rows = Self::rows(&answer);
         rows.resize_with(uris.len(), || None);
         Ok(rows)
@@ -157,7 +178,7 @@ impl RecordStore for ExternalStore {
     }
 
     async fn stats(&self) -> Result<StoreStats, StoreError> {
-        let answer = settle("reading the totals", self.storage.js_stats()).await?;
+        let answer = settle_array("reading the totals", self.storage.js_stats()).await?;
         Ok(StoreStats {
             entries: number_at(&answer, 0) as u32,
             bytes: number_at(&answer, 1),
@@ -182,8 +203,8 @@ impl RecordStore for ExternalStore {
     ) -> Result<u32, StoreError> {
         // Two round trips; the storage holds every later operation between them, so the marks
         // take effect in call order. `markStale` always follows a `freshTools` that answered.
-        let answer = settle("invalidating entries", self.storage.js_fresh_tools()).await?;
-        let names: Array = Array::from(&answer)
+        let answer = settle_array("invalidating entries", self.storage.js_fresh_tools()).await?;
+        let names: Array = answer
             .iter()
             .filter(|name| name.as_string().is_some_and(|name| matches(&name)))
             .collect();
@@ -192,7 +213,7 @@ impl RecordStore for ExternalStore {
     }
 
     async fn list(&self, conv_id: Option<&str>) -> Result<Vec<JsRecord>, StoreError> {
-        let answer = settle("listing entries", self.storage.js_list(conv_id)).await?;
+        let answer = settle_array("listing entries", self.storage.js_list(conv_id)).await?;
         Ok(Self::rows(&answer).into_iter().flatten().collect())
     }
 

@@ -9,6 +9,8 @@ import { createRequire } from 'node:module';
 
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMCPClient } from '@ai-sdk/mcp';
@@ -497,4 +499,29 @@ test('the CommonJS entry is the same module, sharing the package instance', asyn
   const cjs = require('../../js/ai-sdk.node.cjs');
   assert.equal(cjs.wrapAiSdkTools, wrapAiSdkTools);
   assert.equal(require('../../js/node.cjs').ResultCache, ResultCache);
+});
+
+test('tools named __proto__, constructor or toString are tools like any other: own keys of every tool set, never its prototype', async () => {
+  // A low-level SDK server: `McpServer` keeps its tools in a plain object and cannot register `__proto__`.
+  const server = new Server({ name: 'odd-names', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const names = ['__proto__', 'constructor', 'toString', 'ok'];
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: names.map((name) => ({ name, description: `tool ${name}`, inputSchema: { type: 'object', properties: { q: { type: 'string' } } } })) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: `${request.params.name}:${request.params.arguments?.q}` }] }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'odd-names-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  try {
+    const cache = new ResultCache({ storage: 'memory' });
+    for (const set of [await clientToolSet(client), await clientToolSet(client, { cache, convId: 'c' }), await clientToolSet(client, { cache, convId: 'c', omitStoredPayload: true, pageReferences: [] })]) {
+      assert.deepEqual(Object.keys(set), names);
+      assert.equal(Object.getPrototypeOf(set), Object.prototype);
+      const proto = /** @type {{ execute(input: unknown, options: unknown): Promise<{ content: { text: string }[] }> }} */ (/** @type {unknown} */ (Object.getOwnPropertyDescriptor(set, '__proto__')?.value));
+      const out = await proto.execute({ q: 'x' }, { toolCallId: '1', messages: [] });
+      assert.equal(out.content[0].text, '__proto__:x');
+    }
+  } finally {
+    await client.close();
+    await server.close();
+  }
 });

@@ -345,6 +345,8 @@ test('a tool name holding U+001F (which separates server and tool in a source) i
   const rows = Array.from({ length: 300 }, (_, i) => ({ i, note: `text ${i}` }));
   assert.throws(() => wrapAiSdkTools({ [name]: tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => ({ rows }) }) }, { cache, convId: CONV }),
     (e) => e instanceof TypeError && /must not contain U\+001F/.test(e.message));
+  assert.throws(() => wrapAiSdkTools({ '': tool({ inputSchema: jsonSchema({ type: 'object', properties: {} }), execute: async () => 'x' }) }, { cache, convId: CONV }),
+    (e) => e instanceof TypeError && /must be non-empty/.test(e.message));
   const result = { content: [{ type: 'text', text: JSON.stringify({ rows }) }] };
   await assert.rejects(cache.afterToolCall(name, result, { convId: CONV }), (e) => e instanceof TypeError && /toolName must be a non-empty string without U\+001F/.test(e.message));
   await assert.rejects(cache.beforeToolCall(name, {}, { convId: CONV }), TypeError);
