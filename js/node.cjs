@@ -103,7 +103,7 @@ class ResultCache extends wasm.ResultCache {
     return this.#flows.subscribe(listener);
   }
 
-  /** The `flows` option as given; `"any"` when absent. */
+  /** The `flows` option: an object as a frozen copy made by the constructor; `"any"` when absent. */
   get flows() {
     return this.#flows.flows;
   }
