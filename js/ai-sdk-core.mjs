@@ -5,7 +5,7 @@
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
 import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject, setOwn } from './tool-pipeline.mjs';
-import { SERVER_MARK, URI_ARG_SUFFIX, invalidArgs, isServerName } from './protocol.mjs';
+import { URI_ARG_SUFFIX, invalidArgs, isServerName, isToolName } from './protocol.mjs';
 import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
 import { boundToActive, instrumentToolCall } from './telemetry.mjs';
 import { consumeOnceFor } from './consume-once.mjs';
@@ -483,7 +483,7 @@ export function createAiSdk(api) {
       // A name the cache records (`afterToolCall` refuses any other at each call): not empty,
       // and without U+001F, which separates a server's name from a tool's in an entry's source
       // (a tool named `vault\u001fx` would claim vault's results).
-      if (name === '' || name.includes(SERVER_MARK)) throw new TypeError(`wrapAiSdkTools: a tool's name must be non-empty and must not contain U+001F (${JSON.stringify(name)})`);
+      if (!isToolName(name)) throw new TypeError(`wrapAiSdkTools: a tool's name must be non-empty and must not contain U+001F (${JSON.stringify(name)})`);
       // Provider tools have provider-defined schemas (and provider-run execution): left alone.
       if (tool.type === 'provider') {
         setOwn(wrapped, name, tool);

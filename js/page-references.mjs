@@ -27,7 +27,7 @@
 //      with the client tool's server as its source: a denied flow is refused, a flow the policy
 //      asks about was answered by this very approval. The flows name the page's references as the
 //      model passed them (`passedUris`, the pipeline's `aliases`), never the server's copies.
-import { CACHE_URI_SCHEME, SERVER_MARK, UNKNOWN_SOURCE_TOOL, hasCacheScheme, isServerName } from './protocol.mjs';
+import { CACHE_URI_SCHEME, UNKNOWN_SOURCE_TOOL, hasCacheScheme, isServerName, isToolName } from './protocol.mjs';
 import { isPlainObject, referenceArgs, setOwn } from './tool-pipeline.mjs';
 import { approvalHookOf, findApproval, registerApprovalHook } from './approval.mjs';
 
@@ -84,7 +84,7 @@ export function checkPageReferences(options, who) {
   for (const entry of given) {
     const ok = isPlainObject(entry) && typeof entry.uri === 'string' && hasCacheScheme(entry.uri) && !entry.uri.includes('#') && entry.payload !== null
       && typeof entry.payload === 'object'
-      && (entry.sourceToolName === undefined || (typeof entry.sourceToolName === 'string' && !entry.sourceToolName.includes(SERVER_MARK)))
+      && (entry.sourceToolName === undefined || entry.sourceToolName === '' || isToolName(entry.sourceToolName))
       && (entry.sourceServer === undefined || isServerName(entry.sourceServer));
     if (!ok) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
     const { uri, payload, sourceToolName, sourceServer } = /** @type {PageReference} */ (/** @type {unknown} */ (entry));

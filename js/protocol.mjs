@@ -71,6 +71,14 @@ export function memberReference(uri, member) {
 export const isServerName = (name) => typeof name === 'string' && name !== '' && !name.includes(SERVER_MARK) && !/\p{Cs}/u.test(name);
 
 /**
+ * A tool name an entry can record (`bindings::convert::is_name`, as `afterToolCall` checks its
+ * `toolName`): non-empty, without SERVER_MARK (it would read as a server's name before it).
+ * @param {unknown} name
+ * @returns {name is string}
+ */
+export const isToolName = (name) => typeof name === 'string' && name !== '' && !name.includes(SERVER_MARK);
+
+/**
  * A read-tool prefix `core::view::is_tool_prefix` accepts: at most 32 of A-Z a-z 0-9 _ - .
  * @param {unknown} prefix
  * @returns {prefix is string}

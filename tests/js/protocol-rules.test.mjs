@@ -17,7 +17,7 @@ import { referenceArgs } from '../../js/tool-pipeline.mjs';
 const { ResultCache, cacheTools, parseCacheUri } = api;
 const {
   CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, INVALID_ARGS, MAX_POINTER_BYTES, MAX_REF_MEMBER_CHARS,
-  READ_TOOLS, UNKNOWN_SOURCE_TOOL, URI_ARG_SUFFIX, childReference, isServerName, memberReference,
+  READ_TOOLS, UNKNOWN_SOURCE_TOOL, URI_ARG_SUFFIX, childReference, isServerName, isToolName, memberReference,
 } = protocol;
 
 /**
@@ -164,6 +164,24 @@ test('isServerName accepts exactly the server names Rust accepts (server_option)
     // `undefined` and `null` mean no server, which Rust accepts and isServerName does not name.
     if (name === undefined || name === null) continue;
     assert.equal(isServerName(name), outcome, JSON.stringify(name));
+    if (outcome) accepted += 1;
+  }
+  assert.ok(accepted > 100 && accepted < names.length - 100, `${accepted} accepted`);
+});
+
+test('isToolName accepts exactly the tool names Rust accepts (afterToolCall\'s toolName)', async () => {
+  const next = random(4);
+  const cache = memory();
+  const names = ['', 1, {}, null, 'alpha', 'a\u001fb', '\u001f', 'x.y-z_1', '😀', ' '];
+  for (let i = 0; i < 2000; i++) names.push(keyOf(next));
+  let accepted = 0;
+  for (const name of names) {
+    // Hostile names on purpose: cast to `never`.
+    const outcome = await cache.afterToolCall(/** @type {never} */ (name), { structuredContent: { v: 1 } }, { convId: 'c' }).then(() => true, (error) => {
+      assert.ok(error instanceof TypeError, String(error));
+      return false;
+    });
+    assert.equal(isToolName(name), outcome, JSON.stringify(name));
     if (outcome) accepted += 1;
   }
   assert.ok(accepted > 100 && accepted < names.length - 100, `${accepted} accepted`);
