@@ -173,11 +173,11 @@ export class ResultCache {
    * module or a cache's instance is ready alike. At once when nothing waits; else in the run
    * that finds the instance ready, with every later one ready too (writes called together still
    * share a transaction). Resolves what `use` answers.
-   * @param {(inner: wasm.ResultCache) => unknown} use @returns {Promise<any>}
+   * @template T @param {(inner: wasm.ResultCache) => T} use @returns {Promise<Awaited<T>>}
    */
   #call(use) {
     return new Promise((resolve, reject) => {
-      if (waiting.push({ cache: this, use, resolve, reject }) === 1) ResultCache.#drain();
+      if (waiting.push({ cache: this, use, resolve: /** @type {(value: unknown) => void} */ (resolve), reject }) === 1) ResultCache.#drain();
     });
   }
 
