@@ -9,6 +9,7 @@ import { URI_ARG_SUFFIX, invalidArgs, isServerName, isToolName } from './protoco
 import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
 import { boundToActive, instrumentToolCall } from './telemetry.mjs';
 import { consumeOnceFor } from './consume-once.mjs';
+import { readingArguments } from './argument-reads.mjs';
 import { omitStoredPayloads, wantsStoredPayloadOmitted } from './ai-sdk-wire.mjs';
 import { checkPageReferences, passedUris, withPageReferences } from './page-references.mjs';
 
@@ -74,7 +75,12 @@ function contentPart(/** @type {unknown} */ block) {
  * tools and blocked calls answer) as `content` parts (an `isError` result whose blocks are all
  * text as `error-text`); anything else as JSON.
  */
-export function toModelOutput(/** @type {{ output: unknown }} */ { output }) {
+export function toModelOutput(/** @type {{ output: unknown }} */ options) {
+  return readingArguments('toModelOutput', () => modelOutput(options.output), [[options, 'options', ['output']]]);
+}
+
+/** toModelOutput's answer for `output`. */
+function modelOutput(/** @type {unknown} */ output) {
   if (typeof output === 'string') return { type: 'text', value: output };
   if (isPlainObject(output) && Array.isArray(output.content)) {
     const blocks = output.content;
@@ -450,6 +456,11 @@ export function createAiSdk(api) {
    * @param {unknown} options
    */
   function wrapAiSdkTools(tools, options) {
+    return readingArguments('wrapAiSdkTools', () => wrapTools(tools, options), [[tools, 'tools'], [options, 'options']]);
+  }
+
+  /** wrapAiSdkTools's work; a read of its arguments that throws is the TypeError of `readingArguments`. @param {unknown} tools @param {unknown} options */
+  function wrapTools(tools, options) {
     if (!isPlainObject(tools)) {
       throw new TypeError('wrapAiSdkTools expects an AI SDK ToolSet (an object of tools by name)');
     }

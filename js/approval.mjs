@@ -4,6 +4,7 @@
 // wrapped `execute` needs to let such a call through once: the approval of a call found in the
 // messages the AI SDK hands it, and the key of its consume-once record.
 import { isPlainObject, setOwn } from './tool-pipeline.mjs';
+import { readingArguments } from './argument-reads.mjs';
 
 /** The statuses of AI SDK 7's `ToolApprovalStatus`, from the most lenient to the strictest. */
 const RANK = /** @type {const} */ ({ 'not-applicable': 0, approved: 1, 'user-approval': 2, denied: 3 });
@@ -122,6 +123,11 @@ function checkOwn(/** @type {unknown} */ own) {
  * @param {unknown} [own] the host's own `toolApproval`
  */
 export function cacheToolApproval(tools, own) {
+  return readingArguments('cacheToolApproval', () => approvalFor(tools, own), [[tools, 'tools'], [own, 'own']]);
+}
+
+/** cacheToolApproval's work; a read of its arguments that throws is the TypeError of `readingArguments`. @param {unknown} tools @param {unknown} [own] */
+function approvalFor(tools, own) {
   if (!isPlainObject(tools)) throw new TypeError('cacheToolApproval expects the ToolSet given to streamText (an object of tools by name)');
   checkOwn(own);
   /** @type {Map<string, ApprovalHook>} */

@@ -8,6 +8,7 @@
 import { CACHE_URI_SCHEME, hasCacheScheme } from './protocol.mjs';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, pageOf } from './page.mjs';
 import { routeArgs } from './route-args.mjs';
+import { readingArguments } from './argument-reads.mjs';
 
 /**
  * @typedef {import('./route-args.mjs').RouteCache} RouteCache
@@ -140,27 +141,12 @@ async function listAnswer(/** @type {RouteCache} */ cache, /** @type {Request} *
 
 /**
  * `routeArgs(cache, options)`, with a read that throws (a getter, a Proxy's trap, a revoked Proxy)
- * a `TypeError` naming what could not be read, rather than the caller's own error: its own
- * `TypeError`s stand, anything else is traced by reading each argument again.
+ * a `TypeError` naming what could not be read, rather than the caller's own error.
  * @param {unknown} cache
  * @param {unknown} options
  */
 function readArgs(cache, options) {
-  try {
-    return routeArgs(cache, options);
-  } catch (error) {
-    if (error instanceof TypeError && error.message.startsWith('cacheRoute: ')) throw error;
-    for (const [value, what, keys] of /** @type {const} */ ([[cache, 'cache', ['lookup', 'entries']], [options, 'options', ['authorize', 'convId']]])) {
-      for (const key of keys) {
-        try {
-          if (value !== null && typeof value === 'object') Reflect.get(value, key);
-        } catch {
-          throw new TypeError(`cacheRoute: could not read \`${what}.${key}\` (a getter threw, or the object is a revoked Proxy)`);
-        }
-      }
-    }
-    throw new TypeError('cacheRoute: could not read its arguments (a getter threw, or the object is a revoked Proxy)', { cause: error });
-  }
+  return readingArguments('cacheRoute', () => routeArgs(cache, options), [[cache, 'cache', ['lookup', 'entries']], [options, 'options', ['authorize', 'convId']]]);
 }
 
 /**

@@ -45,17 +45,19 @@ export function checkFlows(value, who) {
   if (value === undefined) return 'any';
   if (typeof value === 'string' && FLOW_MODES.includes(value)) return value;
   if (typeof value === 'function') return /** @type {FlowFunction} */ (value);
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+  if (value !== null && typeof value === 'object') {
     const known = compiled.get(value);
     if (known) return known;
     /** @type {Map<string, string | Set<string>>} */
     const table = new Map();
     try {
+      // A plain object only: a Map, an array or a Date would read as an empty table.
+      if (Object.prototype.toString.call(value) !== '[object Object]') throw 0;
       for (const source of Object.keys(value)) {
         const targets = /** @type {Record<string, unknown>} */ (value)[source];
         if (targets === ANY_SERVER) table.set(source, ANY_SERVER);
         else if (Array.isArray(targets) && targets.every((t) => typeof t === 'string')) table.set(source, new Set(targets));
-        else throw new TypeError(`${who}: ${FLOWS_TYPE}`);
+        else throw 0;
       }
     } catch {
       throw new TypeError(`${who}: ${FLOWS_TYPE}`);

@@ -4,6 +4,7 @@
 import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
 import { isServerName } from './protocol.mjs';
+import { readingArguments } from './argument-reads.mjs';
 import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
 
 const RESOURCE_UPDATED = 'notifications/resources/updated';
@@ -340,6 +341,17 @@ export function createWrapMcpClient(api) {
    * @returns {C} the wrapped client (a Proxy of it)
    */
   return function wrapMcpClient(rawClient, options) {
+    return readingArguments('wrapMcpClient', () => wrap(rawClient, options), [[rawClient, 'client', ['listTools', 'callTool']], [options, 'options']]);
+  };
+
+  /**
+   * wrapMcpClient's work; a read of its arguments that throws is the TypeError of `readingArguments`.
+   * @template C
+   * @param {C} rawClient
+   * @param {unknown} options
+   * @returns {C}
+   */
+  function wrap(rawClient, options) {
     // The SDK's `Client`, or any object that lists and calls tools as it does (`cacheTools(cache)`,
     // a hand-written client): both methods are used, so both are checked here.
     const missing = isPlainObject(rawClient) ? ['listTools', 'callTool'].filter((key) => typeof rawClient[key] !== 'function') : ['listTools', 'callTool'];
@@ -431,7 +443,7 @@ export function createWrapMcpClient(api) {
         return bound(target, prop);
       },
     })));
-  };
+  }
 }
 
 /** A property of `target`, methods bound to it (what the wrapped client's proxies answer). */

@@ -233,7 +233,7 @@ pub fn well_formed(value: &JsValue) -> Option<String> {
 }
 
 /// Checks that the top level of a caller's value can be read: listing its keys and reading each
-/// own property must not throw. A revoked Proxy or a throwing getter is a `TypeError` naming
+/// own property and `then` must not throw. A revoked Proxy or a throwing getter is a `TypeError` naming
 /// `what`, so exports reject bad input instead of treating it as empty.
 pub fn check_readable(value: &JsValue, what: &str) -> Result<(), JsValue> {
     if !value.is_object() {
@@ -247,6 +247,8 @@ pub fn check_readable(value: &JsValue, what: &str) -> Result<(), JsValue> {
     };
     array_is_array(value).map_err(|_| unreadable())?;
     let keys = object_keys(value).map_err(|_| unreadable())?;
+    // An answer may be the caller's value itself, and resolving a promise with it reads `then`.
+    keys.push(&JsValue::from_str("then"));
     for key in keys.iter() {
         Reflect::get(value, &key).map_err(|_| unreadable())?;
     }

@@ -22,16 +22,11 @@ use crate::state_sync::glob::DEFAULT_SEPARATOR;
 use crate::store::ExternalStore;
 use crate::store::{
     has_indexed_db, ErrorKind, IndexedDbStore, LegacyChatboxStore, MemoryStore, SelectedStore,
-    StoreError, CHATBOX_CORE_DB_NAME,
+    StoreError, CHATBOX_CORE_DB_NAME, NO_INDEXED_DB,
 };
 
 /// The IndexedDB database a cache opens unless given another name.
 pub const DEFAULT_DB_NAME: &str = "mcp-result-cache";
-
-/// The message of the `NotSupportedError` that [`Storage::IndexedDb`] fails with where the global
-/// scope has no `indexedDB`.
-const NO_INDEXED_DB: &str = "storage: \"indexeddb\" was requested but globalThis.indexedDB is \
-                             absent (in Node tests, import \"fake-indexeddb/auto\" first)";
 
 /// Where a cache keeps its entries (the `storage` option).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -23,7 +23,7 @@ mod write_batch;
 pub use error::{ErrorKind, StoreError};
 #[cfg(feature = "external-store")]
 pub use external::ExternalStore;
-pub use indexeddb::{IndexedDbStore, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
+pub use indexeddb::{IndexedDbStore, NO_INDEXED_DB, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
 pub use legacy::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
 pub use memory::MemoryStore;
 

@@ -85,3 +85,36 @@ test('a lone surrogate in a reference\'s pointer selects nothing: TypeError for 
   const substituted = await cache.substituteCacheUris({ data_uri: lone }, { convId: 'c' });
   assert.deepEqual(substituted, { ok: true, args: { data_uri: lone } }, 'left as it is, never the U+FFFD key');
 });
+
+test('the integrations\' synchronous exports: an argument that cannot be read is a TypeError naming it, never the caller\'s own error', async () => {
+  const { wrapMcpClient } = await import('../../js/mcp-client.node.mjs');
+  const { wrapAiSdkTools, cacheToolApproval, toModelOutput } = await import('../../js/ai-sdk.node.mjs');
+  const cache = new host.ResultCache({ storage: 'memory' });
+  const client = { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) };
+  const throwing = (/** @type {string} */ key) => Object.defineProperty({}, key, { enumerable: true, get() { throw new Error(`getter ${key}`); } });
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const unreadable = (/** @type {string} */ who, /** @type {string} */ what) => (/** @type {unknown} */ e) =>
+    e instanceof TypeError && e.message === `${who}: could not read ${what} (a getter threw, or the object is a revoked Proxy)` && e.cause instanceof Error;
+  assert.throws(() => wrapMcpClient(client, /** @type {never} */ (throwing('cache'))), unreadable('wrapMcpClient', '`options.cache`'));
+  assert.throws(() => wrapMcpClient(/** @type {never} */ (throwing('listTools')), { cache, convId: 'c' }), unreadable('wrapMcpClient', '`client.listTools`'));
+  assert.throws(() => wrapMcpClient(/** @type {never} */ (revoked), { cache, convId: 'c' }), unreadable('wrapMcpClient', '`client.listTools`'));
+  assert.throws(() => wrapAiSdkTools({}, /** @type {never} */ (throwing('convId'))), unreadable('wrapAiSdkTools', '`options.convId`'));
+  assert.throws(() => wrapAiSdkTools(/** @type {never} */ (throwing('chart')), { cache, convId: 'c' }), unreadable('wrapAiSdkTools', '`tools.chart`'));
+  assert.throws(() => wrapAiSdkTools(/** @type {never} */ (revoked), { cache, convId: 'c' }), unreadable('wrapAiSdkTools', '`tools`'));
+  assert.throws(() => cacheToolApproval(/** @type {never} */ (throwing('chart'))), unreadable('cacheToolApproval', '`tools.chart`'));
+  assert.throws(() => toModelOutput(/** @type {never} */ (throwing('output'))), unreadable('toModelOutput', '`options.output`'));
+  assert.throws(() => toModelOutput({ output: throwing('content') }), unreadable('toModelOutput', 'its arguments'));
+  // Their own messages stand.
+  assert.throws(() => wrapMcpClient(client, /** @type {never} */ ({ cache: 1 })), { name: 'TypeError', message: 'wrapMcpClient needs { cache: ResultCache }' });
+  assert.deepEqual(toModelOutput({ output: 'fine' }), { type: 'text', value: 'fine' });
+});
+
+test('a result whose `then` cannot be read is a TypeError, not the error its getter throws', async () => {
+  const cache = new host.ResultCache({ storage: 'memory' });
+  const trap = new Proxy({}, { get() { throw new Error('trap'); } });
+  const thenGetter = Object.defineProperty({ content: [] }, 'then', { get() { throw new Error('then getter'); } });
+  for (const result of [trap, thenGetter]) {
+    await assert.rejects(cache.afterToolCall('t', result, { convId: 'c' }), (e) => e instanceof TypeError && /^result cannot be read/.test(e.message));
+  }
+});

@@ -117,11 +117,14 @@ test('checkFlows: the modes, objects and functions pass; anything else is a Type
   assert.ok(Object.isFrozen(kept));
   assert.equal(checkFlows(kept, 'x'), checkFlows(kept, 'x'));
   assert.equal(keptFlows('guarded', 'x'), 'guarded');
-  for (const bad of ['all', 'Same-Server', '', null, 3, true, ['vault'], { vault: 'mailer' }, { vault: [1] }, { vault: null }]) {
+  // A Map, a Date or an array has no own keys to read: taken as a table, it would be an empty one.
+  for (const bad of ['all', 'Same-Server', '', null, 3, true, ['vault'], { vault: 'mailer' }, { vault: [1] }, { vault: null }, new Map([['vault', ['mailer']]]), new Date(0), []]) {
     assert.throws(() => checkFlows(bad, 'wrapMcpClient'), (e) => e instanceof TypeError && /^wrapMcpClient: flows must be/.test(e.message), String(bad));
   }
   const hostile = new Proxy({}, { ownKeys() { throw new Error('boom'); } });
   assert.throws(() => checkFlows(hostile, 'x'), TypeError);
+  assert.throws(() => new ResultCache({ storage: 'memory', flows: /** @type {never} */ (new Map()) }), (e) => e instanceof TypeError && /^ResultCache: flows must be/.test(e.message));
+  assert.deepEqual(checkFlows(Object.assign(Object.create(null), { vault: ['mailer'] }), 'x'), { table: new Map([['vault', new Set(['mailer'])]]) }, 'a prototype-less object is a plain table');
 });
 
 test('decideFlow: same server always; same-server, guarded (openWorldHint), tables with "*"', () => {

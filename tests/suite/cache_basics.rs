@@ -434,8 +434,7 @@ fn hide_indexed_db() -> Function {
     .unchecked_into()
 }
 
-const NO_INDEXED_DB: &str = "storage: \"indexeddb\" was requested but globalThis.indexedDB is \
-                             absent (in Node tests, import \"fake-indexeddb/auto\" first)";
+use mcp_result_cache::store::NO_INDEXED_DB;
 
 #[wasm_bindgen_test]
 fn the_builder_chooses_the_storage_and_the_constructor_follows_it() {

@@ -22,6 +22,11 @@ use crate::core::text::concat;
 use crate::store::idb_events::listener;
 use crate::store::{ErrorKind, StoreError};
 
+/// The message of the `NotSupportedError` of a cache that needs IndexedDB where the global scope
+/// has no `indexedDB` (`storage: "indexeddb"`, or the database gone from the global scope).
+pub const NO_INDEXED_DB: &str = "IndexedDB is not available here (no globalThis.indexedDB): use \
+                                 storage: \"memory\", or in Node tests import \"fake-indexeddb/auto\" first";
+
 /// The global `IDBFactory` (`indexedDB`) of this realm: window, worker, or Node with
 /// `fake-indexeddb/auto`. Never `window.indexedDB`, which does not exist in workers.
 ///
@@ -32,11 +37,7 @@ pub(in crate::store) fn factory() -> Result<IdbFactory, StoreError> {
     if value.is_object() {
         Ok(value.unchecked_into())
     } else {
-        Err(StoreError::new(
-            ErrorKind::NotSupported,
-            "IndexedDB is not available in this environment (no globalThis.indexedDB); \
-             use storage: \"memory\", or import \"fake-indexeddb/auto\" in Node tests",
-        ))
+        Err(StoreError::new(ErrorKind::NotSupported, NO_INDEXED_DB))
     }
 }
 

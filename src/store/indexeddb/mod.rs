@@ -53,6 +53,7 @@ mod transaction;
 mod tx;
 mod write;
 
+pub use connection::NO_INDEXED_DB;
 pub(in crate::store) use connection::{factory, keep, start_transaction, Connection, Slot};
 pub(in crate::store) use read::get_records;
 pub use schema::{META_STORE, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
