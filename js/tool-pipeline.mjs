@@ -10,7 +10,7 @@
 // `afterToolCall`.
 import { checkFlows, flowsOf, judgeFlows, refusedEnvelope } from './flows.mjs';
 import { admittedTypes } from './schema-types.mjs';
-import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme, invalidArgs, memberReference } from './protocol.mjs';
+import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme, invalidArgs, isToolPrefix, memberReference } from './protocol.mjs';
 /** @typedef {import('./flows.mjs').Source} Source */
 /**
  * What `beforeToolCall` answers: dispatch (with the substituted arguments and the references'
@@ -172,6 +172,9 @@ export function declaredProperties(/** @type {unknown} */ schema) {
   return isPlainObject(props) ? props : null;
 }
 
+/** `undefined` or a non-negative finite number: what the cache takes for its numeric options. */
+export const optionalNonNegative = (/** @type {unknown} */ value) => value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+
 /**
  * The pipeline options every integration takes, checked: `{ cache, convId, cap, cappedArgs,
  * maxChars, mediaMaxBytes, view, readTools, flows }`. `who` names the caller in `TypeError`s.
@@ -187,6 +190,18 @@ function checkOptions(options, who) {
   if (convId !== undefined && convId !== null && typeof convId !== 'function' && typeof convId !== 'string' && typeof convId !== 'number') {
     throw new TypeError(`${who}: convId must be a string, a number or a function returning one`);
   }
+  // What `beforeToolCall` and `afterToolCall` would refuse at each call (and `afterToolCall`
+  // after the tool ran), refused here, before any call (tests/js/protocol-rules.test.mjs ties
+  // each rule to theirs).
+  const bad = /** @type {[string, boolean][]} */ ([
+    ['cap must be a non-negative finite number', !optionalNonNegative(cap)],
+    ['cappedArgs must be an array of strings', cappedArgs != null && !(Array.isArray(cappedArgs) && cappedArgs.every((name) => typeof name === 'string'))],
+    ['maxChars must be a non-negative finite number (or Infinity)', maxChars !== Infinity && !optionalNonNegative(maxChars)],
+    ['mediaMaxBytes must be a non-negative finite number', !optionalNonNegative(mediaMaxBytes)],
+    ['view must be "full" or "preview"', view !== undefined && view !== 'full' && view !== 'preview'],
+    ['readTools must be a boolean or a tool-name prefix (at most 32 of A-Z a-z 0-9 _ - .)', readTools !== undefined && typeof readTools !== 'boolean' && !isToolPrefix(readTools)],
+  ]).find(([, wrong]) => wrong);
+  if (bad) throw new TypeError(`${who}: ${bad[0]}`);
   const given = (/** @type {Record<string, unknown>} */ extra) => Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
   return {
     cache: /** @type {PipelineCache} */ (/** @type {unknown} */ (cache)),

@@ -119,7 +119,7 @@ const UNUSED_INIT = [
   [/^ {4}if \(module_or_path === undefined\) \{\n {8}(module_or_path = new URL\([^\n]*\);)\n {4}\}$/m, '    $1'],
   [/^ {4}if \(typeof module_or_path === 'string' \|\| \(typeof Request === 'function' && module_or_path instanceof Request\) \|\| \(typeof URL === 'function' && module_or_path instanceof URL\)\) \{\n {8}(module_or_path = fetch\(module_or_path\);)\n {4}\}$/m, '    $1'],
   // The warning for a server that does not send `application/wasm`, said in fewer words.
-  [/console\.warn\("`WebAssembly\.instantiateStreaming` failed[^"]*", e\)/, 'console.warn("mcp-result-cache: serve the .wasm as application/wasm (instantiating it more slowly):", e)'],
+  [/console\.warn\("`WebAssembly\.instantiateStreaming` failed[^"]*", e\)/, 'console.warn("mcp-result-cache: serve the .wasm as application/wasm:", e)'],
 ];
 
 /** The glue `code` (from `file`) without what no entry uses (UNUSED_INIT). @param {string} code @param {string} file */

@@ -17,7 +17,7 @@
 //! no prototype can change. Strings with lone surrogates cannot cross into Rust intact (each
 //! becomes U+FFFD), so [`text`] and [`well_formed`] tell them apart.
 //!
-//! The option readers at the end ([`options_object`], [`optional_function`],
+//! The option readers at the end ([`options_object`], [`bool_option`], [`optional_function`],
 //! [`optional_non_negative`], [`separator_option`]) check the option objects of the exports.
 
 use js_sys::{Array, Function, JsString, Object, Reflect};
@@ -346,6 +346,18 @@ pub fn optional_non_negative(value: &JsValue, what: &str) -> Result<Option<f64>,
             what,
             " must be a non-negative finite number",
         ]))),
+    }
+}
+
+/// The boolean option `key` of `options`: `default` when absent; anything but a boolean is a
+/// `TypeError` naming it.
+#[inline(never)]
+pub fn bool_option(options: &JsValue, key: &str, default: bool) -> Result<bool, JsValue> {
+    match read(options, key)? {
+        v if v.is_undefined() => Ok(default),
+        v => v
+            .as_bool()
+            .ok_or_else(|| type_error(&concat(&[key, " must be a boolean"]))),
     }
 }
 

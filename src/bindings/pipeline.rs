@@ -43,12 +43,7 @@ fn tool_name_arg(value: &JsValue) -> Result<String, JsValue> {
 }
 
 fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {
-    match read(options, "enabled")? {
-        v if v.is_undefined() => Ok(true),
-        v => v
-            .as_bool()
-            .ok_or_else(|| type_error("enabled must be a boolean")),
-    }
+    crate::js_args::bool_option(options, "enabled", true)
 }
 
 /// `maxChars`: a non-negative number, or `Infinity` to show results uncut.

@@ -15,7 +15,7 @@ use crate::cache::{CacheRequest, Limits, ResultCache};
 use crate::core::record::UNKNOWN_SOURCE_TOOL;
 use crate::core::uri::parse_cache_uri;
 use crate::core::view::View;
-use crate::js_args::{array_items, check_readable, is_array, string_items};
+use crate::js_args::{array_items, bool_option, check_readable, is_array, string_items};
 
 /// A cache of large tool results, addressed by `mcp+cache://` references.
 ///
@@ -49,12 +49,7 @@ impl JsResultCache {
         let on_event = optional_function(&read(&options, "onEvent")?, "onEvent")?;
         let storage = storage_option(&read(&options, "storage")?)?;
         let separator = crate::js_args::separator_option(&options)?;
-        let reuse_immutable = match read(&options, "reuseImmutable")? {
-            v if v.is_undefined() => false,
-            v => v
-                .as_bool()
-                .ok_or_else(|| type_error("reuseImmutable must be a boolean"))?,
-        };
+        let reuse_immutable = bool_option(&options, "reuseImmutable", false)?;
         let defaults = Limits::default();
         let limit = |key: &str, default: f64| -> Result<f64, JsValue> {
             Ok(optional_non_negative(&read(&options, key)?, key)?.unwrap_or(default))
@@ -64,12 +59,7 @@ impl JsResultCache {
             max_entries: limit("maxEntries", defaults.max_entries)?,
             max_entry_bytes: limit("maxEntryBytes", defaults.max_entry_bytes)?,
         };
-        let legacy = match read(&options, "legacyChatboxCore")? {
-            v if v.is_undefined() => true,
-            v => v
-                .as_bool()
-                .ok_or_else(|| type_error("legacyChatboxCore must be a boolean"))?,
-        };
+        let legacy = bool_option(&options, "legacyChatboxCore", true)?;
         let view = view_options(&options, &View::default())?;
         let mut builder = ResultCache::builder()
             .storage(storage)

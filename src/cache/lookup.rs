@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 use super::{payload, CacheEvent, ResultCache};
 use crate::core::record::{LookupOutcome, MAX_DERIVATION_DEPTH};
 use crate::core::substitute::ReferenceLookup;
-use crate::core::uri::split_cache_uri;
+use crate::core::uri::{format_cache_uri, sanitize_conv_id, split_cache_uri, CacheUri};
 use crate::store::{JsRecord, RecordStore, StoreError};
 
 /// The records of a read, looked up by [`ResultCache::read_records`] (boxed: it recurses).
@@ -21,7 +21,9 @@ type RecordsFuture<'a> =
 impl ResultCache {
     /// Resolves references in ONE read-only transaction, all reads issued before awaiting.
     /// Malformed references, other conversations (when `conv_scope` is set: the exact id the
-    /// entry was written with must equal it, whatever the URI segment says) and absent entries are [`LookupOutcome::Miss`]; a `#` pointer is applied.
+    /// entry was written with must equal it, whatever the URI segment says; a reference whose
+    /// segment is not the scope's is not even read, so it counts as no use of the entry) and
+    /// absent entries are [`LookupOutcome::Miss`]; a `#` pointer is applied.
     pub async fn lookup_many(
         &self,
         uris: &[&str],
@@ -40,7 +42,7 @@ impl ResultCache {
     ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
         // A reference whose `#fragment` is no JSON Pointer is looked up without it: a fresh
         // entry makes it a bad pointer (its hint says what a pointer is), not a miss.
-        let parsed: Vec<_> = uris.iter().map(|u| split_cache_uri(u)).collect();
+        let parsed = parse_in_scope(uris, conv_scope);
         let keys: Vec<&str> = parsed.iter().flatten().map(|(p, _)| p.key).collect();
         let records = self
             .read_records(&keys, 0)
@@ -192,6 +194,24 @@ impl ResultCache {
             sources: RefCell::default(),
         }
     }
+}
+
+/// Each reference parsed (`None`: malformed), and `None` too when `conv_scope` is given and the
+/// reference's segment is not its segment: another conversation's, a miss that is never read (a
+/// read counts as a use of the entry, and names its conversation's storage).
+fn parse_in_scope<'u>(
+    uris: &[&'u str],
+    conv_scope: Option<&str>,
+) -> Vec<Option<(CacheUri<'u>, Option<&'u str>)>> {
+    let prefix = conv_scope.map(|scope| format_cache_uri(&sanitize_conv_id(scope), ""));
+    let mut parsed = Vec::with_capacity(uris.len());
+    for uri in uris {
+        parsed.push(match &prefix {
+            Some(prefix) if !uri.starts_with(prefix.as_str()) => None,
+            _ => split_cache_uri(uri),
+        });
+    }
+    parsed
 }
 
 /// Where the data of one resolved reference comes from.

@@ -124,3 +124,25 @@ test('evictOlderThan and stats count exact ids', async () => {
   const left = await cache.entries();
   assert.deepEqual(left.map((e) => [e.uri, e.convId]), [[fresh, '对话']]);
 });
+
+test('a read under another conversation is a miss that counts as no use: the entry\'s own conversation evicts as if it never happened', async () => {
+  for (const storage of ['indexeddb', 'memory']) {
+    let clock = 1_000;
+    const cache = newCache({ storage, maxEntries: 2, now: () => clock });
+    const write = async (/** @type {string} */ tag) => {
+      clock += 10;
+      return /** @type {string} */ (await cache.cacheToolResult({ payload: payload(tag), convId: 'victim', sourceToolName: 'q' }));
+    };
+    const first = await write('first');
+    const second = await write('second');
+    clock += 10;
+    assert.equal((await cache.lookup(first, { convId: 'attacker' })).status, 'miss', storage);
+    assert.equal(await cache.readCachedPayload(first, { convId: 'attacker' }), null, storage);
+    assert.deepEqual(await cache.substituteCacheUris({ data_uri: first }, { convId: 'attacker' }).then((r) => 'envelope' in r), true, storage);
+    await write('third');
+    // Least recently used first: `first`, which only the other conversation asked for.
+    assert.equal((await cache.lookup(first, { convId: 'victim' })).status, 'miss', storage);
+    assert.equal((await cache.lookup(second, { convId: 'victim' })).status, 'hit', storage);
+    cache.close();
+  }
+});

@@ -239,3 +239,52 @@ test('referenceArgs (which arguments page references and type checks read) names
     assert.deepEqual(js, rust, JSON.stringify(args));
   }
 });
+
+test('the integrations refuse at once exactly the pipeline options beforeToolCall and afterToolCall refuse at each call', async () => {
+  const { wrapMcpClient } = await import('../../js/mcp-client.node.mjs');
+  const cache = memory();
+  const client = { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) };
+  const numbers = [undefined, 0, 1, 20.5, Infinity, -0, -1, NaN, -Infinity, '4', null, true, {}, 2 ** 40];
+  /** @type {Record<string, unknown[]>} */
+  const values = {
+    cap: numbers,
+    maxChars: numbers,
+    mediaMaxBytes: numbers,
+    cappedArgs: [undefined, null, [], ['data'], ['a', 'b'], 'data', [1], [null], {}, ['ok', 2]],
+    view: [undefined, 'full', 'preview', 'Full', '', null, 1],
+    readTools: [undefined, true, false, '', 'cache_', 'a.b-c_1', 'x'.repeat(32), 'x'.repeat(33), 'a b', 'é', null, 1, {}],
+  };
+  // Where each option is checked at a call: before it (beforeToolCall) or after it (afterToolCall).
+  const before = new Set(['cap', 'cappedArgs', 'maxChars']);
+  for (const [key, list] of Object.entries(values)) {
+    for (const value of list) {
+      const options = { [key]: value };
+      const atCall = await (before.has(key)
+        ? cache.beforeToolCall('t', {}, /** @type {never} */ ({ convId: 'c', ...options }))
+        : cache.afterToolCall('t', { content: [] }, /** @type {never} */ ({ convId: 'c', ...options })))
+        .then(() => true, (error) => {
+          assert.ok(error instanceof TypeError, `${key}: ${String(error)}`);
+          return false;
+        });
+      let atWrap = true;
+      try {
+        wrapMcpClient(client, /** @type {never} */ ({ cache, convId: 'c', ...options }));
+      } catch (error) {
+        assert.ok(error instanceof TypeError && error.message.startsWith(`wrapMcpClient: ${key} must be`), `${key}: ${String(error)}`);
+        atWrap = false;
+      }
+      assert.equal(atWrap, atCall, `${key}: ${String(value)}`);
+    }
+  }
+});
+
+test('isToolPrefix accepts exactly the read-back prefixes Rust accepts (afterToolCall\'s readTools)', async () => {
+  const next = random(7);
+  const cache = memory();
+  const prefixes = ['', 'cache_', 'x'.repeat(32), 'x'.repeat(33), 'é', '\u{1F600}', 'a b', 'a/b'];
+  for (let i = 0; i < 1000; i++) prefixes.push(keyOf(next));
+  for (const prefix of prefixes) {
+    const byRust = await cache.afterToolCall('t', { content: [] }, { convId: 'c', readTools: prefix }).then(() => true, () => false);
+    assert.equal(protocol.isToolPrefix(prefix), byRust, JSON.stringify(prefix));
+  }
+});

@@ -19,3 +19,14 @@ test('package.json, Cargo.toml, Cargo.lock and the newest CHANGELOG release name
   // Unreleased work sits above it, never between releases.
   assert.ok(changelog.indexOf('## [Unreleased]') < changelog.indexOf(`## ${npm}`), 'Unreleased comes first');
 });
+
+test('engines names the Node versions that load the Node entries: require() of ES modules (20.19+, 22.12+), and this Node is one', async () => {
+  const pkg = JSON.parse(await read('package.json'));
+  assert.equal(pkg.engines.node, '^20.19.0 || >=22.12.0');
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  assert.ok((major === 20 && minor >= 19) || major > 22 || (major === 22 && minor >= 12), process.versions.node);
+  // The Node entries' WebAssembly glue requires its ES-module snippets: what needs that support.
+  const { execFileSync } = await import('node:child_process');
+  const out = execFileSync(process.execPath, ['--no-experimental-require-module', '-e', 'try { require("./js/node.cjs"); console.log("loaded") } catch (e) { console.log(e.name) }'], { cwd: new URL('../..', import.meta.url), encoding: 'utf8' });
+  assert.equal(out.trim(), 'SyntaxError', 'without require(esm) the entry does not load, which is why engines says so');
+});
