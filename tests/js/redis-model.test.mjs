@@ -11,7 +11,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResultCache, matchGlob } from '../../pkg/node.mjs';
+import { ResultCache, matchGlob, sanitizeConvId } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.mjs';
 import { closeClient, ioredisClient, nodeRedisClient, startRedis } from '../support/redis-servers.mjs';
 import { checkInvariants, prng, rawCommand, sleep, snapshot } from '../support/redis-model.mjs';
@@ -200,10 +200,10 @@ for (const seed of SEEDS) {
         }
         const entry = model.get(uri);
         const result = await cache.lookup(uri, { convId: conv });
-        // Any read of a stored entry is a use (LRU and TTL), even one scoped to another
-        // conversation that answers a miss: the cache reads the row, then checks its conversation
-        // (the memory storage behaves the same).
-        if (entry) entry.lastUsedAt = Math.max(entry.lastUsedAt, clock);
+        // A read of a stored entry is a use (LRU and TTL) when the reference's segment is the
+        // conversation's own (these ids are their own segments): one scoped to another
+        // conversation answers a miss without reading anything (the memory storage behaves the same).
+        if (entry && uri.startsWith(`mcp+cache://${sanitizeConvId(conv)}/`)) entry.lastUsedAt = Math.max(entry.lastUsedAt, clock);
         if (!entry || entry.conv !== conv) {
           assert.equal(result.status, 'miss', `lookup ${uri} in ${conv}`);
           return;
