@@ -104,13 +104,16 @@ export interface UseCachedResultOptions {
  * outside a `ResultCacheProvider`.
  *
  * ```jsx
- * const { status, data } = useCachedResult(part.output, { offset: 0, limit: 50 });
+ * // `offset`/`limit` page an array: the stored `{ ok, rows }`'s `rows`, by its pointer.
+ * const [uri] = referencesOf(part.output);
+ * const { status, data } = useCachedResult(uri ? `${uri}#/rows` : part.output, { offset: 0, limit: 50 });
  * ```
  */
 export declare function useCachedResult<T = unknown>(uriOrOutput: unknown, options?: UseCachedResultOptions): CachedResult<T>;
 
 /**
- * The entries of a conversation (`convId`, else the provider's), oldest first, followed live
+ * The entries of a conversation (`convId`, else the provider's), oldest first (by `addedAt`;
+ * those of the same millisecond by reference), followed live
  * (writes, clears, stale marks, evictions): metadata, never payloads. From a cache, its
  * `entries()`; from an endpoint, the route's list.
  */
