@@ -446,6 +446,93 @@ function wrapTool(ctx, name, tool) {
 }
 
 /**
+ * wrapAiSdkTools's work (a read of its arguments that throws is the TypeError of
+ * `readingArguments`).
+ * @param {AiSdkApi} api @param {unknown} tools @param {unknown} options
+ */
+function wrapToolSet(api, tools, options) {
+  if (!isPlainObject(tools)) {
+    throw new TypeError('wrapAiSdkTools expects an AI SDK ToolSet (an object of tools by name)');
+  }
+  const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
+  const { augment, server } = /** @type {Record<string, unknown>} */ (options);
+  checkCommonOptions(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+  const omitStored = wantsStoredPayloadOmitted(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+  const pageReferences = checkPageReferences(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
+  const origin = () => (typeof server === 'string' && server ? { server } : {});
+  const cache = /** @type {import('./tool-pipeline.mjs').PipelineCache & { [STORED_BYTES]?: (uri: string) => number | undefined }} */ (pipeline.cache);
+
+  // `[Cache-Control: …]` directives in the tools' descriptions, taught to the cache once.
+  /** @type {{ name: string, description: string }[]} */
+  const described = [];
+  /** @type {Promise<void> | null} */
+  let observed = null;
+  const observe = () =>
+    (observed ??= api.ready().then(() => {
+      if (described.length > 0) pipeline.cache.observeTools(described, origin());
+    }));
+  /** @type {ToolSetContext} */
+  const ctx = {
+    api, pipeline, origin, observe, augment, gate: approvalGate(pipeline.cache),
+    telemetryCache: { bytesOf: (uri) => cache[STORED_BYTES]?.(uri) },
+  };
+
+  /** @type {Record<string, Record<string, unknown>>} */
+  const wrapped = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    if (!isPlainObject(tool)) throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
+    // A name the cache records (`afterToolCall` refuses any other at each call): not empty,
+    // and without U+001F, which separates a server's name from a tool's in an entry's source
+    // (a tool named `vault\u001fx` would claim vault's results).
+    if (!isToolName(name)) throw new TypeError(`wrapAiSdkTools: a tool's name must be non-empty and must not contain U+001F (${JSON.stringify(name)})`);
+    // Provider tools have provider-defined schemas (and provider-run execution): left alone.
+    if (tool.type === 'provider') {
+      setOwn(wrapped, name, tool);
+      continue;
+    }
+    if (typeof tool.description === 'string') described.push({ name, description: tool.description });
+    setOwn(wrapped, name, wrapTool(ctx, name, tool));
+  }
+  const resolving = pageReferences ? withPageReferences(wrapped, { cache: /** @type {Parameters<typeof withPageReferences>[1]["cache"]} */ (/** @type {unknown} */ (pipeline.cache)), conversation: pipeline.conversation, received: pageReferences }) : wrapped;
+  // Each tool made anew keeps its approval hook (`cacheToolApproval` finds it by the tool):
+  // the page-resolving tools carry their own (js/page-references.mjs), the rest the wrapped tool's.
+  return carryApprovalHooks(resolving, omitStored ? omitStoredPayloads(resolving) : resolving);
+}
+
+/**
+ * The listed tools of `client` as AI SDK dynamic tools by name, each calling the client (a span
+ * per call when `traced`).
+ * @param {import('./ai-sdk.d.ts').ToolClient} client @param {unknown[]} listed @param {boolean} traced
+ */
+function dynamicTools(client, listed, traced) {
+  /** @type {Record<string, unknown>} */
+  const tools = {};
+  for (const tool of listed) {
+    if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+      throw new TypeError('clientToolSet: listTools() answered a tool without a name');
+    }
+    const schema = isPlainObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' };
+    const name = tool.name;
+    setOwn(tools, name, {
+      type: 'dynamic',
+      ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+      ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
+      ...(isPlainObject(tool.annotations) ? { annotations: { ...tool.annotations } } : {}),
+      // The server's JSON Schema, as it listed it (a foreign value: the AI SDK reads it as JSON Schema 7).
+      inputSchema: jsonSchema(/** @type {import('ai').JSONSchema7} */ ({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} })),
+      async execute(/** @type {unknown} */ args, /** @type {unknown} */ executeOptions) {
+        const signal = signalOf(executeOptions);
+        signal?.throwIfAborted();
+        const call = () => client.callTool({ name, arguments: /** @type {Record<string, unknown>} */ (args) }, undefined, signal ? { signal } : undefined);
+        return traced ? instrumentToolCall(name, {}, (_facts, onRaw) => call().then((raw) => (onRaw?.(raw), raw))) : call();
+      },
+      toModelOutput,
+    });
+  }
+  return tools;
+}
+
+/**
  * @param {AiSdkApi} api the entry's package API
  */
 export function createAiSdk(api) {
@@ -456,57 +543,7 @@ export function createAiSdk(api) {
    * @param {unknown} options
    */
   function wrapAiSdkTools(tools, options) {
-    return readingArguments('wrapAiSdkTools', () => wrapTools(tools, options), [[tools, 'tools'], [options, 'options']]);
-  }
-
-  /** wrapAiSdkTools's work; a read of its arguments that throws is the TypeError of `readingArguments`. @param {unknown} tools @param {unknown} options */
-  function wrapTools(tools, options) {
-    if (!isPlainObject(tools)) {
-      throw new TypeError('wrapAiSdkTools expects an AI SDK ToolSet (an object of tools by name)');
-    }
-    const pipeline = createToolPipeline(options, 'wrapAiSdkTools');
-    const { augment, server } = /** @type {Record<string, unknown>} */ (options);
-    checkCommonOptions(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
-    const omitStored = wantsStoredPayloadOmitted(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
-    const pageReferences = checkPageReferences(/** @type {Record<string, unknown>} */ (options), 'wrapAiSdkTools');
-    const origin = () => (typeof server === 'string' && server ? { server } : {});
-    const cache = /** @type {import('./tool-pipeline.mjs').PipelineCache & { [STORED_BYTES]?: (uri: string) => number | undefined }} */ (pipeline.cache);
-
-    // `[Cache-Control: …]` directives in the tools' descriptions, taught to the cache once.
-    /** @type {{ name: string, description: string }[]} */
-    const described = [];
-    /** @type {Promise<void> | null} */
-    let observed = null;
-    const observe = () =>
-      (observed ??= api.ready().then(() => {
-        if (described.length > 0) pipeline.cache.observeTools(described, origin());
-      }));
-    /** @type {ToolSetContext} */
-    const ctx = {
-      api, pipeline, origin, observe, augment, gate: approvalGate(pipeline.cache),
-      telemetryCache: { bytesOf: (uri) => cache[STORED_BYTES]?.(uri) },
-    };
-
-    /** @type {Record<string, Record<string, unknown>>} */
-    const wrapped = {};
-    for (const [name, tool] of Object.entries(tools)) {
-      if (!isPlainObject(tool)) throw new TypeError(`wrapAiSdkTools: \`${name}\` is not an AI SDK tool`);
-      // A name the cache records (`afterToolCall` refuses any other at each call): not empty,
-      // and without U+001F, which separates a server's name from a tool's in an entry's source
-      // (a tool named `vault\u001fx` would claim vault's results).
-      if (!isToolName(name)) throw new TypeError(`wrapAiSdkTools: a tool's name must be non-empty and must not contain U+001F (${JSON.stringify(name)})`);
-      // Provider tools have provider-defined schemas (and provider-run execution): left alone.
-      if (tool.type === 'provider') {
-        setOwn(wrapped, name, tool);
-        continue;
-      }
-      if (typeof tool.description === 'string') described.push({ name, description: tool.description });
-      setOwn(wrapped, name, wrapTool(ctx, name, tool));
-    }
-    const resolving = pageReferences ? withPageReferences(wrapped, { cache: /** @type {Parameters<typeof withPageReferences>[1]["cache"]} */ (/** @type {unknown} */ (pipeline.cache)), conversation: pipeline.conversation, received: pageReferences }) : wrapped;
-    // Each tool made anew keeps its approval hook (`cacheToolApproval` finds it by the tool):
-    // the page-resolving tools carry their own (js/page-references.mjs), the rest the wrapped tool's.
-    return carryApprovalHooks(resolving, omitStored ? omitStoredPayloads(resolving) : resolving);
+    return readingArguments('wrapAiSdkTools', () => wrapToolSet(api, tools, options), [[tools, 'tools'], [options, 'options']]);
   }
 
   /**
@@ -533,30 +570,7 @@ export function createAiSdk(api) {
     // Without the pipeline (the read-back tools of `cacheToolSet`), each call is still a span.
     const traced = options.cache === undefined;
 
-    /** @type {Record<string, unknown>} */
-    const tools = {};
-    for (const tool of listed) {
-      if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
-        throw new TypeError('clientToolSet: listTools() answered a tool without a name');
-      }
-      const schema = isPlainObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' };
-      const name = tool.name;
-      setOwn(tools, name, {
-        type: 'dynamic',
-        ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
-        ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
-        ...(isPlainObject(tool.annotations) ? { annotations: { ...tool.annotations } } : {}),
-        // The server's JSON Schema, as it listed it (a foreign value: the AI SDK reads it as JSON Schema 7).
-        inputSchema: jsonSchema(/** @type {import('ai').JSONSchema7} */ ({ ...schema, properties: isPlainObject(schema.properties) ? schema.properties : {} })),
-        async execute(/** @type {unknown} */ args, /** @type {unknown} */ executeOptions) {
-          const signal = signalOf(executeOptions);
-          signal?.throwIfAborted();
-          const call = () => client.callTool({ name, arguments: /** @type {Record<string, unknown>} */ (args) }, undefined, signal ? { signal } : undefined);
-          return traced ? instrumentToolCall(name, {}, (_facts, onRaw) => call().then((raw) => (onRaw?.(raw), raw))) : call();
-        },
-        toModelOutput,
-      });
-    }
+    const tools = dynamicTools(client, listed, traced);
     // Tools made here, in the AI SDK's shape (dynamic tools over the client).
     if (options.cache === undefined) return /** @type {import('ai').ToolSet} */ (/** @type {unknown} */ (tools));
     const name = client.getServerVersion?.()?.name;

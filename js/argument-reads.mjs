@@ -1,7 +1,30 @@
-// Reading a caller's arguments in the synchronous exports of the integrations (wrapMcpClient,
-// wrapAiSdkTools, cacheToolApproval, toModelOutput, cacheRoute): a read that throws (a getter,
-// a Proxy's trap, a revoked Proxy) is a `TypeError`, as docs/API.md promises for every export,
+// Reading a caller's arguments in the JS exports (wrapMcpClient, wrapAiSdkTools,
+// cacheToolApproval, toModelOutput, cacheRoute, cacheTools): a read that throws (a getter, a
+// Proxy's trap, a revoked Proxy) is a `TypeError`, as docs/API.md promises for every export,
 // never the caller's own error passing through.
+
+/**
+ * The `TypeError` of `who` for a read of `what` that threw `cause`.
+ * @param {string} who @param {string} what @param {unknown} cause
+ */
+export const unreadable = (who, what, cause) =>
+  new TypeError(`${who}: could not read ${what} (a getter threw, or the object is a revoked Proxy)`, { cause });
+
+/**
+ * `read()`, or `unreadable(who, what)` when it throws an error `passes` does not let through.
+ * @template T
+ * @param {string} who @param {() => T} read @param {string} what
+ * @param {(error: unknown) => boolean} [passes] the reader's own errors, which stand
+ * @returns {T}
+ */
+export function readable(who, read, what, passes = () => false) {
+  try {
+    return read();
+  } catch (error) {
+    if (passes(error)) throw error;
+    throw unreadable(who, what, error);
+  }
+}
 
 /**
  * Runs `check()`, an export's synchronous work over its arguments, and answers what it returns.
@@ -24,25 +47,23 @@ export function readingArguments(who, check, probes) {
     return check();
   } catch (error) {
     if (error instanceof TypeError && error.message.startsWith(who)) throw error;
-    const unreadable = (/** @type {string} */ what) =>
-      new TypeError(`${who}: could not read ${what} (a getter threw, or the object is a revoked Proxy)`, { cause: error });
     for (const [value, what, named] of probes) {
       if (value === null || (typeof value !== 'object' && typeof value !== 'function')) continue;
       let keys = named;
       try {
         keys ??= Array.isArray(value) ? [] : Object.keys(value);
       } catch {
-        throw unreadable(`\`${what}\``);
+        throw unreadable(who, `\`${what}\``, error);
       }
       for (const key of keys) {
         try {
           Reflect.get(value, key);
         } catch {
-          throw unreadable(`\`${what}.${key}\``);
+          throw unreadable(who, `\`${what}.${key}\``, error);
         }
       }
     }
     if (error instanceof TypeError) throw error;
-    throw unreadable('its arguments');
+    throw unreadable(who, 'its arguments', error);
   }
 }

@@ -8,6 +8,7 @@ import {
   CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, DEFAULT_READ_TOOLS_PREFIX, DERIVED_FROM_SYMBOL, MAX_POINTER_BYTES, READ_TOOLS, childReference, hasCacheScheme,
   invalidArgs, isToolPrefix,
 } from './protocol.mjs';
+import { readable as readArgument } from './argument-reads.mjs';
 
 const DEFAULT_MAX_CHARS = 4000;
 const MIN_MAX_CHARS = 1000;
@@ -66,9 +67,6 @@ class ArgumentProblem extends Error {
 const problem = (error, fixHint) => {
   throw new ArgumentProblem(error, fixHint);
 };
-
-/** `uri` extended by one member (`…#/rows/3`); `null` when the cache would refuse it. */
-const childUri = childReference;
 
 const jsonChars = (/** @type {unknown} */ value) => (JSON.stringify(value) ?? 'null').length;
 
@@ -226,7 +224,7 @@ function readArray(uri, items, offset, limit, maxChars) {
   const answer = { uri, total, offset, items: page };
   if (page.length === 0 && end < total && limit > 0) {
     // One item alone is larger than an answer may be: name it, so it can be read by its pointer.
-    answer.too_large = { index: end, uri: childUri(uri, end), chars: jsonChars(items[end]) };
+    answer.too_large = { index: end, uri: childReference(uri, end), chars: jsonChars(items[end]) };
     end += 1;
   }
   if (end < total) answer.next_offset = end;
@@ -273,7 +271,7 @@ function readObject(uri, object, offset, limit, maxChars) {
     const member = object[key];
     const size = jsonChars(member);
     /** @type {Args} */
-    const entry = { key, type: typeOf(member), size, pointer: childUri(uri, key) };
+    const entry = { key, type: typeOf(member), size, pointer: childReference(uri, key) };
     // Small values are shown in place: reading a row answers its values, not just their names.
     if (member === null || typeof member !== 'object') {
       if (size <= MAX_INLINE_VALUE_CHARS) entry.value = member;
@@ -331,7 +329,7 @@ function snippetOf(text, at, length) {
 
 /**
  * The JSON Pointer, from the entry's root, of the value `path` leads to from `uri`: the fragment of
- * the reference `childUri` writes for it, token by token (what the listing's `pointer` is), or
+ * the reference `childReference` writes for it, token by token (what the listing's `pointer` is), or
  * `null` when no reference can carry it.
  * @param {string} uri @param {(string | number)[]} path @returns {string | null}
  */
@@ -339,7 +337,7 @@ function pointerOf(uri, path) {
   /** @type {string | null} */
   let reference = uri;
   for (const token of path) {
-    reference = childUri(reference, token);
+    reference = childReference(reference, token);
     if (reference === null) return null;
   }
   const hash = reference.indexOf('#');
@@ -448,7 +446,7 @@ function selectRows(value, where, fields, limit) {
 function notRows(uri, value) {
   const arrays = isObject(value) ? Object.keys(value).filter((k) => Array.isArray(value[k])).slice(0, 8) : [];
   const hint = arrays.length
-    ? `Point uri at its rows, e.g. ${arrays.map((k) => childUri(uri, k)).filter(Boolean).join(' or ')}.`
+    ? `Point uri at its rows, e.g. ${arrays.map((k) => childReference(uri, k)).filter(Boolean).join(' or ')}.`
     : `Use ${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[0]} to see what it holds.`;
   const type = typeOf(value);
   const held = type === 'object' || type === 'array' ? `an ${type}` : type === 'null' ? 'null' : `a ${type}`;
@@ -597,33 +595,21 @@ function readConvId(/** @type {unknown} */ convId) {
   throw new TypeError('cacheTools: convId must be a string or number, or a function returning one');
 }
 
-/**
- * The read-back tools over `cache` for one conversation: `{ listTools(), callTool({ name,
- * arguments }) }`, answering like an MCP client. Throws a TypeError for bad options.
- */
 /** @type {(cache: unknown) => cache is ReadCache} */
 const isReadCache = (cache) => cache !== null && typeof cache === 'object' &&
   typeof (/** @type {Record<string, unknown>} */ (cache)).substituteCacheUris === 'function' &&
   typeof (/** @type {Record<string, unknown>} */ (cache)).cacheToolResult === 'function';
 
-/** The TypeError for an argument of `cacheTools` or of a call whose read threw (`what`: "`convId`", "the options", …). */
-const unreadable = (/** @type {string} */ what) => new TypeError(`cacheTools: could not read ${what} (a getter threw, or the object is a revoked Proxy)`);
-
 /**
- * `read()`, or the TypeError of `unreadable(what)` when it throws anything but an argument problem
- * (a getter, a Proxy's trap, a revoked Proxy): never the caller's own error.
+ * `read()`, or the TypeError naming `what` ("`convId`", "the options", …) when it throws anything
+ * but an argument problem (a getter, a Proxy's trap, a revoked Proxy): never the caller's own error.
  * @template T @param {() => T} read @param {string} what @returns {T}
  */
-function readable(read, what) {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof ArgumentProblem) throw error;
-    throw unreadable(what);
-  }
-}
+const readable = (read, what) => readArgument('cacheTools', read, what, (error) => error instanceof ArgumentProblem);
 
 /**
+ * The read-back tools over `cache` for one conversation: `{ listTools(), callTool({ name,
+ * arguments }) }`, answering like an MCP client. Throws a TypeError for bad options.
  * @param {unknown} cache
  * @param {unknown} [options]
  */
@@ -642,9 +628,7 @@ export function cacheTools(cache, options = {}) {
     ? () => readConvId(Reflect.apply(/** @type {() => unknown} */ (option('convId')), given, []))
     : ((id) => () => id)(readConvId(convId));
   const prefix = option('prefix') ?? DEFAULT_READ_TOOLS_PREFIX;
-  if (!isToolPrefix(prefix)) {
-    throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
-  }
+  if (!isToolPrefix(prefix)) throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
   const maxChars = option('maxChars') ?? DEFAULT_MAX_CHARS;
   if (typeof maxChars !== 'number' || !Number.isInteger(maxChars) || maxChars < MIN_MAX_CHARS || maxChars > MAX_MAX_CHARS) {
     throw new TypeError(`cacheTools: maxChars must be an integer from ${MIN_MAX_CHARS} to ${MAX_MAX_CHARS}`);
@@ -675,8 +659,7 @@ export function cacheTools(cache, options = {}) {
     return { isError: true, content: [{ type: 'text', text }] };
   };
 
-  /** The value behind `uri` in this conversation, or the cache's envelope (missing, stale). */
-  /** @param {string} uri @param {string} convId @returns {Promise<{ envelope: { error: unknown, fix_hint: unknown } } | { envelope?: undefined, value: unknown }>} */
+  /** The value behind `uri` in this conversation, or the cache's envelope (missing, stale). @param {string} uri @param {string} convId @returns {Promise<{ envelope: { error: unknown, fix_hint: unknown } } | { envelope?: undefined, value: unknown }>} */
   async function resolve(uri, convId) {
     const outcome = await store.substituteCacheUris({ data_uri: uri }, { convId });
     if (!outcome.ok) return { envelope: outcome.envelope };
@@ -685,9 +668,7 @@ export function cacheTools(cache, options = {}) {
   }
 
   return {
-    async listTools() {
-      return { tools: toolList(prefix) };
-    },
+    listTools: async () => ({ tools: toolList(prefix) }),
     async callTool(/** @type {unknown} */ params, /** @type {unknown} */ _resultSchema, /** @type {{ signal?: AbortSignal } | undefined} */ requestOptions) {
       requestOptions?.signal?.throwIfAborted();
       const call = readable(() => isObject(params), 'the call') ? /** @type {Record<string, unknown>} */ (params) : undefined;
