@@ -104,9 +104,9 @@ function cacheChanges(cache) {
     }
   });
   /**
-   * The clears called while someone listened, not yet told, in call order: each with its
-   * conversation and the listing of it made in the same run.
-   * @type {{ convId: unknown, before: Promise<Row[] | null> }[]}
+   * The clears called, not yet told, in call order (their `evict` events come in that order):
+   * each with its conversation and, when someone listened, the listing of it made in the same run.
+   * @type {{ convId: unknown, before: Promise<Row[] | null> | null }[]}
    */
   const clears = [];
   /** @param {Happening} happening */
@@ -135,7 +135,7 @@ function cacheChanges(cache) {
     /** An `onEvent` event, handed over. */
     note: feed,
     /**
-     * `inner.clearConversation(convId)`; with listeners, first lists the conversation with
+     * `inner.clearConversation(convId)`, queued for its event; with listeners, first lists the conversation with
      * `inner.entries` in the same synchronous run (so in call order it sees exactly what the
      * clear removes). The clear is told at its own `evict` event, among the changes in the order
      * the cache made them. A bad `convId` rejects both: the clear's error is the caller's, and
@@ -143,9 +143,10 @@ function cacheChanges(cache) {
      * @template T @param {unknown} convId @param {{ entries: ListEntries, clearConversation(convId: unknown): Promise<T> }} inner
      */
     clear(convId, inner) {
-      if (!listeners.size) return inner.clearConversation(convId);
-      // A missing conversation is the default one (its exact id), as for every other call.
-      const clear = { convId: convId ?? DEFAULT_CONV_SEGMENT, before: inner.entries({ convId: /** @type {string} */ (convId ?? DEFAULT_CONV_SEGMENT) }).catch(() => null) };
+      // A missing conversation is the default one (its exact id), as for every other call. Each
+      // clear is queued, listened to or not: its event must not take a later clear's place.
+      const id = convId ?? DEFAULT_CONV_SEGMENT;
+      const clear = { convId: id, before: listeners.size ? inner.entries({ convId: /** @type {string} */ (id) }).catch(() => null) : null };
       clears.push(clear);
       const cleared = inner.clearConversation(convId);
       // Failed: no event will tell it.

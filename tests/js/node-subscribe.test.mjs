@@ -255,3 +255,18 @@ test('reportBlockedFlow refuses what is not a flow with a TypeError and tells no
     ]);
   }
 });
+
+test('a clear called before anyone listened is told as its own conversation, never as a later clear\'s', async () => {
+  for (const ResultCache of [node.ResultCache, browser.ResultCache]) {
+    const cache = new ResultCache({ storage: 'memory', threshold: 0 });
+    await cache.cacheToolResult({ payload: table(3), convId: 'x' });
+    const y = /** @type {string} */ (await cache.cacheToolResult({ payload: table(3), convId: 'y' }));
+    /** @type {import('mcp-result-cache').CacheChange[]} */
+    const changes = [];
+    const first = cache.clearConversation('x'); // nobody listens yet
+    cache.subscribe((change) => changes.push(change));
+    await Promise.all([first, cache.clearConversation('y')]);
+    await told(changes, 2);
+    assert.deepEqual(changes, [{ kind: 'clear', convId: 'x', uris: null }, { kind: 'clear', convId: 'y', uris: [y] }]);
+  }
+});
