@@ -42,10 +42,6 @@ fn tool_name_arg(value: &JsValue) -> Result<String, JsValue> {
         .ok_or_else(|| type_error("toolName must be a non-empty string without U+001F"))
 }
 
-fn enabled_option(options: &JsValue) -> Result<bool, JsValue> {
-    crate::js_args::bool_option(options, "enabled", true)
-}
-
 /// `maxChars`: a non-negative number, or `Infinity` to show results uncut.
 fn max_chars_option(options: &JsValue) -> Result<u32, JsValue> {
     let value = read(options, "maxChars")?;
@@ -131,7 +127,7 @@ pub(crate) fn before_tool_call(
         let opts =
             options_object(&options, "beforeToolCall options")?.unwrap_or(JsValue::UNDEFINED);
         let before = BeforeOptions {
-            enabled: enabled_option(&opts)?,
+            enabled: crate::js_args::bool_option(&opts, "enabled", true)?,
             conv_id: conv_id_string(&read(&opts, "convId")?)?,
             cap: cap_options(&read(&opts, "cap")?, &read(&opts, "cappedArgs")?)?,
             max_chars: max_chars_option(&opts)?,
@@ -175,7 +171,7 @@ pub(crate) fn after_tool_call(
         let opts = options_object(&options, "afterToolCall options")?.unwrap_or(JsValue::UNDEFINED);
         let args = read(&opts, "args")?;
         let after = AfterOptions {
-            enabled: enabled_option(&opts)?,
+            enabled: crate::js_args::bool_option(&opts, "enabled", true)?,
             conv_id: conv_id_string(&read(&opts, "convId")?)?,
             max_chars: max_chars_option(&opts)?,
             media_max_bytes: optional_non_negative(

@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 use super::{payload, CacheEvent, ResultCache};
 use crate::core::record::{LookupOutcome, MAX_DERIVATION_DEPTH};
 use crate::core::substitute::ReferenceLookup;
-use crate::core::uri::{format_cache_uri, sanitize_conv_id, split_cache_uri, CacheUri};
+use crate::core::uri::{conversation_prefix, split_cache_uri, CacheUri};
 use crate::store::{JsRecord, RecordStore, StoreError};
 
 /// The records of a read, looked up by [`ResultCache::read_records`] (boxed: it recurses).
@@ -203,7 +203,7 @@ fn parse_in_scope<'u>(
     uris: &[&'u str],
     conv_scope: Option<&str>,
 ) -> Vec<Option<(CacheUri<'u>, Option<&'u str>)>> {
-    let prefix = conv_scope.map(|scope| format_cache_uri(&sanitize_conv_id(scope), ""));
+    let prefix = conv_scope.map(conversation_prefix);
     let mut parsed = Vec::with_capacity(uris.len());
     for uri in uris {
         parsed.push(match &prefix {

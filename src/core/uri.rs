@@ -135,6 +135,12 @@ pub fn mint_cache_uri(conv_id: &str) -> Result<String, RandomSourceError> {
     Ok(format_cache_uri(&sanitize_conv_id(conv_id), &mint_token()?))
 }
 
+/// The start of every reference minted for `conv_id`: `mcp+cache://<its segment>/`. A reference
+/// that does not start with it belongs to another conversation.
+pub fn conversation_prefix(conv_id: &str) -> String {
+    format_cache_uri(&sanitize_conv_id(conv_id), "")
+}
+
 /// Joins an already valid conversation segment and token into a reference.
 pub fn format_cache_uri(conv_segment: &str, token: &str) -> String {
     let mut uri =

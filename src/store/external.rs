@@ -33,7 +33,8 @@ use wasm_bindgen_futures::JsFuture;
 use super::idb_objects::record as row;
 use super::js_record::from_js;
 use super::{
-    Budget, ErrorKind, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome,
+    number_at, Budget, ErrorKind, JsRecord, RecordStore, StoreError, StoreStats, Totals,
+    WriteOutcome,
 };
 use crate::core::text::concat;
 
@@ -100,11 +101,6 @@ async fn settle_array(
                 concat(&[context, ": the storage object answered no array"]),
             )
         })
-}
-
-/// The number at `i` of an array answer (0 when absent or not a number).
-fn number_at(answer: &Array, i: u32) -> f64 {
-    answer.get(i).as_f64().unwrap_or(0.0)
 }
 
 /// A count answer (0 when not a number).

@@ -18,7 +18,9 @@ use wasm_bindgen::prelude::*;
 
 use super::idb_objects::record as row;
 use super::js_record::from_js;
-use super::{Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome};
+use super::{
+    number_at, Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome,
+};
 use crate::core::policy::room_needed;
 
 #[wasm_bindgen(module = "/src/store/idb_objects.js")]
@@ -54,11 +56,6 @@ pub struct MemoryStore {
     rows: OnceCell<JsValue>,
 }
 
-/// The number at `i` of an answer (a JS array of numbers; 0 when absent).
-fn at(numbers: &Array, i: u32) -> f64 {
-    numbers.get(i).as_f64().unwrap_or(0.0)
-}
-
 /// Reading a payload back failed to clone it.
 fn clone_error(e: JsValue) -> StoreError {
     StoreError::from_js("cloning a payload", &e)
@@ -79,17 +76,17 @@ impl RecordStore for MemoryStore {
     async fn write(&self, record: &JsRecord, budget: &Budget) -> Result<WriteOutcome, StoreError> {
         let before = totals_without(self.rows(), &record.uri);
         let totals = Totals {
-            bytes: at(&before, 0),
-            entries: at(&before, 1),
+            bytes: number_at(&before, 0),
+            entries: number_at(&before, 1),
         };
         let room = room_needed(totals, record.size_bytes, budget);
         let stored = row(record, &JsValue::from_str(&record.uri));
         let after = put(self.rows(), &stored, room.bytes, room.entries).map_err(clone_error)?;
         Ok(WriteOutcome {
-            evicted: at(&after, 0) as u32,
+            evicted: number_at(&after, 0) as u32,
             totals: Totals {
-                bytes: at(&after, 1),
-                entries: at(&after, 2),
+                bytes: number_at(&after, 1),
+                entries: number_at(&after, 2),
             },
         })
     }
@@ -111,9 +108,9 @@ impl RecordStore for MemoryStore {
     async fn stats(&self) -> Result<StoreStats, StoreError> {
         let stats = stats(self.rows());
         Ok(StoreStats {
-            entries: at(&stats, 0) as u32,
-            bytes: at(&stats, 1),
-            conversations: at(&stats, 2) as u32,
+            entries: number_at(&stats, 0) as u32,
+            bytes: number_at(&stats, 1),
+            conversations: number_at(&stats, 2) as u32,
         })
     }
 

@@ -117,6 +117,11 @@ pub fn segment_key_bounds(segment: &str) -> (String, String) {
     (lower, upper)
 }
 
+/// The number at `i` of an answer from JS (an array of numbers; 0 when absent or not a number).
+pub(crate) fn number_at(numbers: &js_sys::Array, i: u32) -> f64 {
+    numbers.get(i).as_f64().unwrap_or(0.0)
+}
+
 /// The store a cache was configured with.
 pub enum SelectedStore {
     /// IndexedDB (`indexedDB` global).

@@ -27,10 +27,9 @@ use web_sys::{IdbKeyRange, IdbRequest};
 use super::tx::{Handlers, Tx};
 use crate::core::policy::Totals;
 use crate::core::record::fields;
-use crate::core::uri::sanitize_conv_id;
+use crate::core::uri::conversation_prefix;
 use crate::store::idb_objects;
 use crate::store::js_record::{field, number};
-use crate::store::segment_key_bounds;
 
 /// Set on the store-wide totals object when the per-conversation rows are maintained.
 pub(super) const PER_CONVERSATION: &str = "perConversation";
@@ -89,9 +88,9 @@ const BYTES: &str = "bytes";
 const ENTRIES: &str = "entries";
 
 /// Whether `uri` lies in `conv_id`'s key range (`["…/<segment>/", "…/<segment>0")` holds
-/// exactly the strings that start with its lower bound).
+/// exactly the strings that start with its lower bound, the conversation's prefix).
 fn in_own_range(uri: &str, conv_id: &str) -> bool {
-    uri.starts_with(&segment_key_bounds(&sanitize_conv_id(conv_id)).0)
+    uri.starts_with(&conversation_prefix(conv_id))
 }
 
 /// Changes to apply to per-conversation rows at the end of a transaction.
