@@ -71,12 +71,8 @@ function strayReferenceEnvelope(/** @type {string} */ toolName, /** @type {strin
   );
 }
 
-/**
- * Sets `key` of `object` as an own, enumerable property, `__proto__` included (a tool may be
- * named so: an assignment would set the object's prototype instead). Answers `object`.
- * @template {object} T @param {T} object @param {string} key @param {unknown} value @returns {T}
- */
-export const setOwn = (object, key, value) => Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+// Tool sets are keyed by tool name, `__proto__` included: set by definition (js/own.mjs).
+export { setOwn } from './own.mjs';
 
 /** @type {(v: unknown) => v is Record<string, unknown>} */
 export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);

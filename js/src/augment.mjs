@@ -19,6 +19,7 @@
 // (`core::substitute::URI_ARG_SUFFIX`, `core::uri::CACHE_URI_SCHEME`; scripts/constants.mjs).
 import { CACHE_URI_SCHEME, URI_ARG_SUFFIX as URI } from '../protocol.mjs';
 import { branchList, typeList } from '../schema-types.mjs';
+import { setOwn } from '../own.mjs';
 
 // Description of every added `<name>_uri` parameter, written for the model.
 const URI_DESCRIPTION =
@@ -135,11 +136,6 @@ const items = (array, what) => {
   return out;
 };
 
-// Defines a plain data property (writable, enumerable, configurable); the descriptor has no
-// prototype, so nothing inherited from Object.prototype can change it.
-/** @type {(object: object, key: string, value: Value) => object} */
-const define = (object, key, value) =>
-  Object.defineProperty(object, key, /** @type {PropertyDescriptor} */ ({ __proto__: null, value, writable: true, enumerable: true, configurable: true }));
 
 // A copy of `source`'s own enumerable properties in their order, with `value` in place of `name`
 // (appended when `source` lacks it).
@@ -150,9 +146,9 @@ const replace = (source, name, value, what) => {
   let placed = false;
   for (const key of keys(source, what)) {
     if (key === name) placed = true;
-    define(copy, key, key === name ? value : at(source, key, what));
+    setOwn(copy, key, key === name ? value : at(source, key, what));
   }
-  if (!placed) define(copy, name, value);
+  if (!placed) setOwn(copy, name, value);
   return copy;
 };
 
@@ -243,8 +239,8 @@ const augmentTool = (tool, objects) => {
   for (const name of names) {
     const value = at(properties, name, PROPERTIES);
     const uri = plan.get(name);
-    define(newProperties, name, uri ? described(value, uri) : value);
-    if (uri) define(newProperties, uri, { type: 'string', description: URI_DESCRIPTION });
+    setOwn(newProperties, name, uri ? described(value, uri) : value);
+    if (uri) setOwn(newProperties, uri, { type: 'string', description: URI_DESCRIPTION });
   }
   let newSchema = replace(schema, 'properties', newProperties, 'inputSchema');
   // A property with a sibling is no longer required: the host fills it from the reference.
