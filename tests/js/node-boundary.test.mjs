@@ -118,3 +118,20 @@ test('a result whose `then` cannot be read is a TypeError, not the error its get
     await assert.rejects(cache.afterToolCall('t', result, { convId: 'c' }), (e) => e instanceof TypeError && /^result cannot be read/.test(e.message));
   }
 });
+
+test('a polluted Object.prototype.get or set changes nothing the tool sets define', async () => {
+  const { wrapAiSdkTools } = await import('../../js/ai-sdk.node.mjs');
+  const cache = new host.ResultCache({ storage: 'memory' });
+  const { jsonSchema } = await import('ai');
+  const tools = { chart: { description: 'Draws.', inputSchema: jsonSchema({ type: 'object', properties: { data: { type: 'array' } } }), execute: async () => 'ok' } };
+  const proto = /** @type {Record<string, unknown>} */ (Object.prototype);
+  proto.get = () => 'polluted';
+  let wrapped;
+  try {
+    wrapped = wrapAiSdkTools(/** @type {never} */ (tools), { cache, convId: 'c' });
+  } finally {
+    delete proto.get;
+  }
+  assert.deepEqual(Object.keys(wrapped), ['chart']);
+  assert.equal(typeof Object.getOwnPropertyDescriptor(wrapped, 'chart')?.value, 'object');
+});
