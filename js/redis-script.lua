@@ -29,8 +29,9 @@ local op, ttl = ARGV[1], tonumber(ARGV[2])
 
 local function num(v) return tonumber(v or '0') or 0 end
 
--- Whether an error is Redis refusing a command for want of memory.
-local function oom(err) return string.find(err, 'OOM', 1, true) ~= nil end
+-- Whether an error is Redis refusing a command for want of memory (as js/redis-ops.cjs reads one: it
+-- begins with OOM).
+local function oom(err) return string.sub(err, 1, 3) == 'OOM' end
 
 -- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
 -- an entry is whole or absent, never half.
