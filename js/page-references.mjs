@@ -33,7 +33,7 @@ import { approvalHookOf, findApproval, registerApprovalHook } from './approval.m
 
 /**
  * A payload the page sent for one of its references.
- * @typedef {{ uri: string, payload: object, sourceToolName?: string, sourceServer?: string }} PageReference
+ * @typedef {{ uri: string, payload: object, sourceToolName?: string | null, sourceServer?: string | null }} PageReference
  */
 /**
  * The cache methods used here (a `ResultCache`).
@@ -84,8 +84,8 @@ export function checkPageReferences(options, who) {
   for (const entry of given) {
     const ok = isPlainObject(entry) && typeof entry.uri === 'string' && hasCacheScheme(entry.uri) && !entry.uri.includes('#') && entry.payload !== null
       && typeof entry.payload === 'object'
-      && (entry.sourceToolName === undefined || entry.sourceToolName === '' || isToolName(entry.sourceToolName))
-      && (entry.sourceServer === undefined || isServerName(entry.sourceServer));
+      && (entry.sourceToolName == null || entry.sourceToolName === '' || isToolName(entry.sourceToolName))
+      && (entry.sourceServer == null || isServerName(entry.sourceServer));
     if (!ok) throw new TypeError(`${who}: ${ENTRY_TYPE}`);
     const { uri, payload, sourceToolName, sourceServer } = /** @type {PageReference} */ (/** @type {unknown} */ (entry));
     byUri.set(uri, { uri, payload, sourceToolName, sourceServer });

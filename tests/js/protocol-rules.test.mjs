@@ -288,3 +288,29 @@ test('isToolPrefix accepts exactly the read-back prefixes Rust accepts (afterToo
     assert.equal(protocol.isToolPrefix(prefix), byRust, JSON.stringify(prefix));
   }
 });
+
+test('page references accept exactly the source tool and server names cacheToolResult accepts (what they are stored with)', async () => {
+  const { checkPageReferences } = await import('../../js/page-references.mjs');
+  const next = random(11);
+  const cache = memory();
+  /** @type {unknown[]} */
+  const names = [undefined, '', 'alpha', 'a\u001fb', '\u001f', 'x.y-z_1', '\ud800', '😀', ' ', 1, null];
+  for (let i = 0; i < 500; i++) names.push(keyOf(next));
+  for (const name of names) {
+    for (const key of /** @type {const} */ (['sourceToolName', 'sourceServer'])) {
+      const entry = { uri: 'mcp+cache://page/AAAAAAAAAAA', payload: { rows: [] }, [key]: name };
+      let byJs = true;
+      try {
+        checkPageReferences({ cache, pageReferences: [entry] }, 'x');
+      } catch (error) {
+        assert.ok(error instanceof TypeError);
+        byJs = false;
+      }
+      // As js/page-references.mjs stores an entry: its tool's name (the unknown tool's when
+      // absent), and its server as `server` (none when absent or null).
+      const input = key === 'sourceToolName' ? { sourceToolName: name ?? protocol.UNKNOWN_SOURCE_TOOL } : { server: name };
+      const byRust = await cache.cacheToolResult(/** @type {never} */ ({ payload: { rows: [] }, convId: 'c', ...input })).then(() => true, () => false);
+      assert.equal(byJs, byRust, `${key}: ${JSON.stringify(name)}`);
+    }
+  }
+});
