@@ -154,9 +154,21 @@ export function consumeOnceOf(storage, dbName) {
         try {
           return (await own.call(storage, k, ttl)) === true;
         } catch (error) {
-          // As the cache reports a storage's failures: an Error as it is, anything else named.
+          // As the cache reads a storage's failures (`StoreError::from_js`): an Error as it is;
+          // else its string `name` and `message` when it has them (a DOMException-like object),
+          // or an `UnknownError` saying what was thrown.
           if (error instanceof Error) throw error;
-          throw Object.assign(new Error(`consumeOnce: ${String(error)}`), { name: 'UnknownError' });
+          const text = (/** @type {string} */ key) => {
+            try {
+              const value = /** @type {Record<string, unknown>} */ (error)?.[key];
+              return typeof value === 'string' ? value : undefined;
+            } catch {
+              return undefined; // a getter that throws reads as absent
+            }
+          };
+          const name = text('name');
+          const message = name === undefined ? (typeof error === 'string' ? error : 'a value that is not an Error was thrown') : text('message') ?? '';
+          throw Object.assign(new Error(`consumeOnce: ${message}`), { name: name ?? 'UnknownError' });
         }
       }
       if (kind === 'indexeddb') {

@@ -66,6 +66,11 @@ test('a synchronous method answering the right value works as if it had answered
 test('consumeOnce: a storage rejecting with no Error is an UnknownError naming what it said; an Error is kept', async () => {
   await assert.rejects(new ResultCache({ storage: storage({ async consumeOnce() { throw 'down'; } }) }).consumeOnce('k', 1000),
     (e) => e instanceof Error && e.name === 'UnknownError' && /down/.test(e.message));
+  // As the cache reads a storage's failures: a DOMException-like object keeps its name and message.
+  await assert.rejects(new ResultCache({ storage: storage({ async consumeOnce() { throw { name: 'QuotaExceededError', message: 'full' }; } }) }).consumeOnce('k', 1000),
+    (e) => e instanceof Error && e.name === 'QuotaExceededError' && /full/.test(e.message));
+  await assert.rejects(new ResultCache({ storage: storage({ async consumeOnce() { throw null; } }) }).consumeOnce('k', 1000),
+    (e) => e instanceof Error && e.name === 'UnknownError' && /not an Error/.test(e.message));
   const own = new RangeError('mine');
   await assert.rejects(new ResultCache({ storage: storage({ async consumeOnce() { throw own; } }) }).consumeOnce('k', 1000), (e) => e === own);
 });
