@@ -142,7 +142,9 @@ export function withPageReferences(tools, { cache, conversation, received }) {
   async function resolve(input, options) {
     const convId = conversation(options);
     const call = isPlainObject(options) ? options : {};
-    const approved = findApproval(call.messages, call.toolCallId)?.approved === true;
+    // Looked for once, and only when the page sent a payload for a reference the server misses.
+    /** @type {boolean | undefined} */
+    let approved;
     /** @type {Map<string, string>} */
     const rewrite = new Map();
     /** @type {string[]} */
@@ -150,7 +152,8 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     for (const uri of new Set(referencesIn(input))) {
       const base = baseOf(uri);
       if ((await cache.lookup(base, { convId })).status !== 'miss') continue;
-      const entry = approved ? received.get(base) : undefined;
+      const sent = received.get(base);
+      const entry = sent && (approved ??= findApproval(call.messages, call.toolCallId)?.approved === true) ? sent : undefined;
       const now = entry ? await store(entry, convId) : null;
       if (now) rewrite.set(uri, now + uri.slice(base.length));
       else missing.push(uri);
