@@ -109,8 +109,8 @@ function cacheChanges(cache) {
    * @type {{ convId: unknown, before: Promise<Row[] | null> | null }[]}
    */
   const clears = [];
-  /** @param {Happening} happening */
-  const tell = async ({ kind, count = 0, convId, uri, reason }) => {
+  /** @param {Happening} happening @param {Promise<Row[]> | null} marked the listing of a stale mark, made where it happened */
+  const tell = async ({ kind, count = 0, convId, uri, reason }, marked) => {
     // As the cache takes a conversation id: `String(id)`.
     if (kind === 'write') emit({ kind, convId: String(convId), uris: [String(uri)] });
     else if (kind === 'evict' && reason === 'clearConversation') {
@@ -123,13 +123,18 @@ function cacheChanges(cache) {
     else if (kind === 'invalidate' && count > 0) {
       /** @type {Map<string, string[]>} */
       const stale = new Map();
-      for (const row of await cache().entries().catch(() => [])) if (row.staleCause !== null) stale.set(row.convId, [...(stale.get(row.convId) ?? []), row.uri]);
+      for (const row of (await marked) ?? []) if (row.staleCause !== null) stale.set(row.convId, [...(stale.get(row.convId) ?? []), row.uri]);
       stale.forEach((uris, id) => emit({ kind: 'stale', convId: id, uris }));
     }
   };
   let chain = Promise.resolve();
   const feed = (/** @type {Happening} */ happening) => {
-    if (listeners.size || clears.length) chain = chain.then(() => tell(happening)).catch(() => {});
+    if (!listeners.size && !clears.length) return;
+    // The stale entries are listed at once (out of the cache's call, in the next microtask: before
+    // any call made after the invalidation's answer), so a later clear cannot hide them.
+    const marked = happening.kind === 'invalidate' && (happening.count ?? 0) > 0 && listeners.size
+      ? Promise.resolve().then(() => cache().entries()).catch(() => []) : null;
+    chain = chain.then(() => tell(happening, /** @type {Promise<Row[]> | null} */ (marked))).catch(() => {});
   };
   return {
     /** An `onEvent` event, handed over. */

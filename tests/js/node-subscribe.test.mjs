@@ -270,3 +270,20 @@ test('a clear called before anyone listened is told as its own conversation, nev
     assert.deepEqual(changes, [{ kind: 'clear', convId: 'x', uris: null }, { kind: 'clear', convId: 'y', uris: [y] }]);
   }
 });
+
+test('a stale mark is told for every conversation it marked, even when one is cleared right after', async () => {
+  for (const ResultCache of [node.ResultCache, browser.ResultCache]) {
+    for (const storage of ['memory', 'indexeddb']) {
+      const cache = new ResultCache({ storage, threshold: 0, dbName: `stale-then-clear-${n++}` });
+      /** @type {string[]} */
+      const changes = [];
+      cache.subscribe((change) => changes.push(`${change.kind}:${change.convId}`));
+      await cache.cacheToolResult({ payload: table(3), convId: 'a', sourceToolName: 'billing.get' });
+      await cache.cacheToolResult({ payload: table(3), convId: 'b', sourceToolName: 'billing.get' });
+      assert.equal(await cache.invalidate(['billing.*'], { cause: 'refund' }), 2);
+      await cache.clearConversation('a');
+      await told(changes, 5);
+      assert.deepEqual(changes, ['write:a', 'write:b', 'stale:a', 'stale:b', 'clear:a'], storage);
+    }
+  }
+});
