@@ -33,7 +33,7 @@ import { approvalHookOf, findApproval, registerApprovalHook } from './approval.m
 
 /**
  * A payload the page sent for one of its references.
- * @typedef {{ uri: string, payload: object, sourceToolName?: string | null, sourceServer?: string | null }} PageReference
+ * @typedef {{ uri: string, payload: object, sourceToolName?: string, sourceServer?: string }} PageReference
  */
 /**
  * The cache methods used here (a `ResultCache`).

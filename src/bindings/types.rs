@@ -121,19 +121,6 @@ export interface ResultCache {
    */
   reportBlockedFlow(flow: Pick<Flow, "from" | "to" | "toolName" | "uris">): void;
   /**
-   * Node entry: resolves `true` the first time `key` is consumed within `ttlMs` milliseconds and
-   * `false` after, in this cache's own storage: a map of the cache (`"memory"`), a database next
-   * to the cache's (`"indexeddb"`: `<dbName>-consume-once`), or the storage object's own
-   * `consumeOnce` (`redisStorage`: shared by every instance over the same Redis). The AI SDK
-   * integration records each used tool approval with it, so a replayed approval never runs a
-   * tool twice. Rejects with a `TypeError` for an empty key, a `ttlMs` that is not a positive
-   * integer, or a storage object without `consumeOnce`. The browser
-   * entry's caches leave the method out (its bundle stays within its size budget); the AI SDK
-   * entry keeps their records itself, the same way (IndexedDB: `mcp-result-cache-consume-once`,
-   * shared by an origin's tabs).
-   */
-  consumeOnce?(key: string, ttlMs: number): Promise<boolean>;
-  /**
    * Calls `listener` with every later change made through this cache, by every caller of it
    * (the host, the integrations and read-back tools given it; not another cache over the same
    * storage, nor the free functions, whose default cache is another one): a `write`, a `clear` of a
@@ -379,6 +366,38 @@ export interface Invalidation {
 export interface AugmentToolsOptions {
   /** Also give parameters that take an object a `<name>_uri` sibling. Default `false` (arrays only). */
   objects?: boolean;
+}
+"#;
+
+/// `ResultCache#consumeOnce`, which the Node entry's caches have (the browser entry's leave it
+/// out): declared as always there in the Node build's declarations, optional in the others'.
+#[cfg(all(feature = "host", feature = "external-store"))]
+#[wasm_bindgen(typescript_custom_section)]
+const CONSUME_ONCE_TYPES: &'static str = r#"
+export interface ResultCache {
+  /**
+   * Node entry: resolves `true` the first time `key` is consumed within `ttlMs` milliseconds and
+   * `false` after, in this cache's own storage: a map of the cache (`"memory"`), a database next
+   * to the cache's (`"indexeddb"`: `<dbName>-consume-once`), or the storage object's own
+   * `consumeOnce` (`redisStorage`: shared by every instance over the same Redis). The AI SDK
+   * integration records each used tool approval with it, so a replayed approval never runs a
+   * tool twice. Rejects with a `TypeError` for an empty key, a `ttlMs` that is not a positive
+   * integer, or a storage object without `consumeOnce`. (The browser entry's caches have none.)
+   */
+  consumeOnce(key: string, ttlMs: number): Promise<boolean>;
+}
+"#;
+
+#[cfg(all(feature = "host", not(feature = "external-store")))]
+#[wasm_bindgen(typescript_custom_section)]
+const CONSUME_ONCE_TYPES: &'static str = r#"
+export interface ResultCache {
+  /**
+   * The Node entry's caches only (see its declarations): the browser entry's leave the method out
+   * (its bundle stays within its size budget), and the AI SDK entry keeps their approvals' records
+   * itself (IndexedDB: `mcp-result-cache-consume-once`, shared by an origin's tabs).
+   */
+  consumeOnce?(key: string, ttlMs: number): Promise<boolean>;
 }
 "#;
 

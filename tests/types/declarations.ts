@@ -94,3 +94,10 @@ export const types: [
   // (checked above with `unknown` data).
   Exactly<Unassignable<typeof ReactDecl, typeof reactImpl>, 'useCachedResult' | 'useCacheEntries'>,
 ] = [true, true, true, true, true, true, true, true];
+
+// `consumeOnce`: always there on the Node entry's caches (the documented call needs no guard);
+// optional on the browser build's, whose caches leave it out.
+import type { ResultCache as NodeResultCache } from '../../pkg/node/mcp_result_cache.js';
+import type { ResultCache as WebResultCache } from '../../pkg/web/mcp_result_cache.js';
+export const consumeOnceOnNode = (cache: NodeResultCache): Promise<boolean> => cache.consumeOnce('approval', 60_000);
+export const consumeOnceInBrowser = (cache: WebResultCache): Promise<boolean> | undefined => cache.consumeOnce?.('approval', 60_000);
