@@ -77,8 +77,7 @@ const jsonChars = (/** @type {unknown} */ value) => (JSON.stringify(value) ?? 'n
  */
 const folded = (/** @type {string} */ text) => text.replace(/\u0130/g, 'i').toLowerCase();
 
-// ---------------------------------------------------------------------------------------------
-// Argument readers: strict-mode models send `null` for every optional argument, so null is absent.
+// ---- Argument readers: strict-mode models send `null` for every optional argument, so null is absent.
 
 /** @returns {Args} */
 function argsObject(/** @type {unknown} */ args) {
@@ -182,8 +181,7 @@ function readFields(/** @type {Args} */ args) {
   return fields.map((f) => readName(f, 'every field'));
 }
 
-// ---------------------------------------------------------------------------------------------
-// cache_read
+// ---- cache_read -----------------------------------------------------------------------------
 
 /**
  * The refusal of a read whose answer cannot fit in `maxChars`: every answer echoes `uri`, and a
@@ -312,8 +310,7 @@ function readAnswer(uri, value, args, maxChars) {
   return jsonChars(answer) <= maxChars ? answer : fitted({ uri, type: typeOf(value) }, uri, maxChars);
 }
 
-// ---------------------------------------------------------------------------------------------
-// cache_search
+// ---- cache_search ---------------------------------------------------------------------------
 
 /** The match at `at` in `text` with some context either side; never half a surrogate pair. */
 /** @param {string} text @param {number} at @param {number} length */
@@ -394,8 +391,7 @@ function searchAnswer(uri, value, args, maxChars) {
   return fitted({ uri, query, total_matches: total, matches }, uri, maxChars);
 }
 
-// ---------------------------------------------------------------------------------------------
-// cache_select
+// ---- cache_select ---------------------------------------------------------------------------
 
 /** @param {unknown} actual @param {string} op @param {unknown} expected @returns {boolean} */
 function holds(actual, op, expected) {

@@ -24,7 +24,7 @@ let n = 0;
 
 /**
  * Stores one 300-row result of `tool` in `convId`; answers its reference.
- * @param {import('mcp-result-cache').ResultCache} cache
+ * @param {InstanceType<EitherResultCache>} cache
  * @param {string} tool
  * @param {string | undefined} convId
  */
@@ -33,8 +33,9 @@ async function store(cache, tool, convId) {
   return visible._cache_uri;
 }
 
+/** Either entry's class (the browser entry's caches have no `consumeOnce`). @typedef {typeof node.ResultCache | typeof browser.ResultCache} EitherResultCache */
 /**
- * @param {typeof import('mcp-result-cache').ResultCache} ResultCache
+ * @param {EitherResultCache} ResultCache
  * @param {'memory' | 'indexeddb'} storage
  */
 async function scenario(ResultCache, storage) {
@@ -273,7 +274,7 @@ test('a clear called before anyone listened is told as its own conversation, nev
 
 test('a stale mark is told for every conversation it marked, even when one is cleared right after', async () => {
   for (const ResultCache of [node.ResultCache, browser.ResultCache]) {
-    for (const storage of ['memory', 'indexeddb']) {
+    for (const storage of /** @type {const} */ (['memory', 'indexeddb'])) {
       const cache = new ResultCache({ storage, threshold: 0, dbName: `stale-then-clear-${n++}` });
       /** @type {string[]} */
       const changes = [];
