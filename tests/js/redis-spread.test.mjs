@@ -116,188 +116,198 @@ for (const library of [
   });
 }
 
-describe('standalone', () => {
-  test('the scripts of one conversation\'s operations name only its keys (SLOWLOG of every call)', async () => {
-    const prefix = fresh();
-    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
-    const other = await cache.cacheToolResult({ payload: { other: 1 }, convId: 'other', sourceToolName: 't' });
-    await raw.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);
-    await raw.sendCommand(['SLOWLOG', 'RESET']);
-    try {
-      const uri = await cache.cacheToolResult({ payload: { mine: 1 }, convId: 'mine', sourceToolName: 't' });
-      await cache.lookup(uri, { convId: 'mine' });
-      await cache.readCachedPayload(`${uri}#/mine`, { convId: 'mine' });
-      await cache.entries({ convId: 'mine' });
-      await cache.clearConversation('mine');
-      // SLOWLOG entries: [id, timestamp, duration, argv, client address, client name].
-      const log = /** @type {[unknown, unknown, unknown, unknown[], ...unknown[]][]} */ (await raw.sendCommand(['SLOWLOG', 'GET', '1000']));
-      const scripts = log.map((entry) => entry[3].map(String)).filter((args) => args[0].toUpperCase() === 'EVALSHA');
-      assert.ok(scripts.length >= 5, `script calls logged: ${scripts.length}`);
-      for (const args of scripts) assert.deepEqual(args.slice(3, 7), keysOf(prefix, 'mine'), args.slice(0, 8).join(' '));
-    } finally {
-      await raw.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '10000']);
-    }
-    assert.equal((await cache.lookup(other, { convId: 'other' })).status, 'hit');
-  });
+// The standalone server's tests, one function each, registered under `describe('standalone')` below.
+async function scriptsNameOnlyTheirKeys() {
+  const prefix = fresh();
+  const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+  const other = await cache.cacheToolResult({ payload: { other: 1 }, convId: 'other', sourceToolName: 't' });
+  await raw.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '0']);
+  await raw.sendCommand(['SLOWLOG', 'RESET']);
+  try {
+    const uri = await cache.cacheToolResult({ payload: { mine: 1 }, convId: 'mine', sourceToolName: 't' });
+    await cache.lookup(uri, { convId: 'mine' });
+    await cache.readCachedPayload(`${uri}#/mine`, { convId: 'mine' });
+    await cache.entries({ convId: 'mine' });
+    await cache.clearConversation('mine');
+    // SLOWLOG entries: [id, timestamp, duration, argv, client address, client name].
+    const log = /** @type {[unknown, unknown, unknown, unknown[], ...unknown[]][]} */ (await raw.sendCommand(['SLOWLOG', 'GET', '1000']));
+    const scripts = log.map((entry) => entry[3].map(String)).filter((args) => args[0].toUpperCase() === 'EVALSHA');
+    assert.ok(scripts.length >= 5, `script calls logged: ${scripts.length}`);
+    for (const args of scripts) assert.deepEqual(args.slice(3, 7), keysOf(prefix, 'mine'), args.slice(0, 8).join(' '));
+  } finally {
+    await raw.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '10000']);
+  }
+  assert.equal((await cache.lookup(other, { convId: 'other' })).status, 'hit');
+}
 
-  test('bounded work: one script call evicts, ages out or marks at most a batch; the cache finishes across calls', async () => {
-    const prefix = fresh();
-    let clock = 1_000_000;
-    const cache = new ResultCache({ threshold: 1, maxEntries: 100_000, now: () => (clock += 1), storage: redisStorage(raw, { prefix }) });
-    const count = 3 * BATCH + 17;
-    await Promise.all(Array.from({ length: count }, (_, i) => cache.cacheToolResult({ payload: { i }, convId: 'big', sourceToolName: `t${i % 3}` })));
-    const keys = keysOf(prefix, 'big');
-    const script = (/** @type {string[]} */ args) => /** @type {Promise<unknown[]>} */ (raw.sendCommand(['EVALSHA', SHA, '4', ...keys, ...args]));
-    // Age eviction: one call removes one batch and says there is more.
-    const [removed, more] = (await script(['d', '0', '', String(clock + 1), String(BATCH), '0'])).map(Number);
-    assert.equal(removed, BATCH);
-    assert.equal(more, 1);
-    assert.equal((await cache.stats()).entries, count - BATCH);
-    // Invalidation: each call marks what one HSCAN page holds, a bounded share of the entries.
-    const [cursor, marked] = await script(['k', '0', '"c"', '0', String(BATCH), '"t0"']);
-    assert.ok(Number(marked) <= 2 * BATCH && String(cursor) !== '0', `one call marked ${marked}`);
-    // A budget lowered far below what the conversation holds: one call evicts one batch.
-    const w = (await script(['w', '0', 'mcp+cache://big/AAAAAAAAAAA', '"big"', '10', String(clock), String(clock), '"t"', '{"uri":"mcp+cache://big/AAAAAAAAAAA","convId":"big"}', '{"a":1}', '1000000000', '10', String(BATCH)])).map(Number);
-    assert.equal(w[0], BATCH, 'evicted one batch');
-    assert.equal(w[3], 1, 'and says more must go');
-    // Through the cache every step is finished, a batch a call.
-    const small = new ResultCache({ threshold: 1, maxEntries: 10, now: () => (clock += 1), storage: redisStorage(raw, { prefix }) });
-    await small.cacheToolResult({ payload: { last: 1 }, convId: 'big', sourceToolName: 't0' });
-    assert.equal((await small.stats()).entries, 10);
-    assert.equal((await small.invalidate(['t*'], { cause: 'c' })) >= 0, true);
-    assert.equal((await small.entries({ convId: 'big' })).filter((r) => r.staleCause == null).length, 0, 'every entry marked');
-    await small.evictOlderThan({ maxAgeMs: 0 });
-    assert.equal((await small.stats()).entries, 0);
-  });
+async function boundedWork() {
+  const prefix = fresh();
+  let clock = 1_000_000;
+  const cache = new ResultCache({ threshold: 1, maxEntries: 100_000, now: () => (clock += 1), storage: redisStorage(raw, { prefix }) });
+  const count = 3 * BATCH + 17;
+  await Promise.all(Array.from({ length: count }, (_, i) => cache.cacheToolResult({ payload: { i }, convId: 'big', sourceToolName: `t${i % 3}` })));
+  const keys = keysOf(prefix, 'big');
+  const script = (/** @type {string[]} */ args) => /** @type {Promise<unknown[]>} */ (raw.sendCommand(['EVALSHA', SHA, '4', ...keys, ...args]));
+  // Age eviction: one call removes one batch and says there is more.
+  const [removed, more] = (await script(['d', '0', '', String(clock + 1), String(BATCH), '0'])).map(Number);
+  assert.equal(removed, BATCH);
+  assert.equal(more, 1);
+  assert.equal((await cache.stats()).entries, count - BATCH);
+  // Invalidation: each call marks what one HSCAN page holds, a bounded share of the entries.
+  const [cursor, marked] = await script(['k', '0', '"c"', '0', String(BATCH), '"t0"']);
+  assert.ok(Number(marked) <= 2 * BATCH && String(cursor) !== '0', `one call marked ${marked}`);
+  // A budget lowered far below what the conversation holds: one call evicts one batch.
+  const w = (await script(['w', '0', 'mcp+cache://big/AAAAAAAAAAA', '"big"', '10', String(clock), String(clock), '"t"', '{"uri":"mcp+cache://big/AAAAAAAAAAA","convId":"big"}', '{"a":1}', '1000000000', '10', String(BATCH)])).map(Number);
+  assert.equal(w[0], BATCH, 'evicted one batch');
+  assert.equal(w[3], 1, 'and says more must go');
+  // Through the cache every step is finished, a batch a call.
+  const small = new ResultCache({ threshold: 1, maxEntries: 10, now: () => (clock += 1), storage: redisStorage(raw, { prefix }) });
+  await small.cacheToolResult({ payload: { last: 1 }, convId: 'big', sourceToolName: 't0' });
+  assert.equal((await small.stats()).entries, 10);
+  assert.equal((await small.invalidate(['t*'], { cause: 'c' })) >= 0, true);
+  assert.equal((await small.entries({ convId: 'big' })).filter((r) => r.staleCause == null).length, 0, 'every entry marked');
+  await small.evictOlderThan({ maxAgeMs: 0 });
+  assert.equal((await small.stats()).entries, 0);
+}
 
-  test('a conversation Redis evicted in part is a whole miss: never half an entry, never counted', async () => {
-    const prefix = fresh();
-    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
-    const kept = await cache.cacheToolResult({ payload: { kept: 1 }, convId: 'kept', sourceToolName: 't' });
-    for (const victim of ['lru', 'rows', 'added', 'fresh']) {
-      const uri = await cache.cacheToolResult({ payload: { half: victim }, convId: 'half', sourceToolName: 't' });
-      await raw.sendCommand(['DEL', `${prefix}{half}:${victim}`]);
-      // A read answers the entry whole (its payload and fields are one hash) or a miss: never a part.
-      const seen = await cache.lookup(uri, { convId: 'half' });
-      if (victim === 'rows' || victim === 'lru') assert.deepEqual(seen, { status: 'miss' }, `without ${victim}`);
-      else assert.deepEqual(seen, { status: 'hit', payload: { half: victim } }, `without ${victim}`);
-      // The next operation that counts drops the conversation whole.
-      assert.deepEqual(await cache.entries({ convId: 'half' }), []);
-      assert.deepEqual(await cache.lookup(uri, { convId: 'half' }), { status: 'miss' }, `without ${victim}, after`);
-      assert.equal(await cache.readCachedPayload(`${uri}#/half`, { convId: 'half' }), null);
-      const stats = await cache.stats();
-      assert.deepEqual([stats.entries, stats.conversations], [1, 1], `without ${victim}: only the whole conversation counts`);
-      assert.deepEqual(await keysOn(raw, `${prefix}{half}`), [], 'the rest went with it');
-    }
-    assert.equal((await cache.lookup(kept, { convId: 'kept' })).status, 'hit');
-  });
+async function partlyEvictedIsWholeMiss() {
+  const prefix = fresh();
+  const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+  const kept = await cache.cacheToolResult({ payload: { kept: 1 }, convId: 'kept', sourceToolName: 't' });
+  for (const victim of ['lru', 'rows', 'added', 'fresh']) {
+    const uri = await cache.cacheToolResult({ payload: { half: victim }, convId: 'half', sourceToolName: 't' });
+    await raw.sendCommand(['DEL', `${prefix}{half}:${victim}`]);
+    // A read answers the entry whole (its payload and fields are one hash) or a miss: never a part.
+    const seen = await cache.lookup(uri, { convId: 'half' });
+    if (victim === 'rows' || victim === 'lru') assert.deepEqual(seen, { status: 'miss' }, `without ${victim}`);
+    else assert.deepEqual(seen, { status: 'hit', payload: { half: victim } }, `without ${victim}`);
+    // The next operation that counts drops the conversation whole.
+    assert.deepEqual(await cache.entries({ convId: 'half' }), []);
+    assert.deepEqual(await cache.lookup(uri, { convId: 'half' }), { status: 'miss' }, `without ${victim}, after`);
+    assert.equal(await cache.readCachedPayload(`${uri}#/half`, { convId: 'half' }), null);
+    const stats = await cache.stats();
+    assert.deepEqual([stats.entries, stats.conversations], [1, 1], `without ${victim}: only the whole conversation counts`);
+    assert.deepEqual(await keysOn(raw, `${prefix}{half}`), [], 'the rest went with it');
+  }
+  assert.equal((await cache.lookup(kept, { convId: 'kept' })).status, 'hit');
+}
 
-  test('Redis out of memory (noeviction): the cache evicts the least recently used conversations and the write lands', async () => {
-    const small = await startRedis({ extraArgs: ['--maxmemory', '6mb', '--maxmemory-policy', 'noeviction'] });
-    const client = await nodeRedisClient(small.url);
-    try {
+async function outOfMemoryEvictsLru() {
+  const small = await startRedis({ extraArgs: ['--maxmemory', '6mb', '--maxmemory-policy', 'noeviction'] });
+  const client = await nodeRedisClient(small.url);
+  try {
+    let clock = 1_000;
+    /** @type {import('mcp-result-cache').CacheEvent[]} */
+    const events = [];
+    const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), onEvent: (/** @type {import('mcp-result-cache').CacheEvent} */ e) => events.push(e), storage: redisStorage(client, { prefix: fresh() }) });
+    const uris = [];
+    for (let i = 0; i < 40; i += 1) uris.push(await cache.cacheToolResult({ payload: { i, blob: 'x'.repeat(300_000) }, convId: `c${i}` }));
+    assert.ok(events.some((e) => e.kind === 'evict' && e.reason === 'quota'), 'evicted for the quota');
+    assert.equal((await cache.lookup(uris[0], { convId: 'c0' })).status, 'miss', 'the oldest went, whole');
+    assert.deepEqual(await cache.lookup(uris[39], { convId: 'c39' }), { status: 'hit', payload: { i: 39, blob: 'x'.repeat(300_000) } });
+    assert.ok((await cache.stats()).entries < 40);
+  } finally {
+    await closeClient(client);
+    await small.stop();
+  }
+}
+
+async function overMaxmemoryReadsAnswer() {
+  const small = await startRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
+  const admin = await nodeRedisClient(small.url);
+  /** @type {TestClient[]} */
+  const clients = [];
+  const used = async () => Number(/** @type {RegExpMatchArray} */ (String(await admin.sendCommand(['INFO', 'memory'])).match(/used_memory:(\d+)/))[1]);
+  try {
+    for (const [kind, make] of /** @type {const} */ ([['node-redis', () => nodeRedisClient(small.url)], ['ioredis', () => ioredisClient(small.port)]])) {
+      const client = await make();
+      clients.push(client);
       let clock = 1_000;
-      /** @type {import('mcp-result-cache').CacheEvent[]} */
-      const events = [];
-      const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), onEvent: (/** @type {import('mcp-result-cache').CacheEvent} */ e) => events.push(e), storage: redisStorage(client, { prefix: fresh() }) });
-      const uris = [];
-      for (let i = 0; i < 40; i += 1) uris.push(await cache.cacheToolResult({ payload: { i, blob: 'x'.repeat(300_000) }, convId: `c${i}` }));
-      assert.ok(events.some((e) => e.kind === 'evict' && e.reason === 'quota'), 'evicted for the quota');
-      assert.equal((await cache.lookup(uris[0], { convId: 'c0' })).status, 'miss', 'the oldest went, whole');
-      assert.deepEqual(await cache.lookup(uris[39], { convId: 'c39' }), { status: 'hit', payload: { i: 39, blob: 'x'.repeat(300_000) } });
-      assert.ok((await cache.stats()).entries < 40);
-    } finally {
-      await closeClient(client);
-      await small.stop();
-    }
-  });
-
-  test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, through both clients', async () => {
-    const small = await startRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
-    const admin = await nodeRedisClient(small.url);
-    /** @type {TestClient[]} */
-    const clients = [];
-    const used = async () => Number(/** @type {RegExpMatchArray} */ (String(await admin.sendCommand(['INFO', 'memory'])).match(/used_memory:(\d+)/))[1]);
-    try {
-      for (const [kind, make] of /** @type {const} */ ([['node-redis', () => nodeRedisClient(small.url)], ['ioredis', () => ioredisClient(small.port)]])) {
-        const client = await make();
-        clients.push(client);
-        let clock = 1_000;
-        const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), storage: redisStorage(client, { prefix: fresh(), ttlMs: 60_000 }) });
-        const data = { rows: [{ id: 1 }, { id: 2 }] };
-        const uri = String(await cache.cacheToolResult({ payload: data, convId: 'c', sourceToolName: 't' }));
-        const [{ lastUsedAt }] = await cache.entries({ convId: 'c' });
-        // The app's own data fills Redis (2 MB made by a short command: no query buffer to free
-        // later), and its limit goes below what it uses.
-        await admin.sendCommand(['SETRANGE', 'app:big', '2000000', 'x']);
-        await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', String((await used()) - 500_000)]);
-        try {
-          await assert.rejects(admin.sendCommand(['SET', 'app:more', 'x']), /^OOM|OOM command not allowed/, `${kind}: Redis is out of memory`);
-          assert.deepEqual(await cache.lookup(uri, { convId: 'c' }), { status: 'hit', payload: data }, `${kind}: lookup`);
-          assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c' }), data, `${kind}: readCachedPayload`);
-          const substituted = await cache.substituteCacheUris({ data_uri: uri, row_uri: `${uri}#/rows/1` }, { convId: 'c' });
-          assert.deepEqual(substituted.ok && substituted.args, { data, row: data.rows[1] }, `${kind}: substituteCacheUris`);
-          assert.deepEqual(await cache.lookup('mcp+cache://c/AAAAAAAAAAA', { convId: 'c' }), { status: 'miss' }, `${kind}: an absent entry is a miss`);
-          assert.deepEqual((await cache.entries({ convId: 'c' })).map((r) => r.lastUsedAt), [lastUsedAt], `${kind}: the last use is not recorded`);
-        } finally {
-          await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
-          await admin.sendCommand(['DEL', 'app:big']);
-        }
-        await cache.lookup(uri, { convId: 'c' });
-        assert.ok((await cache.entries({ convId: 'c' }))[0].lastUsedAt > lastUsedAt, `${kind}: with memory again, a read records its use`);
-        cache.close();
+      const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), storage: redisStorage(client, { prefix: fresh(), ttlMs: 60_000 }) });
+      const data = { rows: [{ id: 1 }, { id: 2 }] };
+      const uri = String(await cache.cacheToolResult({ payload: data, convId: 'c', sourceToolName: 't' }));
+      const [{ lastUsedAt }] = await cache.entries({ convId: 'c' });
+      // The app's own data fills Redis (2 MB made by a short command: no query buffer to free
+      // later), and its limit goes below what it uses.
+      await admin.sendCommand(['SETRANGE', 'app:big', '2000000', 'x']);
+      await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', String((await used()) - 500_000)]);
+      try {
+        await assert.rejects(admin.sendCommand(['SET', 'app:more', 'x']), /^OOM|OOM command not allowed/, `${kind}: Redis is out of memory`);
+        assert.deepEqual(await cache.lookup(uri, { convId: 'c' }), { status: 'hit', payload: data }, `${kind}: lookup`);
+        assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c' }), data, `${kind}: readCachedPayload`);
+        const substituted = await cache.substituteCacheUris({ data_uri: uri, row_uri: `${uri}#/rows/1` }, { convId: 'c' });
+        assert.deepEqual(substituted.ok && substituted.args, { data, row: data.rows[1] }, `${kind}: substituteCacheUris`);
+        assert.deepEqual(await cache.lookup('mcp+cache://c/AAAAAAAAAAA', { convId: 'c' }), { status: 'miss' }, `${kind}: an absent entry is a miss`);
+        assert.deepEqual((await cache.entries({ convId: 'c' })).map((r) => r.lastUsedAt), [lastUsedAt], `${kind}: the last use is not recorded`);
+      } finally {
+        await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
+        await admin.sendCommand(['DEL', 'app:big']);
       }
-    } finally {
-      await Promise.all([admin, ...clients].map(closeClient));
-      await small.stop();
+      await cache.lookup(uri, { convId: 'c' });
+      assert.ok((await cache.entries({ convId: 'c' }))[0].lastUsedAt > lastUsedAt, `${kind}: with memory again, a read records its use`);
+      cache.close();
     }
-  });
+  } finally {
+    await Promise.all([admin, ...clients].map(closeClient));
+    await small.stop();
+  }
+}
 
-  test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', async () => {
-    const prefix = fresh();
-    const old = `${prefix}{all}:`;
-    await raw.sendCommand(['HSET', `${old}t`, 'b', '10', 'e', '1']);
-    await raw.sendCommand(['HSET', `${old}x`, 'mcp+cache://c1/AAAAAAAAAAA', '10 "c1"']);
-    await raw.sendCommand(['HSET', `${old}p:"c1"`, 'mcp+cache://c1/AAAAAAAAAAA', '{"a":1}']);
-    await raw.sendCommand(['ZADD', `${old}l`, '1', 'mcp+cache://c1/AAAAAAAAAAA']);
-    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
-    assert.equal((await cache.lookup('mcp+cache://c1/AAAAAAAAAAA', { convId: 'c1' })).status, 'miss');
-    assert.equal((await cache.stats()).entries, 0);
-    const uri = await cache.cacheToolResult({ payload: { all: 1 }, convId: 'all', sourceToolName: 't' });
-    assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'all' }), { all: 1 }, 'a conversation named "all" is its own');
-    assert.deepEqual(await raw.sendCommand(['HGETALL', `${old}t`]), { b: '10', e: '1' });
-    assert.equal(Number(await raw.sendCommand(['ZCARD', `${old}l`])), 1);
-  });
+async function oldLayoutIgnored() {
+  const prefix = fresh();
+  const old = `${prefix}{all}:`;
+  await raw.sendCommand(['HSET', `${old}t`, 'b', '10', 'e', '1']);
+  await raw.sendCommand(['HSET', `${old}x`, 'mcp+cache://c1/AAAAAAAAAAA', '10 "c1"']);
+  await raw.sendCommand(['HSET', `${old}p:"c1"`, 'mcp+cache://c1/AAAAAAAAAAA', '{"a":1}']);
+  await raw.sendCommand(['ZADD', `${old}l`, '1', 'mcp+cache://c1/AAAAAAAAAAA']);
+  const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+  assert.equal((await cache.lookup('mcp+cache://c1/AAAAAAAAAAA', { convId: 'c1' })).status, 'miss');
+  assert.equal((await cache.stats()).entries, 0);
+  const uri = await cache.cacheToolResult({ payload: { all: 1 }, convId: 'all', sourceToolName: 't' });
+  assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'all' }), { all: 1 }, 'a conversation named "all" is its own');
+  assert.deepEqual(await raw.sendCommand(['HGETALL', `${old}t`]), { b: '10', e: '1' });
+  assert.equal(Number(await raw.sendCommand(['ZCARD', `${old}l`])), 1);
+}
 
-  test('ttlMs: Redis itself expires a conversation; nothing of it is counted after', async () => {
-    const prefix = fresh();
-    const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, ttlMs: 300 }) });
-    const idle = await cache.cacheToolResult({ payload: { idle: 1 }, convId: 'idle', sourceToolName: 't' });
-    for (const key of keysOf(prefix, 'idle')) {
-      const pttl = Number(await raw.sendCommand(['PTTL', key]));
-      assert.ok(pttl > 0 && pttl <= 300, `${key} expires (PTTL ${pttl})`);
-    }
-    const until = Date.now() + 5000;
-    while ((await keysOn(raw, prefix)).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(await keysOn(raw, prefix), []);
-    assert.equal((await cache.lookup(idle, { convId: 'idle' })).status, 'miss');
-    assert.deepEqual([(await cache.stats()).entries, (await cache.stats()).bytes], [0, 0]);
-  });
+async function ttlExpiresConversation() {
+  const prefix = fresh();
+  const cache = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, ttlMs: 300 }) });
+  const idle = await cache.cacheToolResult({ payload: { idle: 1 }, convId: 'idle', sourceToolName: 't' });
+  for (const key of keysOf(prefix, 'idle')) {
+    const pttl = Number(await raw.sendCommand(['PTTL', key]));
+    assert.ok(pttl > 0 && pttl <= 300, `${key} expires (PTTL ${pttl})`);
+  }
+  const until = Date.now() + 5000;
+  while ((await keysOn(raw, prefix)).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(await keysOn(raw, prefix), []);
+  assert.equal((await cache.lookup(idle, { convId: 'idle' })).status, 'miss');
+  assert.deepEqual([(await cache.stats()).entries, (await cache.stats()).bytes], [0, 0]);
+}
 
-  test('ttlMs set on one instance only: the conversation still expires whole (no key of it outlives the others)', async () => {
-    const prefix = fresh();
-    const expiring = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, ttlMs: 300 }) });
-    const lasting = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
-    await expiring.cacheToolResult({ payload: { a: 1 }, convId: 'mixed', sourceToolName: 't' });
-    // The invalidation empties the fresh index; the other instance's write makes it again.
-    assert.equal(await lasting.invalidate(['t'], { cause: 'u' }), 1);
-    await lasting.cacheToolResult({ payload: { b: 2 }, convId: 'mixed', sourceToolName: 't' });
-    for (const key of keysOf(prefix, 'mixed')) {
-      const pttl = Number(await raw.sendCommand(['PTTL', key]));
-      assert.ok(pttl > 0 && pttl <= 300, `${key} expires with the others (PTTL ${pttl})`);
-    }
-    const until = Date.now() + 5000;
-    while ((await keysOn(raw, prefix)).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(await keysOn(raw, prefix), []);
-  });
+async function ttlOnOneInstance() {
+  const prefix = fresh();
+  const expiring = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, ttlMs: 300 }) });
+  const lasting = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+  await expiring.cacheToolResult({ payload: { a: 1 }, convId: 'mixed', sourceToolName: 't' });
+  // The invalidation empties the fresh index; the other instance's write makes it again.
+  assert.equal(await lasting.invalidate(['t'], { cause: 'u' }), 1);
+  await lasting.cacheToolResult({ payload: { b: 2 }, convId: 'mixed', sourceToolName: 't' });
+  for (const key of keysOf(prefix, 'mixed')) {
+    const pttl = Number(await raw.sendCommand(['PTTL', key]));
+    assert.ok(pttl > 0 && pttl <= 300, `${key} expires with the others (PTTL ${pttl})`);
+  }
+  const until = Date.now() + 5000;
+  while ((await keysOn(raw, prefix)).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(await keysOn(raw, prefix), []);
+}
+
+describe('standalone', () => {
+  test('the scripts of one conversation\'s operations name only its keys (SLOWLOG of every call)', scriptsNameOnlyTheirKeys);
+  test('bounded work: one script call evicts, ages out or marks at most a batch; the cache finishes across calls', boundedWork);
+  test('a conversation Redis evicted in part is a whole miss: never half an entry, never counted', partlyEvictedIsWholeMiss);
+  test('Redis out of memory (noeviction): the cache evicts the least recently used conversations and the write lands', outOfMemoryEvictsLru);
+  test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, through both clients', overMaxmemoryReadsAnswer);
+  test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', oldLayoutIgnored);
+  test('ttlMs: Redis itself expires a conversation; nothing of it is counted after', ttlExpiresConversation);
+  test('ttlMs set on one instance only: the conversation still expires whole (no key of it outlives the others)', ttlOnOneInstance);
 });
