@@ -5,7 +5,9 @@
 import * as ours from '../pkg/browser.mjs';
 // Server-side State Sync lives in its own entry (and its own .wasm) since the host/server split.
 import * as oursServer from '../pkg/server.mjs';
-import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlob as jsMatchGlob, openDb as openBaselineDb } from './js-baseline.mjs';
+import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlob as jsMatchGlob } from './js-baseline.mjs';
+import { answered, committed, deleteDb, idbOpen, txDone } from './idb.mjs';
+import { storeOpeners } from './stores.mjs';
 
 // pkg/browser.mjs is a bundle, not type-checked: what it exports is typed by the package's own
 // declarations (js/index.d.ts, the entry's `types`), at the uses below.
@@ -55,15 +57,7 @@ import { JsBaselineCache, JsPolicyEngine, estimateSize as baselineSize, matchGlo
  *   after?: (impl: string, round: { last: boolean }) => Promise<unknown>, teardown?: (impl: string) => Promise<unknown>,
  * }} Workload
  */
-/**
- * A store of the store-size workloads: one database (or, for the peer, conversations in its
- * one database) written, read, refilled, cleared and counted.
- * @typedef {{
- *   name: string, peer?: boolean, write: (payload: Payload, convId: string) => Promise<string>, read: (uri: string) => Promise<unknown>,
- *   fill?: (convId: string, count: number) => Promise<void>, clear: (convId: string) => Promise<unknown>, count: () => Promise<number>,
- *   close: () => void | Promise<void>,
- * }} BenchStore
- */
+/** A store of the store-size workloads (bench/stores.mjs). @typedef {import('./stores.mjs').BenchStore} BenchStore */
 /** A floor record: raw IndexedDB, keyed by `uri`. @typedef {{ uri: string, payload: unknown }} FloorRecord */
 
 const params = new URLSearchParams(location.search);
@@ -99,24 +93,7 @@ const atLeast = (/** @type {number} */ n) => (SMOKE ? ITERATIONS : Math.max(ITER
 const MANY = atLeast(60);
 const payloads = Object.fromEntries(Object.entries(SIZES).map(([k, v]) => [k, rowsOfSize(v)]));
 
-// ------------------------------------------------------------------ floor: raw IndexedDB
-/** @param {string} name @returns {Promise<IDBDatabase>} */
-function idbOpen(name) {
-  return new Promise((resolve, reject) => {
-    const req = indexedDB.open(name, 1);
-    req.onupgradeneeded = () => req.result.createObjectStore('results', { keyPath: 'uri' });
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-}
-const txDone = (/** @type {IDBTransaction} */ tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); tx.onabort = () => reject(tx.error); });
-// The floor does what raw IndexedDB can do at best, as ours does: a write commits as soon as its
-// request is issued (`commit()`), a read resolves at its request's success (a read-only
-// transaction has nothing left to commit).
-const committed = (/** @type {IDBTransaction} */ tx) => { tx.commit(); return txDone(tx); };
-// (A request of a transaction, never of an open: its `transaction` is set.)
-/** @template T @param {IDBRequest<T>} req @returns {Promise<T>} */
-const answered = (req) => new Promise((resolve, reject) => { req.onsuccess = () => resolve(req.result); /** @type {IDBTransaction} */ (req.transaction).onabort = () => reject(/** @type {IDBTransaction} */ (req.transaction).error); });
+// ------------------------------------------------------------------ floor: raw IndexedDB (bench/idb.mjs)
 let floorKey = 0;
 const floor = {
   db: await idbOpen(`bench-floor-${run}`),
@@ -300,129 +277,8 @@ const four = payloads['4 KB'];
 const OURS_OPTIONS = { threshold: 0, maxEntries: 1_000_000, ...OURS_BASE };
 let dbSeq = 0;
 const freshName = (/** @type {string} */ tag) => `bench-${tag}-${run}-${dbSeq++}`;
-
-/** @param {string} name @returns {Promise<void>} */
-function deleteDb(name) {
-  return new Promise((resolve, reject) => {
-    const req = indexedDB.deleteDatabase(name);
-    req.onsuccess = () => resolve();
-    req.onerror = () => reject(req.error);
-  });
-}
-/** @param {IDBDatabase} db @returns {Promise<number>} */
-function countRecords(db) {
-  return new Promise((resolve, reject) => {
-    const req = db.transaction('results', 'readonly').objectStore('results').count();
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-}
-
-// The key-range floor: raw IndexedDB on the JS module's own schema (same records, keys and
-// indexes `convId`, `addedAt`); a conversation is cleared with one range delete.
-let floorToken = 0;
-/** @type {Record<string, (name: string) => Promise<BenchStore>>} */
-const stores = {
-  ours: async (name) => {
-    const cache = /** @type {OursCache} */ (/** @type {unknown} */ (new ours.ResultCache({ dbName: name, ...OURS_OPTIONS })));
-    return {
-      name,
-      write: (payload, convId) => cacheOrThrow(() => cache.cacheToolResult({ payload, convId })),
-      read: (uri) => cache.readCachedPayload(uri),
-      clear: (convId) => cache.clearConversation(convId),
-      count: async () => (await cache.stats()).entries,
-      close: () => { cache.close(); cache.free(); },
-    };
-  },
-  'js-baseline': async (name) => {
-    const cache = new JsBaselineCache(name, 0);
-    return {
-      name,
-      write: (payload, convId) => cacheOrThrow(() => cache.cacheToolResult({ payload, convId })),
-      read: (uri) => cache.readCachedPayload(uri),
-      // Untimed refills: the records cacheToolResult writes, put in one transaction.
-      async fill(convId, count) {
-        await cache.readCachedPayload('mcp+cache://x/y'); // opens the connection
-        const tx = /** @type {IDBDatabase} */ (cache.db).transaction('results', 'readwrite');
-        const sizeBytes = baselineSize(four);
-        for (let i = 0; i < count; i++) {
-          tx.objectStore('results').put({ uri: `mcp+cache://${convId}/${randomToken()}`, payload: four, convId, sourceToolName: '<unknown>', addedAt: Date.now(), sizeBytes });
-        }
-        await txDone(tx);
-      },
-      clear: (convId) => cache.clearConversation(convId),
-      count: async () => { await cache.readCachedPayload('mcp+cache://x/y'); return countRecords(/** @type {IDBDatabase} */ (cache.db)); },
-      close: () => cache.close(),
-    };
-  },
-  // The peer's one database: a store here is a set of conversations in it, cleared when disposed
-  // (the peer keeps its connection open, so its database is never deleted during the run).
-  peer: async (name) => {
-    // Called only for the peer column, which exists only with the peer loaded.
-    if (!peer || !peerDb) throw new Error('bench: a peer store without the peer (no ?peer=)');
-    /** @type {Set<string>} */
-    const convs = new Set();
-    return {
-      name,
-      peer: true,
-      write: (payload, convId) => { convs.add(convId); return cacheOrThrow(() => peer.cacheToolResult({ payload, convId, threshold: 0 })); },
-      read: (uri) => peer.readCachedPayload(uri),
-      // Untimed refills: the records the peer's cacheToolResult writes, put in one transaction.
-      async fill(convId, count) {
-        convs.add(convId);
-        const tx = peerDb.transaction('results', 'readwrite');
-        const sizeBytes = peer.estimateSize(four);
-        for (let i = 0; i < count; i++) {
-          tx.objectStore('results').put({ uri: peer.mintCacheUri(convId), payload: four, convId, sourceToolName: '<unknown>', addedAt: Date.now(), sizeBytes });
-        }
-        await txDone(tx);
-      },
-      clear: (convId) => peer.clearConversation(convId),
-      count: () => countRecords(peerDb),
-      close: async () => { for (const c of convs) await peer.clearConversation(c); },
-    };
-  },
-  floor: async (name) => {
-    const db = await openBaselineDb(name);
-    /** @param {unknown} payload @param {string} convId */
-    const record = (payload, convId) => ({ uri: `mcp+cache://${convId}/f${floorToken++}`, payload, convId, addedAt: Date.now(), sizeBytes: 0 });
-    return {
-      name,
-      async write(payload, convId) {
-        const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
-        const r = record(payload, convId);
-        tx.objectStore('results').put(r);
-        await committed(tx);
-        return r.uri;
-      },
-      async read(uri) {
-        const tx = db.transaction('results', 'readonly');
-        return /** @type {FloorRecord} */ (await answered(tx.objectStore('results').get(uri))).payload;
-      },
-      async fill(convId, count) {
-        const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
-        for (let i = 0; i < count; i++) tx.objectStore('results').put(record(four, convId));
-        await txDone(tx);
-      },
-      async clear(convId) {
-        const tx = db.transaction('results', 'readwrite', { durability: 'relaxed' });
-        tx.objectStore('results').delete(IDBKeyRange.bound(`mcp+cache://${convId}/`, `mcp+cache://${convId}0`, false, true));
-        await txDone(tx);
-      },
-      count: () => countRecords(db),
-      close: () => db.close(),
-    };
-  },
-};
-function randomToken() {
-  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(8)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-/** @param {() => Promise<unknown>} write @returns {Promise<string>} */
-async function cacheOrThrow(write) {
-  const uri = await write();
-  if (typeof uri !== 'string') throw new Error(`write not cached: ${uri}`);
-  return uri;
-}
+// What opens a store of each implementation.
+const stores = storeOpeners({ ours, oursOptions: OURS_OPTIONS, peer, peerDb, four });
 /** @param {BenchStore} store @param {string} convId @param {number} count */
 async function populate(store, convId, count) {
   if (store.fill) return store.fill(convId, count);

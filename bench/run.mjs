@@ -21,6 +21,8 @@ import { PEER_ABSENT, stagePeer } from './peer.mjs';
 
 /** @typedef {import('./bench.mjs').BenchResultRow} BenchResultRow */
 /** A row of a store-size workload (cache_select, write after clear): `storeSize` set. @typedef {BenchResultRow & { storeSize: number }} SizedRow */
+/** The rows of each workload, by implementation. @typedef {Map<string, Record<string, BenchResultRow>>} ByWorkload */
+/** The row of a workload and implementation, if measured. @typedef {(workload: string, impl: string) => BenchResultRow | undefined} RowOf */
 /**
  * bench/results.json: the page's result (bench/bench.mjs) with what this runner adds to it.
  * `load` and `bytes` are absent from older files.
@@ -111,59 +113,93 @@ process.exitCode = failed ? 1 : 0;
  * @param {BenchData} data @returns {{ console: string, markdown: string, targets: string[] }}
  */
 function render(data) {
-  /** @type {Map<string, Record<string, BenchResultRow>>} */
+  /** @type {ByWorkload} */
   const byWorkload = new Map();
   for (const r of data.results) {
     if (!byWorkload.has(r.workload)) byWorkload.set(r.workload, {});
     /** @type {Record<string, BenchResultRow>} */ (byWorkload.get(r.workload))[r.impl] = r;
   }
+  const hasPeer = data.results.some((r) => r.impl === 'peer');
+  const tableText = resultsTable(byWorkload, hasPeer);
+  /** @type {RowOf} */
+  const get = (w, i) => byWorkload.get(w)?.[i];
+  /** @type {string[]} */
+  const targets = [
+    ...peerTargets(byWorkload, get, hasPeer),
+    ...originalTargets(byWorkload, get),
+    ...readBackTargets(data, get),
+    ...storeSizeTargets(data, get),
+    ...memoryTargets(data),
+  ];
+  const previous = previousRun(data, byWorkload);
+  if (previous) targets.push(previous.target);
+  const previousSection = previous?.section ?? '';
+  targets.push(...startTargets(data));
+  return { console: tableText, markdown: resultsMarkdown(data, tableText, targets, previousSection), targets };
+}
+
+/**
+ * The table of every workload's medians and p95s, implementation by implementation, with ours'
+ * ratios to the others.
+ * @param {ByWorkload} byWorkload @param {boolean} hasPeer @returns {string}
+ */
+function resultsTable(byWorkload, hasPeer) {
   const fmt = (/** @type {BenchResultRow | undefined} */ r) => (r ? `${r.median.toFixed(2)} / ${r.p95.toFixed(2)}` : '—');
   /** @param {BenchResultRow | undefined} a @param {BenchResultRow | undefined} b */
   const ratio = (a, b) => (a && b ? `${(a.median / b.median).toFixed(2)}×` : '—');
-  const hasPeer = data.results.some((r) => r.impl === 'peer');
   const peerCell = (/** @type {Record<string, BenchResultRow>} */ m) => (hasPeer ? ` ${fmt(m.peer)} | ${ratio(m.ours, m.peer)} |` : '');
   const rows = [...byWorkload].map(([w, m]) => `| ${w} | ${fmt(m.floor)} | ${fmt(m['js-baseline'])} |${peerCell(m)} ${fmt(m.ours)} | ${ratio(m.ours, m.floor)} | ${ratio(m.ours, m['js-baseline'])} |`);
   const head = `| workload | floor ms (median / p95) | js-baseline ms |${hasPeer ? ' peer (chatbox-core) ms | **ours/peer** |' : ''} ours ms | ours/floor | ours/js-baseline |\n|---|---|---|${hasPeer ? '---|---|' : ''}---|---|---|`;
-  const tableText = `${head}\n${rows.join('\n')}`;
-  /** @param {string} w @param {string} i @returns {BenchResultRow | undefined} */
-  const get = (w, i) => byWorkload.get(w)?.[i];
-  const ms = (/** @type {BenchResultRow} */ r) => `${r.median.toFixed(2)} ms`;
-  /** @type {string[]} */
-  const targets = [];
+  return `${head}\n${rows.join('\n')}`;
+}
 
-  // Against the real peer (chatbox-core's own modules), when it was measured.
-  if (hasPeer) {
-    const vsPeer = (/** @type {string} */ w) => get(w, 'ours') && get(w, 'peer') ? /** @type {BenchResultRow} */ (get(w, 'ours')).median / /** @type {BenchResultRow} */ (get(w, 'peer')).median : NaN;
-    /** @param {string} what @param {string[]} names @param {number} limit */
-    const line = (what, names, limit) => {
-      const rs = names.map((w) => /** @type {[string, number]} */ ([w, vsPeer(w)])).filter(([, r]) => Number.isFinite(r));
-      return `- ${what} ≤ ${limit.toFixed(1)}× the peer (chatbox-core): ${rs.map(([w, r]) => `${w} ${x(r)}`).join(', ')} — ${verdict(rs.length > 0 && rs.every(([, r]) => r <= limit))}.`;
-    };
-    const stored = [...byWorkload.keys()].filter((w) => /^cache\+read 4 KB, \d+ entries stored$/.test(w));
-    const sequential = [...byWorkload.keys()].filter((w) => /sequential 4 KB writes$/.test(w));
-    targets.push(
-      line('every 4 KB write+read', ['cache+read 4 KB', 'cache+read 4 KB, no clear between', ...stored], 1.0),
-      line('filling entries one after another', sequential, 1.0),
-      line('one-reference substitution', ['substitute 1 × 64 KB'], 1.0),
-      line('kept wins (16 references, clears, big payloads)', ['substitute 16 × 64 KB', 'clearConversation 1000 entries', ...[...byWorkload.keys()].filter((w) => w.startsWith('clearConversation ') && w.includes(' of ')), 'cache+read 1 MB', 'cache+read 8 MB'], 1.0),
-    );
-  } else {
-    targets.push(`- ${PEER_ABSENT}: the targets against chatbox-core are not checked in this run.`);
-  }
+/**
+ * The targets against the real peer (chatbox-core's own modules), when it was measured.
+ * @param {ByWorkload} byWorkload @param {RowOf} get @param {boolean} hasPeer @returns {string[]}
+ */
+function peerTargets(byWorkload, get, hasPeer) {
+  if (!hasPeer) return [`- ${PEER_ABSENT}: the targets against chatbox-core are not checked in this run.`];
+  const vsPeer = (/** @type {string} */ w) => get(w, 'ours') && get(w, 'peer') ? /** @type {BenchResultRow} */ (get(w, 'ours')).median / /** @type {BenchResultRow} */ (get(w, 'peer')).median : NaN;
+  /** @param {string} what @param {string[]} names @param {number} limit */
+  const line = (what, names, limit) => {
+    const rs = names.map((w) => /** @type {[string, number]} */ ([w, vsPeer(w)])).filter(([, r]) => Number.isFinite(r));
+    return `- ${what} ≤ ${limit.toFixed(1)}× the peer (chatbox-core): ${rs.map(([w, r]) => `${w} ${x(r)}`).join(', ')} — ${verdict(rs.length > 0 && rs.every(([, r]) => r <= limit))}.`;
+  };
+  const stored = [...byWorkload.keys()].filter((w) => /^cache\+read 4 KB, \d+ entries stored$/.test(w));
+  const sequential = [...byWorkload.keys()].filter((w) => /sequential 4 KB writes$/.test(w));
+  return [
+    line('every 4 KB write+read', ['cache+read 4 KB', 'cache+read 4 KB, no clear between', ...stored], 1.0),
+    line('filling entries one after another', sequential, 1.0),
+    line('one-reference substitution', ['substitute 1 × 64 KB'], 1.0),
+    line('kept wins (16 references, clears, big payloads)', ['substitute 16 × 64 KB', 'clearConversation 1000 entries', ...[...byWorkload.keys()].filter((w) => w.startsWith('clearConversation ') && w.includes(' of ')), 'cache+read 1 MB', 'cache+read 8 MB'], 1.0),
+  ];
+}
 
-  // The original workloads (no group).
+/**
+ * The targets of the original workloads (no group): ours against the floor and js-baseline.
+ * @param {ByWorkload} byWorkload @param {RowOf} get @returns {string[]}
+ */
+function originalTargets(byWorkload, get) {
   const original = [...byWorkload].filter(([, m]) => !Object.values(m)[0].group);
   // A row that is absent (`?.median` undefined) makes its ratio NaN, reported as missed.
   const cr = ['64 KB', '1 MB', '8 MB'].map((s) => /** @type {[string, number]} */ ([s, /** @type {number} */ (get(`cache+read ${s}`, 'ours')?.median) / /** @type {number} */ (get(`cache+read ${s}`, 'floor')?.median)]));
   const vsBase = original.filter(([, m]) => m.ours && m['js-baseline']).map(([w, m]) => /** @type {[string, number]} */ ([w, m.ours.median / m['js-baseline'].median]));
   const s16 = /** @type {number} */ (get('substitute 16 × 64 KB', 'js-baseline')?.median) / /** @type {number} */ (get('substitute 16 × 64 KB', 'ours')?.median);
-  targets.push(
+  return [
     `- ours ≤ 1.10× floor for cache+read at 64 KB, 1 MB, 8 MB: ${cr.map(([s, r]) => `${s} ${x(r)}`).join(', ')} — ${verdict(cr.every(([, r]) => r <= 1.10))}.`,
     `- ours ≤ 1.0× js-baseline on the original workloads: worst ${x(Math.max(...vsBase.map(([, r]) => r)))} (${[...vsBase].sort((a, b) => b[1] - a[1])[0][0]}) — ${verdict(vsBase.every(([, r]) => r <= 1.0))}.`,
     `- 16-URI substitution ≥ 2× faster than js-baseline: ${x(s16)} — ${verdict(s16 >= 2)}.`,
-  );
+  ];
+}
 
-  // Read-back workloads.
+/**
+ * The targets of the read-back workloads: a cache_read window against the floor, cache_select
+ * linear in the rows.
+ * @param {BenchData} data @param {RowOf} get @returns {string[]}
+ */
+function readBackTargets(data, get) {
+  /** @type {string[]} */
+  const targets = [];
   const window100 = get('cache_read 100 rows of an 8 MB entry', 'ours');
   const windowFloor = get('cache_read 100 rows of an 8 MB entry', 'floor');
   if (window100 && windowFloor) {
@@ -175,8 +211,16 @@ function render(data) {
     const growth = (b.median / a.median) / (b.storeSize / a.storeSize);
     targets.push(`- cache_select linear in the rows: ${a.storeSize} → ${b.storeSize} rows took ${ms(a)} → ${ms(b)}, ${x(b.median / a.median)} for ${x(b.storeSize / a.storeSize)} the rows (growth per row ${x(growth)}) — ${verdict(growth <= 1.5)}.`);
   }
+  return targets;
+}
 
-  // Store-size workloads.
+/**
+ * The targets of the store-size workloads: the write after a clear, the burst, the clear.
+ * @param {BenchData} data @param {RowOf} get @returns {string[]}
+ */
+function storeSizeTargets(data, get) {
+  /** @type {string[]} */
+  const targets = [];
   const wac = /** @type {SizedRow[]} */ (data.results.filter((r) => r.group === 'write-after-clear' && r.impl === 'ours')).sort((a, b) => a.storeSize - b.storeSize);
   if (wac.length) {
     // Every store-size workload runs js-baseline next to ours: the rows below exist.
@@ -198,15 +242,27 @@ function render(data) {
     const [f, b] = [/** @type {BenchResultRow} */ (get(clear.workload, 'floor')), /** @type {BenchResultRow} */ (get(clear.workload, 'js-baseline'))];
     targets.push(`- ${clear.workload} ≤ 2× the key-range floor: ${ms(clear)} vs ${ms(f)} = ${x(clear.median / f.median)} (js-baseline ${ms(b)}, ours ${x(clear.median / b.median)} of it) — ${verdict(clear.median / f.median <= 2)}.`);
   }
-  targets.push(
+  return targets;
+}
+
+/**
+ * The targets of wasm memory (the payload never in it) and of the .wasm's size.
+ * @param {BenchData} data @returns {string[]}
+ */
+function memoryTargets(data) {
+  return [
     `- payload never in wasm memory: linear memory ${data.wasmMemory.before} → ${data.wasmMemory.after} bytes across every workload (8 MB payloads included) — ${verdict(data.wasmMemory.after - data.wasmMemory.before < 1024 * 1024)}.`,
     `- .wasm ≤ 60 KB gzip: ${(data.wasm.gzip / 1024).toFixed(1)} KB gzip (${(data.wasm.raw / 1024).toFixed(1)} KB raw) — ${verdict(data.wasm.gzip <= 60 * 1024)}.`,
-  );
+  ];
+}
 
-  const previous = previousRun(data, byWorkload);
-  if (previous) targets.push(previous.target);
-  const previousSection = previous?.section ?? '';
-
+/**
+ * RESULTS.md: the run's particulars, the table, the targets, the cold start, the bytes, the
+ * comparison with the previous run and the reading.
+ * @param {BenchData} data @param {string} tableText @param {string[]} targets @param {string} previousSection
+ * @returns {string}
+ */
+function resultsMarkdown(data, tableText, targets, previousSection) {
   const coldStartSection = data.coldStart ? `
 ## Cold start
 
@@ -229,9 +285,8 @@ What a browser downloads per entry (JS glue + \`.wasm\`), raw and \`gzip -9 -n\`
 
 ${bytesTable(data.bytes)}
 ` : '';
-  targets.push(...startTargets(data));
   const fewer = [...new Set(data.results.filter((r) => r.iterations !== data.iterations).map((r) => `; ${r.workload}: ${r.iterations} after ${r.warmup}`))].join('');
-  const markdown = `# Benchmark results
+  return `# Benchmark results
 
 Generated by \`npm run bench\` (${data.iterations} measured iterations after ${data.warmup} warm-up${fewer}; the
 implementations interleaved in one page; ${data.seconds} s in all). Do not edit the tables by hand;
@@ -257,12 +312,15 @@ ${coldStartSection}${bytesSection}${previousSection}
 
 ${READING}
 `;
-  return { console: tableText, markdown, targets };
 }
 
 /** A cell's verdict. @param {boolean} ok */
 function verdict(ok) {
   return ok ? 'met' : '**missed**';
+}
+/** A median as written. @param {BenchResultRow} r */
+function ms(r) {
+  return `${r.median.toFixed(2)} ms`;
 }
 /** A ratio as written. @param {number} r */
 function x(r) {
@@ -277,7 +335,7 @@ function med(xs) {
 /**
  * Nothing slower than before: each median against the previous run's, with the JS module as the
  * control for how much the machine itself moved between the runs. `null` without a previous run.
- * @param {BenchData} data @param {Map<string, Record<string, BenchResultRow>>} byWorkload
+ * @param {BenchData} data @param {ByWorkload} byWorkload
  * @returns {{ target: string, section: string } | null}
  */
 function previousRun(data, byWorkload) {

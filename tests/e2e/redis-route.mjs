@@ -243,18 +243,29 @@ async function getJson(url) {
 }
 
 async function main() {
-  // Each is set by a check (null until then: the casts keep tsc from narrowing them to null for
-  // good); what follows a failed check returns first.
-  let redis = /** @type {RedisServer | null} */ (null);
-  let base = /** @type {string | null} */ (null);
-  let page = /** @type {Page | null} */ (null);
-  let logs = /** @type {(() => Promise<Record<string, InstanceLog>>) | null} */ (null);
-  let status = /** @type {DOMStringMap | null} */ (null);
+  if (!(await dependenciesResolve())) return;
+  if (!(await pageBuilds())) return;
+  const servers = await startServers();
+  if (!servers) return;
+  const chat = await chatTwoTurns(servers.base);
+  if (!chat) return;
+  const log = await servers.logs();
+  await turnsByReference({ log, status: chat.status });
+  await rowsInRedis({ redis: servers.redis, status: chat.status });
+  await pageToServer({ page: chat.page, redis: servers.redis, status: chat.status, logs: servers.logs });
+  await storedRows({ page: chat.page, log });
+}
 
+/**
+ * The example's dependencies resolve from the repository (mcp-result-cache linked to it, the rest
+ * from its node_modules, at the versions the repository pins).
+ * @returns {Promise<boolean>}
+ */
+async function dependenciesResolve() {
   const manifest = JSON.parse(readFileSync(join(EXAMPLE, 'package.json'), 'utf8'));
   const deps = { ...manifest.dependencies, ...manifest.devDependencies };
 
-  const resolvable = await check('the example\'s dependencies resolve without a network install (mcp-result-cache linked to the repository, the rest from its node_modules)', () => {
+  return check('the example\'s dependencies resolve without a network install (mcp-result-cache linked to the repository, the rest from its node_modules)', () => {
     assert(deps['mcp-result-cache'] === 'file:../..', `mcp-result-cache is ${deps['mcp-result-cache']}, not file:../..`);
     const link = join(EXAMPLE, 'node_modules/mcp-result-cache');
     if (!existsSync(link)) {
@@ -273,14 +284,30 @@ async function main() {
       assert(root[name] === version, `${name}: the example asks for ${version}, the repository's devDependencies for ${root[name]}`);
     }
   });
-  if (!resolvable) return;
+}
 
-  const built = await check('the example\'s page builds with vite build', async () => {
+/**
+ * The example's page builds with the repository's Vite.
+ * @returns {Promise<boolean>}
+ */
+function pageBuilds() {
+  return check('the example\'s page builds with vite build', async () => {
     await run(process.execPath, [join(ROOT_MODULES, 'vite/bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: EXAMPLE, timeoutMs: 120_000 });
     const html = readFileSync(join(EXAMPLE, 'dist/index.html'), 'utf8');
     assert(/<script[^>]+type="module"/.test(html), 'dist/index.html has no module script');
   });
-  if (!built) return;
+}
+
+/**
+ * Starts redis-server and the balancer (two instances); `null` when that check failed.
+ * @returns {Promise<{ redis: RedisServer, base: string, logs: () => Promise<Record<string, InstanceLog>> } | null>}
+ */
+async function startServers() {
+  // Each is set by the check (null until then: the casts keep tsc from narrowing them to null for
+  // good).
+  let redis = /** @type {RedisServer | null} */ (null);
+  let base = /** @type {string | null} */ (null);
+  let logs = /** @type {(() => Promise<Record<string, InstanceLog>>) | null} */ (null);
 
   const started = await check('redis-server and the balancer with two instances start', async () => {
     redis = await startRedis();
@@ -294,7 +321,21 @@ async function main() {
     }
     logs = async () => Object.fromEntries(await Promise.all(instances.map(async ({ name, port }) => [name, /** @type {InstanceLog} */ ((await getJson(`http://127.0.0.1:${port}/api/log`)).body)])));
   });
-  if (!started) return;
+  if (!started) return null;
+  return { redis: /** @type {RedisServer} */ (redis), base: /** @type {string} */ (base), logs: /** @type {() => Promise<Record<string, InstanceLog>>} */ (logs) };
+}
+
+/**
+ * Drives the useChat page through turn 1 ("query the series") and turn 2 ("chart it"); the page
+ * and its `#status` data after turn 2, or `null` when that check failed.
+ * @param {string} base the balancer's URL
+ * @returns {Promise<{ page: Page, status: DOMStringMap } | null>}
+ */
+async function chatTwoTurns(base) {
+  // Each is set by the check (null until then: the casts keep tsc from narrowing them to null for
+  // good).
+  let page = /** @type {Page | null} */ (null);
+  let status = /** @type {DOMStringMap | null} */ (null);
 
   const chatted = await check('the useChat page answers turn 1 ("query the series") and turn 2 ("chart it") through the balancer', async () => {
     const profile = await mkdtemp(join(tmpdir(), 'mcp-redis-route-'));
@@ -333,9 +374,16 @@ async function main() {
     assert(/Here is your chart \(chart-1\) with 240 points\./.test(text), `turn 2 was not answered: ${text.slice(-300)}`);
     assert(problems.length === 0, `${problems.length} page problem(s): ${problems.join(' | ')}`);
   });
-  if (!chatted) return;
+  if (!chatted) return null;
+  return { page: /** @type {Page} */ (page), status: /** @type {DOMStringMap} */ (status) };
+}
 
-  const log = await /** @type {() => Promise<Record<string, InstanceLog>>} */ (logs)();
+/**
+ * What the instances' logs and the page's POSTs say of the two turns: on different instances,
+ * the 240 rows passed by reference (the model typed a short `data_uri`), kept off the chat's wire.
+ * @param {{ log: Record<string, InstanceLog>, status: DOMStringMap }} options
+ */
+async function turnsByReference({ log, status }) {
   /** @type {(tool: string) => string[]} */
   const servedBy = (tool) => Object.values(log).filter((l) => l.modelCalls.some((c) => c.tool === tool)).map((l) => l.instance);
 
@@ -361,7 +409,7 @@ async function main() {
     const [call] = Object.values(log).flatMap((l) => l.modelCalls.filter((c) => c.tool === 'chart.create'));
     const input = JSON.parse(call.input);
     assert(Object.keys(input).sort().join(',') === 'data_uri,title', `the model typed ${call.input.slice(0, 200)}`);
-    assert(URI_RE.test(input.data_uri) && input.data_uri.startsWith(`mcp+cache://${/** @type {DOMStringMap} */ (status).chatId}/`), `data_uri ${input.data_uri} (chat ${/** @type {DOMStringMap} */ (status).chatId})`);
+    assert(URI_RE.test(input.data_uri) && input.data_uri.startsWith(`mcp+cache://${status.chatId}/`), `data_uri ${input.data_uri} (chat ${status.chatId})`);
     assert(input.data_uri.length >= 40 && input.data_uri.length <= 140, `data_uri is ${input.data_uri.length} characters`);
     assert(call.input.length < 200 && !call.input.includes('"value"'), `the model's arguments carry rows: ${call.input.slice(0, 200)}`);
     console.log(`# turn 2: the model typed ${call.input.length} characters (data_uri ${input.data_uri.length}): ${call.input}`);
@@ -374,14 +422,20 @@ async function main() {
     assert(part?.state === 'output-available', `timeseries.query part ${JSON.stringify(part)?.slice(0, 200)}`);
     assert(!('structuredContent' in part.output), `the tool part carries structuredContent (${JSON.stringify(part.output).length} bytes)`);
     const uris = part.output._meta?.['mcp-result-cache/uris'];
-    assert(Array.isArray(uris) && uris.length === 1 && uris[0].startsWith(`mcp+cache://${/** @type {DOMStringMap} */ (status).chatId}/`), `_meta ${JSON.stringify(part.output._meta)}`);
+    assert(Array.isArray(uris) && uris.length === 1 && uris[0].startsWith(`mcp+cache://${status.chatId}/`), `_meta ${JSON.stringify(part.output._meta)}`);
     console.log(`# turn 2 posted ${JSON.stringify(turn2).length} bytes; timeseries.query's output in it: ${JSON.stringify(part.output).length}`);
   });
+}
 
+/**
+ * The rows turn 1 stored live in Redis under the chat's conversation.
+ * @param {{ redis: RedisServer, status: DOMStringMap }} options
+ */
+async function rowsInRedis({ redis, status }) {
   await check('the rows live in Redis under the chat\'s conversation', async () => {
-    const client = await nodeRedisClient(/** @type {RedisServer} */ (redis).url);
+    const client = await nodeRedisClient(redis.url);
     try {
-      const key = `mcp-result-cache:{${/** @type {DOMStringMap} */ (status).chatId}}:rows`;
+      const key = `mcp-result-cache:{${status.chatId}}:rows`;
       const entries = Object.fromEntries(Object.entries(await client.hGetAll(key)).filter(([field]) => field.startsWith('p:')));
       const payloads = Object.values(entries).map((v) => JSON.parse(v));
       assert(payloads.some((p) => Array.isArray(p?.rows) && p.rows.length === 240), `${key} holds ${Object.keys(entries).length} entr(ies) without the 240 rows`);
@@ -389,9 +443,6 @@ async function main() {
       await closeClient(client);
     }
   });
-
-  await pageToServer({ page: /** @type {Page} */ (page), redis: /** @type {RedisServer} */ (redis), status: /** @type {DOMStringMap} */ (status), logs: /** @type {() => Promise<Record<string, InstanceLog>>} */ (logs) });
-  await storedRows({ page: /** @type {Page} */ (page), log });
 }
 
 /**
