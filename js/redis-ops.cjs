@@ -10,6 +10,8 @@ const { join } = require('node:path');
 
 const SCRIPT = readFileSync(join(__dirname, 'redis-script.lua'), 'utf8');
 const SHA = createHash('sha1').update(SCRIPT).digest('hex');
+/** The most entries one script call touches (besides a read's own URIs). */
+const BATCH = 256;
 
 /** The longest one `WAIT` blocks the connection it is sent on, in ms. */
 const WAIT_SLICE_MS = 50;
@@ -230,4 +232,4 @@ function runner(link, { ttl, timeoutMs, replicas }) {
   return { operation, hold };
 }
 
-module.exports = { runner, storageError, named, SCRIPT, SHA };
+module.exports = { runner, storageError, named, SCRIPT, SHA, BATCH };

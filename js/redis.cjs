@@ -8,14 +8,12 @@
 const { createHash } = require('node:crypto');
 const { transport, segmentOf, segmentOfUri } = require('./redis-link.cjs');
 const { encodePayload, typeError } = require('./redis-encode.cjs');
-const { runner } = require('./redis-ops.cjs');
+const { runner, BATCH } = require('./redis-ops.cjs');
 
 /** The default key prefix: every key the storage writes starts with it. */
 const DEFAULT_PREFIX = 'mcp-result-cache:';
 /** The default bound on one operation, in ms. */
 const DEFAULT_TIMEOUT_MS = 3000;
-/** The most entries one script call touches (besides a read's own URIs). */
-const BATCH = 256;
 /** Conversations asked at once while walking a master. */
 const SCAN_COUNT = 512;
 /** Conversations `evictOldest` compares at most, by their least recently used entry. */
@@ -382,4 +380,4 @@ function walker(pattern, prefix) {
   };
 }
 
-module.exports = { redisStorage, DEFAULT_PREFIX, BATCH };
+module.exports = { redisStorage, DEFAULT_PREFIX };

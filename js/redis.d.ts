@@ -14,8 +14,25 @@
 
 import type { CacheStorage } from 'mcp-result-cache';
 
-/** What `redisStorage` accepts: a connected node-redis 6 client or cluster, or an ioredis 6 `Redis` or `Cluster`. */
-export type RedisClientLike = object;
+/** A connected node-redis 6 client (`createClient`) or cluster (`createCluster`), as `redisStorage` recognizes one. */
+export interface NodeRedisClientLike {
+  sendCommand(...args: never[]): unknown;
+  readonly isOpen: boolean;
+}
+
+/** An ioredis 6 `Redis` or `Cluster`, as `redisStorage` recognizes one (without a `keyPrefix`). */
+export interface IoRedisClientLike {
+  call(...args: never[]): unknown;
+  evalsha(...args: never[]): unknown;
+  readonly status: string;
+}
+
+/**
+ * What `redisStorage` accepts: a connected node-redis 6 client or cluster, or an ioredis 6 `Redis`
+ * or `Cluster`. (A node-redis client pool, `createClientPool`, has the same methods and is
+ * refused when the storage is made: its commands would not take effect in call order.)
+ */
+export type RedisClientLike = NodeRedisClientLike | IoRedisClientLike;
 
 export interface RedisStorageOptions {
   /** Every key written starts with it (default `"mcp-result-cache:"`); no `{` or `}`. Caches with the same prefix share entries. */

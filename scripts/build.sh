@@ -63,7 +63,7 @@ OUTPUTS=(pkg/browser.mjs pkg/server.mjs pkg/lists.mjs pkg/constants.mjs pkg/cons
   pkg/node.mjs pkg/server.node.mjs pkg/lists.node.mjs
   pkg/node/index.d.mts pkg/node/index.d.cts pkg/server-node/index.d.mts pkg/server-node/index.d.cts
   pkg/lists-node/index.d.mts pkg/lists-node/index.d.cts
-  pkg/mcp-client.d.mts pkg/mcp-client.d.cts pkg/ai-sdk.d.mts pkg/ai-sdk.d.cts pkg/react.d.mts)
+  pkg/mcp-client.d.mts pkg/mcp-client.d.cts pkg/ai-sdk.d.mts pkg/ai-sdk.d.cts pkg/react.d.mts pkg/react.d.cts)
 WASM_DIRS=(web node server-web server-node lists-web lists-node)
 
 # `fresh NAME FINGERPRINT FILE…`: whether stage NAME's last complete run had this fingerprint
@@ -125,13 +125,15 @@ done
 # build of that format; @modelcontextprotocol/sdk ships both, with distinct `Client` classes, so
 # an ES module consumer's `Client` was not the one `wrapMcpClient` takes. As ESM (.d.mts) and
 # CommonJS (.d.cts), each importing the main entry's Node declarations of its own format.
-# js/react.d.ts too, as ESM only (js/react.mjs is an ES module): read as CommonJS, it imported
-# the ES module declarations of pkg/web, which node16 resolution rejects.
+# js/react.d.ts too (js/react.mjs is an ES module, which Node's `require` loads): read as
+# CommonJS, js/react.d.ts would import the ES module declarations of pkg/web, which node16
+# resolution rejects. The AI SDK (`ai`) is an ES module only: a CommonJS declaration imports its
+# types with `resolution-mode: "import"` (TypeScript 5.3+), as node16 resolution requires.
 for ext in d.cts d.mts; do
   [ "$ext" = d.mts ] && index=./node/index.mjs || index=./node/index.cjs # declared by pkg/node/index.$ext
-  entries=(mcp-client ai-sdk); [ "$ext" = d.mts ] && entries+=(react)
-  for entry in "${entries[@]}"; do
-    sed "s#from './index.js'#from '$index'#" "js/$entry.d.ts" > "pkg/$entry.$ext"
+  [ "$ext" = d.mts ] && esm_only= || esm_only=" with { 'resolution-mode': 'import' }"
+  for entry in mcp-client ai-sdk react; do
+    sed -e "s#from './index.js'#from '$index'#" -e "s#from 'ai';#from 'ai'$esm_only;#" "js/$entry.d.ts" > "pkg/$entry.$ext"
     # Every relative import rewritten (one left would name a file pkg/ does not have).
     if grep -E "from ['\"]\.\.?/" "pkg/$entry.$ext" | grep -vF "from '$index'" >&2; then
       echo "build: pkg/$entry.$ext: js/$entry.d.ts imports the above; only './index.js' is rewritten" >&2; exit 1

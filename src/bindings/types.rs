@@ -11,6 +11,55 @@ const HOST_TYPES: &'static str = r#"
 /** Where a cache keeps its entries. `"auto"` = IndexedDB when present, else memory. */
 export type CacheStorageKind = "auto" | "indexeddb" | "memory";
 
+/** One stored entry as a storage keeps it and gives it back (field names: docs/PROTOCOL.md, *Storage*). */
+export interface StoredRow {
+  uri: string;
+  payload: unknown;
+  convId: string;
+  sourceToolName: string;
+  addedAt: number;
+  sizeBytes: number;
+  lastUsedAt: number;
+  /** Set once the entry is stale; absent while it is fresh. */
+  staleCause?: string;
+  /** The reference a derived entry was made from. */
+  derivedFrom?: string;
+  /** Fields a later version adds: keep and return them as given. */
+  [field: string]: unknown;
+}
+
+/**
+ * A storage object: `new ResultCache({ storage: myStorage })` in Node (browsers keep entries in
+ * IndexedDB or memory). Every method answers a promise; the cache calls them in its own call
+ * order and expects each to take effect in that order. A rejection's `name`
+ * (`QuotaExceededError`, `TimeoutError`, `NetworkError`, …) is what the cache's own rejection is
+ * named. `mcp-result-cache/storage-conformance` tests an implementation.
+ */
+export interface CacheStorage {
+  /** What `stats().storage` reports (e.g. `"redis"`); non-empty. */
+  readonly kind: string;
+  /** Stores `row` (replacing the row of its URI) after evicting least recently used rows of its conversation, never `row` itself, until the conversation fits `maxBytes` / `maxEntries` with it (or the whole store does: an engine may be stricter); `json` is `JSON.stringify(row.payload)` when the cache made it. Answers `[evicted, bytes, entries]` after the write. */
+  write(row: StoredRow, maxBytes: number, maxEntries: number, json?: string): Promise<[number, number, number]>;
+  /** The rows of `uris` in order, `undefined` where absent; each found row's `lastUsedAt` becomes `now` unless it is later. */
+  read(uris: string[], now: number): Promise<(StoredRow | undefined)[]>;
+  /** Evicts least recently used rows until `bytes` are freed or nothing is left; answers how many. */
+  evictOldest(bytes: number): Promise<number>;
+  /** `[entries, bytes, conversations]` stored now. */
+  stats(): Promise<[number, number, number]>;
+  /** Deletes every row of the conversation `convId` (exactly that id) or, when it is `undefined`, every row added before `cutoff`; answers how many. */
+  remove(convId: string | undefined, cutoff: number): Promise<number>;
+  /** The distinct `sourceToolName`s of fresh rows. Until `markStale` is called, later operations must not overtake the marks. */
+  freshTools(): Promise<string[]>;
+  /** Marks the fresh rows of these tools stale with `cause` (a stale row stays stale); answers how many. Always follows a `freshTools` that answered. */
+  markStale(names: string[], cause: string): Promise<number>;
+  /** The rows (of exactly `convId` when given), payloads included, by URI. */
+  list(convId?: string): Promise<StoredRow[]>;
+  /** True the first time `key` is consumed within `ttlMs`, false after: atomic across every instance sharing the storage. TypeError for an empty key or a ttl that is not a positive integer. */
+  consumeOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Called when the cache closes; the storage decides what that means. */
+  close?(): void;
+}
+
 /** Options of `new ResultCache(options)`. */
 export interface ResultCacheOptions {
   /** IndexedDB database name. Default `"mcp-result-cache"`. */
@@ -20,10 +69,11 @@ export interface ResultCacheOptions {
   /** Clock in ms since the epoch (for tests). Default `Date.now`. */
   now?: () => number;
   /**
-   * Default `"auto"`. In Node, also a storage object made by `redisStorage()`
-   * (`mcp-result-cache/redis`): one cache shared by every process over one Redis.
+   * Default `"auto"`. In Node, also a storage object (`CacheStorage`): `redisStorage()` of
+   * `mcp-result-cache/redis` (one cache shared by every process over one Redis) or one of your
+   * own that meets the contract.
    */
-  storage?: CacheStorageKind | { readonly kind: string };
+  storage?: CacheStorageKind | CacheStorage;
   /** Observer of cache events; a throw inside it is swallowed. */
   onEvent?: (event: CacheEvent) => void;
   /** Separator of tool-name globs used by `invalidate`. Default `"."`. */

@@ -20,13 +20,16 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   t.after(() => rm(dir, { recursive: true, force: true }));
   const [{ filename, files }] = /** @type {{ filename: string, files: { path: string }[] }[]} */ (JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })));
   const packed = new Set(files.map((f) => f.path));
-  for (const file of ['js/react.mjs', 'js/react.d.ts', 'pkg/react.d.mts', 'js/references.mjs', 'js/cache-route.mjs', 'js/page.mjs', 'js/route-args.mjs']) {
+  for (const file of ['js/react.mjs', 'js/react.d.ts', 'pkg/react.d.mts', 'pkg/react.d.cts', 'js/references.mjs', 'js/cache-route.mjs', 'js/page.mjs', 'js/route-args.mjs']) {
     assert.ok(packed.has(file), `${file} is not in the tarball`);
   }
 
   const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
   assert.deepEqual(manifest.exports['./react'], {
-    node: { import: { types: './pkg/react.d.mts', default: './js/react.mjs' } },
+    node: {
+      import: { types: './pkg/react.d.mts', default: './js/react.mjs' },
+      require: { types: './pkg/react.d.cts', default: './js/react.mjs' },
+    },
     types: './js/react.d.ts',
     default: './js/react.mjs',
   });
@@ -60,6 +63,11 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
     assert.deepEqual(referencesOf({ type: 'tool-query', output }), ['mcp+cache://c/AAAAAAAAAAA', 'mcp+cache://c/AAAAAAAAAAA#/rows']);
   }
   assert.deepEqual(Object.keys(react).sort(), ['ResultCacheProvider', 'referencesOf', 'useCacheEntries', 'useCacheRevalidate', 'useCachedResult']);
+  // A CommonJS host requires the same React entry (Node's require of the ES module).
+  const requireFromProject = createRequire(entry);
+  assert.deepEqual(Object.keys(requireFromProject('mcp-result-cache/react')).sort(), Object.keys(react).sort());
+  // The CommonJS and ES module Redis entries export the same names (nothing internal).
+  assert.deepEqual(Object.keys(requireFromProject('mcp-result-cache/redis')).sort(), Object.keys(await import(pathToFileURL(join(modules, 'mcp-result-cache/js/redis.mjs')).href)).sort());
   assert.equal(typeof cjs.cacheRoute, 'function');
   // Called without its options on purpose (a TypeError).
   assert.throws(() => /** @type {(cache: unknown) => unknown} */ (main.cacheRoute)(new main.ResultCache({ storage: 'memory' })), TypeError);

@@ -9,7 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { ResultCache } from '../../pkg/node.mjs';
-import { redisStorage, BATCH } from '../../js/redis.cjs';
+import { redisStorage } from '../../js/redis.cjs';
+import { BATCH } from '../../js/redis-ops.cjs';
 import { SHA } from '../../js/redis-ops.cjs';
 import { segmentOf } from '../../js/redis-link.cjs';
 import {

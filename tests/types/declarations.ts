@@ -101,3 +101,14 @@ import type { ResultCache as NodeResultCache } from '../../pkg/node/mcp_result_c
 import type { ResultCache as WebResultCache } from '../../pkg/web/mcp_result_cache.js';
 export const consumeOnceOnNode = (cache: NodeResultCache): Promise<boolean> => cache.consumeOnce('approval', 60_000);
 export const consumeOnceInBrowser = (cache: WebResultCache): Promise<boolean> | undefined => cache.consumeOnce?.('approval', 60_000);
+
+// `redisStorage` takes the clients users have, as their own libraries type them: node-redis's
+// client and cluster, ioredis's `Redis` and `Cluster` (type-checked only, never run).
+import type { createClient, createCluster } from 'redis';
+import type { Cluster, Redis } from 'ioredis';
+export const redisClientsTyped = (
+  nodeRedis: ReturnType<typeof createClient>,
+  nodeRedisCluster: ReturnType<typeof createCluster>,
+  ioredis: Redis,
+  ioredisCluster: Cluster,
+): RedisDecl.RedisClientLike[] => [nodeRedis, nodeRedisCluster, ioredis, ioredisCluster];
