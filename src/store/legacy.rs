@@ -25,8 +25,9 @@
 //!   for later operations once it arrives.
 //!
 //! A missing database is remembered for [`ABSENT_RECHECK_MS`], so misses stay cheap; after that
-//! (or after [`LegacyChatboxStore::close`]) the next operation checks again, which picks up a
-//! database a chatbox-core tab created in the meantime.
+//! (or after [`LegacyChatboxStore::close`]) the next read checks again, which picks up a
+//! database a chatbox-core tab created in the meantime. A clear always checks: what a
+//! chatbox-core tab stored since the last look is cleared too.
 //!
 //! The opening is `legacy_open.js`: the `databases()` check, the version-less open and its
 //! aborted upgrade, the timeout and the remembered absence are event handlers and timers on JS
@@ -163,12 +164,14 @@ impl LegacyChatboxStore {
     /// chatbox-core's), the matching usage entries go too, and so do the stored totals: that
     /// cache's next write recounts them, and its per-conversation rows, from the usage entries
     /// instead of keeping counts of entries that are gone.
-    /// Resolves 0 when the database does not exist.
+    /// Resolves 0 when the database does not exist (looked for again, whatever a read found).
     ///
     /// [MDN: IDBIndex.getAllKeys](https://developer.mozilla.org/docs/Web/API/IDBIndex/getAllKeys),
     /// [MDN: IDBObjectStore.delete](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/delete)
     pub async fn delete_conversation(&self, conv_id: &str) -> Result<u32, StoreError> {
         let context = "clearing a conversation in the chatbox-core database";
+        // Never on a remembered absence: the database may have been made since.
+        close_state(&self.state, false);
         let Some((tx, results)) = self.transaction(IdbTransactionMode::Readwrite).await? else {
             return Ok(0);
         };

@@ -50,11 +50,12 @@ export async function mcpLegacyOpen(state, factory, name, storeName, timeoutMs, 
   }
   state.waiting += 1;
   let timer;
+  // Timers exist wherever IndexedDB does (windows and workers).
   const late = new Promise((resolve) => {
-    timer = typeof setTimeout === 'function' ? setTimeout(resolve, timeoutMs) : undefined;
+    timer = setTimeout(resolve, timeoutMs);
   });
   const outcome = await Promise.race([state.open, late]);
-  if (typeof clearTimeout === 'function') clearTimeout(timer);
+  clearTimeout(timer);
   state.waiting -= 1;
   if (!outcome) {
     throw Object.assign(new Error("still waiting behind another context's version change"), { name: 'TimeoutError' });

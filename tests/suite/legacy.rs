@@ -252,6 +252,26 @@ async fn absence_is_remembered_until_close() {
 }
 
 #[wasm_bindgen_test]
+async fn a_clear_looks_again_within_a_remembered_absence() {
+    let name = legacy_name();
+    let uri = "mcp+cache://chat-1/OLDTOKEN001";
+    let store = LegacyChatboxStore::with_name(&name);
+    assert!(store.get_many(&[uri]).await.unwrap()[0].is_none());
+    // chatbox-core stores a result of the conversation after the reader found no database.
+    create_v1(&name, &[record("chat-1", "OLDTOKEN001", None)], false).await;
+    assert_eq!(
+        store.delete_conversation("chat-1").await.unwrap(),
+        1,
+        "the clear found the new database despite the remembered absence"
+    );
+    store.close();
+    assert!(
+        store.get_many(&[uri]).await.unwrap()[0].is_none(),
+        "the conversation's record is gone"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn delete_conversation_removes_exactly_that_conversation() {
     let name = legacy_name();
     let records = [
