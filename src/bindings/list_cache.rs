@@ -189,7 +189,8 @@ impl JsListCache {
 
     /// Stores a list result, reading its `ttlMs` and `cacheScope` (`"public"`, `"private"`, or
     /// absent = `"private"`, stricter than SEP-2549's absent = `"public"`; anything else is a
-    /// `TypeError`). See the class for `params`.
+    /// `TypeError`). See the class for `params`. The cache keeps `result` itself, not a copy:
+    /// changing it afterwards changes what `get` serves.
     pub fn put(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
@@ -223,6 +224,10 @@ impl JsListCache {
     /// place: a private result (even `ttlMs: 0`) hides the older public one from its auth
     /// context (others still get that), and a public result replaces every context's private
     /// one (public means any context may be served it). See the class for `params`.
+    ///
+    /// `result` is the very object `put` stored, shared by every caller it is served to (every
+    /// auth context, for a public result): treat it as read-only, and copy it
+    /// (`structuredClone(hit.result)`) before changing it.
     #[wasm_bindgen(unchecked_return_type = "ListCacheHit | null")]
     pub fn get(
         &self,

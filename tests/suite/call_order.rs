@@ -669,3 +669,79 @@ async fn after_tool_call_takes_its_place_when_called() {
         cache.close();
     }
 }
+
+/// A cache over `db` of kind `kind` keeping at most `max_entries`, with `legacyChatboxCore` off.
+fn small_cache(kind: &str, db: &str, now: &JsValue, max_entries: u32) -> ResultCache {
+    ResultCache::new(Some(obj(&[
+        ("dbName", JsValue::from_str(db)),
+        ("storage", JsValue::from_str(kind)),
+        ("threshold", 1.into()),
+        ("now", now.clone()),
+        ("maxEntries", max_entries.into()),
+        ("legacyChatboxCore", false.into()),
+    ])))
+    .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn a_read_called_after_a_write_never_protects_an_entry_from_its_eviction() {
+    // The write's transaction is made late (behind a database that reopens after `close`), but
+    // it evicts by the uses called before it: the read called after it is not one of them.
+    for kind in KINDS {
+        let (now, clock) = manual_clock(1_000.0);
+        let cache = small_cache(kind, &fresh_db(), &now, 2);
+        let x = wait(write(&cache, &payload(1, 200).0, "c", "tool.a"))
+            .await
+            .unwrap();
+        clock.set(1_001.0);
+        let y = wait(write(&cache, &payload(2, 200).0, "c", "tool.a"))
+            .await
+            .unwrap();
+        cache.close();
+        clock.set(1_002.0);
+        let z = write(&cache, &payload(3, 200).0, "c", "tool.a");
+        clock.set(1_003.0);
+        let read = cache.lookup(x.clone(), None);
+        let z = wait(z).await.unwrap();
+        assert_eq!(
+            field(&wait(read).await.unwrap(), "status")
+                .as_string()
+                .as_deref(),
+            Some("miss"),
+            "{kind}: the write called first evicted the least recently used entry"
+        );
+        let left: BTreeSet<String> = listed(&cache).await.into_keys().collect();
+        let expected: BTreeSet<String> = [y, z].iter().map(|u| u.as_string().unwrap()).collect();
+        assert_eq!(left, expected, "{kind}: the two later writes are left");
+        cache.close();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_listing_shows_the_uses_called_before_it_and_no_later_one() {
+    for kind in KINDS {
+        let (now, clock) = manual_clock(1_000.0);
+        let cache = small_cache(kind, &fresh_db(), &now, 10);
+        let x = wait(write(&cache, &payload(1, 200).0, "c", "tool.a"))
+            .await
+            .unwrap();
+        clock.set(1_001.0);
+        let before = cache.lookup(x.clone(), None);
+        // Both taken as called: the read's use (1 001) before the listing, the later one (1 002)
+        // after it.
+        wait(Promise::resolve(&JsValue::NULL)).await.unwrap();
+        let list = cache.entries(None);
+        wait(Promise::resolve(&JsValue::NULL)).await.unwrap();
+        clock.set(1_002.0);
+        let after = cache.lookup(x, None);
+        let list: Array = wait(list).await.unwrap().unchecked_into();
+        wait(before).await.unwrap();
+        wait(after).await.unwrap();
+        assert_eq!(
+            num(&list.get(0), "lastUsedAt"),
+            1_001.0,
+            "{kind}: the listing shows the read called before it, not the one called after"
+        );
+        cache.close();
+    }
+}

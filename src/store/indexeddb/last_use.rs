@@ -19,17 +19,19 @@ const TOUCH_LIMIT: usize = 4096;
 const TOUCH_FLUSH_LIMIT: usize = 64;
 
 impl IndexedDbStore {
-    /// Remembers `now` as the last use of every entry a read asks for, when the read is called
-    /// (forgetting every pending one first when [`TOUCH_LIMIT`] are pending): a write called
-    /// after the read, before its answer, already sees the hit as used. A miss costs the next
-    /// write one `get` that finds nothing.
-    pub(super) fn remember_touched(&self, uris: &[&str], now: f64) {
+    /// Remembers `now` as the last use of every entry a read asks for, under the read's
+    /// `ticket` (its place in call order), when the read is called (forgetting every pending
+    /// one first when [`TOUCH_LIMIT`] are pending): a write called after the read, before its
+    /// answer, already sees the hit as used, and a write called before it never does, even when
+    /// that write's transaction is made later (behind a reopening database). A miss costs the
+    /// next write one `get` that finds nothing.
+    pub(super) fn remember_touched(&self, uris: &[&str], now: f64, ticket: u64) {
         let mut touched = self.touched.borrow_mut();
         if touched.len() >= TOUCH_LIMIT {
             touched.clear();
         }
         for uri in uris {
-            touched.insert((*uri).to_owned(), now);
+            touched.push(((*uri).to_owned(), ticket, now));
         }
     }
 
@@ -39,25 +41,29 @@ impl IndexedDbStore {
     pub(super) fn forget_touched(&self, prefix: &str) {
         self.touched
             .borrow_mut()
-            .retain(|uri, _| !uri.starts_with(prefix));
+            .retain(|(uri, _, _)| !uri.starts_with(prefix));
     }
 
-    /// Writes the last uses that reads remembered (at most [`TOUCH_FLUSH_LIMIT`] per
-    /// transaction), for entries that still exist. Issued first in a write transaction, so the
-    /// eviction walk that follows sees them.
-    pub(super) fn flush_touched(&self, tx: &Rc<Tx>, handlers: &Handlers) {
-        let batch: Vec<(String, f64)> = {
-            let mut touched = self.touched.borrow_mut();
-            let keys: Vec<String> = touched.keys().take(TOUCH_FLUSH_LIMIT).cloned().collect();
-            let mut batch = Vec::with_capacity(keys.len());
-            for key in keys {
-                if let Some(entry) = touched.remove_entry(&key) {
-                    batch.push(entry);
-                }
+    /// Writes the last uses that reads called before `ticket` remembered (at most
+    /// [`TOUCH_FLUSH_LIMIT`] entries per transaction), for entries that still exist. Issued
+    /// first in a write transaction, so the eviction walk that follows sees them.
+    pub(super) fn flush_touched(&self, tx: &Rc<Tx>, handlers: &Handlers, ticket: u64) {
+        // The latest use of each entry among those reads, taken out of the pending ones.
+        let mut uses: Vec<(String, f64)> = Vec::new();
+        self.touched.borrow_mut().retain(|(uri, read, now)| {
+            if *read >= ticket {
+                return true;
             }
-            batch
-        };
-        for (uri, last) in batch {
+            if let Some(found) = uses.iter_mut().find(|(u, _)| u == uri) {
+                found.1 = found.1.max(*now);
+            } else if uses.len() < TOUCH_FLUSH_LIMIT {
+                uses.push((uri.clone(), *now));
+            } else {
+                return true;
+            }
+            false
+        });
+        for (uri, last) in uses {
             let Ok(request) = tx.usage.get(&JsValue::from_str(&uri)) else {
                 continue;
             };

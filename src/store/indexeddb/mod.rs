@@ -66,7 +66,6 @@ use std::rc::Rc;
 
 use super::call_order::Sequencer;
 use super::{Budget, JsRecord, RecordStore, StoreError, StoreStats, WriteOutcome};
-use crate::core::map::Map;
 use write::BatchedWrite;
 
 /// IndexedDB-backed store. Opens lazily; a failed open is not remembered, so the next call
@@ -75,8 +74,8 @@ use write::BatchedWrite;
 pub struct IndexedDbStore {
     name: String,
     slot: Slot,
-    /// Last uses seen by reads and not yet written (uri → ms).
-    touched: Rc<RefCell<Map<String, f64>>>,
+    /// Last uses seen by reads and not yet written: (uri, the read's ticket, ms), in call order.
+    touched: Rc<RefCell<Vec<(String, u64, f64)>>>,
     /// Called when our upgrade waits for another context to close its connection.
     on_blocked: RefCell<Option<Rc<dyn Fn()>>>,
     /// Call order over this database, shared with every store over it in this realm.

@@ -72,8 +72,8 @@ impl IndexedDbStore {
             return Ok(Vec::new());
         }
         let context = "reading cache entries";
-        self.remember_touched(uris, now);
         let ticket = self.seq.ticket();
+        self.remember_touched(uris, now, ticket);
         let tx = self
             .transaction(IdbTransactionMode::Readonly, ticket, false)
             .await?;
@@ -165,9 +165,12 @@ impl IndexedDbStore {
                 last_used.insert(uri, last);
             }
         }
-        for (uri, last) in self.touched.borrow().iter() {
-            let entry = last_used.get_or_insert_with(uri.clone(), |_| *last);
-            *entry = entry.max(*last);
+        // Only the reads called before this listing: a later read's use is not yet one.
+        for (uri, read, last) in self.touched.borrow().iter() {
+            if *read < ticket {
+                let entry = last_used.get_or_insert_with(uri.clone(), |_| *last);
+                *entry = entry.max(*last);
+            }
         }
         let mut records = Vec::new();
         for value in all.iter() {

@@ -111,7 +111,7 @@ impl IndexedDbStore {
                 if let Some(prefix) = cleared {
                     self.forget_touched(prefix);
                 }
-                self.flush_touched(&tx, &handlers);
+                self.flush_touched(&tx, &handlers, ticket);
             }
             if let Err(e) = issue(&tx, &handlers) {
                 let _ = tx.tx.abort();
