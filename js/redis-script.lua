@@ -166,24 +166,54 @@ if op == 't' then
 end
 
 if op == 'r' then
-  -- now (the cache's clock), uris...: per uri meta JSON, payload JSON, stale cause JSON, lastUsedAt
-  local out, hit = {}, false
-  for i = 4, #ARGV do
-    local uri = ARGV[i]
+  -- now (the cache's clock), depth, uris...: per uri meta JSON, payload JSON, stale cause JSON,
+  -- lastUsedAt; then the present rows of this bucket on their derivedFrom chains, up to depth
+  -- links, each as uri, meta, payload, stale cause, lastUsedAt (read here, in the same call: at
+  -- the read's place in call order). Every row read becomes used at now.
+  local out, hit, asked, pending = {}, false, {}, {}
+  -- The row of uri and its last use, set to now (false when absent), or the error to answer;
+  -- the row's source is noted as pending.
+  local function get(uri)
     local row = redis.call('HMGET', R, 'm:' .. uri, 'p:' .. uri, 's:' .. uri)
-    local used = false
-    if row[2] then
-      -- The last use. Redis out of memory (maxmemory, noeviction) refuses it (a script's first
-      -- write): the read still answers, with the last use recorded before.
-      local set = redis.pcall('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri)
-      if type(set) == 'table' and set.err and not oom(set.err) then return set end
-      used = redis.call('ZSCORE', L, uri)
-    end
+    if not row[2] then return row, false end
+    -- The last use. Redis out of memory (maxmemory, noeviction) refuses it (a script's first
+    -- write): the read still answers, with the last use recorded before.
+    local set = redis.pcall('ZADD', L, 'XX', 'GT', 'CH', ARGV[3], uri)
+    if type(set) == 'table' and set.err and not oom(set.err) then return row, false, set end
+    local used = redis.call('ZSCORE', L, uri)
     if used then
       hit = true
+      local ok, meta = pcall(cjson.decode, row[1])
+      local source = ok and type(meta) == 'table' and meta.derivedFrom
+      if type(source) == 'string' and not asked[source] then
+        asked[source] = true
+        pending[#pending + 1] = source
+      end
+    end
+    return row, used
+  end
+  for i = 5, #ARGV do asked[ARGV[i]] = true end
+  for i = 5, #ARGV do
+    local row, used, failed = get(ARGV[i])
+    if failed then return failed end
+    if used then
       out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]; out[#out + 1] = used
     else
       out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false; out[#out + 1] = false
+    end
+  end
+  local depth = tonumber(ARGV[4]) or 0
+  while depth > 0 and #pending > 0 do
+    depth = depth - 1
+    local links = pending
+    pending = {}
+    for _, uri in ipairs(links) do
+      local row, used, failed = get(uri)
+      if failed then return failed end
+      if used then
+        out[#out + 1] = uri; out[#out + 1] = row[1]; out[#out + 1] = row[2]; out[#out + 1] = row[3]
+        out[#out + 1] = used
+      end
     end
   end
   if hit and ttl > 0 then

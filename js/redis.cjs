@@ -112,7 +112,7 @@ function redisStorage(client, options) {
     kind: 'redis',
     prefix,
     write: (row, maxBytes, maxEntries, json) => write(ctx, row, maxBytes, maxEntries, json),
-    read: (uris, now) => read(ctx, uris, now),
+    read: (uris, now, depth) => read(ctx, uris, now, depth),
     ...spanning(ctx),
     ...invalidation(ctx, hold),
     consumeOnce(key, ttlMs) {
@@ -162,10 +162,13 @@ function write({ ttl, batch, keysOf, operation }, row, maxBytes, maxEntries, jso
 }
 
 /**
- * The rows of `uris`: one script call per conversation, all sent at once.
- * @param {Context} ctx @param {string[]} uris @param {number} now
+ * The rows of `uris`: one script call per conversation, all sent at once. Then the present rows
+ * of their `derivedFrom` chains (up to `depth` links) in their conversations, read by the same
+ * calls (at the read's place in call order).
+ * @param {Context} ctx @param {string[]} uris @param {number} now @param {unknown} [depth]
  */
-function read({ ttl, keysOf, operation }, uris, now) {
+function read({ ttl, keysOf, operation }, uris, now, depth) {
+  const links = String(Number.isSafeInteger(depth) && /** @type {number} */ (depth) > 0 ? depth : 0);
   /** @type {Map<string, string[]>} */
   const groups = new Map();
   for (const uri of uris) {
@@ -173,9 +176,11 @@ function read({ ttl, keysOf, operation }, uris, now) {
     groups.set(segment, [...(groups.get(segment) ?? []), uri]);
   }
   return operation('reading entries', async (step) => {
-    const answers = [...groups].map(([segment, list]) => step.script(keysOf(segment), ['r', ttl, String(now), ...list]));
+    const answers = [...groups].map(([segment, list]) => step.script(keysOf(segment), ['r', ttl, String(now), links, ...list]));
     /** @type {Map<string, StoredRow | undefined>} */
     const found = new Map();
+    /** @type {StoredRow[]} */
+    const sources = [];
     for (const [i, [, list]] of [...groups].entries()) {
       const reply = await answers[i];
       list.forEach((uri, j) => {
@@ -183,8 +188,9 @@ function read({ ttl, keysOf, operation }, uris, now) {
         const present = reply[at + 1] !== null && reply[at + 1] !== undefined && reply[at + 1] !== false;
         found.set(uri, present ? rowOf(reply[at], reply[at + 1], reply[at + 2], reply[at + 3]) : undefined);
       });
+      for (let at = list.length * 4; at + 4 < reply.length; at += 5) sources.push(rowOf(reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4]));
     }
-    return uris.map((uri) => found.get(uri));
+    return [...uris.map((uri) => found.get(uri)), ...sources];
   });
 }
 

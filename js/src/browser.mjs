@@ -10,7 +10,6 @@
 // @ts-expect-error the glue's `init` is left out of pkg/web's declarations (scripts/build.sh): it is bundled, never exported
 import init, * as wasm from '../../pkg/web/mcp_result_cache.js';
 import { lazyModule, memoizedMatchGlob } from './wasm-entry.mjs';
-import { DEFAULT_DB_NAME } from '../protocol.mjs';
 import { cacheToolsLoader, makeDefaultCacheWith } from './defaults.mjs';
 import { cacheFlows } from './cache-flows.mjs';
 
@@ -27,14 +26,8 @@ const lazy = lazyModule(init);
 export const ready = lazy.ready;
 const requireReady = lazy.requireReady;
 
-// Cold start: a cache's first operation needs both the WebAssembly module and the browser's
-// IndexedDB backend for this origin, and each takes milliseconds to start. `startEarly` starts both
-// at once, before the module is ready: the module's fetch and compilation, and a version-less
-// open of the database that only wakes the backend. It never creates a database (a creation is
-// aborted in `upgradeneeded`, so the cache's own open creates it with the full schema) and never
-// upgrades one; it is closed as soon as it opens. The cache's own open waits for it to settle,
-// so the two never meet.
-const warmups = new Map();
+// Cold start: a cache's first operation needs the WebAssembly module, so constructing a cache
+// starts the module's fetch and compilation (`startEarly`), before any operation is called.
 
 /**
  * An operation that waits for an earlier one (of any cache) to reach its instance, or for its
@@ -44,43 +37,10 @@ const warmups = new Map();
 /** The operations waiting, in call order. @type {Waiting[]} */
 const waiting = [];
 
-/** @param {unknown} options @returns {Promise<void> | undefined} */
-function startEarly(options) {
-  let dbName = DEFAULT_DB_NAME;
-  try {
-    // Only plain data properties are looked at here: no getter runs twice.
-    const own = (/** @type {string} */ key) => (options != null && typeof options === 'object' ? Object.getOwnPropertyDescriptor(options, key)?.value : undefined);
-    if (own('storage') === 'memory') return undefined;
-    if (typeof own('dbName') === 'string') dbName = own('dbName');
-  } catch {
-    return undefined; // an unreadable options object is reported by the cache itself
-  }
-  ready().catch(() => {}); // a failure is reported by the operation that awaits it
-  if (!warmups.has(dbName)) warmups.set(dbName, peek(dbName));
-  return warmups.get(dbName);
-}
-
-/** Opens `dbName` without a version and closes it; resolves when that is over, whatever happened. */
-/** @param {string} dbName @returns {Promise<void> | undefined} */
-function peek(dbName) {
-  if (!hasIndexedDB()) return undefined;
-  return new Promise((/** @type {(value?: undefined) => void} */ settle) => {
-    try {
-      const request = indexedDB.open(dbName);
-      request.onupgradeneeded = () => request.transaction?.abort();
-      request.onsuccess = () => {
-        request.result.close();
-        settle();
-      };
-      request.onerror = (event) => {
-        event.preventDefault();
-        settle();
-      };
-    } catch {
-      settle(); // no usable IndexedDB here: the cache chooses its storage itself
-    }
-  });
-}
+/** Starts the module's fetch and compilation; a failure is reported by the operation that awaits it. */
+const startEarly = () => {
+  ready().catch(() => {});
+};
 
 export const hasIndexedDB = () => typeof globalThis.indexedDB === 'object' && globalThis.indexedDB !== null;
 // Each export is handed over on its own, never the module namespace: a bundle then needs no
@@ -126,8 +86,8 @@ const create = (options) => /** @type {wasm.ResultCache} */ (/** @type {unknown}
 // configureDefaultCache is made at the call, and the call resolves once the module is ready, the
 // warm-up done and its options validated (reading `threshold` makes the WebAssembly instance).
 // The methods are defined from the WebAssembly class's (below); js/index.d.ts types them.
-makeDefaultCacheWith(create, async (cache, options) => {
-  await Promise.all([ready(), startEarly(options)]);
+makeDefaultCacheWith(create, async (cache) => {
+  await ready();
   return /** @type {wasm.ResultCache} */ (cache).threshold;
 });
 export {
@@ -152,8 +112,6 @@ export class ResultCache {
   #options;
   /** @type {wasm.ResultCache | null} */
   #inner = null;
-  /** @type {Promise<void> | undefined} */
-  #warm;
 
   /** @type {ReturnType<typeof cacheFlows>} the flow policy and its reporter, in JS */
   #flows;
@@ -163,7 +121,7 @@ export class ResultCache {
     options = this.#flows.options;
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);
-    else this.#warm = startEarly(options);
+    else startEarly();
   }
 
   /**
@@ -193,7 +151,7 @@ export class ResultCache {
         if (!cache.#inner) {
           // Made once the module is ready (a failed fetch or bad options: rejected, and the
           // cache's next operation tries again).
-          await Promise.all([ready(), cache.#warm]);
+          await ready();
           cache.#inner ??= new wasm.ResultCache(cache.#options);
         }
         resolve(use(cache.#inner));

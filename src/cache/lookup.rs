@@ -3,8 +3,6 @@
 //! from.
 
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::Pin;
 
 use wasm_bindgen::JsValue;
 
@@ -13,10 +11,6 @@ use crate::core::record::{LookupOutcome, MAX_DERIVATION_DEPTH};
 use crate::core::substitute::ReferenceLookup;
 use crate::core::uri::{conversation_prefix, split_cache_uri, CacheUri};
 use crate::store::{JsRecord, RecordStore, StoreError};
-
-/// The records of a read, looked up by [`ResultCache::read_records`] (boxed: it recurses).
-type RecordsFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<Vec<Option<JsRecord>>, StoreError>> + 'a>>;
 
 impl ResultCache {
     /// Resolves references in ONE read-only transaction, all reads issued before awaiting.
@@ -45,7 +39,7 @@ impl ResultCache {
         let parsed = parse_in_scope(uris, conv_scope);
         let keys: Vec<&str> = parsed.iter().flatten().map(|(p, _)| p.key).collect();
         let records = self
-            .read_records(&keys, 0)
+            .read_records(&keys)
             .await
             .map_err(|e| self.failed("lookup", e))?;
         let mut records = records.into_iter();
@@ -103,48 +97,76 @@ impl ResultCache {
     }
 
     /// The records of `keys` in one read-only transaction (misses filled from chatbox-core's
-    /// database), each derived entry checked against its source: a derived entry is only as
-    /// good as its source, so it reads as absent once the source is gone (evicted, cleared, of
-    /// another conversation) or more than [`MAX_DERIVATION_DEPTH`] links away, and as stale,
-    /// with the source's cause, once the source is stale. It is the source's data, so it reads
-    /// with the source's tool and server (what a flow policy checks), and is stale exactly when
-    /// the source is: a mark of its own (an invalidation matching the read-back tool's name,
-    /// perhaps another server's) says nothing about the source's data. The sources are read the
-    /// same way, one more read a link of the chain (boxed: the future recurses).
-    fn read_records<'a>(&'a self, keys: &'a [&'a str], depth: usize) -> RecordsFuture<'a> {
-        Box::pin(async move {
-            let mut records = self.store.read_many(keys, self.now()).await?;
-            if depth == 0 {
-                self.read_through(keys, &mut records).await;
+    /// database), each derived entry checked against its sources: a derived entry is only as
+    /// good as its source, so it reads as absent once a source on its chain is gone (evicted,
+    /// cleared, of another conversation) or more than [`MAX_DERIVATION_DEPTH`] links away, and
+    /// as stale, with the first source's cause, once that source is stale. It is the first
+    /// source's data, so it reads with that source's tool and server (what a flow policy
+    /// checks), and is stale exactly when that source is: a mark of its own (an invalidation
+    /// matching the read-back tool's name, perhaps another server's) says nothing about the
+    /// source's data. The sources come with the read (every store follows the chains: at the
+    /// read's place in call order, so an operation called after the read never changes its
+    /// answer); a storage object that does not is read again for them.
+    async fn read_records(&self, keys: &[&str]) -> Result<Vec<Option<JsRecord>>, StoreError> {
+        let mut records = self.store.read_many(keys, self.now()).await?;
+        #[cfg_attr(not(feature = "external-store"), allow(unused_mut))]
+        let mut sources = records.split_off(keys.len().min(records.len()));
+        self.read_through(keys, &mut records).await;
+        #[cfg(feature = "external-store")]
+        self.read_sources(&records, &mut sources).await?;
+        let source_of = |key: &str| sources.iter().flatten().find(|r| r.uri == key);
+        for slot in records.iter_mut() {
+            let Some(record) = slot else { continue };
+            let mut first: Option<&JsRecord> = None;
+            let mut link = record.derived_from.as_deref();
+            let mut links = 0;
+            while let Some(key) = link {
+                first = source_of(key)
+                    .filter(|s| s.conv_id == record.conv_id && links < MAX_DERIVATION_DEPTH);
+                links += 1;
+                link = first.and_then(|s| s.derived_from.as_deref());
             }
-            let mut derived: Vec<(usize, String)> = Vec::new();
-            for (i, record) in records.iter().enumerate() {
-                if let Some(source) = record.as_ref().and_then(|r| r.derived_from.as_ref()) {
-                    derived.push((i, source.clone()));
+            match (first, record.derived_from.is_some()) {
+                (Some(source), _) => {
+                    record.source_tool_name = source.source_tool_name.clone();
+                    record.stale_cause = source.stale_cause.clone();
+                }
+                (None, true) => *slot = None,
+                (None, false) => {}
+            }
+        }
+        Ok(records)
+    }
+
+    /// The sources a storage object did not bring with the read (one that does not follow the
+    /// chains), read afterwards, one more read a link.
+    #[cfg(feature = "external-store")]
+    async fn read_sources(
+        &self,
+        records: &[Option<JsRecord>],
+        sources: &mut Vec<Option<JsRecord>>,
+    ) -> Result<(), StoreError> {
+        let mut asked: Vec<String> = Vec::new();
+        for _ in 0..MAX_DERIVATION_DEPTH {
+            let mut keys: Vec<String> = Vec::new();
+            for record in records.iter().chain(sources.iter()).flatten() {
+                let Some(key) = &record.derived_from else {
+                    continue;
+                };
+                let known = sources.iter().flatten().any(|r| &r.uri == key);
+                if !known && !asked.contains(key) && !keys.contains(key) {
+                    keys.push(key.clone());
                 }
             }
-            if derived.is_empty() {
-                return Ok(records);
+            if keys.is_empty() {
+                break;
             }
-            let source_keys: Vec<&str> = derived.iter().map(|(_, key)| key.as_str()).collect();
-            let mut sources = match depth < MAX_DERIVATION_DEPTH {
-                true => self.read_records(&source_keys, depth + 1).await?,
-                false => Vec::new(),
-            }
-            .into_iter();
-            for (i, _) in &derived {
-                let source = sources.next().flatten();
-                let record = &mut records[*i];
-                match (source, record.as_mut()) {
-                    (Some(source), Some(r)) if source.conv_id == r.conv_id => {
-                        r.source_tool_name = source.source_tool_name;
-                        r.stale_cause = source.stale_cause;
-                    }
-                    _ => *record = None,
-                }
-            }
-            Ok(records)
-        })
+            let read: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let mut found = self.store.read_many(&read, self.now()).await?;
+            sources.append(&mut found);
+            asked.append(&mut keys);
+        }
+        Ok(())
     }
 
     /// Fills misses from chatbox-core's database, when one exists. Its records are scoped like

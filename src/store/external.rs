@@ -13,7 +13,7 @@
 //! | method | answers |
 //! |---|---|
 //! | `write(row, maxBytes, maxEntries, json?)` | `[evicted, bytes, entries]` (`json`: the payload's `JSON.stringify`, when the cache made it) |
-//! | `read(uris, now)` | the rows of `uris`, `undefined` where absent; last use becomes `now` |
+//! | `read(uris, now, depth)` | the rows of `uris`, `undefined` where absent; last use becomes `now`; then, optionally, the present rows of their `derivedFrom` chains (up to `depth` links), read in the same unit |
 //! | `evictOldest(bytes)` | how many were evicted |
 //! | `stats()` | `[entries, bytes, conversations]` |
 //! | `remove(convId, cutoff)` | how many rows of conversation `convId` (a string), or else added before `cutoff`, were deleted |
@@ -36,6 +36,7 @@ use super::{
     number_at, Budget, ErrorKind, JsRecord, RecordStore, StoreError, StoreStats, Totals,
     WriteOutcome,
 };
+use crate::core::record::MAX_DERIVATION_DEPTH;
 use crate::core::text::concat;
 
 #[wasm_bindgen]
@@ -53,7 +54,7 @@ extern "C" {
         json: Option<JsString>,
     ) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = read)]
-    fn js_read(this: &JsStorage, uris: &Array, now: f64) -> Result<Promise, JsValue>;
+    fn js_read(this: &JsStorage, uris: &Array, now: f64, depth: u32) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = evictOldest)]
     fn js_evict_oldest(this: &JsStorage, bytes: f64) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = stats)]
@@ -162,9 +163,13 @@ impl RecordStore for ExternalStore {
         now: f64,
     ) -> Result<Vec<Option<JsRecord>>, StoreError> {
         let keys: Array = uris.iter().map(|u| JsValue::from_str(u)).collect();
-        let answer = settle_array("reading entries", self.storage.js_read(&keys, now)).await?;
+        let depth = MAX_DERIVATION_DEPTH as u32;
+        let answer =
+            settle_array("reading entries", self.storage.js_read(&keys, now, depth)).await?;
         let mut rows = Self::rows(&answer);
-        rows.resize_with(uris.len(), || None);
+        if rows.len() < uris.len() {
+            rows.resize_with(uris.len(), || None);
+        }
         Ok(rows)
     }
 

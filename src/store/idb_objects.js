@@ -146,16 +146,27 @@ export function mcpMemoryPut(store, row, roomBytes, roomEntries) {
   return [evicted, store.bytes, store.entries];
 }
 
-// The rows of `uris` (`undefined` where absent), payloads cloned; each hit's last use becomes
-// `now` unless it is later.
-/** @param {MemoryStore} store @param {string[]} uris @param {number} now */
-export function mcpMemoryRead(store, uris, now) {
-  return uris.map((uri) => {
-    const row = store.rows.get(uri);
-    if (!row) return undefined;
-    if (!(row.lastUsedAt >= now)) row.lastUsedAt = now;
-    return { ...row, payload: memClone(row.payload) };
-  });
+// The rows of `uris` (`undefined` where absent), then the present rows of their `derivedFrom`
+// chains (up to `depth` links), payloads cloned; each row's last use becomes `now` unless it is
+// later.
+/** @param {MemoryStore} store @param {string[]} uris @param {number} now @param {number} depth */
+export function mcpMemoryRead(store, uris, now, depth) {
+  /** @type {(Row | undefined)[]} */
+  const out = [];
+  const asked = new Set(uris);
+  for (let batch = uris; batch.length; ) {
+    /** @type {string[]} */
+    const next = [];
+    for (const uri of batch) {
+      const row = store.rows.get(uri);
+      if (row && !(row.lastUsedAt >= now)) row.lastUsedAt = now;
+      if (out.length < uris.length || row) out.push(row && { ...row, payload: memClone(row.payload) });
+      const source = row?.derivedFrom;
+      if (source && !asked.has(source)) asked.add(source), next.push(source);
+    }
+    batch = depth-- > 0 ? next : [];
+  }
+  return out;
 }
 
 // `[entries, bytes, conversations]`.
@@ -251,15 +262,34 @@ export function mcpCacheOpen(factory, name, version, stores, onUpgrade, onBlocke
 // order as soon as the last one succeeds. A read-only transaction has nothing to commit, so its
 // results are final then (requests are answered in order); waiting for `complete` as well cost
 // ~0.2 ms a read. A failed request fires no success: the transaction aborts, and the read
-// rejects with its error (an `AbortError` when it has none). `keys` is never empty.
+// rejects with its error (an `AbortError` when it has none). `keys` is never empty. Up to `depth`
+// links of the rows' `derivedFrom` chains are read in the same transaction, from the success
+// events (so at the read's place in call order), and answered after the rows: the present ones.
 /**
- * @param {IDBTransaction} tx @param {IDBObjectStore} store @param {string[]} keys
+ * @param {IDBTransaction} tx @param {IDBObjectStore} store @param {string[]} keys @param {number} depth
  * @returns {Promise<unknown[]>}
  */
-export function mcpCacheGetRows(tx, store, keys) {
+export function mcpCacheGetRows(tx, store, keys, depth) {
   return new Promise((resolve, reject) => {
-    const requests = keys.map((key) => store.get(key));
-    /** @type {IDBRequest} */ (requests.at(-1)).onsuccess = () => resolve(requests.map((request) => request.result));
+    /** @type {unknown[]} */
+    const rows = [];
+    const asked = new Set(keys);
+    /** @param {string[]} batch */
+    const get = (batch) => {
+      const requests = batch.map((key) => store.get(key));
+      /** @type {IDBRequest} */ (requests.at(-1)).onsuccess = () => {
+        /** @type {string[]} */
+        const next = [];
+        for (const { result } of requests) {
+          if (rows.length < keys.length || result) rows.push(result);
+          const source = result?.derivedFrom;
+          if (source && !asked.has(source)) asked.add(source), next.push(source);
+        }
+        if (next.length && depth-- > 0) get(next);
+        else resolve(rows);
+      };
+    };
+    get(keys);
     tx.onabort = () => reject(tx.error ?? Object.assign(new Error('transaction aborted'), { name: 'AbortError' }));
   });
 }

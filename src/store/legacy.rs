@@ -153,7 +153,7 @@ impl LegacyChatboxStore {
         let Some((tx, results)) = self.transaction(IdbTransactionMode::Readonly).await? else {
             return Ok(uris.iter().map(|_| None).collect());
         };
-        get_records(&tx, &results, uris, context).await
+        get_records(&tx, &results, uris, 0, context).await
     }
 
     /// Deletes every record whose `convId` is exactly `conv_id`, in one read-write transaction

@@ -22,6 +22,7 @@ use super::{
     number_at, Budget, JsRecord, RecordStore, StoreError, StoreStats, Totals, WriteOutcome,
 };
 use crate::core::policy::room_needed;
+use crate::core::record::MAX_DERIVATION_DEPTH;
 
 #[wasm_bindgen(module = "/src/store/idb_objects.js")]
 extern "C" {
@@ -32,7 +33,7 @@ extern "C" {
     #[wasm_bindgen(js_name = mcpMemoryPut, catch)]
     fn put(store: &JsValue, row: &JsValue, bytes: f64, entries: f64) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = mcpMemoryRead, catch)]
-    fn read(store: &JsValue, uris: &Array, now: f64) -> Result<Array, JsValue>;
+    fn read(store: &JsValue, uris: &Array, now: f64, depth: u32) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = mcpMemoryEvict)]
     fn evict(store: &JsValue, bytes: f64, entries: f64) -> u32;
     #[wasm_bindgen(js_name = mcpMemoryStats)]
@@ -97,7 +98,8 @@ impl RecordStore for MemoryStore {
         now: f64,
     ) -> Result<Vec<Option<JsRecord>>, StoreError> {
         let keys: Array = uris.iter().map(|u| JsValue::from_str(u)).collect();
-        let rows = read(self.rows(), &keys, now).map_err(clone_error)?;
+        let depth = MAX_DERIVATION_DEPTH as u32;
+        let rows = read(self.rows(), &keys, now, depth).map_err(clone_error)?;
         Ok(rows.iter().map(|r| from_js(&r)).collect())
     }
 

@@ -58,6 +58,11 @@ pub trait RecordStore {
     /// Reads every key in one read-only transaction, all requests issued at once; `None` where
     /// absent. Order follows `uris`. Each hit's last use becomes `now` (IndexedDB: remembered,
     /// and written by the next write transaction, before its eviction walk).
+    ///
+    /// After those, the answer holds the present records of their sources (the `derivedFrom`
+    /// chains, at most [`crate::core::record::MAX_DERIVATION_DEPTH`] links), read at the same
+    /// place in call order and used like them, in any order: every store here follows them (a
+    /// storage object that does not is read again by the cache).
     async fn read_many(&self, uris: &[&str], now: f64)
         -> Result<Vec<Option<JsRecord>>, StoreError>;
     /// Evicts least-recently-used entries until at least `bytes_to_free` bytes are freed (or the

@@ -210,6 +210,28 @@ async function derivedEntriesAcrossInstances(fx) {
   assert.equal(seen.status, 'stale', 'stale notification on the source refuses the derived entry on the other instance');
 }
 
+/**
+ * A read of a derived entry reads its source in the same script call: an operation called right
+ * after it (not awaited between) that removes or marks the source never changes its answer.
+ * @param {Fixture} fx
+ */
+async function derivedReadInCallOrder(fx) {
+  for (const [what, after] of /** @type {const} */ ([
+    ['evictOlderThan', (/** @type {InstanceType<typeof ResultCache>} */ cache) => cache.evictOlderThan({ maxAgeMs: 5_000 })],
+    ['clearConversation', (/** @type {InstanceType<typeof ResultCache>} */ cache) => cache.clearConversation('c1')],
+    ['invalidate', (/** @type {InstanceType<typeof ResultCache>} */ cache) => cache.invalidate(['billing.*'], { cause: 'billing.refund' })],
+  ])) {
+    let clock = 1_000;
+    const { A } = pair(fx, { now: () => clock });
+    const source = await A.cacheToolResult({ payload: DATA, convId: 'c1', sourceToolName: 'billing.get_invoice' });
+    clock = 10_000;
+    const derived = await A.cacheToolResult({ payload: { rows: rows(2) }, convId: 'c1', sourceToolName: 'cache_select', derivedFrom: source });
+    const read = A.lookup(/** @type {string} */ (derived), { convId: 'c1' });
+    const [seen] = await Promise.all([read, after(A)]);
+    assert.equal(seen.status, 'hit', `the read called before ${what} finds its source`);
+  }
+}
+
 /** @param {Fixture} fx */
 async function budgetPerConversation(fx) {
   const { nodes } = fx;
@@ -573,6 +595,7 @@ for (const kind of kinds) {
     test('a reference minted by A resolves in B: whole, by JSON pointer, and only in its conversation', () => referenceResolvesInB(fx));
     test('clears, invalidations and stale notifications through one instance are seen by the other', () => clearsSeenByTheOther(fx));
     test('derived entries (cache_select) resolve from the other instance and are refused once the source is stale or cleared', () => derivedEntriesAcrossInstances(fx));
+    test('a derived read takes effect where it was called: an eviction, clear or invalidation called right after it does not change its answer', () => derivedReadInCallOrder(fx));
     test('the budget per conversation: two instances writing concurrently never exceed maxBytes / maxEntries in any conversation (stats and Redis itself)', () => budgetPerConversation(fx));
     test('LRU across instances: a read on B makes an entry the newest for A\'s eviction', () => lruAcrossInstances(fx));
     for (const [what, limits] of /** @type {const} */ ([

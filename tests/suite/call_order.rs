@@ -745,3 +745,56 @@ async fn a_listing_shows_the_uses_called_before_it_and_no_later_one() {
         cache.close();
     }
 }
+
+#[wasm_bindgen_test]
+async fn a_derived_read_reads_its_source_where_it_was_called() {
+    // A read of a derived entry reads its source too, at the read's place in call order: an
+    // operation called after it (a write whose eviction walk takes the least recently used
+    // entry, a clear) neither removes the source first nor misses the read's use of it.
+    for kind in KINDS {
+        for clear in [false, true] {
+            let (now, clock) = manual_clock(1_000.0);
+            let cache = small_cache(kind, &fresh_db(), &now, 3);
+            let source = wait(write(&cache, &payload(1, 200).0, "c", "tool.a"))
+                .await
+                .unwrap();
+            clock.set(1_001.0);
+            let derived = wait(cache.cache_tool_result(obj(&[
+                ("payload", payload(2, 200).0),
+                ("convId", JsValue::from_str("c")),
+                ("sourceToolName", JsValue::from_str("tool.read")),
+                ("derivedFrom", source.clone()),
+            ])))
+            .await
+            .unwrap();
+            clock.set(1_002.0);
+            let other = wait(write(&cache, &payload(3, 200).0, "d", "tool.a"))
+                .await
+                .unwrap();
+            clock.set(1_010.0);
+            let read = cache.lookup(derived.clone(), None);
+            clock.set(1_011.0);
+            let after = match clear {
+                true => cache.clear_conversation(JsValue::from_str("c")),
+                false => write(&cache, &payload(4, 200).0, "d", "tool.a"),
+            };
+            let read = wait(read).await.unwrap();
+            wait(after).await.unwrap();
+            assert_eq!(
+                field(&read, "status").as_string().as_deref(),
+                Some("hit"),
+                "{kind}, then {}: the read called first finds its source",
+                if clear { "a clear" } else { "a write" }
+            );
+            if !clear {
+                let left: BTreeSet<String> = listed(&cache).await.into_keys().collect();
+                assert!(
+                    left.contains(&source.as_string().unwrap())
+                        && !left.contains(&other.as_string().unwrap()),
+                    "{kind}: the write evicted the least recently used entry, not the source the read used"
+                );
+            }
+            cache.close();
+        }
+    }
+}

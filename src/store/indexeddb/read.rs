@@ -16,29 +16,32 @@ use super::totals::with_totals;
 use super::tx::Handlers;
 use super::IndexedDbStore;
 use crate::core::map::Map;
-use crate::core::record::fields;
+use crate::core::record::{fields, MAX_DERIVATION_DEPTH};
 use crate::store::idb_events::transaction_done;
 use crate::store::js_record::{self, field, number};
 use crate::store::{JsRecord, StoreError, StoreStats, Totals};
 
 /// Issues a `get` of every key of `uris` in `store` at once and reads each result as a record
-/// (`None` where absent) as soon as the last one succeeds; order follows `uris`. A read-only
-/// transaction has nothing to commit, so its results are final then: the read does not wait
-/// for `complete` too (`mcpCacheGetRows` in `idb_objects.js`). A failed request aborts the
-/// transaction, and the read is its error. The chatbox-core reader reads through this too.
+/// (`None` where absent) as soon as the last one succeeds; order follows `uris`. Then, up to
+/// `depth` links, the present records of their `derivedFrom` chains, read in the same
+/// transaction. A read-only transaction has nothing to commit, so its results are final then:
+/// the read does not wait for `complete` too (`mcpCacheGetRows` in `idb_objects.js`). A failed
+/// request aborts the transaction, and the read is its error. The chatbox-core reader reads
+/// through this too.
 ///
 /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
 pub(in crate::store) async fn get_records(
     tx: &IdbTransaction,
     store: &IdbObjectStore,
     uris: &[&str],
+    depth: u32,
     context: &str,
 ) -> Result<Vec<Option<JsRecord>>, StoreError> {
     if uris.is_empty() {
         return Ok(Vec::new());
     }
     let keys: Array = uris.iter().map(|uri| JsValue::from_str(uri)).collect();
-    let rows = JsFuture::from(get_rows(tx, store, &keys))
+    let rows = JsFuture::from(get_rows(tx, store, &keys, depth))
         .await
         .map_err(|e| StoreError::from_js(context, &e))?;
     let mut records = Vec::with_capacity(uris.len());
@@ -53,14 +56,17 @@ extern "C" {
     /// Every `get` issued at once; resolves with their results when the last one succeeds,
     /// rejects with the transaction's error when it aborts.
     #[wasm_bindgen(js_name = mcpCacheGetRows)]
-    fn get_rows(tx: &IdbTransaction, store: &IdbObjectStore, keys: &Array) -> Promise;
+    fn get_rows(tx: &IdbTransaction, store: &IdbObjectStore, keys: &Array, depth: u32) -> Promise;
 }
 
 impl IndexedDbStore {
-    /// One read-only transaction, every get issued at once. Reads stay read-only: the new last
-    /// use is remembered when the read is called (in call order, before any later write's
-    /// transaction) and written by the next write transaction, before its eviction walk —
-    /// exactly when least-recently-used order matters.
+    /// One read-only transaction, every get issued at once, and the sources of the derived
+    /// records it finds read in it too ([`MAX_DERIVATION_DEPTH`] links). Reads stay read-only:
+    /// the new last use is remembered when the read is called (in call order, before any later
+    /// write's transaction) and written by the next write transaction, before its eviction walk
+    /// — exactly when least-recently-used order matters. The sources' uses are known only once
+    /// the read is answered, so the read keeps its turn until then: no operation called after it
+    /// makes its transaction before the sources' uses are remembered.
     ///
     /// [MDN: IDBObjectStore.get](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/get)
     pub(super) async fn get_many(
@@ -75,9 +81,26 @@ impl IndexedDbStore {
         let ticket = self.seq.ticket();
         self.remember_touched(uris, now, ticket);
         let tx = self
-            .transaction(IdbTransactionMode::Readonly, ticket, false)
+            .transaction(IdbTransactionMode::Readonly, ticket, true)
             .await?;
-        get_records(&tx.tx, &tx.results, uris, context).await
+        let read = get_records(
+            &tx.tx,
+            &tx.results,
+            uris,
+            MAX_DERIVATION_DEPTH as u32,
+            context,
+        )
+        .await;
+        if let Ok(records) = &read {
+            let sources: Vec<&str> = records[uris.len()..]
+                .iter()
+                .flatten()
+                .map(|r| r.uri.as_str())
+                .collect();
+            self.remember_touched(&sources, now, ticket);
+        }
+        self.seq.pass(ticket);
+        read
     }
 
     /// The totals, and the number of distinct conversation ids (a `nextunique` key cursor over
