@@ -169,7 +169,8 @@ if op == 'r' then
   -- now (the cache's clock), depth, uris...: per uri meta JSON, payload JSON, stale cause JSON,
   -- lastUsedAt; then the present rows of this bucket on their derivedFrom chains, up to depth
   -- links, each as uri, meta, payload, stale cause, lastUsedAt (read here, in the same call: at
-  -- the read's place in call order). Every row read becomes used at now.
+  -- the read's place in call order; a source also asked for as a row comes again among them).
+  -- Every row read becomes used at now.
   local out, hit, asked, pending = {}, false, {}, {}
   -- The row of uri and its last use, set to now (false when absent), or the error to answer;
   -- the row's source is noted as pending.
@@ -192,7 +193,6 @@ if op == 'r' then
     end
     return row, used
   end
-  for i = 5, #ARGV do asked[ARGV[i]] = true end
   for i = 5, #ARGV do
     local row, used, failed = get(ARGV[i])
     if failed then return failed end

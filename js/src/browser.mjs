@@ -83,8 +83,8 @@ export const warmUp = (/** @type {unknown} */ options) => ready()
 const create = (options) => /** @type {wasm.ResultCache} */ (/** @type {unknown} */ (new ResultCache(/** @type {wasm.ResultCacheOptions | undefined} */ (options))));
 
 // The free functions over one ResultCache, made on first use (js/src/defaults.mjs); the cache of
-// configureDefaultCache is made at the call, and the call resolves once the module is ready, the
-// warm-up done and its options validated (reading `threshold` makes the WebAssembly instance).
+// configureDefaultCache is made at the call, and the call resolves once the module is ready and
+// its options validated (reading `threshold` makes the WebAssembly instance).
 // The methods are defined from the WebAssembly class's (below); js/index.d.ts types them.
 makeDefaultCacheWith(create, async (cache) => {
   await ready();

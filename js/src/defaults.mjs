@@ -33,7 +33,7 @@ const theDefault = () => {
  * How the entry importing this module makes its default cache: `make(options?)`, on first use of
  * a free function (never at import time); `after(cache, options)`, when given, is awaited after
  * `configureDefaultCache` made its cache, and rejects when the options prove invalid (the
- * browser entry's module load, database warm-up and options check).
+ * browser entry's module load and options check).
  * Each entry has its own copy of this module (bundled, or pkg/defaults.cjs), so its own default.
  * @param {(options?: unknown) => DefaultCache} make
  * @param {(cache: DefaultCache, options: unknown) => Promise<unknown>} [after]

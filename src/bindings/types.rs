@@ -40,7 +40,7 @@ export interface CacheStorage {
   readonly kind: string;
   /** Stores `row` (replacing the row of its URI) after evicting least recently used rows of its conversation, never `row` itself, until the conversation fits `maxBytes` / `maxEntries` with it (or the whole store does: an engine may be stricter); `json` is `JSON.stringify(row.payload)` when the cache made it. Answers `[evicted, bytes, entries]` after the write. */
   write(row: StoredRow, maxBytes: number, maxEntries: number, json?: string): Promise<[number, number, number]>;
-  /** The rows of `uris` in order, `undefined` where absent; each found row's `lastUsedAt` becomes `now` unless it is later. Optionally, after them, the present rows of their `derivedFrom` chains (up to `depth` links), read in the same atomic unit and used the same way: the cache then reads no source afterwards, so an operation called after the read cannot change its answer. */
+  /** The rows of `uris` in order, `undefined` where absent; each found row's `lastUsedAt` becomes `now` unless it is later. Optionally, after them, the present rows of their `derivedFrom` chains (up to `depth` links), read in the same atomic unit and used the same way, so an operation called after the read cannot change its answer (the cache looks again only for sources not among them, which stay absent). */
   read(uris: string[], now: number, depth?: number): Promise<(StoredRow | undefined)[]>;
   /** Evicts least recently used rows until `bytes` are freed or nothing is left; answers how many. */
   evictOldest(bytes: number): Promise<number>;

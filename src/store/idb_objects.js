@@ -153,7 +153,8 @@ export function mcpMemoryPut(store, row, roomBytes, roomEntries) {
 export function mcpMemoryRead(store, uris, now, depth) {
   /** @type {(Row | undefined)[]} */
   const out = [];
-  const asked = new Set(uris);
+  // A source also asked for as a row is read again: the sources come after the rows.
+  const asked = new Set();
   for (let batch = uris; batch.length; ) {
     /** @type {string[]} */
     const next = [];
@@ -273,7 +274,8 @@ export function mcpCacheGetRows(tx, store, keys, depth) {
   return new Promise((resolve, reject) => {
     /** @type {unknown[]} */
     const rows = [];
-    const asked = new Set(keys);
+    // A source also asked for as a row is read again: the sources come after the rows.
+    const asked = new Set();
     /** @param {string[]} batch */
     const get = (batch) => {
       const requests = batch.map((key) => store.get(key));

@@ -134,6 +134,34 @@ try {
     await page.close();
   });
 
+  await check('the shipped entry reads a derived reference with its source: both in one substitution, and before a write called after it (memory and IndexedDB)', async () => {
+    const page = await newPage(setup);
+    const out = await page.evaluate(async () => {
+      const results = [];
+      for (const storage of /** @type {const} */ (['memory', 'indexeddb'])) {
+        let now = 1_000;
+        const cache = new /** @type {TestWindow} */ (window).mrc.ResultCache({ storage, dbName: `readback-derived-${storage}`, now: () => now, maxEntries: 3 });
+        const tools = /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 'v' });
+        const source = await cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).rows(100), convId: 'v', threshold: 0 });
+        now += 1;
+        const derived = JSON.parse(/** @type {TestWindow} */ (window).text(await tools.callTool({ name: 'cache_select', arguments: { uri: source, limit: 10 } })))._cache_uri;
+        now += 1;
+        const other = await cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).rows(100), convId: 'w', threshold: 0 });
+        const both = await cache.substituteCacheUris({ a_uri: derived, b_uri: source }, { convId: 'v' });
+        now += 10;
+        // Called in this order: the read uses the source, so the write evicts `other`.
+        const read = cache.lookup(derived, { convId: 'v' });
+        const write = cache.cacheToolResult({ payload: /** @type {TestWindow} */ (window).rows(100), convId: 'w', threshold: 0 });
+        const [seen] = await Promise.all([read, write]);
+        const left = (await cache.entries()).map((e) => e.uri);
+        results.push({ storage, both: both.ok, seen: seen.status, sourceKept: left.includes(/** @type {string} */ (source)), otherEvicted: !left.includes(/** @type {string} */ (other)) });
+      }
+      return results;
+    });
+    for (const r of out) assert.deepEqual(r, { storage: r.storage, both: true, seen: 'hit', sourceKept: true, otherEvicted: true });
+    await page.close();
+  });
+
   await check('strings, objects, empty values and hostile arguments in the page: bounded answers, isError envelopes, never a throw', async () => {
     const page = await newPage(setup);
     const out = await page.evaluate(async () => {
