@@ -162,12 +162,14 @@ pub fn detect_overlaps(
 /// absent, negative or non-finite values become `0`, fractions are floored. `cacheScope` is
 /// always emitted too, `"private"` unless `scope` is `"public"`: SEP-2549 reads an absent
 /// `cacheScope` as `public`, which would let a shared cache serve one user's list to another.
-/// A `ttlMs` that is present but not a number, or a `scope` other than `"public"`/`"private"`,
-/// is a `TypeError`.
+/// Options that are not an object, `undefined` or `null` (a bare `60000`, say), a `ttlMs` that
+/// is present but not a number, or a `scope` other than `"public"`/`"private"`, are a
+/// `TypeError`.
 #[wasm_bindgen(js_name = listCacheMeta, unchecked_return_type = "ListCacheMeta")]
 pub fn list_cache_meta(
     #[wasm_bindgen(unchecked_param_type = "ListCacheMetaOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let options = options_object(&options, "listCacheMeta options")?.unwrap_or(JsValue::UNDEFINED);
     let ttl = read(&options, "ttlMs")?;
     if !ttl.is_undefined() && ttl.as_f64().is_none() {
         return Err(type_error("ttlMs must be a number"));
@@ -253,7 +255,8 @@ impl JsStateSync {
         for checked in sync_policies(&read(&config, "policies")?)? {
             policies.push(checked.policy);
         }
-        let defaults = read(&config, "defaults")?;
+        let defaults = options_object(&read(&config, "defaults")?, "StateSync defaults")?
+            .unwrap_or(JsValue::UNDEFINED);
         let default_directive = match read(&defaults, "cacheControl")? {
             v if v.is_undefined() => None,
             v => Some(v.as_string().unwrap_or_else(|| non_string(&v))),

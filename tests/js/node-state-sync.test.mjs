@@ -72,6 +72,11 @@ test('StateSync: first match, defaults, frozen memoized resolution, validation',
   assert.throws(bad([{ match: 'a', cacheControl: 'max-age=60' }]), /invalid cacheControl/);
   assert.throws(bad([{ match: 'a', invalidates: 'b.*' }]), /must be an array/);
   assert.throws(bad([{ match: 'a', invalidates: ['b..c'] }]), /invalid segment/);
+  // `defaults` is an object: a bare directive is refused, not ignored.
+  for (const defaults of ['no-store', 5, true]) {
+    assert.throws(() => new StateSync({ policies: [], defaults: /** @type {never} */ (defaults) }), (e) => e instanceof TypeError && /StateSync defaults must be an object/.test(String(e)), `defaults: ${String(defaults)}`);
+  }
+  assert.equal(new StateSync({ policies: [], defaults: /** @type {never} */ (null) }).resolve('x'), null);
 });
 
 test('detectOverlaps counts shadowed later policies', () => {
