@@ -54,11 +54,12 @@ echo "build: toolchain $toolchain ($(rustc --version))"
 #   1. the WebAssembly: each entry's .wasm for browsers and for Node (wasm-pack), its browser
 #      glue finished (scripts/web-glue.mjs: snippets inlined, names shortened) and its
 #      declarations; fingerprint pkg/.wasm-inputs;
-#   2. the JS: the constants (scripts/constants.mjs), the bundled browser entries
+#   2. the JS: the constants (scripts/constants.mjs), the bundled browser entries and their
+#      modules loaded on first use
 #      (scripts/web-glue.mjs --entries), the Node entries' generated parts
 #      (scripts/node-entries.mjs) and the Node declarations; fingerprint pkg/.inputs.
 # Every output of stage 2 is named once, in OUTPUTS below; stage 1's are pkg/<dir>/.
-OUTPUTS=(pkg/browser.mjs pkg/server.mjs pkg/lists.mjs pkg/constants.mjs pkg/constants.cjs pkg/constants.d.ts
+OUTPUTS=(pkg/browser.mjs pkg/server.mjs pkg/lists.mjs pkg/readback.mjs pkg/warm-up.mjs pkg/constants.mjs pkg/constants.cjs pkg/constants.d.ts
   pkg/protocol-constants.mjs pkg/augment.cjs pkg/cache-flows.cjs pkg/warm-up.cjs pkg/references.cjs pkg/cache-route.cjs pkg/defaults.cjs
   pkg/node.mjs pkg/server.node.mjs pkg/lists.node.mjs
   pkg/node/index.d.mts pkg/node/index.d.cts pkg/server-node/index.d.mts pkg/server-node/index.d.cts

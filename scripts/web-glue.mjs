@@ -21,7 +21,8 @@
 //    before the `.wasm` can be requested). The glue's `new URL('mcp_result_cache_bg.wasm',
 //    import.meta.url)` is rewritten to the `.wasm`'s path from pkg/ (bundlers and browsers both
 //    resolve it), and the modules loaded on first use (js/readback.mjs, js/warm-up.mjs) stay
-//    external, imported from the bundle's folder; the bundle must export exactly what its source does. The glue file is then
+//    external: each is bundled and minified on its own (pkg/readback.mjs, pkg/warm-up.mjs),
+//    and the entry imports that bundle; the bundle must export exactly what its source does. The glue file is then
 //    left in pkg/ as this step's input only, never shipped: the entry's sources in js/src/ are build inputs only.
 //
 //   node scripts/web-glue.mjs pkg/web [pkg/server-web …]   (steps 1 and 1b)
@@ -34,14 +35,24 @@ import { rolldown } from 'rolldown';
 import { shortenExports, shortenImports } from './wasm-imports.mjs';
 
 /** The browser entries: the bundle written, its source, and the directory of its glue. */
+/** `wraps`: the glue's class that the entry wraps in a class of its own, which frees it (and
+ * sets its own `Symbol.dispose`): the glue's `Symbol.dispose` line for it goes. `ListCache` is
+ * extended, not wrapped: it inherits that line. */
 const ENTRIES = [
-  { out: 'pkg/browser.mjs', source: 'js/src/browser.mjs', pkg: 'pkg/web' },
-  { out: 'pkg/server.mjs', source: 'js/src/server.mjs', pkg: 'pkg/server-web' },
+  { out: 'pkg/browser.mjs', source: 'js/src/browser.mjs', pkg: 'pkg/web', wraps: 'ResultCache' },
+  { out: 'pkg/server.mjs', source: 'js/src/server.mjs', pkg: 'pkg/server-web', wraps: 'StateSync' },
   { out: 'pkg/lists.mjs', source: 'js/src/lists.mjs', pkg: 'pkg/lists-web' },
 ];
 // The modules an entry loads on first use: as its source (js/src/) imports them, and as the
-// bundle (pkg/) must.
-const LAZY = { '../readback.mjs': '../js/readback.mjs', '../warm-up.mjs': '../js/warm-up.mjs' };
+// bundle (pkg/) must: each is bundled too (with what it imports, minified) next to the entries,
+// so a page fetches one small module on first use instead of its unminified sources in
+// three round trips (js/readback.mjs, js/protocol.mjs, pkg/protocol-constants.mjs, …).
+const LAZY = { '../readback.mjs': './readback.mjs', '../warm-up.mjs': './warm-up.mjs' };
+/** The bundles of LAZY's modules: the file written and its source. */
+const LAZY_BUNDLES = [
+  { out: 'pkg/readback.mjs', source: 'js/readback.mjs' },
+  { out: 'pkg/warm-up.mjs', source: 'js/warm-up.mjs' },
+];
 // wasm-bindgen's default `.wasm` location in the glue, `new URL('mcp_result_cache_bg.wasm', import.meta.url)`.
 const WASM_URL = /new URL\((['"`])mcp_result_cache_bg\.wasm\1,\s*import\.meta\.url\)/g;
 
@@ -120,6 +131,9 @@ const UNUSED_INIT = [
   [/^ {4}if \(typeof module_or_path === 'string' \|\| \(typeof Request === 'function' && module_or_path instanceof Request\) \|\| \(typeof URL === 'function' && module_or_path instanceof URL\)\) \{\n {8}(module_or_path = fetch\(module_or_path\);)\n {4}\}$/m, '    $1'],
   // The warning for a server that does not send `application/wasm`, said in fewer words.
   [/console\.warn\("`WebAssembly\.instantiateStreaming` failed[^"]*", e\)/, 'console.warn("mcp-result-cache: serve the .wasm as application/wasm:", e)'],
+  // What `__wbg_load` is handed is always `fetch`'s answer, a `Response`: the branch for a
+  // module or bytes goes, and so does the check that chose it.
+  [/^ {4}if \(typeof Response === 'function' && module instanceof Response\) \{\n([\s\S]*?\n {8}return await WebAssembly\.instantiate\(bytes, imports\);)\n {4}\} else \{\n[\s\S]*?\n {4}\}\n/m, '    {\n$1\n    }\n'],
 ];
 
 /** The glue `code` (from `file`) without what no entry uses (UNUSED_INIT). @param {string} code @param {string} file */
@@ -183,21 +197,36 @@ function withArrowImports(code, file) {
   return code.replace(IMPORTS, () => imports[0].replace(/^( {8}[\w$]+): function(\([\w, ]*\)) (\{)$/gm, '$1: $2 => $3'));
 }
 
-/** @param {{ out: string, source: string, pkg: string }} entry @param {string} scratch */
-async function bundleEntry({ out, source, pkg }, scratch) {
+/**
+ * The glue `code` (from `file`) without the `Symbol.dispose` line of the class `name`, which the
+ * entry `source` wraps: the entry must set its own, and the line must match once.
+ * @param {string} code @param {string} file @param {string} name @param {string} source
+ */
+async function withoutWrappedDispose(code, file, name, source) {
+  const line = `if (Symbol.dispose) ${name}.prototype[Symbol.dispose] = ${name}.prototype.free;\n`;
+  if (code.split(line).length !== 2) throw new Error(`${file}: expected one line ${line.trim()}`);
+  if (!(await readFile(source, 'utf8')).includes(`(${name}.prototype)[Symbol.dispose] = ${name}.prototype.free`)) {
+    throw new Error(`${source}: its ${name} must set Symbol.dispose itself (the glue's line for it is dropped)`);
+  }
+  return code.replace(line, '');
+}
+
+/** @param {{ out: string, source: string, pkg: string, wraps?: string }} entry @param {string} scratch */
+async function bundleEntry({ out, source, pkg, wraps }, scratch) {
   const glue = resolve(pkg, 'mcp_result_cache.js');
   let rewritten = 0;
   const bundle = await rolldown({
     input: source,
     treeshake: true,
-    // The read-back tools and the warm-up stay their own modules (js/readback.mjs,
-    // js/warm-up.mjs), imported on first use.
+    // The read-back tools and the warm-up stay their own modules (bundled next to this one by
+    // bundleLazy), imported on first use.
     external: Object.keys(LAZY),
     plugins: [{
       name: 'wasm-url-from-js',
-      transform(code, id) {
+      async transform(code, id) {
         if (resolve(id) !== glue) return null;
         rewritten = code.match(WASM_URL)?.length ?? 0;
+        if (wraps) code = await withoutWrappedDispose(code, glue, wraps, source);
         return withArrowImports(withHandleErrorOnce(withoutPassStringNoRealloc(withoutUnusedInit(code, glue), glue), glue), glue).replace(WASM_URL, `new URL(\`./${pkg.slice('pkg/'.length)}/mcp_result_cache_bg.wasm\`,import.meta.url)`);
       },
     }],
@@ -215,9 +244,26 @@ async function bundleEntry({ out, source, pkg }, scratch) {
     for (const quote of ['"', "'", '`']) code = code.replaceAll(`${quote}${from}${quote}`, `${quote}${to}${quote}`);
   }
   if (Object.keys(LAZY).some((from) => ['"', "'", '`'].some((quote) => code.includes(`${quote}${from}${quote}`)))) {
-    throw new Error(`${out}: a module loaded on first use was not pointed at js/`);
+    throw new Error(`${out}: a module loaded on first use was not pointed at its bundle`);
   }
   const [before, after] = [Object.keys(await import(pathToFileURL(resolve(source)).href)).sort().join(), await exportNames(code, scratch, `entry-${out.replace(/\W/g, '_')}.mjs`)];
+  if (before !== after) throw new Error(`${out}: bundling changed the exports (${before} -> ${after})`);
+  await writeFile(out, code);
+  console.log(`web-glue: ${out}: ${source} bundled, ${code.length} bytes`);
+}
+
+/**
+ * Bundles a module loaded on first use (LAZY_BUNDLES) into one minified module with what it
+ * imports; its exports must stay what its source's are.
+ * @param {{ out: string, source: string }} lazyModule @param {string} scratch
+ */
+async function bundleLazy({ out, source }, scratch) {
+  const bundle = await rolldown({ input: source, treeshake: true });
+  const { output } = await bundle.generate({ format: 'esm', minify: true, comments: { legal: true, annotation: false, jsdoc: false } });
+  await bundle.close();
+  if (output.length !== 1) throw new Error(`${source}: bundled into ${output.length} files, expected one`);
+  const code = `// @ts-nocheck: built from ${source}\n${output[0].code}`;
+  const [before, after] = [Object.keys(await import(pathToFileURL(resolve(source)).href)).sort().join(), await exportNames(code, scratch, `lazy-${out.replace(/\W/g, '_')}.mjs`)];
   if (before !== after) throw new Error(`${out}: bundling changed the exports (${before} -> ${after})`);
   await writeFile(out, code);
   console.log(`web-glue: ${out}: ${source} bundled, ${code.length} bytes`);
@@ -229,6 +275,7 @@ try {
     // The glue now lives inside its entry's module; its file stays in pkg/ as this step's input
     // (package.json's "files" leaves it out of the package).
     for (const entry of ENTRIES) await bundleEntry(entry, scratch);
+    for (const lazyModule of LAZY_BUNDLES) await bundleLazy(lazyModule, scratch);
   } else {
     for (const dir of process.argv.slice(2)) {
       const gluePath = join(dir, 'mcp_result_cache.js');

@@ -57,8 +57,8 @@ export const wasmMemoryBytes = lazy.syncExport(wasm.wasmMemoryBytes, 'wasmMemory
 /** `matchGlob(pattern, name, { separator }?)` (memoized; see the wasm export for semantics). */
 export const matchGlob = memoizedMatchGlob(lazy, wasm.matchGlob);
 
-// js/readback.mjs, its own module (scripts/web-glue.mjs keeps it external and points the bundle,
-// pkg/browser.mjs, at it).
+// js/readback.mjs, its own module (scripts/web-glue.mjs bundles it into pkg/readback.mjs and
+// points this bundle, pkg/browser.mjs, at it).
 export const cacheTools = cacheToolsLoader(() => import('../readback.mjs'));
 
 /**
@@ -66,8 +66,8 @@ export const cacheTools = cacheToolsLoader(() => import('../readback.mjs'));
  * own, deleted after), and with `options` (the host cache's) one read-write transaction that
  * changes nothing on that cache's database: the first `afterToolCall` then costs about what
  * later ones do. Awaits `ready()` (a module that failed to load leaves the warm-up to a later
- * call), then loads js/warm-up.mjs (its own module, next to the bundle: a page that never warms
- * up never downloads it). Never rejects for a failed warm-up (a module that failed to load is
+ * call), then loads js/warm-up.mjs (its own module, bundled into pkg/warm-up.mjs next to this
+ * one: a page that never warms up never downloads it). Never rejects for a failed warm-up (a module that failed to load is
  * reported by the calls that need it); a malformed `options` is a `TypeError`.
  */
 export const warmUp = (/** @type {unknown} */ options) => ready()

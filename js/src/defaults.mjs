@@ -2,7 +2,8 @@
 // default cache and the `cacheTools` loader. Bundled into the browser entry (pkg/browser.mjs) and
 // converted to pkg/defaults.cjs for the CommonJS entry (js/node.cjs) by scripts/node-entries.mjs.
 // Plain JS, no imports: each entry says how it makes a cache (`makeDefaultCacheWith`) and how it
-// loads js/readback.mjs (`cacheToolsLoader`).
+// loads the read-back tools (`cacheToolsLoader`: the browser entry pkg/readback.mjs, the Node
+// entries js/readback.mjs).
 
 /**
  * The cache methods the free functions forward to, typed as the package declares them.
@@ -88,8 +89,8 @@ export const afterToolCall = async (
 
 /**
  * `cacheTools(cache, options)`: the read-back tools over `cache` for one conversation, shaped
- * like an MCP client (js/readback.mjs, docs/READ-BACK.md). `load` imports js/readback.mjs (each
- * entry names it relative to itself) on the first call, so hosts that never offer the tools
+ * like an MCP client (js/readback.mjs, docs/READ-BACK.md). `load` imports that module (each
+ * entry names its own copy: the browser entry's bundled pkg/readback.mjs) on the first call, so hosts that never offer the tools
  * never download it; bad options reject the first `listTools`/`callTool`.
  * @param {() => Promise<{ cacheTools(cache: unknown, options: unknown): ToolClient }>} load
  */

@@ -49,7 +49,9 @@ async function packageContents() {
   assert(forbidden.length === 0, `unexpected files: ${forbidden.slice(0, 5).join(', ')}`, forbidden.join('\n'));
   for (const f of ['pkg/web/mcp_result_cache_bg.wasm', 'pkg/node/mcp_result_cache_bg.wasm', 'pkg/web/mcp_result_cache.d.ts', 'js/index.d.ts',
     'pkg/server-web/mcp_result_cache_bg.wasm', 'pkg/server-node/mcp_result_cache_bg.wasm', 'pkg/server-web/mcp_result_cache.d.ts', 'js/server.d.ts',
-    'pkg/lists-web/mcp_result_cache_bg.wasm', 'pkg/lists-node/mcp_result_cache_bg.wasm', 'pkg/lists-web/mcp_result_cache.d.ts', 'js/lists.d.ts']) {
+    'pkg/lists-web/mcp_result_cache_bg.wasm', 'pkg/lists-node/mcp_result_cache_bg.wasm', 'pkg/lists-web/mcp_result_cache.d.ts', 'js/lists.d.ts',
+    // Imported by pkg/browser.mjs on first use, through no `exports` entry.
+    'pkg/readback.mjs', 'pkg/warm-up.mjs']) {
     assert(files.includes(f), `missing ${f}`);
   }
   for (const f of files.filter((f) => f.endsWith('.wasm'))) {

@@ -2,7 +2,7 @@
 // paging 100 000 stored rows visits each exactly once; a derived reference resolves through
 // substituteCacheUris, survives a reload, and is refused once its source is invalidated from
 // another tab, evicted or cleared; conversation scope; byte-identical repeated answers. And the
-// entry's other module loaded on first use, js/warm-up.mjs: `warmUp()` fetches it once, leaves
+// entry's other module loaded on first use, pkg/warm-up.mjs: `warmUp()` fetches it once, leaves
 // no database behind, and the caches made afterwards work.
 import assert from 'node:assert/strict';
 import { checks } from './checks.mjs';
@@ -204,10 +204,10 @@ try {
     await page.close();
   });
 
-  await check('warmUp() loads js/warm-up.mjs once, on its first call, leaves no database behind, and touches the host\'s without changing it', async () => {
+  await check('warmUp() loads pkg/warm-up.mjs once, on its first call, leaves no database behind, and touches the host\'s without changing it', async () => {
     const page = await newPage();
     const out = await page.evaluate(async () => {
-      const fetched = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/js/warm-up.mjs')).length;
+      const fetched = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/pkg/warm-up.mjs')).length;
       const before = fetched();
       const options = { dbName: 'after-warm-up', threshold: 0 };
       /** @type {string[]} */
@@ -221,8 +221,15 @@ try {
       const names = (await indexedDB.databases()).map((d) => d.name);
       const unchanged = JSON.stringify(await cache.entries()) === listed;
       const back = await cache.readCachedPayload(uri, { convId: 'w' });
-      return { before, after: fetched(), names, back, unchanged, events };
+      const after = fetched();
+      // The read-back tools too: each module loaded on first use is one bundled file of pkg/,
+      // and nothing is fetched from the sources in js/.
+      await /** @type {TestWindow} */ (window).mrc.cacheTools(cache, { convId: 'w' }).listTools();
+      const modules = performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.mjs') || p.endsWith('.js'));
+      return { before, after, names, back, unchanged, events, modules };
     });
+    assert.deepEqual(out.modules.filter((p) => !p.startsWith('/pkg/')), [], 'no module fetched outside pkg/');
+    assert.deepEqual(out.modules.filter((p) => /(readback|warm-up)\.mjs$/.test(p)).sort(), ['/pkg/readback.mjs', '/pkg/warm-up.mjs']);
     assert.equal(out.before, 0, 'not fetched before warmUp()');
     assert.equal(out.after, 1, 'fetched once');
     assert.ok(!out.names.includes('mcp-result-cache-warm-up'), `left behind: ${out.names}`);
