@@ -9,7 +9,8 @@ use wasm_bindgen::JsValue;
 use super::{payload, CacheEvent, ResultCache};
 use crate::core::record::{LookupOutcome, MAX_DERIVATION_DEPTH};
 use crate::core::substitute::ReferenceLookup;
-use crate::core::uri::{conversation_prefix, split_cache_uri, CacheUri};
+use crate::core::uri::{conversation_prefix, format_cache_uri, split_cache_uri, CacheUri};
+use crate::store::chatbox_core_conv_id;
 use crate::store::{JsRecord, RecordStore, StoreError};
 
 impl ResultCache {
@@ -36,10 +37,16 @@ impl ResultCache {
     ) -> Result<Vec<LookupOutcome<JsValue>>, StoreError> {
         // A reference whose `#fragment` is no JSON Pointer is looked up without it: a fresh
         // entry makes it a bad pointer (its hint says what a pointer is), not a miss.
-        let parsed = parse_in_scope(uris, conv_scope);
+        // The scope as chatbox-core stored it, reading through.
+        let legacy_scope = self
+            .legacy
+            .as_ref()
+            .and(conv_scope)
+            .map(chatbox_core_conv_id);
+        let parsed = parse_in_scope(uris, conv_scope, legacy_scope.as_deref());
         let keys: Vec<&str> = parsed.iter().flatten().map(|(p, _)| p.key).collect();
         let records = self
-            .read_records(&keys)
+            .read_records(&keys, conv_scope.zip(legacy_scope.as_deref()))
             .await
             .map_err(|e| self.failed("lookup", e))?;
         let mut records = records.into_iter();
@@ -107,11 +114,15 @@ impl ResultCache {
     /// source's data. The sources come with the read (every store follows the chains: at the
     /// read's place in call order, so an operation called after the read never changes its
     /// answer); a storage object that does not is read again for them.
-    async fn read_records(&self, keys: &[&str]) -> Result<Vec<Option<JsRecord>>, StoreError> {
+    async fn read_records(
+        &self,
+        keys: &[&str],
+        legacy_scope: Option<(&str, &str)>,
+    ) -> Result<Vec<Option<JsRecord>>, StoreError> {
         let mut records = self.store.read_many(keys, self.now()).await?;
         #[cfg_attr(not(feature = "external-store"), allow(unused_mut))]
         let mut sources = records.split_off(keys.len().min(records.len()));
-        self.read_through(keys, &mut records).await;
+        self.read_through(keys, &mut records, legacy_scope).await;
         #[cfg(feature = "external-store")]
         self.read_sources(&records, &mut sources).await?;
         let source_of = |key: &str| sources.iter().flatten().find(|r| r.uri == key);
@@ -170,8 +181,15 @@ impl ResultCache {
     }
 
     /// Fills misses from chatbox-core's database, when one exists. Its records are scoped like
-    /// ours by the caller. A failure there is an `error` event, never a failed lookup.
-    async fn read_through(&self, keys: &[&str], records: &mut [Option<JsRecord>]) {
+    /// ours by the caller, by the id as chatbox-core stored it: with `legacy_scope`, the scope
+    /// and [`chatbox_core_conv_id`] of it, a record of the latter reads as the scope's. A failure
+    /// there is an `error` event, never a failed lookup.
+    async fn read_through(
+        &self,
+        keys: &[&str],
+        records: &mut [Option<JsRecord>],
+        legacy_scope: Option<(&str, &str)>,
+    ) {
         let Some(legacy) = &self.legacy else { return };
         let mut missing: Vec<usize> = Vec::new();
         for (i, record) in records.iter().enumerate().take(keys.len()) {
@@ -185,7 +203,12 @@ impl ResultCache {
         let missing_keys: Vec<&str> = missing.iter().map(|&i| keys[i]).collect();
         match legacy.get_many(&missing_keys).await {
             Ok(found) => {
-                for (i, record) in missing.into_iter().zip(found) {
+                for (i, mut record) in missing.into_iter().zip(found) {
+                    if let (Some(r), Some((conv, stored))) = (&mut record, legacy_scope) {
+                        if r.conv_id == stored {
+                            r.conv_id = conv.to_owned();
+                        }
+                    }
                     records[i] = record;
                 }
             }
@@ -219,17 +242,24 @@ impl ResultCache {
 }
 
 /// Each reference parsed (`None`: malformed), and `None` too when `conv_scope` is given and the
-/// reference's segment is not its segment: another conversation's, a miss that is never read (a
-/// read counts as a use of the entry, and names its conversation's storage).
+/// reference's segment is not its segment (nor `legacy_scope`, the id chatbox-core stored for
+/// it, reading through): another conversation's, a miss that is never read (a read counts as a
+/// use of the entry, and names its conversation's storage).
 fn parse_in_scope<'u>(
     uris: &[&'u str],
     conv_scope: Option<&str>,
+    legacy_scope: Option<&str>,
 ) -> Vec<Option<(CacheUri<'u>, Option<&'u str>)>> {
     let prefix = conv_scope.map(conversation_prefix);
+    // chatbox-core's segment is the id it stored.
+    let legacy_prefix = legacy_scope.map(|id| format_cache_uri(id, ""));
     let mut parsed = Vec::with_capacity(uris.len());
     for uri in uris {
+        let theirs = legacy_prefix
+            .as_ref()
+            .is_some_and(|p| uri.starts_with(p.as_str()));
         parsed.push(match &prefix {
-            Some(prefix) if !uri.starts_with(prefix.as_str()) => None,
+            Some(prefix) if !theirs && !uri.starts_with(prefix.as_str()) => None,
             _ => split_cache_uri(uri),
         });
     }

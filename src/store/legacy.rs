@@ -76,6 +76,16 @@ extern "C" {
     /// Forgets the absence and closes a connection no operation took (`gone`: for good).
     #[wasm_bindgen(js_name = mcpLegacyClose)]
     fn close_state(state: &JsValue, gone: bool);
+    #[wasm_bindgen(js_name = mcpLegacyConvId)]
+    fn stored_conv_id(conv_id: &str) -> JsValue;
+}
+
+/// The id chatbox-core 0.12 stored for a conversation, in its records' `convId` and its
+/// references' segment (its `sanitizeConvId`: every UTF-16 unit outside `[A-Za-z0-9_-]` as `_`,
+/// the first 64 kept, `"default"` when empty; `user:42` → `user_42`). Lossy: ids it rewrote to
+/// one share their chatbox-core entries, as they did in chatbox-core.
+pub fn chatbox_core_conv_id(conv_id: &str) -> String {
+    stored_conv_id(conv_id).as_string().unwrap_or_default()
 }
 
 /// The database chatbox-core 0.12 stores its results in.
@@ -156,8 +166,10 @@ impl LegacyChatboxStore {
         get_records(&tx, &results, uris, 0, context).await
     }
 
-    /// Deletes every record whose `convId` is exactly `conv_id`, in one read-write transaction
-    /// (allowed on an existing database without a version change); returns how many. The keys
+    /// Deletes every record whose `convId` is the id chatbox-core stored for `conv_id` (its
+    /// `sanitizeConvId`: `user:42` → `user_42`, so ids it rewrote to one are cleared together,
+    /// as chatbox-core clears them), in one read-write transaction (allowed on an existing
+    /// database without a version change); returns how many. The keys
     /// come from the `convId` index (`getAllKeys`, no payload is read) and the deletes are issued
     /// from its success event, so the transaction cannot commit in between. If the database
     /// was upgraded to this package's schema in the meantime (a cache whose `dbName` is
@@ -177,7 +189,7 @@ impl LegacyChatboxStore {
         };
         let usage = tx.object_store(USAGE_STORE).ok();
         let meta = tx.object_store(META_STORE).ok();
-        let keys_request = IdbKeyRange::only(&JsValue::from_str(conv_id))
+        let keys_request = IdbKeyRange::only(&stored_conv_id(conv_id))
             .and_then(|range| {
                 results
                     .index(fields::CONV_ID)?

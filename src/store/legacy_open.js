@@ -11,6 +11,13 @@
  * @typedef {{ open: Promise<LegacyOutcome> | null, waiting: number, db: IDBDatabase | null, absentAt: number | undefined, gone: boolean }} LegacyState
  */
 
+/**
+ * The conversation id chatbox-core 0.12 stored for `id` (its own `sanitizeConvId`, the same
+ * expression over UTF-16 code units): its records' `convId`, which a clear deletes.
+ * @param {string} id
+ */
+export const mcpLegacyConvId = (id) => id.replace(/[^\w-]/g, '_').slice(0, 64) || 'default';
+
 /** @returns {LegacyState} */
 export function mcpLegacyState() {
   return { open: null, waiting: 0, db: null, absentAt: undefined, gone: false };

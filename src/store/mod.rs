@@ -24,7 +24,7 @@ pub use error::{ErrorKind, StoreError};
 #[cfg(feature = "external-store")]
 pub use external::ExternalStore;
 pub use indexeddb::{IndexedDbStore, NO_INDEXED_DB, SCHEMA_VERSION, STORE_NAME, USAGE_STORE};
-pub use legacy::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
+pub use legacy::{chatbox_core_conv_id, LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
 pub use memory::MemoryStore;
 
 use std::rc::Rc;

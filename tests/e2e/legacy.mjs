@@ -19,6 +19,8 @@ import { openProfile } from './profile.mjs';
 
 const LEGACY_DB = 'chatbox-core-result-cache';
 const URI = 'mcp+cache://chat-1/OLDTOKEN001';
+// chatbox-core stored the host's `user:42` as `user_42` (its `sanitizeConvId`).
+const REWRITTEN_URI = 'mcp+cache://user_42/OLDTOKEN002';
 const PAYLOAD = { rows: [{ t: '2026-01-01T00:00:00Z', value: 7 }, { t: '2026-01-01T00:01:00Z', value: 9 }] };
 
 const { problems, newPage: openPage, close } = await openProfile('legacy');
@@ -46,7 +48,7 @@ async function newPage() {
 // Page A plays a chatbox-core 0.12 tab: it creates the version-1 schema with one record and
 // keeps its connection open, ignoring `versionchange` (it counts them).
 const chatbox = await newPage();
-await chatbox.evaluate(({ name, uri, payload }) => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
+await chatbox.evaluate(({ name, uri, rewritten, payload }) => /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
   /** @type {TestWindow} */ (window).versionChanges = 0;
   const req = indexedDB.open(name, 1);
   req.onupgradeneeded = () => {
@@ -54,6 +56,7 @@ await chatbox.evaluate(({ name, uri, payload }) => /** @type {Promise<void>} */ 
     store.createIndex('convId', 'convId');
     store.createIndex('addedAt', 'addedAt');
     store.put({ uri, payload, convId: 'chat-1', sourceToolName: 'timeseries.query', addedAt: Date.now() - 60_000, sizeBytes: JSON.stringify(payload).length });
+    store.put({ uri: rewritten, payload, convId: 'user_42', sourceToolName: 'timeseries.query', addedAt: Date.now() - 60_000, sizeBytes: JSON.stringify(payload).length });
   };
   req.onsuccess = () => {
     /** @type {TestWindow} */ (window).held = req.result;
@@ -61,7 +64,7 @@ await chatbox.evaluate(({ name, uri, payload }) => /** @type {Promise<void>} */ 
     resolve();
   };
   req.onerror = () => reject(req.error);
-})), { name: LEGACY_DB, uri: URI, payload: PAYLOAD });
+})), { name: LEGACY_DB, uri: URI, rewritten: REWRITTEN_URI, payload: PAYLOAD });
 const host = await newPage();
 
 try {
@@ -113,6 +116,23 @@ try {
     assert.deepEqual(seen, { record: null, version: 1 });
     const read = await host.evaluate((uri) => /** @type {TestWindow} */ (window).within(/** @type {TestWindow} */ (window).mrc.readCachedPayload(uri, { convId: 'chat-1' }), 'readCachedPayload after clear'), URI);
     assert.equal(read, null);
+  });
+
+  await check('an id chatbox-core rewrote (user:42 stored as user_42) resolves under the host\'s id, and clears with it', async () => {
+    const out = await host.evaluate(async (uri) => {
+      const { readCachedPayload, substituteCacheUris, clearConversation } = /** @type {TestWindow} */ (window).mrc;
+      const within = /** @type {TestWindow} */ (window).within;
+      const read = await within(readCachedPayload(uri, { convId: 'user:42' }), 'readCachedPayload (user:42)');
+      const substituted = await within(substituteCacheUris({ data_uri: uri }, { convId: 'user:42' }), 'substituteCacheUris (user:42)');
+      const other = await within(readCachedPayload(uri, { convId: 'user:43' }), 'readCachedPayload (user:43)');
+      await within(clearConversation('user:42'), 'clearConversation (user:42)');
+      const afterClear = await within(readCachedPayload(uri), 'readCachedPayload after clear (unscoped)');
+      return { read, substitutedOk: substituted.ok, other, afterClear };
+    }, REWRITTEN_URI);
+    assert.deepEqual(out.read, PAYLOAD);
+    assert.equal(out.substitutedOk, true);
+    assert.equal(out.other, null, 'another conversation');
+    assert.equal(out.afterClear, null, 'cleared from the version-1 database');
   });
 
   await check('the package never blocks deleting the chatbox-core database', async () => {

@@ -318,6 +318,41 @@ async fn delete_conversation_removes_exactly_that_conversation() {
     holder.unchecked_ref::<web_sys::IdbDatabase>().close();
 }
 
+/// chatbox-core stored an id outside `[A-Za-z0-9_-]` (or over 64 UTF-16 units) as its
+/// `sanitizeConvId` rewrote it: clearing the host's id clears those records, as chatbox-core's
+/// own clear did, and leaves other conversations alone.
+#[wasm_bindgen_test]
+async fn a_clear_finds_the_id_as_chatbox_core_rewrote_it() {
+    let name = legacy_name();
+    let long = "x".repeat(64);
+    let records = [
+        record("user_42", "A1", None),
+        record("user_43", "B1", None),
+        record(&long, "C1", None),
+        record("default", "D1", None),
+        record("_", "E1", None),
+    ];
+    create_v1(&name, &records, false).await;
+    let store = LegacyChatboxStore::with_name(&name);
+    assert_eq!(store.delete_conversation("user:42").await.unwrap(), 1);
+    assert_eq!(store.delete_conversation(&"x".repeat(70)).await.unwrap(), 1);
+    assert_eq!(store.delete_conversation("").await.unwrap(), 1);
+    // One UTF-16 unit, one `_` (chatbox-core's expression has no `u` flag): "é" is one unit.
+    assert_eq!(store.delete_conversation("é").await.unwrap(), 1);
+    let uris = [
+        "mcp+cache://user_42/A1",
+        "mcp+cache://user_43/B1",
+        "mcp+cache://default/D1",
+        "mcp+cache://_/E1",
+    ];
+    let got = store.get_many(&uris).await.unwrap();
+    assert_eq!(
+        got.iter().map(tag).collect::<Vec<_>>(),
+        [None, Some("B1".into()), None, None]
+    );
+    store.close();
+}
+
 #[wasm_bindgen_test]
 async fn our_connection_never_blocks_a_chatbox_core_upgrade() {
     let name = legacy_name();
