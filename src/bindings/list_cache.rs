@@ -15,7 +15,9 @@ use wasm_bindgen::prelude::*;
 use super::convert::{call_clock, set, system_now};
 use super::js_error::{js_error, type_error, JsErrorClass};
 use crate::js_args::{define, optional_function, options_object, read, well_formed};
-use crate::state_sync::list_cache::{ListCache, ListEntry, ListHit, ListParams, ListScope};
+use crate::state_sync::list_cache::{
+    ListCache, ListEntry, ListHit, ListParams, ListScope, DEFAULT_MAX_LIST_ENTRIES,
+};
 use crate::state_sync::template;
 
 /// A required string argument (well-formed: a string with a lone surrogate would arrive as
@@ -41,6 +43,7 @@ const URI_TYPE: &str = "params.uri must be a string (without lone surrogates) or
 const AUTH_TYPE: &str = "authContext must be a string (without lone surrogates), undefined or null";
 const CACHE_SCOPE_TYPE: &str = "cacheScope must be \"public\" or \"private\"";
 const ALLOW_STALE_TYPE: &str = "allowStale must be a boolean";
+const MAX_ENTRIES_TYPE: &str = "maxEntries must be a non-negative integer or Infinity";
 const CLOCK_TYPE: &str = "the ListCache clock `now()` must return a finite number";
 
 fn scope_value(value: &JsValue, message: &'static str) -> Result<Option<ListScope>, JsValue> {
@@ -159,10 +162,12 @@ pub struct JsListCache {
 
 #[wasm_bindgen(js_class = ListCache)]
 impl JsListCache {
-    /// `new ListCache({ now? })`; `now` is a clock in ms (default `Date.now`). It must return a
-    /// finite number: if it throws (the error is the `cause`) or returns anything else, `put`
-    /// and `get` throw a `TypeError` (falling back to `Date.now` would mix two clocks in one
-    /// cache).
+    /// `new ListCache({ now?, maxEntries? })`; `now` is a clock in ms (default `Date.now`). It
+    /// must return a finite number: if it throws (the error is the `cause`) or returns anything
+    /// else, `put` and `get` throw a `TypeError` (falling back to `Date.now` would mix two clocks
+    /// in one cache). `maxEntries` (default 1000; a non-negative integer, `0` stores nothing, `Infinity`
+    /// keeps everything) bounds the entries: storing a new one in a full cache drops the one
+    /// stored longest ago. Anything else is a `TypeError`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "ListCacheOptions")] options: Option<
@@ -171,9 +176,17 @@ impl JsListCache {
     ) -> Result<JsListCache, JsValue> {
         let options = options_object(&options.unwrap_or(JsValue::UNDEFINED), "ListCache options")?
             .unwrap_or(JsValue::UNDEFINED);
+        let now = optional_function(&read(&options, "now")?, "now")?;
+        let max = read(&options, "maxEntries")?;
+        let max_entries = match max.as_f64() {
+            // `Infinity` (any count past the address space) keeps everything.
+            Some(n) if n >= 0.0 && n.floor() == n => n as usize,
+            _ if max.is_undefined() => DEFAULT_MAX_LIST_ENTRIES,
+            _ => return Err(type_error(MAX_ENTRIES_TYPE)),
+        };
         Ok(Self {
-            cache: RefCell::new(ListCache::new()),
-            now: optional_function(&read(&options, "now")?, "now")?,
+            cache: RefCell::new(ListCache::with_max_entries(max_entries)),
+            now,
         })
     }
 

@@ -459,6 +459,8 @@ const LISTS_TYPES: &'static str = r#"
 export interface ListCacheOptions {
   /** Clock in ms; must return a finite number (else `put`/`get` throw). Default `Date.now`. */
   now?: () => number;
+  /** At most this many entries (each page and each private context counts once): a non-negative integer, default 1000, `0` stores nothing, `Infinity` keeps everything; storing a new one in a full cache drops the one stored longest ago (by the order of `put` calls). Anything else (`null`, `0.5`, `-1`) is a `TypeError`. */
+  maxEntries?: number;
 }
 
 /**

@@ -103,6 +103,13 @@ impl<K: Ord, V> Map<K, V> {
         self.remove_entry(key).map(|(_, v)| v)
     }
 
+    /// Removes the entry at `index` in key order (`index < len()`, else nothing).
+    pub fn remove_index(&mut self, index: usize) {
+        if index < self.entries.len() {
+            self.entries.remove(index);
+        }
+    }
+
     /// Keeps the entries for which `keep` is true.
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
         self.entries.retain_mut(|(k, v)| keep(k, v));

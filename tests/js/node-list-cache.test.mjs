@@ -154,7 +154,16 @@ test('params, method, authContext and options of the wrong type are TypeErrors',
   assertTypeError(() => lists.get('m', {}, null, /** @type {never} */ ('stale')), 'options must be an object');
   assertTypeError(() => lists.put('m', {}, { ttlMs: 1, cacheScope: 'Public' }), 'cacheScope');
   assertTypeError(() => listCacheMeta({ ttlMs: /** @type {never} */ ('60000') }), 'listCacheMeta ttlMs');
+  // A bare TTL is not read as no options (which would answer `ttlMs: 0`, a list never cached).
+  for (const options of [60000, 'public', true]) {
+    assert.throws(() => listCacheMeta(/** @type {never} */ (options)), (e) => e instanceof TypeError && /listCacheMeta options must be an object/.test(String(e)), `listCacheMeta(${String(options)})`);
+  }
+  assert.deepEqual(listCacheMeta(/** @type {never} */ (null)), { ttlMs: 0, cacheScope: 'private' });
+  assert.deepEqual(listCacheMeta(/** @type {never} */ (undefined)), { ttlMs: 0, cacheScope: 'private' });
   assertTypeError(() => new ListCache({ now: /** @type {never} */ (5) }), 'now must be a function');
+  for (const maxEntries of ['10', -1, NaN, null, true, 0.5, 2.9, -Infinity]) {
+    assert.throws(() => new ListCache({ maxEntries: /** @type {never} */ (maxEntries) }), (e) => e instanceof TypeError && /maxEntries must be a non-negative integer or Infinity/.test(String(e)), `maxEntries: ${String(maxEntries)}`);
+  }
   assert.equal(lists.size, 0);
   // A non-string value is never stringified on the way in.
   let calls = 0;
@@ -354,4 +363,31 @@ test('the browser entry exports ListCache as a class: instanceof holds and a sub
   assert.equal(Reflect.get(traced, Symbol.dispose), traced.free, '`using` frees it');
   traced.free();
   plain.free();
+});
+
+test('maxEntries bounds the cache: a new entry in a full cache drops the one stored longest ago', () => {
+  let now = 1_000;
+  const lists = new ListCache({ now: () => now, maxEntries: 2 });
+  const page = (/** @type {string} */ cursor) => ({ cursor });
+  for (const cursor of ['a', 'b']) {
+    lists.put('tools/list', page(cursor), { ...FRESH, cursor });
+    now += 1;
+  }
+  lists.put('tools/list', page('a'), { ...FRESH, cursor: 'a2' }); // replaces: drops nothing
+  assert.equal(lists.size, 2);
+  now += 1;
+  lists.put('tools/list', page('c'), { ...FRESH, cursor: 'c' });
+  assert.equal(lists.size, 2);
+  assert.equal(lists.get('tools/list', page('b')), null, 'stored longest ago: dropped');
+  const cursor = (/** @type {string} */ at) => /** @type {{ cursor?: string } | undefined} */ (lists.get('tools/list', page(at))?.result)?.cursor;
+  assert.deepEqual([cursor('a'), cursor('c')], ['a2', 'c']);
+  const off = new ListCache({ maxEntries: 0 });
+  off.put('tools/list', undefined, FRESH);
+  assert.equal(off.size, 0, 'maxEntries: 0 stores nothing');
+  const unbounded = new ListCache({ maxEntries: Infinity });
+  for (let i = 0; i < 1_500; i += 1) unbounded.put('resources/read', { uri: `file:///${i}` }, FRESH);
+  assert.equal(unbounded.size, 1_500);
+  const bounded = new ListCache();
+  for (let i = 0; i < 1_500; i += 1) bounded.put('resources/read', { uri: `file:///${i}` }, FRESH);
+  assert.equal(bounded.size, 1_000, 'the default bound');
 });

@@ -37,6 +37,8 @@ pub(super) struct Entry<R> {
     pub(super) result: R,
     pub(super) received_at_ms: f64,
     pub(super) ttl_ms: f64,
+    /// Its place in the order entries were stored (the oldest goes first from a full cache).
+    pub(super) stored: u64,
 }
 
 impl<R> Entry<R> {

@@ -43,25 +43,47 @@ use crate::core::map::Map;
 ///   answer is every context's answer, so it replaces every private entry for the same request;
 ///   a caller's private entry is therefore newer than the public one, and is what the caller
 ///   gets (other contexts keep getting the public one).
+/// * At most `max_entries` entries ([`DEFAULT_MAX_LIST_ENTRIES`] unless told): storing a new
+///   one in a full cache first drops the entry stored longest ago, fresh or not (by the order
+///   of the `put` calls, whatever a clock says: a private entry is always stored after the
+///   public one it hides, so dropping never brings an older answer back).
 pub struct ListCache<R> {
     entries: Map<Key, Entry<R>>,
+    max_entries: usize,
+    /// The next entry's place in storing order.
+    stored: u64,
 }
+
+/// How many entries a [`ListCache`] keeps unless told otherwise: a client of a few servers
+/// stores a few dozen; a server answering many authorization contexts reaches the bound, and
+/// its memory stays bounded.
+pub const DEFAULT_MAX_LIST_ENTRIES: usize = 1000;
 
 impl<R> Default for ListCache<R> {
     fn default() -> Self {
+        ListCache::with_max_entries(DEFAULT_MAX_LIST_ENTRIES)
+    }
+}
+
+impl<R> ListCache<R> {
+    /// An empty cache keeping at most `max_entries` entries (`0`: it stores nothing).
+    pub fn with_max_entries(max_entries: usize) -> ListCache<R> {
         ListCache {
             entries: Map::new(),
+            max_entries,
+            stored: 0,
         }
     }
 }
 
 impl<R: Clone> ListCache<R> {
-    /// An empty cache.
+    /// An empty cache keeping at most [`DEFAULT_MAX_LIST_ENTRIES`].
     pub fn new() -> ListCache<R> {
         ListCache::default()
     }
 
-    /// Stores a result received at `now_ms`.
+    /// Stores a result received at `now_ms` (in a full cache, after dropping the entry stored
+    /// longest ago).
     ///
     /// `ttl_ms` missing, negative or non-finite means `0` (stored, but only ever served stale).
     /// `Private` results are stored under their authorization context (hiding the older `Public`
@@ -89,14 +111,33 @@ impl<R: Clone> ListCache<R> {
                 shared
             }
         };
+        if self.entries.len() >= self.max_entries && !self.entries.contains_key(&key) {
+            if self.max_entries == 0 {
+                return;
+            }
+            self.drop_oldest();
+        }
         self.entries.insert(
             key,
             Entry {
                 result,
                 received_at_ms: now_ms,
                 ttl_ms: sanitize_ttl(ttl_ms),
+                stored: self.stored,
             },
         );
+        self.stored += 1;
+    }
+
+    /// Drops the entry stored longest ago.
+    fn drop_oldest(&mut self) {
+        let (mut index, mut oldest) = (0, u64::MAX);
+        for (i, (_, entry)) in self.entries.iter().enumerate() {
+            if entry.stored < oldest {
+                (index, oldest) = (i, entry.stored);
+            }
+        }
+        self.entries.remove_index(index);
     }
 
     /// Looks up `method` with `params` for the caller in `auth_context`.

@@ -614,3 +614,76 @@ fn len_is_empty_and_clear() {
     assert!(cache.is_empty());
     assert_eq!(get(&cache, 0.0, None, true), None);
 }
+
+/// Stores `value` privately for `auth` at the first page of `tools/list`.
+fn private(cache: &mut ListCache<&'static str>, now: f64, auth: &'static str, value: &'static str) {
+    cache.put(
+        now,
+        entry(&first(), value, 60_000.0, ListScope::Private, Some(auth)),
+    );
+}
+
+#[test]
+fn a_full_cache_drops_the_entry_stored_longest_ago() {
+    let mut cache: ListCache<&'static str> = ListCache::with_max_entries(3);
+    private(&mut cache, 10.0, "a", "a1");
+    private(&mut cache, 5.0, "b", "b1"); // an earlier time, stored later
+    private(&mut cache, 20.0, "c", "c1");
+    assert_eq!(cache.len(), 3);
+    let hit = |cache: &ListCache<&'static str>, auth| {
+        get(cache, 40.0, Some(auth), true).map(|h| h.result)
+    };
+    // A new one drops the one stored longest ago, whatever the clock said.
+    private(&mut cache, 40.0, "d", "d1");
+    assert_eq!(cache.len(), 3);
+    assert_eq!(
+        ["a", "b", "c", "d"].map(|auth| hit(&cache, auth)),
+        [None, Some("b1"), Some("c1"), Some("d1")]
+    );
+    // Replacing an entry never drops another, and makes it the newest.
+    private(&mut cache, 41.0, "b", "b2");
+    assert_eq!(cache.len(), 3);
+    // An expired entry goes in its turn, not before: the older fresh one goes first.
+    cache.put(
+        42.0,
+        entry(&first(), "e1", 0.0, ListScope::Private, Some("e")),
+    );
+    assert_eq!(
+        ["b", "c", "d", "e"].map(|auth| hit(&cache, auth)),
+        [Some("b2"), None, Some("d1"), Some("e1")]
+    );
+}
+
+#[test]
+fn dropping_never_brings_an_older_public_answer_back() {
+    // The public answer, then a private one for "a" at an earlier clock reading: full, the
+    // next entry drops the public one (stored first), never the private one that hides it.
+    let mut cache: ListCache<&'static str> = ListCache::with_max_entries(2);
+    public(&mut cache, 100.0, Some(60_000.0), "public");
+    private(&mut cache, 90.0, "a", "a-private");
+    private(&mut cache, 110.0, "z", "z-private");
+    assert_eq!(
+        get(&cache, 120.0, Some("a"), false).map(|h| h.result),
+        Some("a-private")
+    );
+    assert_eq!(get(&cache, 120.0, Some("q"), false), None);
+}
+
+#[test]
+fn max_entries_zero_stores_nothing_and_the_default_is_bounded() {
+    let mut off: ListCache<&'static str> = ListCache::with_max_entries(0);
+    private(&mut off, 1.0, "a", "a1");
+    public(&mut off, 1.0, Some(10.0), "p");
+    assert!(off.is_empty());
+    let mut cache: ListCache<&'static str> = ListCache::new();
+    const AUTHS: usize = DEFAULT_MAX_LIST_ENTRIES + 5;
+    let auths: Vec<&'static str> = (0..AUTHS)
+        .map(|i| &*Box::leak(i.to_string().into_boxed_str()))
+        .collect();
+    for (i, auth) in auths.iter().enumerate() {
+        private(&mut cache, i as f64, auth, "v");
+    }
+    assert_eq!(cache.len(), DEFAULT_MAX_LIST_ENTRIES);
+    assert_eq!(get(&cache, 0.0, Some(auths[4]), false), None);
+    assert!(get(&cache, 0.0, Some(auths[5]), false).is_some());
+}
