@@ -24,7 +24,7 @@ use js_sys::{Array, Function, JsString, Object, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::core::text::concat;
+use crate::core::text::{concat, find};
 use crate::state_sync::glob::DEFAULT_SEPARATOR;
 
 #[wasm_bindgen]
@@ -217,7 +217,7 @@ pub fn text(value: &JsValue, max_len: usize) -> Option<Text> {
     let s = value.as_string()?;
     // Only a U+FFFD can hide a replaced lone surrogate, so the exact check (a scan of the JS
     // string) runs only for strings that have one.
-    if s.contains('\u{FFFD}') && !well_formed_text(js) {
+    if find(&s, "\u{FFFD}").is_some() && !well_formed_text(js) {
         return Some(Text::Unmatchable);
     }
     Some(Text::Usable(s))

@@ -10,6 +10,7 @@ use super::js_error::type_error;
 use crate::cache::{CacheEvent, Clock, Storage};
 use crate::core::record::LookupOutcome;
 use crate::core::source::{split_source, SERVER_MARK_STR};
+use crate::core::text;
 use crate::core::uri::DEFAULT_CONV_SEGMENT;
 use crate::core::view::{is_tool_prefix, parse_view, View, DEFAULT_READ_TOOLS_PREFIX};
 // The catching readers live in `crate::js_args`; the host's exports import them from here or
@@ -142,7 +143,7 @@ pub(crate) fn uri_string(value: &JsValue) -> Result<Option<String>, JsValue> {
 /// A server's or a tool's name the cache can record: not empty, and without the mark that
 /// separates them in an entry's source (a tool named `vault\u{1f}x` would read as vault's).
 pub(crate) fn is_name(name: &str) -> bool {
-    !name.is_empty() && !name.contains(SERVER_MARK_STR)
+    !name.is_empty() && text::find(name, SERVER_MARK_STR).is_none()
 }
 
 /// `server`: absent, or the non-empty name of the MCP server the tool belongs to.

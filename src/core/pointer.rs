@@ -4,6 +4,8 @@
 //! [`crate::cache`], so the payload is never copied into Rust), using [`array_index`] for the
 //! array rule.
 
+use super::text;
+
 /// A parsed JSON Pointer: the unescaped reference tokens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonPointer {
@@ -27,7 +29,7 @@ impl JsonPointer {
             return None;
         }
         let mut tokens = Vec::new();
-        for raw in body.split("/") {
+        for raw in text::split(body, "/") {
             let mut token = String::with_capacity(raw.len());
             let mut chars = raw.chars();
             while let Some(c) = chars.next() {

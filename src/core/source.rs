@@ -6,6 +6,7 @@
 //! tool name contains (MCP tool names are `[A-Za-z0-9_.-]`), and the API shows the two parts
 //! separately.
 
+use super::text;
 use super::text::concat;
 
 /// Between a server's name and the tool name in a source (U+001F, the unit separator).
@@ -23,7 +24,7 @@ pub fn source_name(server: Option<&str>, tool: &str) -> String {
 
 /// The server (when recorded) and the tool of a source.
 pub fn split_source(source: &str) -> (Option<&str>, &str) {
-    match source.split_once(SERVER_MARK_STR) {
+    match text::split_once(source, SERVER_MARK_STR) {
         Some((server, tool)) => (Some(server), tool),
         None => (None, source),
     }

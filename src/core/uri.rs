@@ -3,6 +3,7 @@
 //! `^mcp\+cache://[A-Za-z0-9_-]{1,64}/[A-Za-z0-9_-]{8,16}$`.
 
 use super::pointer::JsonPointer;
+use super::text;
 
 /// Scheme of every reference this package mints: `mcp+cache://`.
 pub const CACHE_URI_SCHEME: &str = "mcp+cache://";
@@ -185,12 +186,12 @@ pub fn parse_cache_uri(uri: &str) -> Option<CacheUri<'_>> {
 /// a malformed pointer from a malformed reference.
 #[inline(never)]
 pub fn split_cache_uri(uri: &str) -> Option<(CacheUri<'_>, Option<&str>)> {
-    let (key, fragment) = match uri.find("#") {
+    let (key, fragment) = match text::find(uri, "#") {
         Some(i) => (&uri[..i], Some(&uri[i + 1..])),
         None => (uri, None),
     };
     let rest = key.strip_prefix(CACHE_URI_SCHEME)?;
-    let (conv_id, token) = rest.split_once("/")?;
+    let (conv_id, token) = text::split_once(rest, "/")?;
     if !is_segment(conv_id, 1, MAX_CONV_SEGMENT_CHARS)
         || !is_segment(token, MIN_TOKEN_CHARS, MAX_TOKEN_CHARS)
         || fragment.is_some_and(|f| f.len() > MAX_POINTER_BYTES)

@@ -2,6 +2,7 @@
 //! `[Cache-Control: …]` description tag and the `<cache_invalidation … />` content item.
 
 use super::policy::CacheDirective;
+use crate::core::text;
 use crate::core::text::{concat, join};
 
 /// `[Cache-Control: immutable]` / `[Cache-Control: no-store]`.
@@ -18,7 +19,7 @@ fn trailing_tag(description: &str) -> Option<(usize, &str)> {
     let inner = body[open + 1..].strip_prefix("Cache-Control:")?;
     let value = inner.trim_start();
     let first = value.chars().next()?;
-    if !(first.is_ascii_alphanumeric() || first == '_') || value.contains("]") {
+    if !(first.is_ascii_alphanumeric() || first == '_') || text::find(value, "]").is_some() {
         return None;
     }
     let start = description[..open].trim_end().len();

@@ -27,6 +27,7 @@
 //! 4 KiB name) takes milliseconds.
 
 use crate::core::envelope::json_string;
+use crate::core::text;
 
 /// The default separator.
 pub const DEFAULT_SEPARATOR: &str = ".";
@@ -87,14 +88,14 @@ fn segments<'a>(s: &'a str, separator: &str) -> Vec<&'a str> {
     if separator.is_empty() {
         vec![s]
     } else {
-        s.split(separator).collect()
+        text::split(s, separator).collect()
     }
 }
 
 fn is_valid_segment(segment: &str) -> bool {
     segment == "**"
         || (!segment.is_empty()
-            && !segment.contains("**")
+            && text::find(segment, "**").is_none()
             && segment
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '*'))
@@ -133,7 +134,7 @@ pub fn segment_matches(pattern: &str, segment: &str) -> bool {
         return pattern == segment; // no `*`: the segment is the literal
     };
     let last = &pattern[last_star + 1..];
-    let mut runs = pattern[..last_star].split("*");
+    let mut runs = text::split(&pattern[..last_star], "*");
     let first = runs.next().unwrap_or_default();
     let Some(rest) = segment.strip_prefix(first) else {
         return false;
@@ -142,7 +143,7 @@ pub fn segment_matches(pattern: &str, segment: &str) -> bool {
         return false;
     };
     for run in runs {
-        match middle.find(run) {
+        match text::find(middle, run) {
             Some(at) => middle = &middle[at + run.len()..],
             None => return false,
         }

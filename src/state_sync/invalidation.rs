@@ -7,6 +7,7 @@
 //! the signal it is reading.
 
 use crate::core::envelope::json_string;
+use crate::core::text;
 
 /// One invalidation signal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +129,7 @@ fn attributes(body: &str) -> Vec<(&str, &str)> {
             Some(b'"' | b'\'') => &value[..1],
             _ => break,
         };
-        let Some(end) = value[1..].find(quote) else {
+        let Some(end) = text::find(&value[1..], quote) else {
             break;
         };
         out.push((name, &value[1..1 + end]));
@@ -147,7 +148,7 @@ fn attribute(attrs: &[(&str, &str)], name: &str) -> Option<String> {
 
 fn split_domains(domains: &str) -> Vec<String> {
     let mut list = Vec::new();
-    for domain in domains.split(",").map(str::trim) {
+    for domain in text::split(domains, ",").map(str::trim) {
         if !domain.is_empty() {
             list.push(domain.to_owned());
         }
@@ -190,8 +191,7 @@ fn tags(text: &str) -> (Vec<(Span, Invalidation)>, Vec<Span>) {
     let mut found = Vec::new();
     let mut spans = Vec::new();
     let mut resume = 0; // openings before this are inside the previous tag
-                        // One searcher for the whole text (a `find` per tag would set one up per tag).
-    for (begin, _) in text.match_indices(TAG_OPEN) {
+    for begin in text::occurrences(text, TAG_OPEN) {
         if begin < resume {
             continue;
         }
@@ -225,7 +225,7 @@ fn legacy_signals(text: &str, tag_spans: &[Span]) -> Vec<(Span, Invalidation)> {
     let mut found = Vec::new();
     let mut next_tag = 0;
     let mut resume = 0; // openings before this belong to a tag or to the previous text
-    for (begin, _) in text.match_indices(LEGACY_OPEN) {
+    for begin in text::occurrences(text, LEGACY_OPEN) {
         if begin < resume {
             continue;
         }
@@ -240,7 +240,7 @@ fn legacy_signals(text: &str, tag_spans: &[Span]) -> Vec<(Span, Invalidation)> {
             continue;
         }
         let body_start = begin + LEGACY_OPEN.len();
-        let Some(close) = text[body_start..].find("]") else {
+        let Some(close) = text::find(&text[body_start..], "]") else {
             break; // no `]` closes this text, so none closes a later one either
         };
         let end = body_start + close + 1;
@@ -343,7 +343,7 @@ impl InvalidationsJson {
 fn split_at_last<'a>(text: &'a str, separator: &str) -> Option<(&'a str, &'a str)> {
     let mut last = None;
     let mut from = 0;
-    while let Some(at) = text[from..].find(separator) {
+    while let Some(at) = text::find(&text[from..], separator) {
         last = Some(from + at);
         from += at + 1;
     }

@@ -25,8 +25,10 @@
 //! and independently. Within a piece, the literals are placed right to left, each at its
 //! rightmost occurrence that leaves at least one character to the variable after it; that
 //! placement exists exactly when the piece matches, and it gives every variable, left to right,
-//! its longest value. Each search resumes left of the previous hit (`str::rfind` is a Two-Way
-//! search), so a piece costs O(its length + its literals).
+//! its longest value. Each search resumes left of the previous hit (a backward
+//! Knuth–Morris–Pratt search, linear), so a piece costs O(its length + its literals).
+
+use crate::core::text;
 
 /// Longest template, in bytes, that can match anything: templates are short server-declared
 /// strings, and the bound keeps the per-template memory small.
@@ -99,7 +101,7 @@ fn pieces<'t>(t: &Template<'t>) -> Vec<Piece<'t>> {
         literals: Vec::new(),
     };
     for literal in &t.literals {
-        let mut parts = literal.split("/");
+        let mut parts = text::split(literal, "/");
         // The text before the literal's first `/` continues the current piece.
         current.literals.push(parts.next().unwrap_or_default());
         for part in parts {
@@ -151,7 +153,7 @@ fn match_piece<'u>(piece: &Piece<'_>, text: &'u str) -> Option<Vec<&'u str>> {
     for (i, literal) in middle.iter().enumerate().rev() {
         // The variable after this literal keeps at least the character before `limit`.
         let end = floor_boundary(text, limit.checked_sub(1)?);
-        limit = text.get(lowest..end)?.rfind(literal)? + lowest;
+        limit = text::rfind(text.get(lowest..end)?.as_bytes(), literal.as_bytes())? + lowest;
         starts[i] = limit;
     }
     if limit <= first.len() {
@@ -177,7 +179,7 @@ pub fn match_uri_template(template: &str, uri: &str) -> Option<Vec<(String, Stri
         return (template == uri).then(Vec::new);
     }
     let pieces = pieces(&t);
-    let mut texts = uri.split("/");
+    let mut texts = text::split(uri, "/");
     let mut values = Vec::with_capacity(t.names.len());
     for piece in &pieces {
         values.extend(match_piece(piece, texts.next()?)?);
@@ -197,6 +199,33 @@ pub fn match_uri_template(template: &str, uri: &str) -> Option<Vec<(String, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfind_finds_what_str_rfind_finds() {
+        // Every text and pattern over a two-letter alphabet up to 7 and 4 bytes (borders of
+        // every shape), and a few of several bytes a character.
+        let words = text::two_letter_words();
+        for text in &words {
+            for pattern in words.iter().filter(|w| w.len() <= 4) {
+                assert_eq!(
+                    text::rfind(text.as_bytes(), pattern.as_bytes()),
+                    text.rfind(pattern.as_str()),
+                    "{text:?} {pattern:?}"
+                );
+            }
+        }
+        for (text, pattern) in [
+            ("é-é-é", "é-"),
+            ("日本日本", "本日"),
+            ("ab", "abc"),
+            ("", ""),
+        ] {
+            assert_eq!(
+                text::rfind(text.as_bytes(), pattern.as_bytes()),
+                text.rfind(pattern)
+            );
+        }
+    }
 
     fn m(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
         match_uri_template(template, uri)
