@@ -2,9 +2,13 @@
 -- bucket: the four keys of one conversation (its URI segment), which share the hash tag of that
 -- segment and so one hash slot, wherever it lives in a Redis Cluster:
 --   KEYS[1] <prefix>{<segment>}:rows   hash   b = bytes, e = entries, f = fresh entries,
---                                             c = the conversation (its JSON; '*' when ids of two
---                                             conversations share the segment),
+--                                             c = the conversation (its JSON; '*' once ids of
+--                                             two conversations have shared the segment: a
+--                                             clear of one cannot tell, in bounded work, that
+--                                             no other is left),
 --                                             n = the number of the conversation's last write,
+--                                             x = the number of a write whose evictions are
+--                                             under way (absent when none is),
 --                                             p:<uri> payload JSON, m:<uri> the row's other fields
 --                                             (JSON), z:<uri> size, s:<uri> stale cause (JSON),
 --                                             n:<uri> the number of the write that stored it
@@ -23,7 +27,10 @@
 -- op 't', which evicts down to the limits from the conversation's totals at that moment and never
 -- an entry stored by a later write: Redis runs the calls of one conversation (one hash slot) in the
 -- order they arrive, so `n` numbers the writes in that order, and writes W1 then W2 end as if W1,
--- with all its evictions, had run before W2.
+-- with all its evictions, had run before W2. While such a write evicts on, `x` is set: a read or
+-- write its instance called after it comes with the flag '1' and is answered { 'x' } untouched;
+-- the instance sends it again once that write is done (js/redis.cjs, `turns`), so it takes effect
+-- after all of that write's evictions, where it was called.
 local R, L, A, F = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op, ttl = ARGV[1], tonumber(ARGV[2])
 
@@ -35,20 +42,20 @@ local function oom(err) return string.sub(err, 1, 3) == 'OOM' end
 
 -- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
 -- an entry is whole or absent, never half.
-local b, e, f, c, existing, last = 0, 0, 0, false, false, 0
+local b, e, f, c, existing, last, evicting = 0, 0, 0, false, false, 0, false
 -- A read needs no totals: its rows are whole by construction (payload and fields in one hash),
 -- and one whose `lru` Redis evicted is answered as a miss.
 if op ~= 'r' then
   -- A write also reads the size of the entry it replaces, if any (ARGV[3] is its uri), and the
   -- number of the last write.
-  local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c', op == 'w' and ('z:' .. ARGV[3]) or 'c', 'n')
+  local h = redis.call('HMGET', R, 'b', 'e', 'f', 'c', op == 'w' and ('z:' .. ARGV[3]) or 'c', 'n', 'x')
   b, e, f, c = num(h[1]), num(h[2]), num(h[3]), h[4]
-  if op == 'w' then existing, last = h[5], num(h[6]) end
+  if op == 'w' then existing, last, evicting = h[5], num(h[6]), h[7] end
   local expected = 0
   if h[2] then expected = (f > 0) and 4 or 3 end
   if redis.call('EXISTS', R, L, A, F) ~= expected or (h[2] and e <= 0) then
     redis.call('UNLINK', R, L, A, F)
-    b, e, f, c, existing, last = 0, 0, 0, false, false, 0
+    b, e, f, c, existing, last, evicting = 0, 0, 0, false, false, 0, false
   end
 end
 
@@ -134,8 +141,11 @@ end
 
 if op == 'w' then
   -- uri, conv JSON, size, addedAt, lastUsedAt, tool JSON, meta JSON, payload JSON, maxBytes,
-  -- maxEntries, batch
-  -- answers { evicted, bytes, entries, more, the write's number }
+  -- maxEntries, batch, flag ('1': its instance called it while a write of its on this
+  -- conversation was unsettled)
+  -- answers { evicted, bytes, entries, more, the write's number }, or { 'x' } untouched when
+  -- flagged while a write's evictions are under way
+  if ARGV[14] == '1' and evicting then return { 'x' } end
   local uri, conv, size = ARGV[3], ARGV[4], tonumber(ARGV[5])
   if existing then remove({ uri }) end
   local evicted, more = evict(b + size - tonumber(ARGV[11]), e + 1 - tonumber(ARGV[12]), uri, tonumber(ARGV[13]))
@@ -145,6 +155,13 @@ if op == 'w' then
   local seq = last + 1
   redis.call('HSET', R, 'p:' .. uri, ARGV[10], 'm:' .. uri, ARGV[9], 'z:' .. uri, ARGV[5], 'n:' .. uri, seq,
     'b', b, 'e', e, 'f', f, 'c', owner, 'n', seq)
+  -- Evictions left over are this write's (they cover every earlier write's); none left: the
+  -- conversation fits, and an earlier write has nothing left to evict either.
+  if more then
+    redis.call('HSET', R, 'x', seq)
+  elseif evicting then
+    redis.call('HDEL', R, 'x')
+  end
   redis.call('ZADD', L, ARGV[7], uri)
   redis.call('ZADD', A, ARGV[6], uri)
   redis.call('HSET', F, uri, ARGV[8])
@@ -159,18 +176,24 @@ if op == 't' then
   -- entry is gone or was written again, a later call took over (a clear, or a write that evicted
   -- down to its own limits): nothing is left to do. Answers { evicted, more, bytes, entries }.
   local uri, seq = ARGV[6], tonumber(ARGV[7])
-  if num(redis.call('HGET', R, 'n:' .. uri)) ~= seq then return { 0, 0, b, e } end
+  if num(redis.call('HGET', R, 'n:' .. uri)) ~= seq then
+    if num(redis.call('HGET', R, 'x')) == seq then redis.call('HDEL', R, 'x') end
+    return { 0, 0, b, e }
+  end
   local count, more = evict(b - tonumber(ARGV[3]), e - tonumber(ARGV[4]), uri, tonumber(ARGV[5]), seq)
+  if not more and num(redis.call('HGET', R, 'x')) == seq then redis.call('HDEL', R, 'x') end
   save()
   return { count, more and 1 or 0, b, e }
 end
 
 if op == 'r' then
-  -- now (the cache's clock), depth, uris...: per uri meta JSON, payload JSON, stale cause JSON,
+  -- now (the cache's clock), depth, flag (as a write's), uris...: per uri meta JSON, payload JSON, stale cause JSON,
   -- lastUsedAt; then the present rows of this bucket on their derivedFrom chains, up to depth
   -- links, each as uri, meta, payload, stale cause, lastUsedAt (read here, in the same call: at
   -- the read's place in call order; a source also asked for as a row comes again among them).
-  -- Every row read becomes used at now.
+  -- Every row read becomes used at now. Flagged while a write's evictions are under way: { 'x' },
+  -- untouched.
+  if ARGV[5] == '1' and redis.call('HEXISTS', R, 'x') == 1 then return { 'x' } end
   local out, hit, asked, pending = {}, false, {}, {}
   -- The row of uri and its last use, set to now (false when absent), or the error to answer;
   -- the row's source is noted as pending.
@@ -193,7 +216,7 @@ if op == 'r' then
     end
     return row, used
   end
-  for i = 5, #ARGV do
+  for i = 6, #ARGV do
     local row, used, failed = get(ARGV[i])
     if failed then return failed end
     if used then

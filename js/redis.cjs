@@ -79,8 +79,83 @@ const byUri = (p, q) => (String(p.uri) < String(q.uri) ? -1 : String(p.uri) > St
  * @property {(segment: string) => string[]} keysOf The four keys of a conversation's bucket.
  * @property {(step: Step, visit: (segment: string) => Promise<void>, limit?: number) => Promise<void>} walk
  * @property {ReturnType<typeof runner>['operation']} operation
+ * @property {ReturnType<typeof turns>} turns Call order around a write that evicts in several calls.
  * @typedef {import('./redis-ops.cjs').Step} Step
  */
+
+/**
+ * Call order around a write that evicts in several calls (a budget lowered below what a
+ * conversation holds). Redis runs one conversation's calls in the order they arrive, but such a
+ * write's later calls go out only after its first answer: a read or write called after it and
+ * sent meanwhile would run between them (a read would see, and keep by using it, an entry that
+ * write evicts). So a read or write called while a write of this instance into its conversation
+ * is unsettled carries the flag '1', and the script answers it `['x']`, untouched, while a write's
+ * evictions are under way. It is sent again, in the order it was called, the moment this
+ * instance's evicting write is done and before the operations called since that write's first
+ * answer (held back until then); without such a write here (another instance's is evicting), at
+ * once. The flag costs nothing otherwise: the script checks one field.
+ * @param {() => () => void} hold
+ */
+function turns(hold) {
+  /** Unsettled writes per conversation (segment). @type {Map<string, number>} */
+  const writing = new Map();
+  /** Per conversation, this instance's evicting write's resends to make when it is done. @type {Map<string, (() => void)[]>} */
+  const waiting = new Map();
+  const turns = {
+    /** A write is called: its flag. Call `left(segment)` when it settles. @param {string} segment */
+    write(segment) {
+      const count = writing.get(segment) ?? 0;
+      writing.set(segment, count + 1);
+      return count > 0 ? '1' : '0';
+    },
+    /** @param {string} segment */
+    left(segment) {
+      const count = (writing.get(segment) ?? 1) - 1;
+      if (count > 0) writing.set(segment, count);
+      else writing.delete(segment);
+    },
+    /** A read is called: its flag. @param {string} segment */
+    read: (segment) => (writing.has(segment) ? '1' : '0'),
+    /**
+     * Sends with `flag`; an `['x']` answer is sent again with '0' when this instance's evicting
+     * write in `segment` is done (at once without one). A write's answer that says it evicts on
+     * (`evicts`) holds the later operations back from the moment it arrives (`done` ends that):
+     * checked here, at the same depth as the answers after it, so none of those is handled first.
+     * @param {string} segment @param {string} flag @param {(flag: string) => Promise<unknown[]>} send
+     * @param {(reply: unknown[]) => boolean} [evicts]
+     * @returns {Promise<{ reply: unknown[], done: () => void }>}
+     */
+    async send(segment, flag, send, evicts) {
+      const answered = (/** @type {unknown[]} */ reply) => ({ reply, done: evicts?.(reply) ? evicting(segment) : () => {} });
+      const reply = await send(flag);
+      if (reply.length !== 1 || String(reply[0]) !== 'x') return answered(reply);
+      const resends = waiting.get(segment);
+      if (!resends) return send('0').then(answered);
+      return new Promise((resolve, reject) => resends.push(() => send('0').then(answered).then(resolve, reject)));
+    },
+  };
+
+  /**
+   * A write of this instance in `segment` evicts in more calls: later operations wait until the
+   * function returned is called (when it is done), which first sends again what was answered
+   * `['x']` meanwhile, in order.
+   * @param {string} segment @returns {() => void}
+   */
+  function evicting(segment) {
+    const release = hold();
+    const outer = waiting.get(segment);
+    /** @type {(() => void)[]} */
+    const resends = [];
+    waiting.set(segment, resends);
+    return () => {
+      if (outer) waiting.set(segment, outer);
+      else waiting.delete(segment);
+      for (const resend of resends) resend();
+      release();
+    };
+  }
+  return turns;
+}
 
 /**
  * A storage object for `new ResultCache({ storage })` over a connected Redis `client`
@@ -107,6 +182,7 @@ function redisStorage(client, options) {
     keysOf: (segment) => ['rows', 'lru', 'added', 'fresh'].map((name) => `${prefix}{${segment}}:${name}`),
     walk: walker(`${globEscape(prefix)}{*}:rows`, prefix),
     operation,
+    turns: turns(hold),
   };
   return {
     kind: 'redis',
@@ -132,11 +208,12 @@ function redisStorage(client, options) {
 /**
  * One write: one script call on its conversation (more only when a lowered budget leaves more to
  * evict than one batch: each evicts down to the limits from the conversation's totals at that
- * moment, and never an entry a later write stored), then `WAIT` when the storage asks for replicas.
+ * moment, and never an entry a later write stored; reads and writes called after it take effect
+ * after them, `turns`), then `WAIT` when the storage asks for replicas.
  * @param {Context} ctx @param {StoredRow} row @param {number} maxBytes @param {number} maxEntries
  * @param {string} [json] @returns {Promise<[number, number, number]>}
  */
-function write({ ttl, batch, keysOf, operation }, row, maxBytes, maxEntries, json) {
+function write({ ttl, batch, keysOf, operation, turns }, row, maxBytes, maxEntries, json) {
   let args;
   try {
     const payload = encodePayload(row.payload, json);
@@ -146,19 +223,26 @@ function write({ ttl, batch, keysOf, operation }, row, maxBytes, maxEntries, jso
   } catch (error) {
     return Promise.reject(error);
   }
-  const keys = keysOf(segmentOfUri(String(row.uri)));
+  const segment = segmentOfUri(String(row.uri));
+  const keys = keysOf(segment);
+  const flag = turns.write(segment);
   return operation('writing an entry', async (step) => {
-    let [evicted, bytes, entries, more, seq] = (await step.script(keys, args)).map(Number);
-    while (more === 1) {
-      const reply = (await step.script(keys, ['t', ttl, String(maxBytes), String(maxEntries), batch, String(row.uri), String(seq)])).map(Number);
-      evicted += reply[0];
-      [, more, bytes, entries] = reply;
+    const first = await turns.send(segment, flag, async (f) => step.script(keys, [...args, f]), (reply) => Number(reply[3]) === 1);
+    let [evicted, bytes, entries, more, seq] = first.reply.map(Number);
+    try {
+      while (more === 1) {
+        const reply = (await step.script(keys, ['t', ttl, String(maxBytes), String(maxEntries), batch, String(row.uri), String(seq)])).map(Number);
+        evicted += reply[0];
+        [, more, bytes, entries] = reply;
+      }
+    } finally {
+      first.done();
     }
     await step.replicate(keys[0]);
     /** @type {[number, number, number]} */
     const totals = [evicted, bytes, entries];
     return totals;
-  });
+  }).finally(() => turns.left(segment));
 }
 
 /**
@@ -167,7 +251,7 @@ function write({ ttl, batch, keysOf, operation }, row, maxBytes, maxEntries, jso
  * calls (at the read's place in call order).
  * @param {Context} ctx @param {string[]} uris @param {number} now @param {unknown} [depth]
  */
-function read({ ttl, keysOf, operation }, uris, now, depth) {
+function read({ ttl, keysOf, operation, turns }, uris, now, depth) {
   const links = String(Number.isSafeInteger(depth) && /** @type {number} */ (depth) > 0 ? depth : 0);
   /** @type {Map<string, string[]>} */
   const groups = new Map();
@@ -175,8 +259,9 @@ function read({ ttl, keysOf, operation }, uris, now, depth) {
     const segment = segmentOfUri(uri);
     groups.set(segment, [...(groups.get(segment) ?? []), uri]);
   }
+  const flags = [...groups.keys()].map(turns.read);
   return operation('reading entries', async (step) => {
-    const answers = [...groups].map(([segment, list]) => step.script(keysOf(segment), ['r', ttl, String(now), links, ...list]));
+    const answers = [...groups].map(([segment, list], i) => turns.send(segment, flags[i], async (flag) => step.script(keysOf(segment), ['r', ttl, String(now), links, flag, ...list])).then((sent) => sent.reply));
     /** @type {Map<string, StoredRow | undefined>} */
     const found = new Map();
     /** @type {StoredRow[]} */

@@ -299,6 +299,26 @@ async function loweredBackToBack(fx, limits) {
   checkInvariants(await snapshot(nodes, prefix), { maxEntries: 10 });
 }
 
+/**
+ * Reads called between two writes while the first still evicts (it has more than one batch to):
+ * each read takes effect after all of the first write's evictions and before the second write.
+ * @param {Fixture} fx @param {Limits} limits
+ */
+async function loweredReadsInCallOrder(fx, limits) {
+  const { nodes } = fx;
+  const { A, prefix, byUse, payloadOf } = await lowered(fx, limits, 600);
+  // The first write leaves the nine most recently used old entries, byUse[591..599].
+  const w1 = A.cacheToolResult({ payload: payloadOf('w1'), convId: 'c', sourceToolName: 't' });
+  const evicted = A.lookup(byUse[400], { convId: 'c' }); // in the first write's second batch
+  const kept = A.lookup(byUse[591], { convId: 'c' }); // now the most recently used: the second write evicts byUse[592]
+  const w2 = A.cacheToolResult({ payload: payloadOf('w2'), convId: 'c', sourceToolName: 't' });
+  const [u1, seenEvicted, seenKept, u2] = await Promise.all([w1, evicted, kept, w2]);
+  assert.deepEqual(seenEvicted, { status: 'miss' }, 'a read called after the write does not see an entry it evicts');
+  assert.equal(seenKept.status, 'hit');
+  assert.deepEqual((await A.entries({ convId: 'c' })).map((r) => r.uri).sort(), [byUse[591], ...byUse.slice(593), u1, u2].sort());
+  checkInvariants(await snapshot(nodes, prefix), typeof limits === 'function' ? {} : limits);
+}
+
 /** @param {Fixture} fx */
 async function loweredTwoInstancesAtOnce(fx) {
   const { nodes } = fx;
@@ -603,6 +623,7 @@ for (const kind of kinds) {
       ['maxBytes', (/** @type {number} */ size) => ({ maxBytes: 10 * size })],
     ])) {
       test(`${what} lowered below what a conversation holds: two writes called back to back both stay, in call order, and the conversation holds exactly the limit`, () => loweredBackToBack(fx, limits));
+      test(`${what} lowered below what a conversation holds: reads called between two writes take effect between them, after all of the first one's evictions`, () => loweredReadsInCallOrder(fx, limits));
     }
     test('maxEntries lowered: writes of two instances at once both stay, and the conversation holds exactly the limit', () => loweredTwoInstancesAtOnce(fx));
     test('maxEntries lowered to 1: of two writes called back to back, the second stays', () => loweredToOne(fx));

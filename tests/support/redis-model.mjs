@@ -193,7 +193,9 @@ export function checkInvariants(snap, { maxBytes = Infinity, maxEntries = Infini
     assert.equal(Number(bucket.rows.get('b')), sum, at(`${tag}: b = sum of sizes`));
     assert.equal(Number(bucket.rows.get('e')), mine.length, at(`${tag}: e = entries`));
     assert.equal(Number(bucket.rows.get('f') ?? 0), bucket.fresh.size, at(`${tag}: f = fresh entries`));
-    assert.equal(bucket.rows.get('c'), convs.size === 1 ? [...convs][0] : '*', at(`${tag}: c names its conversation`));
+    // '*' once two ids shared the segment, even after one of them was cleared.
+    if (convs.size > 1) assert.equal(bucket.rows.get('c'), '*', at(`${tag}: c says two conversations share it`));
+    else assert.ok([[...convs][0], '*'].includes(/** @type {string} */ (bucket.rows.get('c'))), at(`${tag}: c names its conversation`));
     assert.deepEqual(sorted(bucket.lru.keys()), sorted(mine), at(`${tag}: lru has exactly its entries`));
     assert.deepEqual(sorted(bucket.added.keys()), sorted(mine), at(`${tag}: added has exactly its entries`));
     for (const conv of convs) {
