@@ -388,7 +388,10 @@ function wrapTool(ctx, name, tool) {
     observe().then(() => instrumentToolCall(name, ctx.telemetryCache, async (facts, onRaw) => {
       // An approval is used once: the same approval sent again never runs the tool.
       const admitted = await gate.admit(executeOptions);
-      if (admitted === 'replayed') return envelopeResult(replayedEnvelope(name));
+      if (admitted === 'replayed') {
+        if (facts) facts.blocked = 'approval_already_used';
+        return envelopeResult(replayedEnvelope(name));
+      }
       return pipeline.run(name, input, {
         convId: pipeline.conversation(executeOptions),
         origin,

@@ -211,7 +211,8 @@ function taskResults(client, pipeline, origin, telemetryCache) {
   async function getTaskResult(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
     if (typeof client.getTaskResult !== 'function') throw new TypeError('wrapMcpClient: this client has no getTaskResult (an MCP SDK with tasks is needed)');
     // A `tools/call` task's result is a `CallToolResult` (the SDK needs a schema to parse it).
-    const read = () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema ?? CallToolResultSchema, requestOptions);
+    // Async: a client whose getTaskResult throws at once fails the read like one that rejects.
+    const read = async () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema ?? CallToolResultSchema, requestOptions);
     const taskId = isPlainObject(params) ? params.taskId : undefined;
     const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
     if (!pending) return read();

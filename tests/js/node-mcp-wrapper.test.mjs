@@ -596,3 +596,26 @@ test('an object with listTools() and callTool() only (a hand-written client, cac
     assert.throws(() => wrapMcpClient(/** @type {never} */ (client), { cache, convId: CONV }), { message: /^wrapMcpClient expects an MCP SDK Client/ });
   }
 });
+
+test('a hand-written client whose getTaskResult throws at once: each read fails with its error, and a later read asks again', async () => {
+  let connected = true;
+  let reads = 0;
+  const handWritten = {
+    listTools: async () => ({ tools: [{ name: 'job', inputSchema: { type: /** @type {const} */ ('object'), properties: {} } }] }),
+    callTool: async (/** @type {unknown} */ _params) => ({ task: { taskId: 't1', status: 'working' } }),
+    // Not async: throws before any promise exists, as a disconnected hand-written client may.
+    getTaskResult: (/** @type {unknown} */ _params) => {
+      reads += 1;
+      if (!connected) throw new Error('Not connected');
+      return Promise.resolve({ content: [{ type: 'text', text: 'final' }] });
+    },
+  };
+  const wrapped = wrapMcpClient(handWritten, { cache: new ResultCache({ storage: 'memory' }), convId: CONV });
+  await wrapped.callTool({ name: 'job', arguments: {} });
+  connected = false;
+  await assert.rejects(wrapped.getTaskResult({ taskId: 't1' }), { message: 'Not connected' });
+  await assert.rejects(wrapped.getTaskResult({ taskId: 't1' }), { message: 'Not connected' });
+  connected = true;
+  assert.deepEqual(await wrapped.getTaskResult({ taskId: 't1' }), { content: [{ type: 'text', text: 'final' }] });
+  assert.equal(reads, 3);
+});

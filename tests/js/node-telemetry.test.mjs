@@ -448,3 +448,46 @@ test('a flow refused with nobody asked is a denial, not the user declining; aske
     await mailer.close();
   }
 });
+
+test('a replayed AI SDK approval is a blocked call in its span (approval_already_used), and the tool does not run', async () => {
+  const { randomUUID } = await import('node:crypto');
+  const { stepCountIs, streamText } = await import('ai');
+  const { MockLanguageModelV4, convertArrayToReadableStream } = await import('ai/test');
+  const { cacheToolApproval, wrapAiSdkTools } = await import('../../js/ai-sdk.node.mjs');
+  /** @type {string[]} */
+  const wiped = [];
+  const tools = /** @type {import('ai').ToolSet} */ (wrapAiSdkTools({
+    wipe: { description: 'Wipes a folder.', inputSchema: z.object({ folder: z.string() }), execute: async (/** @type {{ folder: string }} */ { folder }) => (wiped.push(folder), { wiped: folder }) },
+  }, { cache: new ResultCache({ storage: 'memory' }), convId: CONV }));
+  const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+  const model = new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const answered = prompt.some((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool-result'));
+      /** @type {import('@ai-sdk/provider').LanguageModelV4StreamPart[]} */
+      const parts = [{ type: 'stream-start', warnings: [] }];
+      if (!answered) parts.push({ type: 'tool-call', toolCallId: `call-${randomUUID()}`, toolName: 'wipe', input: JSON.stringify({ folder: '/tmp/x' }) }, { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage });
+      else parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' }, { type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage });
+      return { stream: convertArrayToReadableStream(parts) };
+    },
+  });
+  const run = async (/** @type {import('ai').ModelMessage[]} */ messages) => {
+    const result = streamText({ model, tools, messages, stopWhen: stepCountIs(3), experimental_toolApprovalSecret: 's', toolApproval: /** @type {NonNullable<Parameters<typeof streamText>[0]['toolApproval']>} */ (cacheToolApproval(tools, { wipe: 'user-approval' })) });
+    await result.consumeStream();
+    return { content: await result.content, responseMessages: await result.responseMessages };
+  };
+  /** @type {import('ai').ModelMessage[]} */
+  const user = [{ role: 'user', content: 'wipe' }];
+  const first = await run(user);
+  const asked = /** @type {{ approvalId: string }} */ (first.content.find((p) => p.type === 'tool-approval-request'));
+  /** @type {import('ai').ModelMessage[]} */
+  const approved = [...user, ...first.responseMessages, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: asked.approvalId, approved: true }] }];
+  await run(approved);
+  await flushed();
+  exporter.reset();
+  await run(approved);
+  await flushed();
+  assert.deepEqual(wiped, ['/tmp/x'], 'the approval ran the tool once');
+  const [replayed] = spanNamed('tools/call wipe');
+  assert.equal(replayed.attributes['mcp_result_cache.blocked'], 'approval_already_used');
+  assert.equal(replayed.attributes['error.type'], 'tool_error');
+});
