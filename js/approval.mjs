@@ -3,6 +3,7 @@
 // user about a call the flow policy asks about, combined with the host's own; and the pieces the
 // wrapped `execute` needs to let such a call through once: the approval of a call found in the
 // messages the AI SDK hands it, and the key of its consume-once record.
+import { asSchema } from 'ai';
 import { isPlainObject, setOwn } from './tool-pipeline.mjs';
 import { readingArguments } from './argument-reads.mjs';
 
@@ -126,6 +127,20 @@ export function cacheToolApproval(tools, own) {
   return readingArguments('cacheToolApproval', () => approvalFor(tools, own), [[tools, 'tools'], [own, 'own']]);
 }
 
+/**
+ * The context a tool's `execute` and `needsApproval` get from the AI SDK: `context` checked by the
+ * tool's `contextSchema` (its defaults and transforms applied), as the SDK does before both; the
+ * function form of `toolApproval` is handed the raw one. A context the schema refuses stays as
+ * given (the SDK refuses that call itself).
+ * @param {unknown} tool @param {unknown} context
+ */
+async function toolContext(tool, context) {
+  const schema = isPlainObject(tool) ? tool.contextSchema : undefined;
+  if (schema == null) return context;
+  const checked = await asSchema(/** @type {Parameters<typeof asSchema>[0]} */ (schema)).validate?.(context);
+  return checked?.success ? checked.value : context;
+}
+
 /** cacheToolApproval's work; a read of its arguments that throws is the TypeError of `readingArguments`. @param {unknown} tools @param {unknown} [own] */
 function approvalFor(tools, own) {
   if (!isPlainObject(tools)) throw new TypeError('cacheToolApproval expects the ToolSet given to streamText (an object of tools by name)');
@@ -145,8 +160,10 @@ function approvalFor(tools, own) {
       const call = isPlainObject(options?.toolCall) ? options.toolCall : {};
       const hook = typeof call.toolName === 'string' ? wrapped.get(call.toolName) : undefined;
       if (!hook) return status;
+      const name = /** @type {string} */ (call.toolName);
       const contexts = isPlainObject(options.toolsContext) ? options.toolsContext : {};
-      const context = typeof call.toolName === 'string' && Object.hasOwn(contexts, call.toolName) ? contexts[call.toolName] : undefined;
+      const given = isPlainObject(options.tools) && Object.hasOwn(options.tools, name) ? options.tools[name] : tools[name];
+      const context = await toolContext(given, Object.hasOwn(contexts, name) ? contexts[name] : undefined);
       return combine(hook, status, call.input, { toolCallId: call.toolCallId, messages: options.messages, context });
     };
   }

@@ -267,6 +267,39 @@ after(async () => {
   await redis?.stop();
 });
 
+test('a host function as toolApproval sees the conversation as execute does: the context checked by the tool\'s contextSchema (its defaults applied)', async () => {
+  /** @type {Sent[]} */
+  const sent = [];
+  const s = await servers(sent);
+  try {
+    const [vault, mailer] = s.ends;
+    const cache = new ResultCache({ flows: 'guarded', storage: 'memory' });
+    // The conversation is the tenant's chat; the tenant comes from the schema's default.
+    const contextSchema = z.object({ chatId: z.string(), tenant: z.string().default('acme') });
+    /** @type {string[]} */
+    const conversations = [];
+    const convId = (/** @type {{ context?: { tenant?: string, chatId?: string } }} */ options) => {
+      const id = `${options.context?.tenant}:${options.context?.chatId}`;
+      conversations.push(id);
+      return id;
+    };
+    const withContext = (/** @type {Record<string, object>} */ tools) => Object.fromEntries(Object.entries(tools).map(([name, t]) => [name, { ...t, contextSchema }]));
+    const tools = /** @type {ToolSet} */ ({
+      ...wrapAiSdkTools(withContext(await vault.mcp.tools()), { cache, convId, server: 'vault' }),
+      ...wrapAiSdkTools(withContext(await mailer.mcp.tools()), { cache, convId, server: 'mailer' }),
+    });
+    const toolsContext = { 'invoice.get': { chatId: 'chat-1' }, send_report: { chatId: 'chat-1' } };
+    // `toolsContext` is streamText's own option (ToolSet, as typed here, declares no context).
+    const asked = await request(tools, USER, /** @type {{ toolApproval: ToolApproval }} */ ({ toolApproval: cacheToolApproval(tools, () => 'not-applicable'), toolsContext }));
+    assert.deepEqual(asked.errors, []);
+    assert.ok(approvalRequestOf(asked.content), 'the flow is asked about: its reference was found in the conversation execute uses');
+    assert.deepEqual([...new Set(conversations)], ['acme:chat-1']);
+    assert.deepEqual(sent, []);
+  } finally {
+    await s.close();
+  }
+});
+
 test('two instances behind one Redis: approved on one runs once; the replay on the other never runs', async () => {
   /** @type {Sent[]} */
   const sent = [];
