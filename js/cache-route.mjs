@@ -75,9 +75,9 @@ function count(/** @type {URLSearchParams} */ query, /** @type {string} */ key, 
   return Number(text);
 }
 
-/** The conversation id as the cache takes it (a string, or a number as its `String`). */
+/** The conversation id as the cache takes it (a string, `""` too, or a number as its `String`). */
 function convIdOf(/** @type {unknown} */ value) {
-  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   return malformed('no conversation: pass convId');
 }
@@ -120,12 +120,13 @@ async function entryAnswer(/** @type {RouteCache} */ cache, /** @type {Request} 
   }
   // A miss and another conversation's entry answer the same (no oracle for references).
   if (outcome.status !== 'hit') throw new Refusal(404, 'not_found');
+  // A request refused without the tag is refused with it too: 304 answers only what a 200 would.
+  if (page && !Array.isArray(outcome.payload)) malformed('offset and limit page an array; this entry (or the part the pointer selects) is not one');
+  const items = /** @type {unknown[]} */ (outcome.payload);
+  if (page && page.offset > items.length) malformed(`offset ${page.offset} is past the end (${items.length})`);
   const etag = tagOf(JSON.stringify([uri, page?.offset ?? null, page?.limit ?? null]));
   if (notModified(request, etag)) return json(304, null, { etag });
   if (!page) return json(200, outcome.payload === undefined ? null : outcome.payload, { etag });
-  if (!Array.isArray(outcome.payload)) malformed('offset and limit page an array; this entry (or the part the pointer selects) is not one');
-  const items = /** @type {unknown[]} */ (outcome.payload);
-  if (page.offset > items.length) malformed(`offset ${page.offset} is past the end (${items.length})`);
   return json(200, pageOf(uri, items, page.offset, page.limit), { etag });
 }
 

@@ -150,9 +150,10 @@ function endpointSource(endpoint, { refreshInterval, fetch: fetcherOf, revalidat
   };
   return /** @type {Source} */ ({
     live: false,
-    read: (convId, uri, page, last) => get({ uri, convId, offset: page ? String(page.offset) : undefined, limit: page ? String(page.limit) : undefined }, last),
+    // No conversation named: "default", as over a cache (a route with convId(request) decides its own).
+    read: (convId, uri, page, last) => get({ uri, convId: convId ?? DEFAULT_CONV_SEGMENT, offset: page ? String(page.offset) : undefined, limit: page ? String(page.limit) : undefined }, last),
     async list(convId, last) {
-      const loaded = await get({ convId }, last);
+      const loaded = await get({ convId: convId ?? DEFAULT_CONV_SEGMENT }, last);
       const body = /** @type {{ entries?: unknown } | undefined} */ (loaded.snapshot.data);
       return loaded.snapshot.status === 'ready' && loaded !== last ? { ...loaded, snapshot: snap('ready', body?.entries) } : loaded;
     },

@@ -233,3 +233,31 @@ test('arguments that cannot be read are a TypeError naming what could not be rea
   assert.throws(() => cacheRouteSource(null, trap), { name: 'TypeError', message: 'cacheRoute: cache must be a ResultCache' });
   assert.equal(typeof cacheRouteSource(cache, { authorize }), 'function');
 });
+
+test('a page the route refuses is refused with If-None-Match too: 400, never a 304 for a tag no 200 carried', async (t) => {
+  const { a, get } = await setup(t);
+  for (const [query, what] of /** @type {const} */ ([[{ uri: a, offset: '0', limit: '10' }, 'an object paged'], [{ uri: `${a}#/rows`, offset: '999' }, 'an offset past the end']])) {
+    for (const tag of ['*', 'W/"x", *']) {
+      const answer = await get({ ...query, convId: 'chat-a' }, { 'if-none-match': tag });
+      assert.equal(answer.status, 400, `${what}, If-None-Match: ${tag}`);
+      assert.equal(answer.headers.get('etag'), null);
+    }
+  }
+  // What a 200 answers, a matching tag answers 304.
+  const page = await get({ uri: `${a}#/rows`, offset: '10', limit: '5', convId: 'chat-a' });
+  assert.equal(page.status, 200);
+  assert.equal((await get({ uri: `${a}#/rows`, offset: '10', limit: '5', convId: 'chat-a' }, { 'if-none-match': /** @type {string} */ (page.headers.get('etag')) })).status, 304);
+});
+
+test('the conversation "" is a conversation, from the query or from convId(request), as in the cache', async (t) => {
+  const { cache, get } = await setup(t);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300), { convId: '' }))._cache_uri;
+  assert.equal((await get({ uri, convId: '' })).status, 200);
+  assert.equal((await get({ uri, convId: 'chat-a' })).status, 404);
+  assert.equal((await get({ uri })).status, 400, 'no conversation at all');
+  const route = cacheRoute(cache, { authorize: () => true, convId: (request) => /** @type {string} */ (request.headers.get('x-chat')) });
+  const ask = (/** @type {Record<string, string>} */ headers) => route(new Request(`http://localhost/api/cache?uri=${encodeURIComponent(uri)}`, { headers }));
+  assert.equal((await ask({ 'x-chat': '' })).status, 200);
+  assert.equal((await ask({ 'x-chat': 'chat-a' })).status, 404);
+  assert.equal((await ask({})).status, 400, 'convId(request) answered null');
+});

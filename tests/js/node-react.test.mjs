@@ -466,3 +466,19 @@ test('options: limit and offset as the route takes them, over either source; nul
     quiet(() => assert.throws(() => renderHook(() => useCacheEntries(/** @type {never} */ ({ id: 'chat-1' })), props), /useCacheEntries: convId must be a string or a number/));
   }
 });
+
+test('no conversation named anywhere: "default", over an endpoint as over a cache (entry and list)', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, {}))._cache_uri;
+  assert.match(uri, /^mcp\+cache:\/\/default\//);
+  const route = cacheRoute(cache, { authorize: () => true });
+  for (const props of [{ cache }, { endpoint: '/api/cache', fetch: routeFetch(route) }]) {
+    const whole = renderHook(() => useCachedResult(uri), props);
+    const list = renderHook(() => useCacheEntries(), props);
+    await until(whole, 'ready');
+    assert.deepEqual(whole.last().data, data);
+    await until(list, 'ready');
+    assert.deepEqual(/** @type {{ uri: string }[]} */ (list.last().data).map((e) => e.uri), [uri]);
+  }
+});
