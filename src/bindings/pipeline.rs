@@ -255,7 +255,8 @@ impl JsResultCache {
     /// should see — `{...payload, _cache_uri}`, or above `maxChars` a summary with `_truncated`,
     /// `_cache_uri`, `_cache_shape` and `_truncation_hint`. Small, failed (`isError`) or
     /// non-JSON results, and `enabled: false`, pass through unchanged. Never rejects because of
-    /// storage: failures become `error` events.
+    /// storage: failures become `error` events. The result is read (and copied into storage)
+    /// when the write takes effect: leave it unchanged until the promise settles.
     #[wasm_bindgen(js_name = afterToolCall, unchecked_return_type = "Promise<unknown>")]
     pub fn after_tool_call(
         &self,

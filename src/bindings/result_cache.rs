@@ -133,7 +133,8 @@ impl JsResultCache {
     /// reference; resolves `null` when it is not cached (too small, not serializable, not an
     /// object/array). `server` records the MCP server of the producing tool with the entry, as
     /// `afterToolCall`'s `server` does. Rejects with an `Error` named after the DOMException when
-    /// storage fails.
+    /// storage fails. The payload is read (and copied into storage) when the write takes effect,
+    /// after the operations called before it: leave it unchanged until the promise settles.
     #[wasm_bindgen(js_name = cacheToolResult, unchecked_return_type = "Promise<string | null>")]
     pub fn cache_tool_result(
         &self,

@@ -1,6 +1,6 @@
 //! [`RecordStore`] in process memory, with IndexedDB's value semantics: payloads are
-//! structured-cloned on write and on read (so a caller mutating its object afterwards changes
-//! nothing stored, and non-cloneable values fail with `DataCloneError` exactly as in IndexedDB).
+//! structured-cloned on write and on read (so a caller mutating its object once the write has
+//! taken effect changes nothing stored, and non-cloneable values fail with `DataCloneError` exactly as in IndexedDB).
 //! Contents last as long as the cache object.
 //!
 //! The rows live on the JS side (`idb_objects.js`): a `Map` from URI to the very objects the
