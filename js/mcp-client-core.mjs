@@ -316,7 +316,9 @@ const taskOnly = (/** @type {unknown} */ tool) =>
  * - The server's name (`serverInfo.name`, once connected) goes with every call to the cache:
  *   entries remember which server they came from, and that server's invalidation signals and
  *   stale notifications touch only its own entries, even when another server has tools of the
- *   same names.
+ *   same names. A name the cache cannot record (empty, or with U+001F) names no server: that
+ *   server's entries record none, and its signals reach every server's entries, as the host's
+ *   do (docs/SECURITY.md).
  * - Before dispatch, the flow policy (`flows`, else the cache's; js/flows.mjs) decides whether
  *   the data of each resolved reference may reach this server: a denied call resolves the
  *   `reference_not_allowed` envelope (the server is not called) and is a `blocked` event of the

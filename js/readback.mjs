@@ -430,10 +430,8 @@ function selectRows(value, where, fields, limit) {
       rows.push(row);
       continue;
     }
-    /** @type {Args} */
-    const projected = {};
-    for (const field of fields) if (Object.prototype.hasOwnProperty.call(row, field)) projected[field] = row[field];
-    rows.push(projected);
+    // By definition (fromEntries): a row's own `__proto__` key (JSON.parse makes one) is a column like any other.
+    rows.push(Object.fromEntries(fields.filter((field) => Object.hasOwn(row, field)).map((field) => [field, row[field]])));
   }
   return rows;
 }

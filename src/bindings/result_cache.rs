@@ -6,9 +6,9 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    cache_clock, conv_id_string, conv_scope, event_object, lookup_result, optional_function,
-    optional_non_negative, options_object, payload_or_null, read, server_option, set, set_source,
-    storage_option, uri_string, view_options,
+    cache_clock, conv_id_string, conv_scope, event_object, is_name, lookup_result,
+    optional_function, optional_non_negative, options_object, payload_or_null, read, server_option,
+    set, set_source, storage_option, uri_string, view_options,
 };
 use super::js_error::{promise, store_error, type_error};
 use crate::cache::{CacheRequest, Limits, ResultCache};
@@ -349,7 +349,9 @@ impl JsResultCache {
     /// canonical-JSON-equal arguments) to an `immutable` tool in the same conversation is
     /// answered from the cache by `beforeToolCall`; `no-store` tools are never reused.
     /// `options.server` names the server the tools belong to (pass the same `server` to
-    /// `beforeToolCall` and `afterToolCall`).
+    /// `beforeToolCall` and `afterToolCall`). A tool whose name could not be recorded (empty, or
+    /// with U+001F, which would make it read as another server's) teaches nothing: the cache
+    /// refuses its calls anyway.
     #[wasm_bindgen(js_name = observeTools)]
     pub fn observe_tools(
         &self,
@@ -364,7 +366,7 @@ impl JsResultCache {
         check_readable(&tools, "tools")?;
         let server = server_option(&options.unwrap_or(JsValue::UNDEFINED))?;
         for tool in array_items(&tools) {
-            if let Some(name) = read(&tool, "name")?.as_string() {
+            if let Some(name) = read(&tool, "name")?.as_string().filter(|n| is_name(n)) {
                 let directive = read(&tool, "description")?
                     .as_string()
                     .and_then(|d| crate::state_sync::decorate::parse_cache_control(&d));

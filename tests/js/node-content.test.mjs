@@ -117,6 +117,26 @@ test('structuredContent is kept when the model was shown all of the data, whatev
   }
 });
 
+test('a member of small data previewed: the data is stored and named, and the host gets no structuredContent; nothing stored, none either', async () => {
+  const file = 'line of file\n'.repeat(1_000);
+  const result = () => ({ content: [text(file)], structuredContent: { path: '/a', content: file } });
+  // Data under the threshold whose member the model cannot be shown whole: stored all the same.
+  const cache = new ResultCache({ dbName: `content-${process.pid}-${n++}`, threshold: 1_000_000 });
+  const r = /** @type {ShownData} */ (await cache.afterToolCall('fs.read', result(), { convId: 'c', maxChars: 1_000 }));
+  assert.equal(r.structuredContent, undefined, 'the model was shown a preview of a member');
+  assert.ok(shown(r) <= 1_000 + MARKERS);
+  const reference = /** @type {string} */ (/\[preview: [^\]]*"(mcp\+cache:[^"]+)"/.exec(r.content[0].text)?.[1]);
+  assert.equal(reference.split('#')[1], '/content', 'the preview names the member in the stored data');
+  assert.equal(await cache.readCachedPayload(reference, { convId: 'c' }), file);
+  // Nothing stored: the text cut, and no structuredContent to bring it back.
+  const off = /** @type {ShownData} */ (await newCache().afterToolCall('fs.read', result(), { convId: 'c', maxChars: 1_000, enabled: false }));
+  assert.equal(off.structuredContent, undefined);
+  assert.match(off.content[0].text, /\[truncated: /);
+  // A member shown whole keeps it.
+  const whole = /** @type {ShownData} */ (await newCache().afterToolCall('fs.read', result(), { convId: 'c', enabled: false }));
+  assert.deepEqual(whole.structuredContent, result().structuredContent);
+});
+
 test('a JSON text with an integer JSON.parse would round (a 64-bit id) is text: stored and read back exactly as sent', async () => {
   const cache = newCache();
   const rows = Array.from({ length: 60 }, (_, i) => `{"message_id":${1234567890123456789n + BigInt(i)},"body":"message ${i} ${'x'.repeat(300)}"}`);

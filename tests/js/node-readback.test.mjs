@@ -542,3 +542,16 @@ test('hostile arguments are isError answers within maxChars, never throws or tra
   assert.equal(only.count, 1);
   await assert.rejects(tools.callTool({ name: 'cache_read', arguments: { uri } }, undefined, { signal: AbortSignal.abort() }), { name: 'AbortError' });
 });
+
+test('cache_select projects a row\'s own "__proto__" key like any other field (JSON.parse makes one)', async () => {
+  const cache = fresh();
+  const payload = JSON.parse('{"rows":[{"id":1,"__proto__":{"admin":true}},{"id":2,"__proto__":"plain"}]}');
+  const uri = await stored(cache, payload);
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const selected = answer(await tools.callTool({ name: 'cache_select', arguments: { uri: `${uri}#/rows`, fields: ['id', '__proto__'] } }));
+  const expected = JSON.parse('[{"id":1,"__proto__":{"admin":true}},{"id":2,"__proto__":"plain"}]');
+  assert.deepEqual(selected.sample, expected);
+  const back = /** @type {Record<string, unknown>[]} */ (await cache.readCachedPayload(selected._cache_uri, { convId: 'c1' }));
+  assert.deepEqual(back, expected);
+  assert.equal(Object.getPrototypeOf(back[0]), Object.prototype, 'a column, not a prototype');
+});

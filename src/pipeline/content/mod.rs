@@ -15,8 +15,6 @@ mod issue;
 mod plan;
 mod split;
 
-use std::cell::Cell;
-
 use js_sys::{JsString, Reflect, Symbol};
 use wasm_bindgen::JsValue;
 
@@ -64,19 +62,14 @@ pub(super) async fn shown_call_tool_result(
         .and_then(parse_cache_uri)
         .map(|u| u.key);
     // Top-level string members of the structured data: a text block equal to one is its copy,
-    // previewed with a reference into the data — when the data will be stored.
+    // previewed with a reference into the data when the data is stored (the plan stores data
+    // whose member cannot be shown whole, as it does data whose copy cannot).
     let stores = options.enabled && data.is_some();
     let mut data_stored = stores && data_bytes >= cache.threshold();
-    let members: Vec<(String, JsValue)> = match &data {
-        Some(s) if stores => string_members(s),
-        _ => Vec::new(),
-    };
-    // Texts are copies of members only when the data is stored.
-    let members_on = Cell::new(data_stored);
+    let members: Vec<(String, JsValue)> = data.as_ref().map(string_members).unwrap_or_default();
     let member_of = |text: &JsString| -> Option<&str> {
         members
             .iter()
-            .filter(|_| members_on.get())
             .find(|(_, value)| value == AsRef::<JsValue>::as_ref(text))
             .map(|(key, _)| key.as_str())
     };
@@ -105,9 +98,12 @@ pub(super) async fn shown_call_tool_result(
             break plan;
         }
         data_stored = true;
-        members_on.set(true);
         data_view.uri = Some(uri_like.as_str());
     };
+
+    // Nothing stored (`enabled: false`), and the model shown less of the data than all of it: the
+    // host gets no `structuredContent` either (it would bring the data back whole).
+    let structured = structured.filter(|_| data_stored || !plan.data_cut);
 
     // 2. Store the data and the big blocks, all at once.
     let issued = issue(

@@ -68,7 +68,8 @@ pub(super) struct Plan<'m> {
     pub(super) store: Vec<JsValue>,
     pub(super) left: Left,
     pub(super) budget: u32,
-    /// The data's JSON copy cannot be shown whole where it stands (a summary, or its text cut).
+    /// The data's JSON copy, or a text copying one of its members, cannot be shown whole where
+    /// it stands (a summary, or its text cut or previewed).
     pub(super) data_cut: bool,
 }
 
@@ -83,6 +84,10 @@ struct Planner<'a> {
     left: Left,
     /// Deciding the one block left out on its own, as the others were.
     alone: bool,
+    /// Whether the data is stored (a text copying a member is previewed with a reference into
+    /// it only then); whether its copy, or such a text, could not be shown whole.
+    data_stored: bool,
+    data_cut: bool,
 }
 
 impl<'m> Planner<'_> {
@@ -130,6 +135,8 @@ impl<'m> Planner<'_> {
         }
         // A text that fits is kept; one that does not is previewed and fills what is left.
         self.spend(if fits { length } else { self.budget });
+        self.data_cut |= !fits && member.is_some();
+        let member = member.filter(|_| self.data_stored);
         let stored =
             (!fits && member.is_none() && self.options.enabled).then(|| self.stored(block));
         Step::Text {
@@ -251,9 +258,10 @@ pub(super) fn plan<'m>(
             stored: None,
         },
         alone: false,
+        data_stored: data.uri.is_some(),
+        data_cut: false,
     };
     let mut steps = Vec::new();
-    let mut data_cut = false;
     for (i, block) in rest.iter().enumerate() {
         let budget = planner.budget;
         let step = match (data.value, data.json) {
@@ -262,13 +270,13 @@ pub(super) fn plan<'m>(
                 let shown =
                     match visible_json(value, data.uri, json, data.bytes, budget, &options.view) {
                         Some((value, whole)) => {
-                            data_cut = !whole;
+                            planner.data_cut |= !whole;
                             json_text(&value)
                         }
                         None => text_of(block),
                     };
                 let chars = shown.map_or(0, |s| s.length());
-                data_cut |= chars > budget;
+                planner.data_cut |= chars > budget;
                 planner.spend(chars);
                 Step::DataCopy(block.clone())
             }
@@ -295,6 +303,6 @@ pub(super) fn plan<'m>(
         store: planner.store,
         left: planner.left,
         budget: planner.budget,
-        data_cut,
+        data_cut: planner.data_cut,
     }
 }
