@@ -13,7 +13,8 @@ export interface CachedResult<T = unknown> {
    *   another conversation), or a tool output that carries no reference;
    * - `"stale"`: invalidated — `data` is what was shown before, when there was any; call the
    *   source tool again for fresh data;
-   * - `"error"`: the read failed (`error` says why).
+   * - `"error"`: the read failed (`error` says why); `data` is what was shown before when the
+   *   read failed on its way or the endpoint failed (5xx), none after a refusal (4xx).
    */
   status: 'loading' | 'ready' | 'missing' | 'stale' | 'error';
   data: T | undefined;

@@ -109,7 +109,8 @@ async function answerOf(/** @type {Response} */ response, /** @type {Loaded | nu
   } catch {
     // no JSON body
   }
-  return { snapshot: snap('error', undefined, new Error(`cache endpoint answered ${message}`)) };
+  // The server failing (5xx) keeps what was shown, as a failed read does; a refusal (4xx) shows nothing.
+  return { snapshot: snap('error', response.status >= 500 ? last?.snapshot.data : undefined, new Error(`cache endpoint answered ${message}`)) };
 }
 
 /**
@@ -214,7 +215,8 @@ function makeStore(source, load, react, forget) {
       last = loaded;
       set(loaded.snapshot);
     }, (/** @type {unknown} */ error) => {
-      if (mine === generation) set(snap('error', undefined, error));
+      // A read that failed on its way (the network, the cache) keeps what was shown.
+      if (mine === generation) set(snap('error', snapshot.data, error));
     }).finally(() => {
       loading = false;
       if (again && unwatch) run();

@@ -482,3 +482,33 @@ test('no conversation named anywhere: "default", over an endpoint as over a cach
     assert.deepEqual(/** @type {{ uri: string }[]} */ (list.last().data).map((e) => e.uri), [uri]);
   }
 });
+
+test('over an endpoint, a revalidation that fails on its way or on the server keeps what was shown; a refusal shows nothing', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  /** @type {'ok' | 'offline' | 'down' | 'forbidden'} */
+  let state = 'ok';
+  const fetcher = /** @type {typeof fetch} */ (async (url, init) => {
+    if (state === 'offline') throw new TypeError('Failed to fetch');
+    if (state === 'down') return new Response(JSON.stringify({ error: 'internal_error' }), { status: 500 });
+    if (state === 'forbidden') return new Response(JSON.stringify({ error: 'forbidden' }), { status: 403 });
+    return route(new Request(new URL(String(url), 'http://localhost/'), init));
+  });
+  const whole = renderHook(() => useCachedResult(uri), { endpoint: '/api/cache', convId: 'chat-1', fetch: fetcher });
+  await until(whole, 'ready');
+  for (const failing of /** @type {const} */ (['offline', 'down'])) {
+    state = failing;
+    await act(async () => whole.controls.revalidate());
+    await until(whole, 'error');
+    assert.deepEqual(whole.last().data, data, `${failing}: what was shown stays`);
+    state = 'ok';
+    await act(async () => whole.controls.revalidate());
+    await until(whole, 'ready');
+  }
+  state = 'forbidden';
+  await act(async () => whole.controls.revalidate());
+  await until(whole, 'error');
+  assert.equal(whole.last().data, undefined, 'a refusal shows nothing');
+});
