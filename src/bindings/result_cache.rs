@@ -280,7 +280,8 @@ impl JsResultCache {
         self.inner.threshold() as f64
     }
 
-    /// `"indexeddb"` or `"memory"`: the storage this cache resolved to.
+    /// The storage this cache resolved to: `"indexeddb"`, `"memory"`, or a storage object's
+    /// `kind` (`"redis"` for `redisStorage`).
     #[wasm_bindgen(getter)]
     pub fn storage(&self) -> String {
         self.inner.storage_kind().to_owned()

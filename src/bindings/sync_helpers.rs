@@ -15,7 +15,8 @@ pub fn has_indexed_db() -> bool {
     store::has_indexed_db()
 }
 
-/// The URI segment for a conversation id (`String(convId ?? "default")`): the id itself when it
+/// The URI segment for a conversation id (a string, number or bigint as its `String`; `null` and
+/// `undefined` as `"default"`; anything else is a `TypeError`): the id itself when it
 /// is 1–64 characters of `[A-Za-z0-9_-]`; otherwise its first 55 characters with every other
 /// character replaced by `_`, then `-` and an 8-character digest of the whole id, so distinct
 /// ids get distinct segments. The cache scopes entries by the exact id, not by this segment.
@@ -27,7 +28,7 @@ pub fn sanitize_conv_id(
 }
 
 /// A fresh `mcp+cache://<sanitizeConvId(convId)>/<11-char token>` with 64 bits from the
-/// platform CSPRNG (WebCrypto). Nothing is stored.
+/// platform CSPRNG (WebCrypto). Nothing is stored. `convId` as `sanitizeConvId` takes it.
 #[wasm_bindgen(js_name = mintCacheUri)]
 pub fn mint_cache_uri(
     #[wasm_bindgen(js_name = convId, unchecked_param_type = "unknown")] conv_id: JsValue,

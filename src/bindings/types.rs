@@ -217,7 +217,8 @@ export interface CacheStats {
   entries: number;
   bytes: number;
   conversations: number;
-  storage: "indexeddb" | "memory" | "redis";
+  /** `"indexeddb"`, `"memory"`, or a storage object's `kind` (`"redis"`, or your own). */
+  storage: "indexeddb" | "memory" | "redis" | (string & {});
   maxBytes: number;
   maxEntries: number;
   maxEntryBytes: number;
