@@ -118,7 +118,9 @@ impl JsResultCache {
     /// server-side rendering is safe.
     ///
     /// @throws TypeError for a malformed option; NotSupportedError for `storage: "indexeddb"`
-    /// where IndexedDB is absent.
+    /// where IndexedDB is absent. (The browser entry builds the instance on first use until
+    /// `ready()` has resolved: a malformed option then rejects the first operation instead; a
+    /// malformed `flows` throws at once everywhere.)
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "ResultCacheOptions")] options: Option<
