@@ -118,6 +118,17 @@ fn tag(record: &Option<mcp_result_cache::store::JsRecord>) -> Option<String> {
         .map(|r| field(&r.payload, "tag").as_string().unwrap())
 }
 
+/// The `tag` of each of `uris` as `store` reads them (`None`: absent).
+async fn tags_of(store: &LegacyChatboxStore, uris: &[&str]) -> Vec<Option<String>> {
+    store
+        .get_many(uris)
+        .await
+        .unwrap()
+        .iter()
+        .map(tag)
+        .collect()
+}
+
 #[wasm_bindgen_test]
 async fn reads_a_v1_database_held_open_by_chatbox_core_without_upgrading_it() {
     let name = legacy_name();
@@ -289,9 +300,8 @@ async fn delete_conversation_removes_exactly_that_conversation() {
         "mcp+cache://chat-10/B1",
         "mcp+cache://chat-2/C1",
     ];
-    let got = store.get_many(&uris).await.unwrap();
     assert_eq!(
-        got.iter().map(tag).collect::<Vec<_>>(),
+        tags_of(&store, &uris).await,
         [None, None, Some("B1".into()), Some("C1".into())]
     );
     assert_eq!(store.delete_conversation("chat-1").await.unwrap(), 0);
@@ -345,9 +355,8 @@ async fn a_clear_finds_the_id_as_chatbox_core_rewrote_it() {
         "mcp+cache://default/D1",
         "mcp+cache://_/E1",
     ];
-    let got = store.get_many(&uris).await.unwrap();
     assert_eq!(
-        got.iter().map(tag).collect::<Vec<_>>(),
+        tags_of(&store, &uris).await,
         [None, Some("B1".into()), None, None]
     );
     store.close();
