@@ -156,7 +156,8 @@ if op == 'w' then
   redis.call('HSET', R, 'p:' .. uri, ARGV[10], 'm:' .. uri, ARGV[9], 'z:' .. uri, ARGV[5], 'n:' .. uri, seq,
     'b', b, 'e', e, 'f', f, 'c', owner, 'n', seq)
   -- Evictions left over are this write's (they cover every earlier write's); none left: the
-  -- conversation fits, and an earlier write has nothing left to evict either.
+  -- conversation fits, and an earlier write has nothing left to evict either (instances over
+  -- one prefix share their limits, docs/REDIS.md; a number left by a write given up on goes too).
   if more then
     redis.call('HSET', R, 'x', seq)
   elseif evicting then

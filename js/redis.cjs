@@ -99,7 +99,12 @@ const byUri = (p, q) => (String(p.uri) < String(q.uri) ? -1 : String(p.uri) > St
 function turns(hold) {
   /** Unsettled writes per conversation (segment). @type {Map<string, number>} */
   const writing = new Map();
-  /** Per conversation, this instance's evicting write's resends to make when it is done. @type {Map<string, (() => void)[]>} */
+  /**
+   * Per conversation, while writes of this instance evict there: how many, and the resends to
+   * make, in the order they were answered `['x']` (the order they were called), when the last
+   * of them is done.
+   * @type {Map<string, { writes: number, resends: (() => void)[] }>}
+   */
   const waiting = new Map();
   const turns = {
     /** A write is called: its flag. Call `left(segment)` when it settles. @param {string} segment */
@@ -129,28 +134,32 @@ function turns(hold) {
       const answered = (/** @type {unknown[]} */ reply) => ({ reply, done: evicts?.(reply) ? evicting(segment) : () => {} });
       const reply = await send(flag);
       if (reply.length !== 1 || String(reply[0]) !== 'x') return answered(reply);
-      const resends = waiting.get(segment);
-      if (!resends) return send('0').then(answered);
-      return new Promise((resolve, reject) => resends.push(() => send('0').then(answered).then(resolve, reject)));
+      const pending = waiting.get(segment);
+      if (!pending) return send('0').then(answered);
+      return new Promise((resolve, reject) => pending.resends.push(() => send('0').then(answered).then(resolve, reject)));
     },
   };
 
   /**
    * A write of this instance in `segment` evicts in more calls: later operations wait until the
-   * function returned is called (when it is done), which first sends again what was answered
-   * `['x']` meanwhile, in order.
+   * function returned is called (when it is done or given up on; once), which, for the last
+   * such write there, first sends again what was answered `['x']` meanwhile, in order.
    * @param {string} segment @returns {() => void}
    */
   function evicting(segment) {
     const release = hold();
-    const outer = waiting.get(segment);
-    /** @type {(() => void)[]} */
-    const resends = [];
-    waiting.set(segment, resends);
+    const entry = waiting.get(segment) ?? { writes: 0, resends: [] };
+    entry.writes += 1;
+    waiting.set(segment, entry);
+    let ended = false;
     return () => {
-      if (outer) waiting.set(segment, outer);
-      else waiting.delete(segment);
-      for (const resend of resends) resend();
+      if (ended) return;
+      ended = true;
+      entry.writes -= 1;
+      if (entry.writes === 0) {
+        waiting.delete(segment);
+        for (const resend of entry.resends) resend();
+      }
       release();
     };
   }
@@ -226,8 +235,12 @@ function write({ ttl, batch, keysOf, operation, turns }, row, maxBytes, maxEntri
   const segment = segmentOfUri(String(row.uri));
   const keys = keysOf(segment);
   const flag = turns.write(segment);
+  // Ends this write's hold on later operations: when its evictions are done, or when the
+  // operation settles (a timeout included: a reply Redis never sends holds nothing back).
+  let done = () => {};
   return operation('writing an entry', async (step) => {
     const first = await turns.send(segment, flag, async (f) => step.script(keys, [...args, f]), (reply) => Number(reply[3]) === 1);
+    done = first.done;
     let [evicted, bytes, entries, more, seq] = first.reply.map(Number);
     try {
       while (more === 1) {
@@ -236,13 +249,16 @@ function write({ ttl, batch, keysOf, operation, turns }, row, maxBytes, maxEntri
         [, more, bytes, entries] = reply;
       }
     } finally {
-      first.done();
+      done();
     }
     await step.replicate(keys[0]);
     /** @type {[number, number, number]} */
     const totals = [evicted, bytes, entries];
     return totals;
-  }).finally(() => turns.left(segment));
+  }).finally(() => {
+    done();
+    turns.left(segment);
+  });
 }
 
 /**
@@ -262,6 +278,9 @@ function read({ ttl, keysOf, operation, turns }, uris, now, depth) {
   const flags = [...groups.keys()].map(turns.read);
   return operation('reading entries', async (step) => {
     const answers = [...groups].map(([segment, list], i) => turns.send(segment, flags[i], async (flag) => step.script(keysOf(segment), ['r', ttl, String(now), links, flag, ...list])).then((sent) => sent.reply));
+    // Awaited one after another: a later one's failure is this read's (below), never unhandled
+    // while an earlier one waits for a write's evictions.
+    for (const answer of answers) answer.catch(() => {});
     /** @type {Map<string, StoredRow | undefined>} */
     const found = new Map();
     /** @type {StoredRow[]} */

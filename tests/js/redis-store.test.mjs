@@ -319,6 +319,32 @@ async function loweredReadsInCallOrder(fx, limits) {
   checkInvariants(await snapshot(nodes, prefix), typeof limits === 'function' ? {} : limits);
 }
 
+/**
+ * Three large writes called back to back, each with more than a batch to evict, and reads
+ * called between and after them: every call settles, a read called after the first write does
+ * not see an entry it evicts, and the budget holds.
+ * @param {Fixture} fx
+ */
+async function evictingWritesBackToBack(fx) {
+  const { nodes } = fx;
+  const { A, prefix, byUse } = await lowered(fx, (size) => ({ maxBytes: 600 * size }), 600);
+  const big = (/** @type {string} */ tag) => ({ tag, fill: 'x'.repeat(300 * utf8({ tag: '00000000' })) });
+  const w1 = A.cacheToolResult({ payload: big('w1'), convId: 'c', sourceToolName: 't' });
+  const early = A.lookup(byUse[10], { convId: 'c' });
+  const w2 = A.cacheToolResult({ payload: big('w2'), convId: 'c', sourceToolName: 't' });
+  const w3 = A.cacheToolResult({ payload: big('w3'), convId: 'c', sourceToolName: 't' });
+  const late = A.lookup(byUse[599], { convId: 'c' });
+  const [u1, seenEarly, u2, u3, seenLate] = await Promise.all([w1, early, w2, w3, late]);
+  assert.deepEqual(seenEarly, { status: 'miss' }, 'among the first write\'s evictions');
+  assert.equal(typeof u1, 'string');
+  assert.equal((await A.lookup(/** @type {string} */ (u3), { convId: 'c' })).status, 'hit', 'the last write stays');
+  assert.ok(['hit', 'miss'].includes(seenLate.status));
+  assert.ok(typeof u2 === 'string');
+  const stats = await A.stats();
+  assert.ok(stats.bytes <= 600 * utf8({ tag: '00000000' }), `bytes ${stats.bytes}`);
+  checkInvariants(await snapshot(nodes, prefix));
+}
+
 /** @param {Fixture} fx */
 async function loweredTwoInstancesAtOnce(fx) {
   const { nodes } = fx;
@@ -625,6 +651,7 @@ for (const kind of kinds) {
       test(`${what} lowered below what a conversation holds: two writes called back to back both stay, in call order, and the conversation holds exactly the limit`, () => loweredBackToBack(fx, limits));
       test(`${what} lowered below what a conversation holds: reads called between two writes take effect between them, after all of the first one's evictions`, () => loweredReadsInCallOrder(fx, limits));
     }
+    test('three writes back to back, each evicting in several calls, with reads between: all settle in call order and the budget holds', () => evictingWritesBackToBack(fx));
     test('maxEntries lowered: writes of two instances at once both stay, and the conversation holds exactly the limit', () => loweredTwoInstancesAtOnce(fx));
     test('maxEntries lowered to 1: of two writes called back to back, the second stays', () => loweredToOne(fx));
     test('maxEntries lowered over entries an earlier version wrote (without the number of their write): two writes both stay', () => loweredOverOldEntries(fx));
