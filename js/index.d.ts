@@ -158,7 +158,7 @@ export interface CacheRouteOptions {
   authorize: (request: Request, scope: { convId: string; uri: string | null }) => boolean | PromiseLike<boolean>;
   /**
    * The conversation of a request, for a server that knows it from the session rather than the
-   * query (then `?convId=` is ignored). Answers a string or a number (a 400 otherwise).
+   * query (then `?convId=` is ignored). Answers a string (`""` included) or a number; anything else (`null`: no session) is a 400.
    */
   convId?: (request: Request) => string | number | PromiseLike<string | number>;
 }
