@@ -134,14 +134,23 @@ const UNUSED_INIT = [
   // What `__wbg_load` is handed is always `fetch`'s answer, a `Response`: the branch for a
   // module or bytes goes, and so does the check that chose it.
   [/^ {4}if \(typeof Response === 'function' && module instanceof Response\) \{\n([\s\S]*?\n {8}return await WebAssembly\.instantiate\(bytes, imports\);)\n {4}\} else \{\n[\s\S]*?\n {4}\}\n/m, '    {\n$1\n    }\n'],
+  // Fallbacks for engines older than the bundle's own syntax (class static blocks and private
+  // methods: Chrome 94, Firefox 93, Safari 16.4), which cannot load it at all; every engine that
+  // can has `TextEncoder#encodeInto`, `WebAssembly.instantiateStreaming` and
+  // `FinalizationRegistry` (a pattern with the `g` flag: every occurrence, at least one).
+  [/^if \(!\('encodeInto' in cachedTextEncoder\)\) \{\n[\s\S]*?\n\}\n/m, ''],
+  [/^ {8}if \(typeof WebAssembly\.instantiateStreaming === 'function'\) \{\n([\s\S]*?)\n {8}\}\n/m, '$1\n'],
+  [/\(typeof FinalizationRegistry === 'undefined'\)\n {4}\? \{ register: \(\) => \{\}, unregister: \(\) => \{\} \}\n {4}: (new FinalizationRegistry)/g, '$1'],
 ];
 
 /** The glue `code` (from `file`) without what no entry uses (UNUSED_INIT). @param {string} code @param {string} file */
 function withoutUnusedInit(code, file) {
   for (const [pattern, replacement] of UNUSED_INIT) {
-    if ((code.match(new RegExp(pattern, 'gm')) ?? []).length !== 1) throw new Error(`${file}: expected one match of ${pattern}`);
+    const found = (code.match(new RegExp(pattern, 'gm')) ?? []).length;
+    if (pattern.global ? found < 1 : found !== 1) throw new Error(`${file}: expected ${pattern.global ? 'a match' : 'one match'} of ${pattern}`);
     code = code.replace(pattern, replacement);
   }
+  if (/typeof FinalizationRegistry|'encodeInto' in|typeof WebAssembly\.instantiateStreaming/.test(code)) throw new Error(`${file}: a fallback for an older engine is left`);
   return code;
 }
 
