@@ -1,7 +1,8 @@
 // afterToolCall on CallToolResults, the edges of docs/CONTENT.md: every text shown together stays
 // within maxChars (plus markers), text that does not fit is stored whatever its size,
 // `enabled: false` stores nothing (media included), arrays' elements are not the data's copy,
-// error results cut embedded text too.
+// error results cut embedded text too, links and blocks of other kinds are shown whole or left
+// out.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -152,4 +153,27 @@ test('a JSON text with an integer JSON.parse would round (a 64-bit id) is text: 
     const d = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [text(data)] }, { convId: 'c' }));
     assert.equal(typeof JSON.parse(d.content[0].text)._cache_uri, 'string', id);
   }
+});
+
+test('a server\'s link or block of another kind is shown whole or left out: never past maxChars, read back exactly', async () => {
+  const cache = newCache();
+  const link = { type: 'resource_link', uri: 'file:///big', name: 'big', description: 'd'.repeat(100_000) };
+  const widget = { type: 'widget', spec: 'w'.repeat(100_000) };
+  const small = { type: 'resource_link', uri: 'file:///small', name: 'small' };
+  /** Characters the model is shown: texts, and the JSON of every other block. */
+  const all = (/** @type {Shown} */ r) => r.content.reduce((sum, b) => sum + (b.type === 'text' ? b.text.length : JSON.stringify(b).length), 0);
+  const r = /** @type {Shown} */ (await cache.afterToolCall('t', { content: [small, text('intro'), link, widget, text('after')] }, { convId: 'c' }));
+  assert.ok(all(r) <= 20_000 + MARKERS, `${all(r)} shown`);
+  assert.deepEqual(r.content.slice(0, 2), [small, text('intro')], 'what fits is shown as sent');
+  const uri = /** @type {string} */ (/"(mcp\+cache:[^"#]+)#\/0"/.exec(r.content[2].text)?.[1]);
+  assert.match(r.content[2].text, /^\[blocks not shown: 3,/);
+  assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c' }), [link, widget, text('after')], 'stored in order, as sent');
+  // The only block left out stays left out (it cannot be cut), stored on its own array.
+  const one = /** @type {Shown} */ (await cache.afterToolCall('t', { content: [text('intro'), link] }, { convId: 'c' }));
+  assert.equal(one.content.length, 2);
+  const only = /** @type {string} */ (/"(mcp\+cache:[^"#]+)#\/0"/.exec(one.content[1].text)?.[1]);
+  assert.deepEqual(await cache.readCachedPayload(`${only}#/0`, { convId: 'c' }), link);
+  // Nothing stored: the line says so, and nothing past maxChars is shown either.
+  const off = /** @type {Shown} */ (await newCache().afterToolCall('t', { content: [link] }, { convId: 'c', enabled: false }));
+  assert.match(off.content[0].text, /too large to show, and not stored/);
 });

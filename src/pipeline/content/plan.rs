@@ -88,6 +88,8 @@ struct Planner<'a> {
     /// it only then); whether its copy, or such a text, could not be shown whole.
     data_stored: bool,
     data_cut: bool,
+    /// A block shown only whole was left out.
+    whole_left: bool,
 }
 
 impl<'m> Planner<'_> {
@@ -200,6 +202,19 @@ impl<'m> Planner<'_> {
         }
     }
 
+    /// A block shown only as it is (a link, a block of a kind not stored, a text block without
+    /// a string `text`): its JSON spends the budget; one that does not fit is left out with
+    /// the blocks after it, and stays left out when it is the only one.
+    fn whole(&mut self, block: &JsValue) -> Step<'m> {
+        let chars = json_text(block).map_or(0, |s| s.length());
+        if self.left.chars > 0 || chars > self.budget {
+            self.whole_left = true;
+            return self.left_out(block, chars);
+        }
+        self.spend(chars);
+        Step::Keep(block.clone())
+    }
+
     fn block(
         &mut self,
         block: &JsValue,
@@ -208,29 +223,37 @@ impl<'m> Planner<'_> {
         let kind = get_own(block, "type").as_string().unwrap_or_default();
         let data = get_own(block, "data").dyn_into::<JsString>();
         match (block_kind(&kind), data) {
-            (BlockKind::Text, _) => match text_of(block) {
-                Some(text) => {
+            (BlockKind::Text, _) => {
+                if let Some(text) = text_of(block) {
                     let member = member_of(&text);
-                    self.text(block, text, "#/text", member)
+                    return self.text(block, text, "#/text", member);
                 }
-                None => Step::Keep(block.clone()),
-            },
+            }
             (BlockKind::Media, Ok(data)) => {
-                self.binary(block, block, &data, &kind, "#/data", false)
+                return self.binary(block, block, &data, &kind, "#/data", false)
             }
             (BlockKind::Resource, _) => {
                 let resource = get_own(block, "resource");
                 if let Ok(text) = get_own(&resource, "text").dyn_into::<JsString>() {
-                    self.text(block, text, "#/resource/text", None)
-                } else if let Ok(blob) = get_own(&resource, "blob").dyn_into::<JsString>() {
-                    self.binary(block, &resource, &blob, "resource", "#/resource/blob", true)
-                } else {
-                    Step::Keep(block.clone())
+                    return self.text(block, text, "#/resource/text", None);
+                }
+                if let Ok(blob) = get_own(&resource, "blob").dyn_into::<JsString>() {
+                    return self.binary(
+                        block,
+                        &resource,
+                        &blob,
+                        "resource",
+                        "#/resource/blob",
+                        true,
+                    );
                 }
             }
-            (BlockKind::Other, Ok(data)) => self.binary(block, block, &data, &kind, "#/data", true),
-            _ => Step::Keep(block.clone()),
+            (BlockKind::Other, Ok(data)) => {
+                return self.binary(block, block, &data, &kind, "#/data", true)
+            }
+            _ => {}
         }
+        self.whole(block)
     }
 }
 
@@ -260,6 +283,7 @@ pub(super) fn plan<'m>(
         alone: false,
         data_stored: data.uri.is_some(),
         data_cut: false,
+        whole_left: false,
     };
     let mut steps = Vec::new();
     for (i, block) in rest.iter().enumerate() {
@@ -284,8 +308,9 @@ pub(super) fn plan<'m>(
         };
         steps.push((budget, step));
     }
-    // One block left out: decided on its own instead (a preview, a link), as before it.
-    if planner.left.blocks.length() == 1 {
+    // One block left out: decided on its own instead (a preview, a link), as before it, unless
+    // it is shown only whole.
+    if planner.left.blocks.length() == 1 && !planner.whole_left {
         planner
             .store
             .truncate(planner.left.stored.unwrap_or(usize::MAX));
