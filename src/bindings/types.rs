@@ -356,7 +356,8 @@ export interface AfterToolCallOptions {
   /** The conversation the result belongs to (exact id). Default `"default"`. */
   convId?: string | number | bigint | null;
   /**
-   * Most characters the model is shown, stored or not: a larger JSON result becomes a summary
+   * Most characters the model is shown, stored or not (texts, and the JSON of links and other
+   * blocks; a failed call's texts only): a larger JSON result becomes a summary
    * (with `_cache_uri` when it was stored, otherwise a hint to narrow the query), larger text is
    * cut with a marker giving its original length. `Infinity` turns the cap off. Default 20000.
    */

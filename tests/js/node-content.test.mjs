@@ -177,3 +177,24 @@ test('a server\'s link or block of another kind is shown whole or left out: neve
   const off = /** @type {Shown} */ (await newCache().afterToolCall('t', { content: [link] }, { convId: 'c', enabled: false }));
   assert.match(off.content[0].text, /too large to show, and not stored/);
 });
+
+test('a block of another kind with a short data string is measured whole; a member copy left out stores the data and withholds structuredContent; a long resource uri is no link name', async () => {
+  const cache = newCache();
+  const all = (/** @type {Shown} */ r) => r.content.reduce((sum, b) => sum + (b.type === 'text' ? b.text.length : JSON.stringify(b).length), 0);
+  const widget = { type: 'widget', data: 'AAAA', spec: 'w'.repeat(100_000) };
+  const r = /** @type {Shown} */ (await cache.afterToolCall('t', { content: [text('intro'), widget] }, { convId: 'c' }));
+  assert.ok(all(r) <= 20_000 + MARKERS, `${all(r)} shown`);
+  const uri = /** @type {string} */ (/"(mcp\+cache:[^"#]+)#\/0"/.exec(r.content[1].text)?.[1]);
+  assert.deepEqual(await cache.readCachedPayload(`${uri}#/0`, { convId: 'c' }), widget);
+  // The file's text is left out after a link that did not fit: the host gets no structuredContent.
+  const file = 'x'.repeat(3_000);
+  const link = { type: 'resource_link', uri: 'file:///l', name: 'l', description: 'd'.repeat(2_500) };
+  const d = /** @type {ShownData} */ (await cache.afterToolCall('fs.read', { content: [link, text(file)], structuredContent: { content: file } }, { convId: 'c', maxChars: 2_000 }));
+  assert.equal(d.structuredContent, undefined);
+  assert.equal(/** @type {Record<string, string[]>} */ (d._meta)['mcp-result-cache/uris'].length, 2, 'the data and the blocks left out');
+  // A blob stored and linked: its link is named by its uri only when that is short.
+  const blob = (/** @type {string} */ name) => ({ type: 'resource', resource: { uri: name, mimeType: 'application/pdf', blob: 'B'.repeat(40_000) } });
+  const named = /** @type {Shown} */ (await cache.afterToolCall('t', { content: [blob('file:///r.pdf'), blob(`data:,${'n'.repeat(100_000)}`)] }, { convId: 'c', maxChars: 2_000 }));
+  const links = named.content.filter((b) => b.type === 'resource_link');
+  assert.deepEqual(links.map((b) => /** @type {{ name: string }} */ (/** @type {unknown} */ (b)).name), ['file:///r.pdf', 't resource']);
+});

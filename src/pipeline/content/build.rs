@@ -5,7 +5,7 @@ use js_sys::{Array, JsString, Object};
 use wasm_bindgen::JsValue;
 
 use super::issue::Issued;
-use super::plan::{DataView, Left, Step};
+use super::plan::{label, DataView, Left, Step};
 use super::split::text_of;
 use crate::core::content::{
     left_out_note, preview_keep, preview_marker, stored_binary_note, unkept_binary_note,
@@ -274,8 +274,7 @@ impl<'a> Builder<'a> {
     ) {
         match uri {
             Some(uri) => {
-                let name = get_own(holder, "uri")
-                    .as_string()
+                let name = label(holder, "uri")
                     .unwrap_or_else(|| concat(&[split_source(self.tool_name).1, " ", what]));
                 self.push_link(uri, &name, mime, bytes, &get_own(block, "annotations"));
                 self.push_text(&stored_binary_note(what, mime, bytes, uri, pointer));

@@ -2,7 +2,8 @@
 //! kept in front; the data (`structuredContent`, else the first JSON text block) stored once and
 //! shown in place of its text copy; big text previewed with a reference; big images, audio and
 //! blobs stored whole and linked (`resource_link`); every other block kept, in order, with its
-//! annotations. `structuredContent` is passed on unchanged, or left out when the model was shown
+//! annotations, or (a link, a block of another kind) left out with the blocks after it once
+//! `maxChars` cannot hold its JSON. `structuredContent` is passed on unchanged, or left out when the model was shown
 //! less than the whole data — never rewritten, so it still satisfies the tool's `outputSchema`.
 //!
 //! In steps, a file each: `split.rs` takes out the invalidation signals and finds the data,

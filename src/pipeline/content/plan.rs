@@ -11,6 +11,17 @@ use crate::js_args::get_own;
 use crate::pipeline::options::AfterOptions;
 use crate::pipeline::visible::{json_text, visible_json};
 
+/// A server's string the cache shows in a link and note of its own (a resource's `uri` as the
+/// link's name, a `mimeType`): when it has at most 200 characters (a longer one is not shown;
+/// the stored block keeps it).
+pub(super) fn label(holder: &JsValue, key: &str) -> Option<String> {
+    get_own(holder, key)
+        .dyn_into::<JsString>()
+        .ok()
+        .filter(|s| s.length() <= 200)
+        .map(String::from)
+}
+
 /// What becomes of one block (not the data's JSON copy).
 pub(super) enum Step<'m> {
     /// Shown as it is.
@@ -132,12 +143,14 @@ impl<'m> Planner<'_> {
         let length = text.length();
         let fits = length <= self.budget;
         // A preview line is about 210 characters besides its reference.
-        if self.leaves(fits, 210 + self.uri.len()) {
+        let leaves = self.leaves(fits, 210 + self.uri.len());
+        // A copy of a member of the data that is not shown whole (left out, or previewed).
+        self.data_cut |= (leaves || !fits) && member.is_some();
+        if leaves {
             return self.left_out(block, length);
         }
         // A text that fits is kept; one that does not is previewed and fills what is left.
         self.spend(if fits { length } else { self.budget });
-        self.data_cut |= !fits && member.is_some();
         let member = member.filter(|_| self.data_stored);
         let stored =
             (!fits && member.is_none() && self.options.enabled).then(|| self.stored(block));
@@ -175,18 +188,16 @@ impl<'m> Planner<'_> {
         if !(as_text || stores && self.options.enabled) {
             return Step::Keep(block.clone());
         }
-        let mime = get_own(holder, "mimeType")
-            .as_string()
-            .unwrap_or_else(|| "application/octet-stream".to_owned());
+        let mime =
+            label(holder, "mimeType").unwrap_or_else(|| "application/octet-stream".to_owned());
         // The note that follows the link: at most this long.
         let note = 150 + what.len() + mime.len() + 2 * self.uri.len();
         if self.leaves(!stores, note) {
             return self.left_out(block, chars);
         }
         if !stores {
-            // A blob that fits is read as text.
-            self.spend(chars);
-            return Step::Keep(block.clone());
+            // A blob that fits is read as text: the whole block, as the server sent it.
+            return self.whole(block);
         }
         self.spend(note as u32);
         let stored = self.options.enabled.then(|| self.stored(block));
@@ -203,8 +214,9 @@ impl<'m> Planner<'_> {
     }
 
     /// A block shown only as it is (a link, a block of a kind not stored, a text block without
-    /// a string `text`): its JSON spends the budget; one that does not fit is left out with
-    /// the blocks after it, and stays left out when it is the only one.
+    /// a string `text`, a blob short enough to read as text): its JSON spends the budget; one
+    /// that does not fit is left out with the blocks after it, and stays left out when it is the
+    /// only one.
     fn whole(&mut self, block: &JsValue) -> Step<'m> {
         let chars = json_text(block).map_or(0, |s| s.length());
         if self.left.chars > 0 || chars > self.budget {
