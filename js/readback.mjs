@@ -53,6 +53,8 @@ const OPS = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
 
 /** @type {(value: unknown) => value is Record<string, unknown>} */
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+/** A value as its JSON shows it: a stored `Date` is its ISO text (`null` when invalid), as in every answer. */
+const plain = (/** @type {unknown} */ value) => (value instanceof Date ? value.toJSON() : value);
 const typeOf = (/** @type {unknown} */ value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /** A model-facing error: `{ error: "invalid_args: …", fix_hint }`, as the cache's envelopes. */
@@ -69,13 +71,16 @@ const problem = (error, fixHint) => {
 };
 
 const jsonChars = (/** @type {unknown} */ value) => (JSON.stringify(value) ?? 'null').length;
+/** Whether index `i` of `text` falls inside a surrogate pair (never at 0 or at the end). */
+const inPair = (/** @type {string} */ text, /** @type {number} */ i) => /[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(text.slice(i - 1, i + 1));
 
 /**
  * `text` lower-cased one UTF-16 code unit for one, so an index in it is the same index in `text`:
- * "İ" (U+0130), the one character whose lower case is longer ("i̇", two units), is read as "i".
- * Search and `contains` compare these.
+ * "İ" (U+0130), the one character whose lower case is longer ("i̇", two units), is read as "i",
+ * and a final sigma ("ς", which `toLowerCase` makes of "Σ" at a word's end) as "σ", so "Σ" folds
+ * the same wherever it stands. Search and `contains` compare these.
  */
-const folded = (/** @type {string} */ text) => text.replace(/\u0130/g, 'i').toLowerCase();
+const folded = (/** @type {string} */ text) => text.replace(/\u0130/g, 'i').toLowerCase().replace(/ς/g, 'σ');
 
 // ---- Argument readers: strict-mode models send `null` for every optional argument, so null is absent.
 
@@ -203,26 +208,30 @@ function fitted(answer, uri, maxChars) {
   return answer;
 }
 
-/** Whole items from `offset`, as many as fit in `maxChars` (and `limit`). */
-/** @param {string} uri @param {unknown[]} items @param {number} offset @param {number} limit @param {number} maxChars */
-function readArray(uri, items, offset, limit, maxChars) {
-  const total = items.length;
-  const room = maxChars - jsonChars({ uri, total, offset, items: [], next_offset: total });
-  const page = [];
+/**
+ * A page of whole entries from `offset`, as many as fit in `maxChars` (and `limit`), listed under
+ * `list` in `answer` (`{ uri, total…, offset }`); `at(i)` is the `i`-th entry and its reference.
+ * One entry alone larger than an answer may be is named by `too_large`, so it can be read by its
+ * reference.
+ * @param {Args} answer @param {string} list @param {number} total
+ * @param {(i: number) => [unknown, string | null]} at @param {number} limit @param {number} maxChars
+ */
+function page(answer, list, total, at, limit, maxChars) {
+  const uri = /** @type {string} */ (answer.uri);
+  const room = maxChars - jsonChars({ ...answer, [list]: [], next_offset: total });
+  /** @type {unknown[]} */
+  const entries = (answer[list] = []);
   let used = 0;
-  let end = offset;
-  while (end < total && page.length < limit) {
-    const chars = jsonChars(items[end]) + (page.length ? 1 : 0);
-    if (used + chars > room) break;
+  let end = /** @type {number} */ (answer.offset);
+  while (end < total && entries.length < limit) {
+    const [entry, pointer] = at(end);
+    const chars = jsonChars(entry) + (entries.length ? 1 : 0);
+    if (used + chars > room) {
+      if (!entries.length) answer.too_large = { index: end++, uri: pointer, chars };
+      break;
+    }
     used += chars;
-    page.push(items[end] === undefined ? null : items[end]);
-    end += 1;
-  }
-  /** @type {Args} */
-  const answer = { uri, total, offset, items: page };
-  if (page.length === 0 && end < total && limit > 0) {
-    // One item alone is larger than an answer may be: name it, so it can be read by its pointer.
-    answer.too_large = { index: end, uri: childReference(uri, end), chars: jsonChars(items[end]) };
+    entries.push(entry);
     end += 1;
   }
   if (end < total) answer.next_offset = end;
@@ -235,7 +244,7 @@ function readString(uri, text, offset, limit, maxChars) {
   const total = text.length;
   const room = maxChars - jsonChars({ uri, total_chars: total, offset, text: '', next_offset: total });
   // `end` would split a surrogate pair: a page ends before the pair or after it, never inside.
-  const splits = (/** @type {number} */ end) => end > offset && end < total && /[\uD800-\uDBFF]/.test(text[end - 1]) && /[\uDC00-\uDFFF]/.test(text[end]);
+  const splits = (/** @type {number} */ end) => end > offset && inPair(text, end);
   let end = Math.min(total, offset + limit, offset + Math.max(0, room));
   // The page's first character is a pair: it counts as one character against `limit`.
   if (end === offset + 1 && splits(end)) end += 1;
@@ -253,61 +262,37 @@ function readString(uri, text, offset, limit, maxChars) {
   return fitted(answer, uri, maxChars);
 }
 
-/** The members of an object: key, type, JSON size and a reference to each; one too large to list is named by `too_large`. */
-/** @param {string} uri @param {Record<string, unknown>} object @param {number} offset @param {number} limit @param {number} maxChars */
-function readObject(uri, object, offset, limit, maxChars) {
-  const names = Object.keys(object);
-  const total = names.length;
-  const room = maxChars - jsonChars({ uri, total_keys: total, offset, keys: [], next_offset: total });
-  const keys = [];
-  /** @type {{ index: number, uri: unknown, chars: number } | undefined} */
-  let tooLarge;
-  let used = 0;
-  let end = offset;
-  while (end < total && keys.length < limit) {
-    const key = names[end];
-    const member = object[key];
-    const size = jsonChars(member);
-    /** @type {Args} */
-    const entry = { key, type: typeOf(member), size, pointer: childReference(uri, key) };
-    // Small values are shown in place: reading a row answers its values, not just their names.
-    if (member === null || typeof member !== 'object') {
-      if (size <= MAX_INLINE_VALUE_CHARS) entry.value = member;
-    }
-    const chars = jsonChars(entry) + (keys.length ? 1 : 0);
-    if (used + chars > room) {
-      // One member alone (a very long key) is larger than an answer may be: name it, as readArray does.
-      if (keys.length === 0) {
-        tooLarge = { index: end, uri: entry.pointer, chars: jsonChars(entry) };
-        end += 1;
-      }
-      break;
-    }
-    used += chars;
-    keys.push(entry);
-    end += 1;
-  }
-  /** @type {Args} */
-  const answer = { uri, total_keys: total, offset, keys };
-  if (tooLarge) answer.too_large = tooLarge;
-  if (end < total) answer.next_offset = end;
-  return fitted(answer, uri, maxChars);
-}
-
 /** @param {string} uri @param {unknown} value @param {Args} args @param {number} maxChars */
 function readAnswer(uri, value, args, maxChars) {
+  value = plain(value);
   const offset = readCount(args, 'offset', 0, Number.MAX_SAFE_INTEGER);
   // A string page holds as many characters as fit, or `limit`; other pages `limit` items or keys.
   const limit = typeof value === 'string'
     ? readPositive(args, 'limit', Infinity, Number.MAX_SAFE_INTEGER)
     : readPositive(args, 'limit', DEFAULT_READ_LIMIT, MAX_READ_LIMIT);
-  const size = Array.isArray(value) ? value.length : typeof value === 'string' ? value.length : isObject(value) ? Object.keys(value).length : 0;
+  // An object's members by name; an array's items and a string's characters by index.
+  const names = isObject(value) ? Object.keys(value) : value;
+  const size = Array.isArray(names) || typeof names === 'string' ? names.length : 0;
   if (offset > size) problem(`offset ${offset} is past the end (${size})`, 'Start again from offset 0, or use the next_offset of the previous answer.');
-  if (Array.isArray(value)) return readArray(uri, value, offset, limit, maxChars);
+  if (Array.isArray(value)) {
+    return page({ uri, total: size, offset }, 'items', size, (i) => [plain(value[i]) ?? null, childReference(uri, i)], limit, maxChars);
+  }
   if (typeof value === 'string') return readString(uri, value, offset, limit, maxChars);
-  if (isObject(value)) return readObject(uri, value, offset, limit, maxChars);
-  const answer = { uri, type: typeOf(value), value };
-  return jsonChars(answer) <= maxChars ? answer : fitted({ uri, type: typeOf(value) }, uri, maxChars);
+  if (isObject(value)) {
+    // An object's members: key, type, JSON size and a reference to each; small values shown in
+    // place (reading a row answers its values, not just their names).
+    return page({ uri, total_keys: size, offset }, 'keys', size, (i) => {
+      const key = /** @type {string[]} */ (names)[i];
+      const member = plain(value[key]);
+      const chars = jsonChars(member);
+      const pointer = childReference(uri, key);
+      /** @type {Args} */
+      const entry = { key, type: typeOf(member), size: chars, pointer };
+      if ((member === null || typeof member !== 'object') && chars <= MAX_INLINE_VALUE_CHARS) entry.value = member;
+      return [entry, pointer];
+    }, limit, maxChars);
+  }
+  return fitted({ uri, type: typeOf(value), value }, uri, maxChars);
 }
 
 // ---- cache_search ---------------------------------------------------------------------------
@@ -317,10 +302,8 @@ function readAnswer(uri, value, args, maxChars) {
 function snippetOf(text, at, length) {
   let start = Math.max(0, at - SNIPPET_CONTEXT);
   let end = Math.min(text.length, at + length + SNIPPET_CONTEXT);
-  const high = (/** @type {number} */ i) => /[\uD800-\uDBFF]/.test(text[i] ?? '');
-  const low = (/** @type {number} */ i) => /[\uDC00-\uDFFF]/.test(text[i] ?? '');
-  if (start > 0 && low(start) && high(start - 1)) start += 1;
-  if (end < text.length && high(end - 1) && low(end)) end -= 1;
+  if (inPair(text, start)) start += 1;
+  if (inPair(text, end)) end -= 1;
   return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
 }
 
@@ -359,6 +342,7 @@ function searchAnswer(uri, value, args, maxChars) {
   /** @type {(string | number)[]} */
   const path = [];
   const visit = (/** @type {unknown} */ node) => {
+    node = plain(node);
     if (typeof node === 'string' || typeof node === 'number') {
       const text = String(node);
       const at = folded(text).indexOf(needle);
@@ -366,6 +350,8 @@ function searchAnswer(uri, value, args, maxChars) {
       total += 1;
       if (full) return;
       const match = { pointer: pointerOf(uri, path), snippet: snippetOf(text, at, query.length) };
+      // A pointer too long for any answer is given as null, as one no reference can carry.
+      if (jsonChars(match) > room) match.pointer = null;
       const chars = jsonChars(match) + (matches.length ? 1 : 0);
       if (matches.length >= limit || used + chars > room) {
         full = true;
@@ -417,7 +403,7 @@ function holds(actual, op, expected) {
   }
 }
 
-const own = (/** @type {Record<string, unknown>} */ row, /** @type {string} */ key) => (Object.prototype.hasOwnProperty.call(row, key) ? row[key] : undefined);
+const own = (/** @type {Record<string, unknown>} */ row, /** @type {string} */ key) => (Object.hasOwn(row, key) ? row[key] : undefined);
 
 /** The rows of `value` meeting every condition, projected to `fields`, at most `limit`. */
 /** @param {unknown[]} value @param {Condition[]} where @param {string[] | null} fields @param {number} limit */
@@ -425,7 +411,7 @@ function selectRows(value, where, fields, limit) {
   const rows = [];
   for (const row of value) {
     if (rows.length >= limit) break;
-    if (!isObject(row) || !where.every((c) => holds(own(row, c.field), c.op, c.value))) continue;
+    if (!isObject(row) || !where.every((c) => holds(plain(own(row, c.field)), c.op, c.value))) continue;
     if (!fields) {
       rows.push(row);
       continue;
@@ -443,8 +429,8 @@ function notRows(uri, value) {
     ? `Point uri at its rows, e.g. ${arrays.map((k) => childReference(uri, k)).filter(Boolean).join(' or ')}.`
     : `Use ${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[0]} to see what it holds.`;
   const type = typeOf(value);
-  const held = type === 'object' || type === 'array' ? `an ${type}` : type === 'null' ? 'null' : `a ${type}`;
-  problem(`${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[2]} needs an array of rows; ${uri} holds ${held}`, hint);
+  const held = type === 'array' ? 'an array of other values' : type === 'object' ? 'an object' : type === 'null' ? type : `a ${type}`;
+  problem(`${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[2]} needs an array of rows (objects); ${uri} holds ${held}`, hint);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,12 +450,14 @@ async function selectAnswer(uri, value, args, { cache, convId, maxChars, prefix,
   const where = readWhere(args);
   const fields = readFields(args);
   const limit = readPositive(args, 'limit', MAX_SELECT_LIMIT, MAX_SELECT_LIMIT);
-  if (!Array.isArray(value)) notRows(uri, value);
+  // An array with items but no row (strings, numbers): refused; items that are not rows never match.
+  if (!Array.isArray(value) || value.length && !value.some((row) => isObject(plain(row)))) notRows(uri, value);
   const key = JSON.stringify([convId, uri, where, fields, limit]);
+  /** Whether `reference` resolves now. @param {string} reference */
+  const live = async (reference) => (await cache.lookup(reference, { convId })).status === 'hit';
   const known = selections.get(key);
   if (known) {
-    const still = await cache.lookup(known._cache_uri, { convId });
-    if (still.status === 'hit') return known;
+    if (await live(known._cache_uri)) return known;
     selections.delete(key);
   }
   const rows = selectRows(value, where, fields, limit);
@@ -477,6 +465,8 @@ async function selectAnswer(uri, value, args, { cache, convId, maxChars, prefix,
   if (typeof derived !== 'string') {
     problem(`the ${rows.length} selected rows could not be stored (too large for the cache, or no storage left)`, 'Select fewer rows or fields (limit, fields).');
   }
+  // A source at the end of the longest chain a reference follows (8 links): the new one would read as missing.
+  if (!(await live(derived))) problem(`${uri} is derived too many times over to select from`, 'Select from the original result.');
   const room = Math.floor(maxChars / 2);
   const sample = [];
   let used = 0;
@@ -646,9 +636,11 @@ export function cacheTools(cache, options = {}) {
   /** @type {(envelope: Envelope) => import('./index.js').CacheReadToolResult} */
   const refuse = (envelope) => {
     let text = JSON.stringify(envelope);
-    if (text.length > maxChars) {
-      const cut = (/** @type {string} */ s, /** @type {number} */ n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-      text = JSON.stringify({ error: cut(String(envelope.error), maxChars / 2), fix_hint: cut(String(envelope.fix_hint), maxChars / 4) });
+    // Cut (measured as JSON text, never inside a surrogate pair) until it fits; the other fields
+    // (`_missing_uris`, …) go after two tries.
+    const cut = (/** @type {unknown} */ s, /** @type {number} */ n) => (String(s).length > n ? `${String(s).slice(0, n - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : s);
+    for (let n = maxChars; text.length > maxChars; n >>= 1) {
+      text = JSON.stringify({ ...(n * 4 > maxChars && envelope), error: cut(envelope.error, n / 2), fix_hint: cut(envelope.fix_hint, n / 4) });
     }
     return { isError: true, content: [{ type: 'text', text }] };
   };
@@ -657,7 +649,7 @@ export function cacheTools(cache, options = {}) {
   async function resolve(uri, convId) {
     const outcome = await store.substituteCacheUris({ data_uri: uri }, { convId });
     if (!outcome.ok) return { envelope: outcome.envelope };
-    if (!Object.prototype.hasOwnProperty.call(outcome.args, 'data')) notAReference();
+    if (!Object.hasOwn(outcome.args, 'data')) notAReference();
     return { value: outcome.args.data };
   }
 

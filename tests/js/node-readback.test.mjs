@@ -450,17 +450,21 @@ test('a derived reference is refused once its source is stale, evicted or cleare
   assert.deepEqual(await cache.entries({ convId: 'c1' }), []);
 });
 
-test('a derivation chain longer than 8 links reads as missing', async () => {
+test('a derivation chain longer than 8 links reads as missing; cache_select refuses to make one', async () => {
   const cache = fresh();
   const tools = cacheTools(cache, { convId: 'c1' });
   let uri = await stored(cache, rows(20));
   const chain = [];
-  for (let k = 0; k < 9; k += 1) {
+  for (let k = 0; k < 8; k += 1) {
     uri = answer(await tools.callTool({ name: 'cache_select', arguments: { uri, limit: 20 - k } }))._cache_uri;
     chain.push(uri);
   }
   assert.equal((await cache.lookup(chain[7], { convId: 'c1' })).status, 'hit', '8 links');
-  assert.equal((await cache.lookup(chain[8], { convId: 'c1' })).status, 'miss', '9 links');
+  const ninth = await cache.cacheToolResult({ payload: rows(3), convId: 'c1', threshold: 0, derivedFrom: chain[7] });
+  assert.equal((await cache.lookup(/** @type {string} */ (ninth), { convId: 'c1' })).status, 'miss', '9 links');
+  // A selection of the last link would be such a reference: refused, never answered as if it resolved.
+  const refused = refusal(await tools.callTool({ name: 'cache_select', arguments: { uri, limit: 5 } }));
+  assert.match(String(refused.error), /derived too many times over/);
 });
 
 test('the tools are scoped to their conversation; IndexedDB keeps derived entries across a reopen', async () => {
