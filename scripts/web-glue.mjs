@@ -141,6 +141,10 @@ const UNUSED_INIT = [
   [/^if \(!\('encodeInto' in cachedTextEncoder\)\) \{\n[\s\S]*?\n\}\n/m, ''],
   [/^ {8}if \(typeof WebAssembly\.instantiateStreaming === 'function'\) \{\n([\s\S]*?)\n {8}\}\n/m, '$1\n'],
   [/\(typeof FinalizationRegistry === 'undefined'\)\n {4}\? \{ register: \(\) => \{\}, unregister: \(\) => \{\} \}\n {4}: (new FinalizationRegistry)/g, '$1'],
+  // The response types a wrong MIME type may come with, one regular expression instead of a
+  // function with a `switch`.
+  [/expectedResponseType\(module\.type\)/, '/^(basic|cors|default)$/.test(module.type)'],
+  [/^ {4}function expectedResponseType\(type\) \{\n {8}switch \(type\) \{\n {12}case 'basic': case 'cors': case 'default': return true;\n {8}\}\n {8}return false;\n {4}\}\n/m, ''],
 ];
 
 /** The glue `code` (from `file`) without what no entry uses (UNUSED_INIT). @param {string} code @param {string} file */

@@ -100,8 +100,8 @@ export {
  * @typedef {Record<string, (...args: unknown[]) => unknown>} Members
  */
 
-/** The methods of `ResultCache` that answer at once (they need `await ready()` first). */
-const SYNC_METHODS = new Set(['observeTools']);
+/** The one method of `ResultCache` that answers at once (it needs `await ready()` first). */
+const SYNC_METHOD = 'observeTools';
 
 /**
  * A result cache. Constructing one never waits: the WebAssembly instance behind it is created
@@ -199,7 +199,7 @@ export class ResultCache {
   }
 
   // Every method and getter of the WebAssembly class is offered here, so a method added in Rust
-  // needs no line in this file: the synchronous ones (getters and SYNC_METHODS) need the module
+  // needs no line in this file: the synchronous ones (getters and SYNC_METHOD) need the module
   // ready; every other method returns a promise and awaits the shared instance first.
   static {
     const own = wasm.ResultCache.prototype;
@@ -209,7 +209,7 @@ export class ResultCache {
       /** @type {PropertyDescriptor & ThisType<ResultCache>} */
       const property = get
         ? { get() { return this.#sync(name)[name]; } }
-        : SYNC_METHODS.has(name)
+        : name === SYNC_METHOD
           ? { value(/** @type {unknown[]} */ ...args) { return this.#sync(name)[name](...args); }, writable: true }
           : { value(/** @type {unknown[]} */ ...args) { return this.#call((inner) => /** @type {Members} */ (/** @type {unknown} */ (inner))[name](...args)); }, writable: true };
       if (get || typeof value === 'function') Object.defineProperty(ResultCache.prototype, name, { ...property, configurable: true });
