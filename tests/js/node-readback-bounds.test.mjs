@@ -13,7 +13,7 @@ let n = 0;
 const fresh = () => new ResultCache({ storage: 'memory', dbName: `readback-bounds-${process.pid}-${n++}` });
 /**
  * A read-back tool's answer or refusal, parsed from its text.
- * @typedef {{ error?: string, keys: { key: string, type: string, value?: unknown }[], items: unknown[],
+ * @typedef {{ error?: string, text?: string, keys: { key: string, type: string, value?: unknown }[], items: unknown[],
  *   matches: { pointer: string | null, snippet: string }[], total_matches: number, count: number,
  *   sample: unknown[], value?: unknown, _missing_uris?: string[] }} Answer
  */
@@ -26,7 +26,7 @@ async function call(tools, name, args) {
   const text = /** @type {string} */ (result.content[0].text);
   return { refused: result.isError === true, text, answer: /** @type {Answer} */ (JSON.parse(text)) };
 }
-/** @param {ResultCache} cache @param {unknown} payload */
+/** @param {import('../../pkg/node/mcp_result_cache.js').ResultCache} cache @param {unknown} payload */
 const stored = async (cache, payload) => /** @type {string} */ (await cache.cacheToolResult({ payload, convId: 'c1', threshold: 0 }));
 
 test('a stored Date is read, searched and selected as its ISO text', async () => {
