@@ -31,10 +31,27 @@ const MAX_VALIDATION_MESSAGE_CHARS = 600;
 
 const isAsyncGeneratorFunction = (/** @type {unknown} */ f) => typeof f === 'function' && f.constructor?.name === 'AsyncGeneratorFunction';
 
+/**
+ * What a plain `execute` answered, as the AI SDK takes its output: an `AsyncIterable` (a
+ * function that returns a generator without being an `async function*`, a compiled one) read to
+ * its last value, which is the tool's output (its earlier values are not streamed as progress).
+ * @param {unknown} value @returns {Promise<unknown>}
+ */
+async function finalOutput(value) {
+  if (value === null || typeof value !== 'object' || typeof (/** @type {Record<symbol, unknown>} */ (value))[Symbol.asyncIterator] !== 'function') return value;
+  /** @type {unknown} */
+  let last;
+  for await (const output of /** @type {AsyncIterable<unknown>} */ (value)) last = output;
+  return last;
+}
+
 /** An optional `{ objects?: boolean }` (`augmentTools`' options) or `server` name, checked. */
 function checkCommonOptions(/** @type {Record<string, unknown>} */ options, /** @type {string} */ who) {
   const { augment, server } = options;
-  if (augment !== undefined && !isPlainObject(augment)) throw new TypeError(`${who}: augment must be an object ({ objects?: boolean })`);
+  const objects = isPlainObject(augment) ? augment.objects : null;
+  if (augment !== undefined && objects !== undefined && typeof objects !== 'boolean') {
+    throw new TypeError(`${who}: augment must be an object ({ objects?: boolean })`);
+  }
   if (server !== undefined && !isServerName(server)) {
     throw new TypeError(`${who}: server must be a non-empty string (the MCP server's name)`);
   }
@@ -406,10 +423,15 @@ function wrapTool(ctx, name, tool) {
       });
     }));
   // The AI SDK asks `needsApproval` before it runs the tool: `true` when the original tool
-  // wants approval, or when this call would move referenced data the policy asks about.
+  // wants approval, or when this call would move referenced data the policy asks about. The
+  // tool's own function is asked about the input its `execute` would get: references resolved,
+  // its input validation applied (asked about `data_uri`, it never saw the data it would act on).
   const ownApproval = tool.needsApproval;
-  const ownAsks = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) =>
-    (typeof ownApproval === 'function' ? await ownApproval.call(tool, input, approvalOptions) : ownApproval === true) === true;
+  const ownAsks = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
+    if (typeof ownApproval !== 'function') return ownApproval === true;
+    const dispatched = await pipeline.dispatchedInput(input, { convId: pipeline.conversation(approvalOptions), declaredOf: async () => declaredProperties(await originalJson()), validate });
+    return (await ownApproval.call(tool, dispatched, approvalOptions)) === true;
+  };
   /** The flows of this call the policy asks about (none: `[]`), the call marked as consulted (and as asked, when it asks). */
   const askedFlows = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
     gate.consulted(approvalOptions);
@@ -444,7 +466,7 @@ function wrapTool(ctx, name, tool) {
   });
   out.execute = isAsyncGeneratorFunction(execute)
     ? streamingExecute(run, (args, executeOptions) => execute.call(tool, args, executeOptions))
-    : (/** @type {unknown} */ input, /** @type {unknown} */ executeOptions) => run(input, executeOptions, (args) => execute.call(tool, args, executeOptions));
+    : (/** @type {unknown} */ input, /** @type {unknown} */ executeOptions) => run(input, executeOptions, async (args) => finalOutput(await execute.call(tool, args, executeOptions)));
   return out;
 }
 

@@ -27,11 +27,21 @@ export function wantsStoredPayloadOmitted(options, who) {
   return true;
 }
 
-/** `true` for an MCP `CallToolResult` the pipeline stored: it lists the references it minted. */
-function isStoredResult(/** @type {unknown} */ output) {
+/**
+ * `true` for an MCP `CallToolResult` whose data (`structuredContent`) the pipeline stored: the
+ * first reference it lists is the data's when the model is shown it, in the visible JSON (its
+ * `_cache_uri`) or by the link to it (`… structuredContent`, `application/json`). A result that
+ * stored only other blocks (an image) beside small data keeps that data.
+ */
+function storedItsData(/** @type {unknown} */ output) {
   if (!isPlainObject(output) || !Array.isArray(output.content) || output.isError === true) return false;
   const uris = isPlainObject(output._meta) ? output._meta[META_URIS_KEY] : undefined;
-  return Array.isArray(uris) && uris.length > 0;
+  if (!Array.isArray(uris) || typeof uris[0] !== 'string') return false;
+  const data = uris[0];
+  const visible = `"_cache_uri":${JSON.stringify(data)}`;
+  return output.content.some((block) => isPlainObject(block) && (
+    (block.type === 'text' && typeof block.text === 'string' && block.text.includes(visible)) ||
+    (block.type === 'resource_link' && block.uri === data && block.mimeType === 'application/json' && String(block.name).endsWith(' structuredContent'))));
 }
 
 /**
@@ -41,7 +51,7 @@ function isStoredResult(/** @type {unknown} */ output) {
  * @returns {unknown}
  */
 export function withoutStoredPayload(output) {
-  if (!isStoredResult(output) || !('structuredContent' in /** @type {object} */ (output))) return output;
+  if (!storedItsData(output) || !('structuredContent' in /** @type {object} */ (output))) return output;
   const { structuredContent: _stored, ...rest } = /** @type {Record<string, unknown>} */ (output);
   return rest;
 }

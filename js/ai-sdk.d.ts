@@ -139,11 +139,13 @@ export interface ToolClient {
  *   yielded as they come, then, in place of the last (the result, stored), what the model should
  *   see of it. The original is pulled as the wrapped stream is (one output ahead): when the AI
  *   SDK stops the stream (its `abortSignal`, or returning the generator), the original is
- *   returned too, and the call, which did not finish, stores nothing.
+ *   returned too, and the call, which did not finish, stores nothing. A plain function that
+ *   returns an `AsyncIterable` is read to its last value, its output (its progress not streamed).
  * - `toModelOutput` is {@link toModelOutput}: images, audio and blobs as `file` parts, text as
  *   text, never base64 as text. It replaces the tool's own (which would see the visible value,
  *   not the tool's output), and `outputSchema` is dropped for the same reason.
- * - `needsApproval(input, options)` answers `true` when the tool's own `needsApproval` does, or
+ * - `needsApproval(input, options)` answers `true` when the tool's own `needsApproval` does
+ *   (asked about the input `execute` would get: references resolved, input validated), or
  *   when this call would move referenced data the flow policy (`flows`) says to ask about, so
  *   the AI SDK's tool approval (`useChat`'s approval UI) asks the user; a denied approval never
  *   runs `execute`. `execute` lets such a flow through only for a call whose `needsApproval`

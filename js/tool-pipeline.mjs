@@ -500,7 +500,26 @@ export function createToolPipeline(options, who) {
   const complete = (name, args, result, { convId: id, origin = () => ({}) }) =>
     cache.afterToolCall(name, result, { convId: id, args, ...afterOptions, ...origin() });
 
-  return { cache, conversation, run, complete, needsApproval, askedFlows: gate.askedFlows };
+  /**
+   * The arguments a call would be dispatched with, for a check made before it runs (the tool's
+   * own `needsApproval`): its references resolved read-only (`substituteCacheUris`) and the
+   * tool's input validation applied, as `run` does. `input` itself when it carries no
+   * reference, or when they do not resolve or validate (the call is then answered with its
+   * envelope, and never reaches the tool).
+   * @param {unknown} input
+   * @param {{ convId?: unknown, declaredOf: CallHooks['declaredOf'], validate?: CallHooks['validate'] }} hooks
+   * @returns {Promise<unknown>}
+   */
+  async function dispatchedInput(input, hooks) {
+    if (!isPlainObject(input) || !Object.keys(input).some((k) => k.endsWith(URI_ARG_SUFFIX))) return input;
+    const { args } = await withoutUnusedReferences(input, hooks.declaredOf);
+    const substituted = await cache.substituteCacheUris(args, { convId: hooks.convId });
+    if (!substituted.ok) return input;
+    const checked = hooks.validate ? await hooks.validate(substituted.args) : { ok: true, args: substituted.args };
+    return checked.ok ? checked.args : input;
+  }
+
+  return { cache, conversation, run, complete, needsApproval, askedFlows: gate.askedFlows, dispatchedInput };
 }
 
 /** Where a call without telemetry writes its facts (never read: no object per call). @type {CallFacts} */

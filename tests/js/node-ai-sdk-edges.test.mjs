@@ -1,0 +1,112 @@
+// mcp-result-cache/ai-sdk at its edges, with the real AI SDK's loop (`generateText` and its own
+// mock model): a tool's own `needsApproval` is asked about the data its `execute` would get, not
+// the reference the model sent; `omitStoredPayload` keeps small data the cache did not store; an
+// `execute` that returns an AsyncIterable without being an `async function*` runs, and its last
+// value is its output; a bad `augment` option is a TypeError at once.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { z } from 'zod';
+import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { cacheToolApproval, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+
+/**
+ * @import { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider'
+ * @import { ToolSet } from 'ai'
+ * @typedef {NonNullable<Parameters<typeof generateText>[0]['toolApproval']>} ToolApproval
+ */
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+/** A step of the mock model: one tool call. @param {string} toolName @param {unknown} input @returns {LanguageModelV4GenerateResult} */
+const toolCall = (toolName, input) => ({
+  content: [{ type: 'tool-call', toolCallId: `call-${toolName}`, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [],
+});
+/** @type {LanguageModelV4GenerateResult} */
+const done = { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+/** The tool results the model was sent so far. @param {LanguageModelV4CallOptions} options */
+const toolResults = (options) => options.prompt.flatMap((m) => (m.role === 'tool' ? m.content : []));
+
+const PATHS = ['/etc/passwd', ...Array.from({ length: 300 }, (_, i) => `/etc/conf.d/file-${i}.conf`)];
+
+test('a tool\'s own needsApproval is asked about the referenced data its execute would get, not the reference', async () => {
+  for (const composed of [false, true]) {
+    for (const decoy of [false, true]) {
+      const cache = new ResultCache({ storage: 'memory', dbName: `edges-${composed}-${decoy}` });
+      /** @type {string[]} */
+      const deleted = [];
+      const tools = /** @type {ToolSet} */ (wrapAiSdkTools({
+        find: { description: 'Finds files.', inputSchema: z.object({ dir: z.string() }), execute: async () => ({ paths: PATHS }) },
+        delete_files: {
+          description: 'Deletes files.',
+          inputSchema: z.object({ paths: z.array(z.string()) }),
+          // The tool's own rule: deleting anything under /etc needs the user's approval.
+          needsApproval: async (/** @type {{ paths?: string[] }} */ { paths }) => (paths ?? []).some((p) => p.startsWith('/etc')),
+          execute: async (/** @type {{ paths: string[] }} */ { paths }) => {
+            deleted.push(...paths);
+            return { deleted: paths.length };
+          },
+        },
+      }, { cache, convId: 'conv-1' }));
+      const model = new MockLanguageModelV4({
+        doGenerate: async (options) => {
+          const results = toolResults(options);
+          if (results.length === 0) return toolCall('find', { dir: '/etc' });
+          if (results.length > 1) return done;
+          const output = /** @type {{ value: { _cache_uri: string } }} */ (/** @type {{ output: unknown }} */ (results[0]).output);
+          const paths_uri = `${output.value._cache_uri}#/paths`;
+          return toolCall('delete_files', decoy ? { paths: ['/tmp/scratch.txt'], paths_uri } : { paths_uri });
+        },
+      });
+      const result = await generateText({ model, tools, prompt: 'clean up', stopWhen: stepCountIs(4), ...(composed ? { toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(tools)) } : {}) });
+      const requests = result.steps.flatMap((s) => s.content).filter((part) => part.type === 'tool-approval-request');
+      assert.equal(requests.length, 1, `the user is asked (toolApproval: ${composed}, decoy: ${decoy})`);
+      assert.deepEqual(deleted, [], 'nothing deleted before an answer');
+    }
+  }
+});
+
+test('omitStoredPayload keeps structuredContent the cache did not store (a stored image beside small data)', async () => {
+  const cache = new ResultCache({ storage: 'memory', dbName: 'edges-omit' });
+  const image = { type: 'image', data: Buffer.alloc(2 * 1024 * 1024, 7).toString('base64'), mimeType: 'image/png' };
+  const small = { chartId: 'ch-42', series: 3 };
+  const big = { rows: Array.from({ length: 300 }, (_, i) => ({ i, v: `row ${i}` })) };
+  const tools = wrapAiSdkTools({
+    chart: { inputSchema: z.object({}), execute: async () => ({ content: [{ type: 'text', text: 'Here is the chart.' }, image], structuredContent: small }) },
+    rows: { inputSchema: z.object({}), execute: async () => ({ content: [{ type: 'text', text: JSON.stringify(big) }], structuredContent: big }) },
+  }, { cache, convId: 'c', omitStoredPayload: true });
+  const options = { toolCallId: 'x', messages: [] };
+  const chart = /** @type {{ structuredContent?: unknown }} */ (await /** @type {(i: unknown, o: unknown) => Promise<unknown>} */ (tools.chart.execute)({}, options));
+  assert.deepEqual(chart.structuredContent, small, 'small data, not stored: kept');
+  const rows = /** @type {{ structuredContent?: unknown }} */ (await /** @type {(i: unknown, o: unknown) => Promise<unknown>} */ (tools.rows.execute)({}, options));
+  assert.equal(rows.structuredContent, undefined, 'the stored data\'s copy: omitted');
+});
+
+test('an execute that returns an AsyncIterable without being an async function* runs; its last value is the output', async () => {
+  /** @type {string[]} */
+  const log = [];
+  const rows = Array.from({ length: 300 }, (_, i) => ({ i, s: 'row'.repeat(5) }));
+  async function* progressThenRows() {
+    log.push('started');
+    yield { progress: 0.5 };
+    log.push('finished');
+    yield { rows };
+  }
+  const tools = /** @type {ToolSet} */ (wrapAiSdkTools({ report: { inputSchema: z.object({}), execute: () => progressThenRows() } }, { cache: new ResultCache({ storage: 'memory', dbName: 'edges-iterable' }), convId: 'c' }));
+  const model = new MockLanguageModelV4({ doGenerate: async (options) => (toolResults(options).length ? done : toolCall('report', {})) });
+  const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
+  assert.deepEqual(log, ['started', 'finished']);
+  const output = /** @type {{ _cache_uri?: unknown }} */ (result.steps[0].toolResults[0].output);
+  assert.equal(typeof output._cache_uri, 'string', `the rows, stored: ${JSON.stringify(output).slice(0, 200)}`);
+});
+
+test('a bad augment option is a TypeError when the tools are wrapped', () => {
+  for (const augment of [{ objects: 'yes' }, { objects: 1 }, 'objects']) {
+    assert.throws(() => wrapAiSdkTools({}, { cache: new ResultCache({ storage: 'memory' }), augment }), { name: 'TypeError', message: /augment must be an object/ });
+  }
+  assert.doesNotThrow(() => wrapAiSdkTools({}, { cache: new ResultCache({ storage: 'memory' }), augment: { objects: true } }));
+});
