@@ -51,11 +51,11 @@ const OPS = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
  * }} Tool
  */
 
-/** @type {(value: unknown) => value is Record<string, unknown>} */
-const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 /** A value as its JSON shows it: a stored `Date` is its ISO text (`null` when invalid), as in every answer. */
 const plain = (/** @type {unknown} */ value) => (value instanceof Date ? value.toJSON() : value);
-const typeOf = (/** @type {unknown} */ value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+/** An object with members, as its JSON shows it (not an array, not a `Date`). @type {(value: unknown) => value is Record<string, unknown>} */
+const isObject = (value) => typeOf(value) === 'object';
+const typeOf = (/** @type {unknown} */ value) => ((value = plain(value)) === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /** A model-facing error: `{ error: "invalid_args: …", fix_hint }`, as the cache's envelopes. */
 class ArgumentProblem extends Error {
@@ -350,9 +350,11 @@ function searchAnswer(uri, value, args, maxChars) {
       total += 1;
       if (full) return;
       const match = { pointer: pointerOf(uri, path), snippet: snippetOf(text, at, query.length) };
-      // A pointer too long for any answer is given as null, as one no reference can carry.
-      if (jsonChars(match) > room) match.pointer = null;
+      // A pointer too long for any answer is given as null, as one no reference can carry; a
+      // match that even so cannot be listed (its snippet full of escapes) is only counted.
+      if (jsonChars(match.pointer) > room) match.pointer = null;
       const chars = jsonChars(match) + (matches.length ? 1 : 0);
+      if (chars > room) return;
       if (matches.length >= limit || used + chars > room) {
         full = true;
         return;
@@ -387,7 +389,7 @@ function holds(actual, op, expected) {
     case '!=':
       return actual !== expected;
     case 'contains':
-      if (Array.isArray(actual)) return actual.includes(expected);
+      if (Array.isArray(actual)) return actual.map(plain).includes(expected);
       return (typeof actual === 'string' || typeof actual === 'number') &&
         folded(String(actual)).includes(folded(String(expected)));
     default: {
@@ -451,7 +453,7 @@ async function selectAnswer(uri, value, args, { cache, convId, maxChars, prefix,
   const fields = readFields(args);
   const limit = readPositive(args, 'limit', MAX_SELECT_LIMIT, MAX_SELECT_LIMIT);
   // An array with items but no row (strings, numbers): refused; items that are not rows never match.
-  if (!Array.isArray(value) || value.length && !value.some((row) => isObject(plain(row)))) notRows(uri, value);
+  if (!Array.isArray(value) || value.length && !value.some(isObject)) notRows(uri, value);
   const key = JSON.stringify([convId, uri, where, fields, limit]);
   /** Whether `reference` resolves now. @param {string} reference */
   const live = async (reference) => (await cache.lookup(reference, { convId })).status === 'hit';
@@ -462,11 +464,12 @@ async function selectAnswer(uri, value, args, { cache, convId, maxChars, prefix,
   }
   const rows = selectRows(value, where, fields, limit);
   const derived = await cache.cacheToolResult({ payload: rows, convId, sourceToolName: `${prefix}select`, threshold: 0, derivedFrom: uri });
-  if (typeof derived !== 'string') {
-    problem(`the ${rows.length} selected rows could not be stored (too large for the cache, or no storage left)`, 'Select fewer rows or fields (limit, fields).');
+  // Not stored, or stored where it would read as missing: a source at the end of the longest
+  // chain a reference follows (8 links), or evicted by this write (a full cache).
+  if (typeof derived !== 'string' || !(await live(derived))) {
+    problem(`the ${rows.length} selected rows could not be stored to resolve (too large, no storage left, or a source derived 8 times over)`,
+      'Select fewer rows or fields (limit, fields), or from the original result.');
   }
-  // A source at the end of the longest chain a reference follows (8 links): the new one would read as missing.
-  if (!(await live(derived))) problem(`${uri} is derived too many times over to select from`, 'Select from the original result.');
   const room = Math.floor(maxChars / 2);
   const sample = [];
   let used = 0;
@@ -580,9 +583,7 @@ function readConvId(/** @type {unknown} */ convId) {
 }
 
 /** @type {(cache: unknown) => cache is ReadCache} */
-const isReadCache = (cache) => cache !== null && typeof cache === 'object' &&
-  typeof (/** @type {Record<string, unknown>} */ (cache)).substituteCacheUris === 'function' &&
-  typeof (/** @type {Record<string, unknown>} */ (cache)).cacheToolResult === 'function';
+const isReadCache = (cache) => isObject(cache) && typeof cache.substituteCacheUris === 'function' && typeof cache.cacheToolResult === 'function';
 
 /**
  * `read()`, or the TypeError naming `what` ("`convId`", "the options", …) when it throws anything

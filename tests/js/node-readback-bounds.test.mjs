@@ -39,6 +39,11 @@ test('a stored Date is read, searched and selected as its ISO text', async () =>
   assert.equal((await call(tools, 'cache_search', { uri, query: '2026-02' })).answer.total_matches, 1);
   const later = await call(tools, 'cache_select', { uri: `${uri}#/rows`, where: [{ field: 't', op: '>=', value: '2026-01-15' }] });
   assert.equal(later.answer.count, 1, later.text);
+  // A Date is no row, and is text inside a row's array.
+  const mixed = await stored(cache, [{ id: 1, seen: [new Date(0)] }, new Date(0), new Date(NaN)]);
+  const rows = await call(tools, 'cache_select', { uri: mixed, where: [{ field: 'seen', op: 'contains', value: '1970-01-01T00:00:00.000Z' }] });
+  assert.deepEqual(rows.answer.sample, [{ id: 1, seen: ['1970-01-01T00:00:00.000Z'] }], rows.text);
+  assert.match(String((await call(tools, 'cache_select', { uri: `${uri}#/when` })).answer.error), /holds a string$/);
 });
 
 test('a value behind a #pointer too long for maxChars is refused as too long, never answered without it', async () => {
@@ -54,12 +59,32 @@ test('a value behind a #pointer too long for maxChars is refused as too long, ne
   }
 });
 
-test('a search match whose pointer no answer can hold is listed with a null pointer, and the matches after it still are', async () => {
+test('a search match whose pointer no answer can hold is listed with a null pointer, one that cannot be listed is counted, and the matches after them still are', async () => {
   const cache = fresh();
   const tools = cacheTools(cache, { convId: 'c1', maxChars: 1000 });
   const uri = await stored(cache, { ['k'.repeat(1200)]: 'error here', a: 'error 1', b: 'error 2' });
   const search = await call(tools, 'cache_search', { uri, query: 'error' });
   assert.deepEqual(search.answer.matches.map((m) => m.pointer), [null, '/a', '/b'], search.text);
+  // A snippet full of escapes (6 characters each) too long for an answer: counted, not listed.
+  const query = 'x'.repeat(150);
+  const key = 'k'.repeat(200);
+  const escapes = await stored(cache, { [key]: { a: `${'\u0001'.repeat(40)}${query}${'\u0001'.repeat(40)}`, b: query } });
+  const found = await call(tools, 'cache_search', { uri: `${escapes}#/${key}`, query });
+  assert.equal(found.answer.total_matches, 2);
+  assert.deepEqual(found.answer.matches.map((m) => m.pointer), [`/${key}/b`], found.text);
+  // A short pointer stays, whatever its snippet.
+  const short = await stored(cache, { ['k'.repeat(100)]: `${'\u0001'.repeat(20)}${query}` });
+  const listed = await call(tools, 'cache_search', { uri: short, query });
+  assert.deepEqual(listed.answer.matches.map((m) => m.pointer), [`/${'k'.repeat(100)}`], listed.text);
+});
+
+test('cache_select that would answer a reference reading as missing (its source evicted by the write) is refused', async () => {
+  const cache = new ResultCache({ storage: 'memory', dbName: `readback-bounds-evict-${process.pid}`, maxEntries: 1 });
+  const tools = cacheTools(cache, { convId: 'c1' });
+  const uri = await stored(cache, [{ a: 1 }, { a: 2 }]);
+  const select = await call(tools, 'cache_select', { uri });
+  assert.ok(select.refused, select.text);
+  assert.match(String(select.answer.error), /could not be stored to resolve/);
 });
 
 test('search and contains fold every capital sigma the same, at a word\'s end or inside it', async () => {

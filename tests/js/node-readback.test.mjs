@@ -464,7 +464,7 @@ test('a derivation chain longer than 8 links reads as missing; cache_select refu
   assert.equal((await cache.lookup(/** @type {string} */ (ninth), { convId: 'c1' })).status, 'miss', '9 links');
   // A selection of the last link would be such a reference: refused, never answered as if it resolved.
   const refused = refusal(await tools.callTool({ name: 'cache_select', arguments: { uri, limit: 5 } }));
-  assert.match(String(refused.error), /derived too many times over/);
+  assert.match(String(refused.error), /a source derived 8 times over/);
 });
 
 test('the tools are scoped to their conversation; IndexedDB keeps derived entries across a reopen', async () => {
