@@ -4,7 +4,7 @@
 // js/ai-sdk.node.mjs), which pass in their own package API. `ai` is an optional peer dependency:
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
-import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isPlainObject, setOwn } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isAugmentOption, isPlainObject, setOwn } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName, isToolName } from './protocol.mjs';
 import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
 import { boundToActive, instrumentToolCall } from './telemetry.mjs';
@@ -35,23 +35,28 @@ const isAsyncGeneratorFunction = (/** @type {unknown} */ f) => typeof f === 'fun
  * What a plain `execute` answered, as the AI SDK takes its output: an `AsyncIterable` (a
  * function that returns a generator without being an `async function*`, a compiled one) read to
  * its last value, which is the tool's output (its earlier values are not streamed as progress).
- * @param {unknown} value @returns {Promise<unknown>}
+ * An abort (`signal`) stops it, as it stops an `async function*`: the iterable is returned, and
+ * the call, which did not finish, stores nothing.
+ * @param {unknown} value @param {AbortSignal | undefined} signal @returns {Promise<unknown>}
  */
-async function finalOutput(value) {
+async function finalOutput(value, signal) {
   if (value === null || typeof value !== 'object' || typeof (/** @type {Record<symbol, unknown>} */ (value))[Symbol.asyncIterator] !== 'function') return value;
+  const outputs = /** @type {AsyncIterable<unknown>} */ (value)[Symbol.asyncIterator]();
   /** @type {unknown} */
   let last;
-  for await (const output of /** @type {AsyncIterable<unknown>} */ (value)) last = output;
+  try {
+    for (let step = await unlessAborted(outputs.next(), signal); !step.done; step = await unlessAborted(outputs.next(), signal)) last = step.value;
+  } catch (error) {
+    outputs.return?.()?.catch(() => {});
+    throw error;
+  }
   return last;
 }
 
 /** An optional `{ objects?: boolean }` (`augmentTools`' options) or `server` name, checked. */
 function checkCommonOptions(/** @type {Record<string, unknown>} */ options, /** @type {string} */ who) {
   const { augment, server } = options;
-  const objects = isPlainObject(augment) ? augment.objects : null;
-  if (augment !== undefined && objects !== undefined && typeof objects !== 'boolean') {
-    throw new TypeError(`${who}: augment must be an object ({ objects?: boolean })`);
-  }
+  if (!isAugmentOption(augment)) throw new TypeError(`${who}: augment must be an object ({ objects?: boolean })`);
   if (server !== undefined && !isServerName(server)) {
     throw new TypeError(`${who}: server must be a non-empty string (the MCP server's name)`);
   }
@@ -466,7 +471,7 @@ function wrapTool(ctx, name, tool) {
   });
   out.execute = isAsyncGeneratorFunction(execute)
     ? streamingExecute(run, (args, executeOptions) => execute.call(tool, args, executeOptions))
-    : (/** @type {unknown} */ input, /** @type {unknown} */ executeOptions) => run(input, executeOptions, async (args) => finalOutput(await execute.call(tool, args, executeOptions)));
+    : (/** @type {unknown} */ input, /** @type {unknown} */ executeOptions) => run(input, executeOptions, async (args) => finalOutput(await execute.call(tool, args, executeOptions), signalOf(executeOptions)));
   return out;
 }
 

@@ -2,7 +2,7 @@
 // `Client`, for servers that never heard of references. Shared by the browser and Node entries
 // (js/mcp-client.mjs, js/mcp-client.node.mjs), which pass in their own package API.
 import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createToolPipeline, declaredProperties, eachToolPage, isPlainObject } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, isAugmentOption, isPlainObject } from './tool-pipeline.mjs';
 import { isServerName } from './protocol.mjs';
 import { readingArguments } from './argument-reads.mjs';
 import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
@@ -367,6 +367,7 @@ export function createWrapMcpClient(api) {
     if (approve !== undefined && typeof approve !== 'function') {
       throw new TypeError('wrapMcpClient: approve must be a function (flow) => Promise<boolean>');
     }
+    if (!isAugmentOption(augment)) throw new TypeError('wrapMcpClient: augment must be an object ({ objects?: boolean })');
     const cache = /** @type {import('./tool-pipeline.mjs').PipelineCache & { handleNotification(n: unknown, origin: object): unknown, [STORED_BYTES]?: (uri: string) => number | undefined }} */ (pipeline.cache);
     // The server's own name (known once connected): entries remember it, and its invalidations
     // and stale notifications touch only its entries, whatever tool names other servers share.

@@ -172,6 +172,14 @@ export function declaredProperties(/** @type {unknown} */ schema) {
 export const optionalNonNegative = (/** @type {unknown} */ value) => value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
 
 /**
+ * An `augment` option (`augmentTools`' options, `{ objects?: boolean }`) as the integrations
+ * take it, or none.
+ * @param {unknown} augment
+ */
+export const isAugmentOption = (augment) =>
+  augment === undefined || (isPlainObject(augment) && (augment.objects === undefined || typeof augment.objects === 'boolean'));
+
+/**
  * The pipeline options every integration takes, checked: `{ cache, convId, cap, cappedArgs,
  * maxChars, mediaMaxBytes, view, readTools, flows }`. `who` names the caller in `TypeError`s.
  * @param {unknown} options
@@ -503,19 +511,21 @@ export function createToolPipeline(options, who) {
   /**
    * The arguments a call would be dispatched with, for a check made before it runs (the tool's
    * own `needsApproval`): its references resolved read-only (`substituteCacheUris`) and the
-   * tool's input validation applied, as `run` does. `input` itself when it carries no
-   * reference, or when they do not resolve or validate (the call is then answered with its
-   * envelope, and never reaches the tool).
+   * tool's input validation applied (its defaults, transforms), as `run` does. `input` itself
+   * when its references do not resolve or it does not validate (the call is then answered with
+   * its envelope, and never reaches the tool).
    * @param {unknown} input
    * @param {{ convId?: unknown, declaredOf: CallHooks['declaredOf'], validate?: CallHooks['validate'] }} hooks
    * @returns {Promise<unknown>}
    */
   async function dispatchedInput(input, hooks) {
-    if (!isPlainObject(input) || !Object.keys(input).some((k) => k.endsWith(URI_ARG_SUFFIX))) return input;
-    const { args } = await withoutUnusedReferences(input, hooks.declaredOf);
-    const substituted = await cache.substituteCacheUris(args, { convId: hooks.convId });
-    if (!substituted.ok) return input;
-    const checked = hooks.validate ? await hooks.validate(substituted.args) : { ok: true, args: substituted.args };
+    let args = input;
+    if (isPlainObject(input) && Object.keys(input).some((k) => k.endsWith(URI_ARG_SUFFIX))) {
+      const substituted = await cache.substituteCacheUris((await withoutUnusedReferences(input, hooks.declaredOf)).args, { convId: hooks.convId });
+      if (!substituted.ok) return input;
+      args = substituted.args;
+    }
+    const checked = hooks.validate ? await hooks.validate(args) : { ok: true, args };
     return checked.ok ? checked.args : input;
   }
 

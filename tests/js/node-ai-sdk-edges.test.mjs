@@ -1,8 +1,8 @@
 // mcp-result-cache/ai-sdk at its edges, with the real AI SDK's loop (`generateText` and its own
 // mock model): a tool's own `needsApproval` is asked about the data its `execute` would get, not
 // the reference the model sent; `omitStoredPayload` keeps small data the cache did not store; an
-// `execute` that returns an AsyncIterable without being an `async function*` runs, and its last
-// value is its output; a bad `augment` option is a TypeError at once.
+// `execute` that returns an AsyncIterable without being an `async function*` runs, its last
+// value is its output, and an abort stops it; a bad `augment` option is a TypeError at once.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 
 import { ResultCache } from '../../pkg/node.mjs';
 import { cacheToolApproval, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 /**
  * @import { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider'
@@ -70,6 +71,30 @@ test('a tool\'s own needsApproval is asked about the referenced data its execute
   }
 });
 
+test('a tool\'s own needsApproval is asked about its input as validated (defaults, transforms), reference or not', async () => {
+  /** @type {[z.ZodType, unknown][]} */
+  const cases = [[z.object({ paths: z.array(z.string()).default(['/etc/passwd']) }), {}], [z.object({ paths: z.array(z.string().trim()) }), { paths: [' /etc/passwd'] }]];
+  for (const [schema, input] of cases) {
+    /** @type {string[]} */
+    const deleted = [];
+    const tools = /** @type {ToolSet} */ (wrapAiSdkTools({
+      delete_files: {
+        description: 'Deletes files.',
+        inputSchema: schema,
+        needsApproval: async (/** @type {{ paths?: string[] }} */ { paths }) => (paths ?? []).some((p) => p.startsWith('/etc')),
+        execute: async (/** @type {{ paths: string[] }} */ { paths }) => {
+          deleted.push(...paths);
+          return { deleted: paths.length };
+        },
+      },
+    }, { cache: new ResultCache({ storage: 'memory' }), convId: 'conv-1' }));
+    const model = new MockLanguageModelV4({ doGenerate: async (options) => (toolResults(options).length ? done : toolCall('delete_files', input)) });
+    const result = await generateText({ model, tools, prompt: 'clean up', stopWhen: stepCountIs(3) });
+    assert.equal(result.steps.flatMap((s) => s.content).filter((part) => part.type === 'tool-approval-request').length, 1);
+    assert.deepEqual(deleted, []);
+  }
+});
+
 test('omitStoredPayload keeps structuredContent the cache did not store (a stored image beside small data)', async () => {
   const cache = new ResultCache({ storage: 'memory', dbName: 'edges-omit' });
   const image = { type: 'image', data: Buffer.alloc(2 * 1024 * 1024, 7).toString('base64'), mimeType: 'image/png' };
@@ -104,9 +129,37 @@ test('an execute that returns an AsyncIterable without being an async function* 
   assert.equal(typeof output._cache_uri, 'string', `the rows, stored: ${JSON.stringify(output).slice(0, 200)}`);
 });
 
-test('a bad augment option is a TypeError when the tools are wrapped', () => {
+test('an abort stops an execute that returns an AsyncIterable, and the call stores nothing', async () => {
+  /** @type {(number | string)[]} */
+  const log = [];
+  async function* slow() {
+    try {
+      for (let i = 0; i < 6; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        log.push(i);
+        yield { progress: i };
+      }
+    } finally {
+      log.push('finally');
+    }
+  }
+  const cache = new ResultCache({ storage: 'memory', dbName: 'edges-abort' });
+  const tools = /** @type {ToolSet} */ (wrapAiSdkTools({ report: { inputSchema: z.object({}), execute: () => slow() } }, { cache, convId: 'c' }));
+  const model = new MockLanguageModelV4({ doGenerate: async () => toolCall('report', {}) });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new Error('user stopped')), 120);
+  await generateText({ model, tools, prompt: 'x', stopWhen: stepCountIs(1), abortSignal: controller.signal }).catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(log.at(-1), 'finally', 'returned');
+  assert.ok(log.length < 7, `stopped early: ${JSON.stringify(log)}`);
+  assert.equal((await cache.entries({ convId: 'c' })).length, 0);
+});
+
+test('a bad augment option is a TypeError when the tools or the client are wrapped', () => {
+  const client = { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) };
   for (const augment of [{ objects: 'yes' }, { objects: 1 }, 'objects']) {
     assert.throws(() => wrapAiSdkTools({}, { cache: new ResultCache({ storage: 'memory' }), augment }), { name: 'TypeError', message: /augment must be an object/ });
+    assert.throws(() => wrapMcpClient(client, { cache: new ResultCache({ storage: 'memory' }), augment }), { name: 'TypeError', message: /wrapMcpClient: augment must be an object/ });
   }
   assert.doesNotThrow(() => wrapAiSdkTools({}, { cache: new ResultCache({ storage: 'memory' }), augment: { objects: true } }));
 });
