@@ -3,7 +3,7 @@
 // (js/mcp-client.mjs, js/mcp-client.node.mjs), which pass in their own package API.
 import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createToolPipeline, declaredProperties, eachToolPage, isAugmentOption, isPlainObject } from './tool-pipeline.mjs';
-import { isServerName } from './protocol.mjs';
+import { UNKNOWN_SOURCE_TOOL, isServerName } from './protocol.mjs';
 import { readingArguments } from './argument-reads.mjs';
 import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
 
@@ -154,7 +154,7 @@ function resourceUpdatedChain(rawClient) {
 
 /**
  * A task answer's call, remembered until its final result is read; `visible` once read.
- * @typedef {{ name: string, args: unknown, convId: unknown, visible?: Promise<unknown> }} PendingTask
+ * @typedef {{ name: string, args: unknown, convId: unknown, retry: boolean, visible?: Promise<unknown> }} PendingTask
  */
 
 /**
@@ -215,7 +215,9 @@ function taskResults(client, pipeline, origin, telemetryCache) {
     const read = async () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema ?? CallToolResultSchema, requestOptions);
     const taskId = isPlainObject(params) ? params.taskId : undefined;
     const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
-    if (!pending) return read();
+    // A task this client never saw answered (or forgotten, past the most remembered): its result
+    // is only capped, as nothing says which call, conversation or arguments it belongs to.
+    if (!pending) return pipeline.complete(UNKNOWN_SOURCE_TOOL, undefined, await read(), { origin, retry: true });
     for (;;) {
       const shared = pending.visible;
       if (!shared) break;
@@ -240,7 +242,7 @@ function taskResults(client, pipeline, origin, telemetryCache) {
         throw error;
       }
       onRaw?.(result);
-      return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin });
+      return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin, retry: pending.retry });
     }, 'tasks/result');
     pending.visible = visible;
     return visible;
@@ -299,12 +301,13 @@ const taskOnly = (/** @type {unknown} */ tool) =>
  *     `{error: "type_mismatch: …", fix_hint, _expected, _got, _uri}`; when the value is an
  *     object with members of the right type, the hint names ready references to them;
  *   - a retry carrying MCP input responses (`params.inputResponses` or `params.requestState`,
- *     multi round-trip requests) is never answered from a reused result and its result is not
- *     stored; an `input_required` result is handed back untouched;
+ *     multi round-trip requests) is never answered from a reused result and its result (or its
+ *     task's final result) is only capped: not stored, no invalidation applied; an
+ *     `input_required` result is handed back untouched;
  *   - an answer that is a task (`{ task }`, or `resultType: "task"`) is handed back untouched
  *     (nothing stored, no invalidation); the task's final result, read through the wrapped
  *     client's `getTaskResult` (or `experimental.tasks.getTaskResult`), goes through the
- *     pipeline once, as a direct call's result would;
+ *     pipeline once, as a direct call's result would (a task not remembered: only capped);
  *   - the active OpenTelemetry context's trace context goes into `params._meta` (keys the
  *     caller set are kept), and the call is a `tools/call {tool}` span (js/telemetry.mjs).
  * - `notifications/resources/updated` reach `cache.handleNotification` first, then the handler
@@ -405,6 +408,8 @@ export function createWrapMcpClient(api) {
       const call = isPlainObject(params) ? params : {};
       const name = /** @type {string} */ (call.name);
       const convId = pipeline.conversation();
+      // A retry of a multi round-trip call: its result depends on the answers it carries.
+      const retry = call.inputResponses != null || call.requestState != null;
       return instrumentToolCall(name, telemetryCache, (facts, onRaw) => pipeline.run(name, call.arguments ?? {}, {
         convId,
         origin,
@@ -412,15 +417,14 @@ export function createWrapMcpClient(api) {
         annotationsOf: () => catalog.annotationsOf(name),
         // The host's answer: `true` lets the flow through; anything else is the user's refusal.
         ask: typeof approve === 'function' ? async (flow) => (await approve(flow)) === true : undefined,
-        // A retry of a multi round-trip call: its result depends on the answers it carries.
-        retry: call.inputResponses != null || call.requestState != null,
+        retry,
         dispatch: (dispatched) => client.callTool(traced({ ...call, arguments: dispatched }), resultSchema, requestOptions),
         // The server asks for input first (the host answers it and retries), or answers with a
         // task (its final result is read later): nothing to keep now.
         passThrough: (result, args) => {
           const taskId = taskIdOf(result);
           if (taskId === undefined) return isPlainObject(result) && result.resultType === 'input_required';
-          if (taskId !== null) tasks.remember(taskId, { name, args, convId });
+          if (taskId !== null) tasks.remember(taskId, { name, args, convId, retry });
           return true;
         },
         facts,

@@ -99,7 +99,9 @@ export interface McpToolClient {
  * - A reference whose value is not the array (or object) the original schema asks for
  *   `<name>` is refused with a {@link TypeMismatchEnvelope}; the server is not called.
  * - A retry carrying `inputResponses` / `requestState` (multi round-trip requests) is neither
- *   answered from a reused result nor stored; an `input_required` result is returned untouched.
+ *   answered from a reused result nor stored (nor is the final result of a task it is answered
+ *   with), and applies no invalidation: its result is only capped to `maxChars`. An
+ *   `input_required` result is returned untouched.
  * - `notifications/resources/updated` reach the cache first, then the host's handler, whether the
  *   host set it before or after wrapping, on the wrapped or the raw client, with the SDK's ESM
  *   or CommonJS schema (routed by its method literal; the cache's handler is never replaced).
@@ -115,7 +117,9 @@ export interface McpToolClient {
  *   the SDK declares `protected`, so TypeScript code uses the first), goes through the pipeline
  *   once, as the call's own result would (stored, referenced, invalidations
  *   applied); reading it again answers the same. A read that fails (aborted by its `signal`, a
- *   timeout) is not kept: the next read asks the server again. A tool the server declares
+ *   timeout) is not kept: the next read asks the server again. The final result of a task the
+ *   wrapper does not remember (it keeps the last 1 024 task answers) is only capped to
+ *   `maxChars`, as nothing says which call it answered. A tool the server declares
  *   with `execution: { taskSupport: "required" }` is listed as declared, without `<name>_uri`
  *   parameters: the SDK calls it through `experimental.tasks.callToolStream` only, which this
  *   wrapper passes to the raw client, outside the pipeline.

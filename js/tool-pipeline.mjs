@@ -499,14 +499,15 @@ export function createToolPipeline(options, who) {
   /**
    * A result that arrives apart from its call (the final result of a task the call answered
    * with) through `afterToolCall`, as the call's own result would have gone: stored,
-   * referenced, invalidations applied. `args` are the call's (before substitution).
+   * referenced, invalidations applied; only capped when the call was a `retry`, as `run` caps
+   * its result. `args` are the call's (before substitution).
    * @param {string} name
    * @param {unknown} args
    * @param {unknown} result
-   * @param {{ convId?: unknown, origin?: () => { server?: string } }} hooks
+   * @param {{ convId?: unknown, origin?: () => { server?: string }, retry?: boolean }} hooks
    */
-  const complete = (name, args, result, { convId: id, origin = () => ({}) }) =>
-    cache.afterToolCall(name, result, { convId: id, args, ...afterOptions, ...origin() });
+  const complete = (name, args, result, { convId: id, origin = () => ({}), retry = false }) =>
+    cache.afterToolCall(name, result, { convId: id, args, ...afterOptions, ...origin(), ...(retry ? { enabled: false } : {}) });
 
   /**
    * The arguments a call would be dispatched with, for a check made before it runs (the tool's

@@ -1,0 +1,47 @@
+// wrapMcpClient's task answers at their edges, over a hand-written client (an object that lists
+// and calls tools as the SDK's Client does, which wrapMcpClient takes): the final result of a
+// task a retry (inputResponses) answered is capped, never stored, as the retry's own result
+// would be; the final result of a task the wrapper no longer remembers (past the most it keeps)
+// or never saw is still capped to maxChars.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
+
+const ROWS = Array.from({ length: 120 }, (_, i) => ({ id: i, name: `entity-${i}`, note: 'x'.repeat(20) }));
+/** A text result as the model is shown it. @typedef {{ content: { text: string }[], task?: { taskId: string } }} Shown */
+
+/** A client whose every call answers a new task; each task's result is 120 rows. */
+function taskClient() {
+  let id = 0;
+  return {
+    listTools: async () => ({ tools: [{ name: 'job', inputSchema: { type: 'object', properties: { env: { type: 'string' } } } }] }),
+    callTool: async () => ({ task: { taskId: `t${++id}`, status: 'working' } }),
+    getTaskResult: async (/** @type {{ taskId: string }} */ { taskId }) => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, taskId, rows: ROWS }) }] }),
+    getServerVersion: () => ({ name: 'ops' }),
+  };
+}
+
+test('the final result of a task a retry answered is not stored, as the retry\'s own result would not be', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const mcp = /** @type {{ callTool(p: object): Promise<Shown>, getTaskResult(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(taskClient(), { cache, convId: 'c' })));
+  const direct = await mcp.callTool({ name: 'job', arguments: { env: 'prod' } });
+  const retry = await mcp.callTool({ name: 'job', arguments: { env: 'prod' }, inputResponses: { confirm: { content: { ok: true } } } });
+  const stored = JSON.parse((await mcp.getTaskResult({ taskId: direct.task?.taskId })).content[0].text);
+  const capped = JSON.parse((await mcp.getTaskResult({ taskId: retry.task?.taskId })).content[0].text);
+  assert.equal(typeof stored._cache_uri, 'string');
+  assert.equal(capped._cache_uri, undefined);
+  assert.equal((await cache.entries({ convId: 'c' })).length, 1);
+});
+
+test('the final result of a task the wrapper does not remember is still capped to maxChars', async () => {
+  const mcp = /** @type {{ callTool(p: object): Promise<Shown>, getTaskResult(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(taskClient(), { cache: new ResultCache({ storage: 'memory' }), convId: 'c', maxChars: 1000 })));
+  const first = await mcp.callTool({ name: 'job', arguments: {} });
+  for (let i = 0; i < 1024; i += 1) await mcp.callTool({ name: 'job', arguments: {} });
+  for (const taskId of [first.task?.taskId, 'never-seen']) {
+    const shown = await mcp.getTaskResult({ taskId });
+    assert.ok(shown.content[0].text.length <= 1000, `${taskId}: ${shown.content[0].text.length} characters`);
+  }
+});
