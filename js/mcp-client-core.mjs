@@ -302,7 +302,7 @@ const taskOnly = (/** @type {unknown} */ tool) =>
  *     object with members of the right type, the hint names ready references to them;
  *   - a retry carrying MCP input responses (`params.inputResponses` or `params.requestState`,
  *     multi round-trip requests) is never answered from a reused result and its result (or its
- *     task's final result) is only capped: not stored, no invalidation applied; an
+ *     task's final result) is only capped, not stored, its invalidation signals applied; an
  *     `input_required` result is handed back untouched;
  *   - an answer that is a task (`{ task }`, or `resultType: "task"`) is handed back untouched
  *     (nothing stored, no invalidation); the task's final result, read through the wrapped

@@ -100,7 +100,7 @@ export interface McpToolClient {
  *   `<name>` is refused with a {@link TypeMismatchEnvelope}; the server is not called.
  * - A retry carrying `inputResponses` / `requestState` (multi round-trip requests) is neither
  *   answered from a reused result nor stored (nor is the final result of a task it is answered
- *   with), and applies no invalidation: its result is only capped to `maxChars`. An
+ *   with): its result is capped to `maxChars`, and its invalidation signals are applied. An
  *   `input_required` result is returned untouched.
  * - `notifications/resources/updated` reach the cache first, then the host's handler, whether the
  *   host set it before or after wrapping, on the wrapped or the raw client, with the SDK's ESM

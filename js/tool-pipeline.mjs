@@ -10,7 +10,9 @@
 // `afterToolCall`.
 import { checkFlows, flowsOf, judgeFlows, refusedEnvelope } from './flows.mjs';
 import { admittedTypes } from './schema-types.mjs';
-import { CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, URI_ARG_SUFFIX, hasCacheScheme, invalidArgs, isToolPrefix, memberReference } from './protocol.mjs';
+import {
+  CACHE_URI_SCHEME, DEFAULT_CONV_SEGMENT, SIGNAL_LEGACY_OPENER, SIGNAL_TAG_OPENER, URI_ARG_SUFFIX, hasCacheScheme, invalidArgs, isToolPrefix, memberReference,
+} from './protocol.mjs';
 /** @typedef {import('./flows.mjs').Source} Source */
 /**
  * What `beforeToolCall` answers: dispatch (with the substituted arguments and the references'
@@ -170,6 +172,26 @@ export function declaredProperties(/** @type {unknown} */ schema) {
 
 /** `undefined` or a non-negative finite number: what the cache takes for its numeric options. */
 export const optionalNonNegative = (/** @type {unknown} */ value) => value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+
+/**
+ * A retry's result (or its task's final result) as the model sees it: only capped, nothing
+ * stored (it depends on the answers the retry carried), but its invalidation signals applied, as
+ * any result's are (a refund the user confirmed still makes the invoice stale). The blocks that
+ * start as the cache reads a signal (`SIGNAL_TAG_OPENER`, `SIGNAL_LEGACY_OPENER`, after
+ * whitespace) go first, on their own: the cache applies those that are signals and stores none.
+ * @param {PipelineCache} cache @param {string} name @param {unknown} result @param {Record<string, unknown>} after
+ */
+async function cappedRetry(cache, name, result, after) {
+  const blocks = isPlainObject(result) && Array.isArray(result.content) ? result.content : [];
+  const signals = blocks.filter((block) => isPlainObject(block) && block.type === 'text' && typeof block.text === 'string' &&
+    [SIGNAL_TAG_OPENER, SIGNAL_LEGACY_OPENER].some((opener) => /** @type {string} */ (block.text).trimStart().startsWith(opener)));
+  // Without the call's arguments: no reuse bookkeeping for this part.
+  const { args: _args, ...scope } = after;
+  const applied = signals.length > 0 ? cache.afterToolCall(name, { content: signals }, { ...scope, maxChars: Infinity }) : null;
+  const shown = cache.afterToolCall(name, result, { ...after, enabled: false });
+  await applied;
+  return shown;
+}
 
 /**
  * An `augment` option (`augmentTools`' options, `{ objects?: boolean }`) as the integrations
@@ -487,7 +509,7 @@ export function createToolPipeline(options, who) {
       const after = { convId: id, args, ...afterOptions, ...origin() };
       if (retry) {
         close();
-        return cache.afterToolCall(name, result, { ...after, enabled: false });
+        return cappedRetry(cache, name, result, after);
       }
       closed = true;
       return cache.afterToolCall(name, result, after);
@@ -499,15 +521,17 @@ export function createToolPipeline(options, who) {
   /**
    * A result that arrives apart from its call (the final result of a task the call answered
    * with) through `afterToolCall`, as the call's own result would have gone: stored,
-   * referenced, invalidations applied; only capped when the call was a `retry`, as `run` caps
-   * its result. `args` are the call's (before substitution).
+   * referenced, invalidations applied; when the call was a `retry`, only capped with its
+   * invalidations applied, as `run` treats its result. `args` are the call's (before substitution).
    * @param {string} name
    * @param {unknown} args
    * @param {unknown} result
    * @param {{ convId?: unknown, origin?: () => { server?: string }, retry?: boolean }} hooks
    */
-  const complete = (name, args, result, { convId: id, origin = () => ({}), retry = false }) =>
-    cache.afterToolCall(name, result, { convId: id, args, ...afterOptions, ...origin(), ...(retry ? { enabled: false } : {}) });
+  const complete = (name, args, result, { convId: id, origin = () => ({}), retry = false }) => {
+    const after = { convId: id, args, ...afterOptions, ...origin() };
+    return retry ? cappedRetry(cache, name, result, after) : cache.afterToolCall(name, result, after);
+  };
 
   /**
    * The arguments a call would be dispatched with, for a check made before it runs (the tool's

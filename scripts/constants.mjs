@@ -36,6 +36,8 @@ const PROTOCOL = {
   SERVER_MARK: 'src/core/source.rs',
   META_URIS_KEY: 'src/core/content.rs',
   DERIVED_FROM_SYMBOL: 'src/core/content.rs',
+  SIGNAL_TAG_OPENER: 'src/pipeline/content/split.rs',
+  SIGNAL_LEGACY_OPENER: 'src/pipeline/content/split.rs',
 };
 
 /** @param {string} name @param {string} file */

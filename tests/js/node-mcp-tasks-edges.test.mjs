@@ -1,8 +1,8 @@
-// wrapMcpClient's task answers at their edges, over a hand-written client (an object that lists
-// and calls tools as the SDK's Client does, which wrapMcpClient takes): the final result of a
-// task a retry (inputResponses) answered is capped, never stored, as the retry's own result
-// would be; the final result of a task the wrapper no longer remembers (past the most it keeps)
-// or never saw is still capped to maxChars.
+// wrapMcpClient's retries and task answers at their edges, over hand-written clients (objects
+// that list and call tools as the SDK's Client does, which wrapMcpClient takes): a retry
+// (inputResponses) applies its invalidation signals; the final result of a task a retry answered
+// is capped, never stored, as the retry's own result would be; the final result of a task the
+// wrapper no longer remembers (past the most it keeps) or never saw is still capped to maxChars.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,5 +43,29 @@ test('the final result of a task the wrapper does not remember is still capped t
   for (const taskId of [first.task?.taskId, 'never-seen']) {
     const shown = await mcp.getTaskResult({ taskId });
     assert.ok(shown.content[0].text.length <= 1000, `${taskId}: ${shown.content[0].text.length} characters`);
+  }
+});
+
+test('a retry\'s invalidation signals are applied, as a direct call\'s are: a confirmed refund makes the invoice stale', async () => {
+  for (const asks of [false, true]) {
+    const billing = {
+      getServerVersion: () => ({ name: 'billing' }),
+      listTools: async () => ({ tools: [
+        { name: 'billing.get_invoice', inputSchema: { type: 'object', properties: {} } },
+        { name: 'billing.refund', inputSchema: { type: 'object', properties: { amount: { type: 'number' } } } },
+      ] }),
+      callTool: async (/** @type {{ name: string, inputResponses?: unknown }} */ { name, inputResponses }) => {
+        if (name === 'billing.get_invoice') return { content: [{ type: 'text', text: JSON.stringify({ ok: true, total: 100, lines: ROWS }) }] };
+        if (asks && !inputResponses) return { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { message: 'Refund?' } } }, requestState: 'st' };
+        return { content: [{ type: 'text', text: '<cache_invalidation cause="billing.refund" domains="billing.get_*" />' }, { type: 'text', text: JSON.stringify({ ok: true, refunded: 40 }) }] };
+      },
+    };
+    const cache = new ResultCache({ storage: 'memory' });
+    const mcp = /** @type {{ callTool(p: object): Promise<Shown & { requestState?: string }> }} */ (/** @type {unknown} */ (wrapMcpClient(billing, { cache, convId: 'c' })));
+    const uri = JSON.parse((await mcp.callTool({ name: 'billing.get_invoice', arguments: {} })).content[0].text)._cache_uri;
+    const first = await mcp.callTool({ name: 'billing.refund', arguments: { amount: 40 } });
+    if (asks) await mcp.callTool({ name: 'billing.refund', arguments: { amount: 40 }, inputResponses: { confirm: { action: 'accept', content: {} } }, requestState: first.requestState });
+    assert.equal((await cache.lookup(uri, { convId: 'c' })).status, 'stale', asks ? 'confirmed through a retry' : 'in one call');
+    assert.equal((await cache.entries({ convId: 'c' })).length, 1, 'the refunds stored nothing');
   }
 });

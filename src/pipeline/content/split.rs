@@ -17,8 +17,14 @@ pub(super) fn text_of(block: &JsValue) -> Option<JsString> {
         .flatten()
 }
 
+/// How an MCP Fusion invalidation tag begins: only a text block that starts with it (after whitespace) may be nothing but invalidation signals.
+pub const SIGNAL_TAG_OPENER: &str = "<cache_invalidation";
+
+/// How MCP Fusion's legacy invalidation text begins (`[System: Cache invalidated for …]`).
+pub const SIGNAL_LEGACY_OPENER: &str = "[System:";
+
 /// How every invalidation signal begins (after whitespace): the tag, or MCP Fusion's legacy text.
-const SIGNAL_OPENERS: [&str; 2] = ["<cache_invalidation", "[System:"];
+const SIGNAL_OPENERS: [&str; 2] = [SIGNAL_TAG_OPENER, SIGNAL_LEGACY_OPENER];
 
 /// The text of a block that is nothing but invalidation signals. Only texts that start like a
 /// signal are copied into wasm memory and parsed there; data stays a JS string.
