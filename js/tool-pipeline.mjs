@@ -187,9 +187,11 @@ async function cappedRetry(cache, name, result, after) {
     [SIGNAL_TAG_OPENER, SIGNAL_LEGACY_OPENER].some((opener) => /** @type {string} */ (block.text).trimStart().startsWith(opener)));
   // Without the call's arguments: no reuse bookkeeping for this part.
   const { args: _args, ...scope } = after;
-  const applied = signals.length > 0 ? cache.afterToolCall(name, { content: signals }, { ...scope, maxChars: Infinity }) : null;
-  const shown = cache.afterToolCall(name, result, { ...after, enabled: false });
-  await applied;
+  // Both called at once, in this order (they take effect so); either failing fails the call.
+  const [, shown] = await Promise.all([
+    signals.length > 0 ? cache.afterToolCall(name, { content: signals }, { ...scope, maxChars: Infinity }) : null,
+    cache.afterToolCall(name, result, { ...after, enabled: false }),
+  ]);
   return shown;
 }
 
