@@ -6,6 +6,7 @@ import { createToolPipeline, declaredProperties, eachToolPage, isAugmentOption, 
 import { UNKNOWN_SOURCE_TOOL, isServerName } from './protocol.mjs';
 import { readingArguments } from './argument-reads.mjs';
 import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
+import { staleWindow } from './stale-window.mjs';
 
 const RESOURCE_UPDATED = 'notifications/resources/updated';
 /** Where a client's notification chain lives (one per client, whichever copy of us wrapped it). */
@@ -154,7 +155,7 @@ function resourceUpdatedChain(rawClient) {
 
 /**
  * A task answer's call, remembered until its final result is read; `visible` once read.
- * @typedef {{ name: string, args: unknown, convId: unknown, retry: boolean, visible?: Promise<unknown> }} PendingTask
+ * @typedef {{ name: string, args: unknown, convId: unknown, retry: boolean, window: import('./stale-window.mjs').OpenCall, visible?: Promise<unknown> }} PendingTask
  */
 
 /**
@@ -203,8 +204,9 @@ function toolCatalog(client) {
  * @param {ReturnType<typeof createToolPipeline>} pipeline
  * @param {() => { server?: string }} origin
  * @param {{ bytesOf(uri: string): number | undefined }} telemetryCache
+ * @param {ReturnType<typeof import('./stale-window.mjs').staleWindow>} stale where the call stays open until its task's result is written
  */
-function taskResults(client, pipeline, origin, telemetryCache) {
+function taskResults(client, pipeline, origin, telemetryCache, stale) {
   /** Task id → the call whose answer it was. @type {Map<string, PendingTask>} */
   const tasks = new Map();
   /** `client.getTaskResult` through the pipeline, once a remembered task. */
@@ -242,7 +244,14 @@ function taskResults(client, pipeline, origin, telemetryCache) {
         throw error;
       }
       onRaw?.(result);
-      return pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin, retry: pending.retry });
+      let written = false;
+      try {
+        const visibleResult = await pipeline.complete(pending.name, pending.args, result, { convId: pending.convId, origin, retry: pending.retry });
+        written = !pending.retry;
+        return visibleResult;
+      } finally {
+        await stale.close(pending.window, written);
+      }
     }, 'tasks/result');
     pending.visible = visible;
     return visible;
@@ -251,8 +260,14 @@ function taskResults(client, pipeline, origin, telemetryCache) {
     getTaskResult,
     /** Remembers the call a task answered (the oldest forgotten past `MAX_PENDING_TASKS`). */
     remember(/** @type {string} */ taskId, /** @type {PendingTask} */ call) {
+      const earlier = tasks.get(taskId);
       tasks.set(taskId, call);
-      if (tasks.size > MAX_PENDING_TASKS) tasks.delete(/** @type {string} */ (tasks.keys().next().value));
+      if (earlier && earlier !== call) void stale.close(earlier.window, false);
+      if (tasks.size > MAX_PENDING_TASKS) {
+        const [oldest, forgotten] = /** @type {[string, PendingTask]} */ (tasks.entries().next().value);
+        tasks.delete(oldest);
+        void stale.close(forgotten.window, false);
+      }
     },
     /** `client.experimental`, its `tasks.getTaskResult(taskId, …)` through {@link getTaskResult}. */
     experimental() {
@@ -315,7 +330,10 @@ const taskOnly = (/** @type {unknown} */ tool) =>
  *   the raw one, with the SDK's ESM or CommonJS schema; the method literal is what counts, so
  *   the cache's handler is never replaced). A failing cache does not keep the host's handler
  *   from running. `removeNotificationHandler('notifications/resources/updated')` removes only
- *   the host's. Several caches may wrap one client; each gets the notifications.
+ *   the host's. Several caches may wrap one client; each gets the notifications. A stale
+ *   notification that arrives while a call is open (its answer not yet written, or its task's
+ *   final result not yet read) is applied again once that result is stored: an answer that came
+ *   in the same chunk as the notification, or was computed while the data changed, is stale too.
  * - The server's name (`serverInfo.name`, once connected) goes with every call to the cache:
  *   entries remember which server they came from, and that server's invalidation signals and
  *   stale notifications touch only its own entries, even when another server has tools of the
@@ -380,7 +398,8 @@ export function createWrapMcpClient(api) {
     };
     const catalog = toolCatalog(client);
     const telemetryCache = { bytesOf: (/** @type {string} */ uri) => cache[STORED_BYTES]?.(uri) };
-    const tasks = taskResults(client, pipeline, origin, telemetryCache);
+    const stale = staleWindow((notification) => cache.handleNotification(notification, origin()));
+    const tasks = taskResults(client, pipeline, origin, telemetryCache, stale);
 
     async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {
       const result = await client.listTools(params, requestOptions);
@@ -410,7 +429,11 @@ export function createWrapMcpClient(api) {
       const convId = pipeline.conversation();
       // A retry of a multi round-trip call: its result depends on the answers it carries.
       const retry = call.inputResponses != null || call.requestState != null;
-      return instrumentToolCall(name, telemetryCache, (facts, onRaw) => pipeline.run(name, call.arguments ?? {}, {
+      // Open until its result is written: a stale notification meanwhile applies to it too.
+      const window = stale.open();
+      let passed = false;
+      let held = false;
+      const visible = instrumentToolCall(name, telemetryCache, (facts, onRaw) => pipeline.run(name, call.arguments ?? {}, {
         convId,
         origin,
         declaredOf: () => catalog.declaredOf(name),
@@ -423,13 +446,23 @@ export function createWrapMcpClient(api) {
         // task (its final result is read later): nothing to keep now.
         passThrough: (result, args) => {
           const taskId = taskIdOf(result);
-          if (taskId === undefined) return isPlainObject(result) && result.resultType === 'input_required';
-          if (taskId !== null) tasks.remember(taskId, { name, args, convId, retry });
-          return true;
+          passed = taskId === undefined ? isPlainObject(result) && result.resultType === 'input_required' : true;
+          // The task's final result is written later: the call stays open until then.
+          held = typeof taskId === 'string';
+          if (held) tasks.remember(/** @type {string} */ (taskId), { name, args, convId, retry, window });
+          return passed;
         },
         facts,
         onRaw,
       }));
+      let written = false;
+      try {
+        const result = await visible;
+        written = !passed && !retry;
+        return result;
+      } finally {
+        if (!held) await stale.close(window, written);
+      }
     }
 
 
@@ -440,7 +473,7 @@ export function createWrapMcpClient(api) {
     // nothing is installed, and the wrapped client has no such method either.
     if (typeof (/** @type {Record<string, unknown>} */ (rawClient)).setNotificationHandler === 'function') {
       const chain = resourceUpdatedChain(client);
-      chain.caches.push((/** @type {unknown} */ notification) => cache.handleNotification(notification, origin()));
+      chain.caches.push(stale.notify);
       overrides.setNotificationHandler = chain.setNotificationHandler;
       overrides.removeNotificationHandler = chain.removeNotificationHandler;
     }

@@ -105,7 +105,9 @@ export interface McpToolClient {
  * - `notifications/resources/updated` reach the cache first, then the host's handler, whether the
  *   host set it before or after wrapping, on the wrapped or the raw client, with the SDK's ESM
  *   or CommonJS schema (routed by its method literal; the cache's handler is never replaced).
- *   Each handler's failure is isolated from the others.
+ *   Each handler's failure is isolated from the others. A stale notification that arrives while
+ *   a call is open (its answer not yet written, or its task's final result not yet read) is
+ *   applied again once that result is stored, so that result is stale too when it matches.
  * - Before dispatch, the flow policy (`flows`) checks every resolved reference's source server
  *   against this server: a refused call answers a {@link ReferenceNotAllowedEnvelope} without
  *   calling the server, and is a `blocked` event (`from`, `to`) of the cache; a flow to ask about

@@ -1,0 +1,156 @@
+// wrapMcpClient and stale notifications that arrive while a call is open. A server answers a
+// call and reports that tool's data stale right after: over stdio both can arrive in one chunk,
+// and the notification is handled before the answer is written (the real SDK Client, the
+// messages delivered together as a stdio chunk delivers them). A notification that arrives while
+// the call runs, or while its task runs, may describe data the answer was computed from
+// (hand-written clients, the notification delivered at a chosen moment). In each case the
+// answer's entry ends stale; a call made after the notification stays fresh.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+
+import { ResultCache } from '../../pkg/node.mjs';
+import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
+import { MAX_NOTED, staleWindow } from '../../js/stale-window.mjs';
+
+const ROWS = Array.from({ length: 120 }, (_, i) => ({ id: i, name: `entity-${i}`, note: 'x'.repeat(20) }));
+const STALE = { method: 'notifications/resources/updated', params: { uri: 'mcpfusion://stale/report.get' } };
+/** A text result as the model is shown it. @typedef {{ content: { text: string }[], task?: { taskId: string } }} Shown */
+/** The wrapped hand-written client's methods the tests call. @typedef {{ callTool(p: object): Promise<Shown>, getTaskResult(p: object): Promise<Shown> }} Wrapped */
+
+/** The reference a shown result carries. @param {Shown} shown */
+const uriOf = (shown) => /** @type {string} */ (JSON.parse(shown.content[0].text)._cache_uri);
+
+test('an answer and the stale notification after it, delivered in one chunk: the answer\'s entry is stale', async () => {
+  const server = new McpServer({ name: 'reports', version: '1.0.0' }, { capabilities: { resources: {} } });
+  server.registerTool('report.get', { description: 'A report.', inputSchema: { n: z.number() } }, () => {
+    // Sent after the answer (the answer goes out when this handler returns).
+    setTimeout(() => void server.server.sendResourceUpdated({ uri: STALE.params.uri }), 0);
+    return { content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }] };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  // What the server sends while `chunked` is on reaches the client in one synchronous batch, as
+  // the lines of one stdio chunk do.
+  let chunked = false;
+  /** @type {Parameters<InMemoryTransport['send']>[]} */
+  const held = [];
+  const send = serverSide.send.bind(serverSide);
+  serverSide.send = async (...args) => {
+    if (!chunked) return send(...args);
+    held.push(args);
+  };
+  await server.connect(serverSide);
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  await client.connect(clientSide);
+  const cache = new ResultCache({ storage: 'memory' });
+  const wrapped = wrapMcpClient(client, { cache, convId: 'c' });
+  await wrapped.listTools();
+
+  chunked = true;
+  const call = wrapped.callTool({ name: 'report.get', arguments: { n: 1 } });
+  for (let i = 0; i < 200 && held.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  assert.equal(held.length, 2, 'the answer and the notification were both sent');
+  assert.equal(/** @type {{ method?: string }} */ (held[1][0]).method, STALE.method, 'the notification after the answer');
+  chunked = false;
+  for (const args of held.splice(0)) void send(...args);
+  const uri = uriOf(/** @type {Shown} */ (await call));
+  const seen = await cache.lookup(uri, { convId: 'c' });
+  assert.equal(seen.status, 'stale');
+  assert.match(/** @type {{ cause: string }} */ (seen).cause, /stale notification for report\.get/);
+
+  await client.close();
+});
+
+/**
+ * A hand-written client: `report.get` answers when the test says (`answer()`), tasks when asked
+ * (`{ task: true }`), and the test delivers notifications itself (`notify()`).
+ */
+function heldClient() {
+  /** @type {((n: unknown) => unknown) | undefined} */
+  let handler;
+  /** @type {(() => void)[]} */
+  const waiting = [];
+  let id = 0;
+  const result = () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }] });
+  const client = {
+    getServerVersion: () => ({ name: 'reports' }),
+    setNotificationHandler: (/** @type {unknown} */ _schema, /** @type {(n: unknown) => unknown} */ h) => { handler = h; },
+    listTools: async () => ({ tools: [{ name: 'report.get', inputSchema: { type: 'object', properties: { task: { type: 'boolean' } } } }] }),
+    callTool: async (/** @type {{ arguments: { task?: boolean } }} */ { arguments: args }) => {
+      if (args.task) return { task: { taskId: `t${++id}`, status: 'working' } };
+      await new Promise((resolve) => waiting.push(() => resolve(undefined)));
+      return result();
+    },
+    getTaskResult: async () => result(),
+  };
+  return {
+    client,
+    /** Answers the oldest waiting call. */
+    answer: () => /** @type {() => void} */ (waiting.shift())(),
+    waiting: () => waiting.length,
+    notify: async (/** @type {unknown} */ n) => handler?.(n),
+  };
+}
+
+test('a stale notification while a call runs: its answer\'s entry is stale, other entries too, a later call\'s is not', async () => {
+  const { client, answer, waiting, notify } = heldClient();
+  const cache = new ResultCache({ storage: 'memory' });
+  const mcp = /** @type {Wrapped} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache, convId: 'c' })));
+  const first = mcp.callTool({ name: 'report.get', arguments: {} });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  answer();
+  const before = uriOf(await first);
+  const running = mcp.callTool({ name: 'report.get', arguments: {} });
+  for (let i = 0; i < 100 && waiting() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  await notify(STALE);
+  assert.equal((await cache.lookup(before, { convId: 'c' })).status, 'stale', 'an entry written before: at once');
+  answer();
+  const during = uriOf(await running);
+  assert.equal((await cache.lookup(during, { convId: 'c' })).status, 'stale', 'the call open when it arrived');
+  const after = mcp.callTool({ name: 'report.get', arguments: {} });
+  for (let i = 0; i < 100 && waiting() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  answer();
+  assert.equal((await cache.lookup(uriOf(await after), { convId: 'c' })).status, 'hit', 'a call made after it: fresh');
+});
+
+test('a stale notification while a task runs: the task\'s final result is stored stale, a later task\'s fresh', async () => {
+  const { client, notify } = heldClient();
+  const cache = new ResultCache({ storage: 'memory' });
+  const mcp = /** @type {Wrapped} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache, convId: 'c' })));
+  const task = await mcp.callTool({ name: 'report.get', arguments: { task: true } });
+  await notify({ method: 'notifications/resources/updated', params: { uri: 'https://example.com/unrelated' } });
+  await notify(STALE);
+  const untouched = await mcp.callTool({ name: 'report.get', arguments: { task: true } });
+  const uri = uriOf(await mcp.getTaskResult({ taskId: task.task?.taskId }));
+  assert.equal((await cache.lookup(uri, { convId: 'c' })).status, 'stale');
+  const fresh = uriOf(await mcp.getTaskResult({ taskId: untouched.task?.taskId }));
+  assert.equal((await cache.lookup(fresh, { convId: 'c' })).status, 'hit', 'a task answered after the notification: fresh');
+  assert.equal((await cache.entries({ convId: 'c' })).length, 2);
+});
+
+test('staleWindow: an open call notes each notification once by its URI, at most MAX_NOTED, and applies them again only when written', async () => {
+  /** @type {unknown[]} */
+  const applied = [];
+  const window = staleWindow((n) => { applied.push(n); });
+  const written = window.open();
+  const dropped = window.open();
+  for (let i = 0; i < MAX_NOTED + 10; i++) await window.notify({ params: { uri: `mcpfusion://stale/t${i}` } });
+  await window.notify({ params: { uri: 'mcpfusion://stale/t0' } });
+  await window.notify({ params: {} });
+  assert.equal(applied.length, MAX_NOTED + 12, 'every notification applied at once');
+  applied.length = 0;
+  await window.close(dropped, false);
+  assert.equal(applied.length, 0, 'nothing written: nothing applied again');
+  await window.close(written, true);
+  assert.equal(applied.length, MAX_NOTED, 'each noted URI once, the first MAX_NOTED');
+  await window.close(written, true);
+  assert.equal(applied.length, MAX_NOTED, 'closed once');
+  const late = window.open();
+  await window.close(late, true);
+  assert.equal(applied.length, MAX_NOTED, 'a call opened after them noted none');
+});
