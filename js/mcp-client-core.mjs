@@ -15,6 +15,8 @@ const CHAIN = Symbol.for('mcp-result-cache.resourceUpdatedChain');
 const STORED_BYTES = Symbol.for('mcp-result-cache.storedBytes');
 /** Most task answers remembered until their final result is read. */
 const MAX_PENDING_TASKS = 1024;
+/** Most tool names remembered as not listed by the server (past it, each call lists again). */
+const MAX_UNLISTED = 1024;
 
 /**
  * A `tools/call` answer that is a task, not a result: `{ task: { taskId, … } }` (the SDK's
@@ -171,7 +173,10 @@ function toolCatalog(client) {
   const annotated = new Map();
   /** @type {Promise<void> | null} */
   let listing = null;
+  /** Names a listing of ours did not have: not listed again for them until the host lists. */
+  const unlisted = new Set();
   const remember = (/** @type {unknown} */ tools) => {
+    unlisted.clear();
     for (const tool of Array.isArray(tools) ? tools : []) {
       if (!isPlainObject(tool) || typeof tool.name !== 'string') continue;
       declared.set(tool.name, declaredProperties(tool.inputSchema));
@@ -180,11 +185,13 @@ function toolCatalog(client) {
   };
   /** The declared properties of a tool, listing the server's tools once if needed. */
   async function declaredOf(/** @type {string} */ name) {
-    if (!declared.has(name)) {
+    if (!declared.has(name) && !unlisted.has(name)) {
       listing ??= eachToolPage(client, (page) => remember(isPlainObject(page) ? page.tools : undefined)).finally(() => {
         listing = null;
       });
       await listing;
+      // A name the server does not list (a model's guess): one listing, not one per call.
+      if (!declared.has(name) && unlisted.size < MAX_UNLISTED) unlisted.add(name);
     }
     return declared.get(name) ?? null;
   }
@@ -301,7 +308,8 @@ const taskOnly = (/** @type {unknown} */ tool) =>
  *   (`augmentTools`; not for a tool that must be called as a task, which the SDK calls through
  *   `experimental.tasks.callToolStream` only, outside the pipeline), and teaches the cache their
  *   `[Cache-Control]` directives. The original
- *   input schemas are remembered (a tool never listed is listed once on its first call).
+ *   input schemas are remembered (a tool never listed is listed on its first call; a name the
+ *   server's listing does not have is not listed again until the host lists the tools).
  * - `callTool()` runs the whole pipeline: inline cap (`cap`, `cappedArgs`), reuse of immutable
  *   results, substitution of references, dispatch (never with a reference key the server did not
  *   declare), then `afterToolCall` (`maxChars`, `mediaMaxBytes`); it resolves what the model

@@ -2,7 +2,8 @@
 // that list and call tools as the SDK's Client does, which wrapMcpClient takes): a retry
 // (inputResponses) applies its invalidation signals; the final result of a task a retry answered
 // is capped, never stored, as the retry's own result would be; the final result of a task the
-// wrapper no longer remembers (past the most it keeps) or never saw is still capped to maxChars.
+// wrapper no longer remembers (past the most it keeps) or never saw is still capped to maxChars;
+// a tool the server does not list costs one listing, not one per call.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,4 +69,23 @@ test('a retry\'s invalidation signals are applied, as a direct call\'s are: a co
     assert.equal((await cache.lookup(uri, { convId: 'c' })).status, 'stale', asks ? 'confirmed through a retry' : 'in one call');
     assert.equal((await cache.entries({ convId: 'c' })).length, 1, 'the refunds stored nothing');
   }
+});
+
+test('a tool the server does not list is listed for once, not on every call; a host listing lets the next call list again', async () => {
+  let listings = 0;
+  const client = {
+    listTools: async () => {
+      listings += 1;
+      return { tools: [{ name: 'job', inputSchema: { type: 'object', properties: {} } }] };
+    },
+    callTool: async (/** @type {{ name: string }} */ { name }) => ({ content: [{ type: 'text', text: `no tool ${name}` }], isError: true }),
+  };
+  const mcp = /** @type {{ listTools(): Promise<unknown>, callTool(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache: new ResultCache({ storage: 'memory' }), convId: 'c' })));
+  for (let i = 0; i < 5; i += 1) await mcp.callTool({ name: 'guessed', arguments: {} });
+  assert.equal(listings, 1, 'one listing for five calls to a name it does not have');
+  await mcp.listTools();
+  await mcp.callTool({ name: 'guessed', arguments: {} });
+  assert.equal(listings, 3, 'the host listed (the server may have the tool now): the next call lists again');
+  await mcp.callTool({ name: 'job', arguments: {} });
+  assert.equal(listings, 3, 'a listed tool: no listing');
 });
