@@ -221,8 +221,8 @@ function approvalGate(cache) {
   };
   /**
    * Whether the call of `executeOptions` (admitted as `admitted`) may let an asked flow through
-   * (at most once): `true`; `false` when the user was asked and declined it (a denied approval of
-   * the call in the messages); `null` when nobody was asked about it (refused all the same).
+   * (at most once): `true` when the user approved it (its approval in the messages, used for the
+   * first time); `false` when the user declined it; `null` otherwise (refused all the same).
    */
   const approved = (/** @type {string} */ name, /** @type {unknown} */ executeOptions, /** @type {'none' | 'fresh'} */ admitted) => {
     const options = isPlainObject(executeOptions) ? executeOptions : {};
@@ -239,9 +239,10 @@ function approvalGate(cache) {
       }
       return null;
     }
-    // Approved by the user from the messages (consumed just now), or sent to approval and run in
-    // this process without a history to replay (`execute` called after `needsApproval`).
-    return admitted === 'fresh' || approval === null ? true : null;
+    // Approved by the user in the messages (consumed just now). Being asked is not an approval:
+    // an `execute` after `needsApproval` answered `true`, without the user's answer in its
+    // messages (a page running the tool as soon as its input is known), is refused.
+    return admitted === 'fresh' ? true : null;
   };
   const idOf = (/** @type {unknown} */ options) => (isPlainObject(options) ? options.toolCallId : undefined);
   return {

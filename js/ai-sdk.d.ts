@@ -148,9 +148,9 @@ export interface ToolClient {
  *   (asked about the input `execute` would get: references resolved, input validated), or
  *   when this call would move referenced data the flow policy (`flows`) says to ask about, so
  *   the AI SDK's tool approval (`useChat`'s approval UI) asks the user; a denied approval never
- *   runs `execute`. `execute` lets such a flow through only for a call whose `needsApproval`
- *   answered `true` (the AI SDK asks again right before it runs an approved call), once; run
- *   any other way, the call is refused as the host's denial (the envelope says the host does not
+ *   runs `execute`. `execute` lets such a flow through only for a call the user approved (its
+ *   `tool-approval-response` in the messages; `needsApproval` answering `true` is not an
+ *   approval), once; run any other way, the call is refused as the host's denial (the envelope says the host does not
  *   let the data through; "the user declined" is only for a call whose approval the user
  *   denied). A flow the policy denies is refused by `execute` with the
  *   `reference_not_allowed` envelope, without running the original (a `blocked` event of the

@@ -565,7 +565,7 @@ test('wrapAiSdkTools: needsApproval answers per call under "guarded"', async () 
   }
 });
 
-test('wrapAiSdkTools: execute lets an asked flow through only for a call the AI SDK sent to approval, once', async () => {
+test('wrapAiSdkTools: execute lets an asked flow through only for a call the user approved, once', async () => {
   const { s, tools, executed, events, close } = await aiSdkSetup('guarded');
   try {
     const fetched = await tools['invoice.get'].execute({ id: 'INV-4' }, { toolCallId: 'a', messages: [] });
@@ -575,11 +575,21 @@ test('wrapAiSdkTools: execute lets an asked flow through only for a call the AI 
     assert.equal(JSON.parse(direct.content[0].text).error, 'reference_not_allowed');
     assert.deepEqual(executed, []);
     assert.deepEqual(/** @type {BlockedFlow[]} */ (events.filter((e) => e.kind === 'blocked')).map((e) => [e.from, e.to]), [['vault', 'mailer']]);
-    // Sent to approval (needsApproval answered true for this call): it runs, once.
+    // Sent to approval (needsApproval answered true for this call), run before the user answered
+    // (a page running it as soon as its input is known): being asked is not an approval.
     assert.equal(await tools.send_report.needsApproval(input, { toolCallId: 'd2', messages: [] }), true);
-    assert.deepEqual(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: [] })).content[0].text), { sent: 120 });
-    assert.equal(executed.length, 1);
     assert.equal(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: [] })).content[0].text).error, 'reference_not_allowed');
+    assert.deepEqual(executed, []);
+    // The user's approval in the messages: it runs, once.
+    // (as the tool set's call options type them: a history of no particular shape)
+    const approvedMessages = /** @type {never[]} */ (/** @type {ModelMessage[]} */ ([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'd2', toolName: 'send_report', input }, { type: 'tool-approval-request', approvalId: 'ap-d2', toolCallId: 'd2' }] },
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'ap-d2', approved: true }] },
+    ]));
+    assert.equal(await tools.send_report.needsApproval(input, { toolCallId: 'd2', messages: approvedMessages }), true);
+    assert.deepEqual(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: approvedMessages })).content[0].text), { sent: 120 });
+    assert.equal(executed.length, 1);
+    assert.equal(JSON.parse((await tools.send_report.execute(input, { toolCallId: 'd2', messages: approvedMessages })).content[0].text).error, 'approval_already_used');
     assert.equal(executed.length, 1);
     assert.deepEqual(mailerCalls(s).map((p) => p.arguments.lines), [LINES]);
   } finally {
