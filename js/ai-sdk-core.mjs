@@ -433,10 +433,11 @@ function wrapTool(ctx, name, tool) {
   // tool's own function is asked about the input its `execute` would get: references resolved,
   // its input validation applied (asked about `data_uri`, it never saw the data it would act on).
   const ownApproval = tool.needsApproval;
+  const dispatched = (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) =>
+    pipeline.dispatchedInput(input, { convId: pipeline.conversation(approvalOptions), declaredOf: async () => declaredProperties(await originalJson()), validate });
   const ownAsks = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
     if (typeof ownApproval !== 'function') return ownApproval === true;
-    const dispatched = await pipeline.dispatchedInput(input, { convId: pipeline.conversation(approvalOptions), declaredOf: async () => declaredProperties(await originalJson()), validate });
-    return (await ownApproval.call(tool, dispatched, approvalOptions)) === true;
+    return (await ownApproval.call(tool, await dispatched(input, approvalOptions), approvalOptions)) === true;
   };
   /** The flows of this call the policy asks about (none: `[]`), the call marked as consulted (and as asked, when it asks). */
   const askedFlows = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
@@ -469,6 +470,7 @@ function wrapTool(ctx, name, tool) {
       return flows.length > 0 ? approvalReason(name, flows) : null;
     },
     ownStatus: async (input, approvalOptions) => ({ type: (await ownAsks(input, approvalOptions)) ? 'user-approval' : 'not-applicable' }),
+    dispatched,
   });
   out.execute = isAsyncGeneratorFunction(execute)
     ? streamingExecute(run, (args, executeOptions) => execute.call(tool, args, executeOptions))

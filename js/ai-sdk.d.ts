@@ -217,7 +217,9 @@ export function toModelOutput(options: { toolCallId: string; input: unknown; out
  * - combined with the host's own configuration `own` (a function for every call, or an object of
  *   statuses or functions by tool name): the stricter answer wins (`"denied"`, then
  *   `"user-approval"`, then `"approved"`, then `"not-applicable"`); two reasons for
- *   `user-approval` are joined;
+ *   `user-approval` are joined. For a wrapped tool, `own`'s functions are asked about the input
+ *   its `execute` would pass on (references resolved, input validated; the function form gets
+ *   it as `toolCall.input`), not about `<name>_uri`;
  * - a wrapped tool without an entry in `own` keeps its original `needsApproval` (as
  *   `user-approval`); tools neither wrapped nor in `own` keep their own `needsApproval` (they get
  *   no entry).

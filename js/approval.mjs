@@ -16,10 +16,12 @@ const RANK = /** @type {const} */ ({ 'not-applicable': 0, approved: 1, 'user-app
  */
 /**
  * What a wrapped tool answers about one call: the flows the policy asks about (a reason naming
- * servers and tools, or `null`), and the tool's own `needsApproval` as a status.
+ * servers and tools, or `null`), the tool's own `needsApproval` as a status, and the input its
+ * `execute` would pass on (references resolved, input validated; as given when that fails).
  * @typedef {{
  *   flowReason(input: unknown, options: ApprovalOptions): Promise<string | null>,
  *   ownStatus(input: unknown, options: ApprovalOptions): Promise<Status>,
+ *   dispatched(input: unknown, options: ApprovalOptions): Promise<unknown>,
  * }} ApprovalHook
  */
 /** @typedef {{ toolCallId?: unknown, messages?: unknown, context?: unknown }} ApprovalOptions */
@@ -155,16 +157,20 @@ function approvalFor(tools, own) {
 
   if (typeof own === 'function') {
     // The host's function speaks for every call; ours adds the flow's question to wrapped tools.
+    // For those, the host's function judges the input the tool would pass on (its references
+    // resolved), as a tool's own `needsApproval` does: not `data_uri`, the data.
     return async (/** @type {Record<string, unknown>} */ options) => {
-      const status = normalizeStatus(await own(options), 'cacheToolApproval: own');
       const call = isPlainObject(options?.toolCall) ? options.toolCall : {};
       const hook = typeof call.toolName === 'string' ? wrapped.get(call.toolName) : undefined;
-      if (!hook) return status;
+      if (!hook) return normalizeStatus(await own(options), 'cacheToolApproval: own');
       const name = /** @type {string} */ (call.toolName);
       const contexts = isPlainObject(options.toolsContext) ? options.toolsContext : {};
       const given = isPlainObject(options.tools) && Object.hasOwn(options.tools, name) ? options.tools[name] : tools[name];
       const context = await toolContext(given, Object.hasOwn(contexts, name) ? contexts[name] : undefined);
-      return combine(hook, status, call.input, { toolCallId: call.toolCallId, messages: options.messages, context });
+      const callOptions = { toolCallId: call.toolCallId, messages: options.messages, context };
+      const input = await hook.dispatched(call.input, callOptions);
+      const status = normalizeStatus(await own(input === call.input ? options : { ...options, toolCall: { ...call, input } }), 'cacheToolApproval: own');
+      return combine(hook, status, call.input, callOptions);
     };
   }
   /** @type {Record<string, unknown>} */
@@ -175,7 +181,7 @@ function approvalFor(tools, own) {
       const callOptions = { toolCallId: options?.toolCallId, messages: options?.messages, context: options?.toolContext };
       const base = entry === undefined
         ? await hook.ownStatus(input, callOptions)
-        : normalizeStatus(typeof entry === 'function' ? await entry(input, options) : entry, `cacheToolApproval: own.${name}`);
+        : normalizeStatus(typeof entry === 'function' ? await entry(await hook.dispatched(input, callOptions), options) : entry, `cacheToolApproval: own.${name}`);
       return combine(hook, base, input, callOptions);
     });
   }

@@ -205,6 +205,9 @@ export function withPageReferences(tools, { cache, conversation, received }) {
         async ownStatus(input, options) {
           return hook.ownStatus((await resolve(input, options)).input, options);
         },
+        async dispatched(input, options) {
+          return hook.dispatched((await resolve(input, options)).input, options);
+        },
       });
     }
     setOwn(out, name, wrapped);

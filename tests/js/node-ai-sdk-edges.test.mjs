@@ -1,6 +1,7 @@
 // mcp-result-cache/ai-sdk at its edges, with the real AI SDK's loop (`generateText` and its own
-// mock model): a tool's own `needsApproval` is asked about the data its `execute` would get, not
-// the reference the model sent; `omitStoredPayload` keeps small data the cache did not store; an
+// mock model): a tool's own `needsApproval`, and the host's own rules composed by
+// `cacheToolApproval`, are asked about the data its `execute` would get, not the reference the
+// model sent; `omitStoredPayload` keeps small data the cache did not store; an
 // `execute` that returns an AsyncIterable without being an `async function*` runs, its last
 // value is its output, and an abort stops it; a bad `augment` option is a TypeError at once.
 import 'fake-indexeddb/auto';
@@ -68,6 +69,44 @@ test('a tool\'s own needsApproval is asked about the referenced data its execute
       assert.equal(requests.length, 1, `the user is asked (toolApproval: ${composed}, decoy: ${decoy})`);
       assert.deepEqual(deleted, [], 'nothing deleted before an answer');
     }
+  }
+});
+
+test('cacheToolApproval: the host\'s own rules (a function, or one by tool name) judge the referenced data, not the reference', async () => {
+  const asks = (/** @type {unknown} */ input) => ((/** @type {{ paths?: string[] }} */ (input)).paths ?? []).some((p) => p.startsWith('/etc'));
+  /** @type {[string, unknown][]} */
+  const owns = [
+    ['by tool name', { delete_files: (/** @type {unknown} */ input) => (asks(input) ? 'user-approval' : 'not-applicable') }],
+    ['a function', (/** @type {{ toolCall: { toolName: string, input: unknown } }} */ { toolCall }) => (toolCall.toolName === 'delete_files' && asks(toolCall.input) ? 'user-approval' : 'not-applicable')],
+  ];
+  for (const [label, own] of owns) {
+    const cache = new ResultCache({ storage: 'memory', dbName: `edges-own-${label}` });
+    /** @type {string[]} */
+    const deleted = [];
+    const tools = /** @type {ToolSet} */ (wrapAiSdkTools({
+      find: { description: 'Finds files.', inputSchema: z.object({ dir: z.string() }), execute: async () => ({ paths: PATHS }) },
+      delete_files: {
+        description: 'Deletes files.',
+        inputSchema: z.object({ paths: z.array(z.string()) }),
+        execute: async (/** @type {{ paths: string[] }} */ { paths }) => {
+          deleted.push(...paths);
+          return { deleted: paths.length };
+        },
+      },
+    }, { cache, convId: 'conv-1' }));
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        const results = toolResults(options);
+        if (results.length === 0) return toolCall('find', { dir: '/etc' });
+        if (results.length > 1) return done;
+        const output = /** @type {{ value: { _cache_uri: string } }} */ (/** @type {{ output: unknown }} */ (results[0]).output);
+        return toolCall('delete_files', { paths_uri: `${output.value._cache_uri}#/paths` });
+      },
+    });
+    const result = await generateText({ model, tools, prompt: 'clean up', stopWhen: stepCountIs(4), toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(tools, own)) });
+    const requests = result.steps.flatMap((s) => s.content).filter((part) => part.type === 'tool-approval-request');
+    assert.equal(requests.length, 1, `the user is asked (${label})`);
+    assert.deepEqual(deleted, [], `nothing deleted before an answer (${label})`);
   }
 });
 
