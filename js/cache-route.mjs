@@ -103,14 +103,9 @@ async function readRequest(/** @type {Request} */ request, /** @type {ConvIdOf |
 
 /** The answer for one entry: its JSON (unwrapped; a pointer selects), or a page of it. */
 async function entryAnswer(/** @type {RouteCache} */ cache, /** @type {Request} */ request, /** @type {string} */ convId, /** @type {string} */ uri, /** @type {{ offset: number, limit: number } | null} */ page) {
-  let outcome;
-  try {
-    outcome = await cache.lookup(uri, { convId });
-  } catch (error) {
-    // The cache refuses what is not a reference: the request's fault.
-    if (error instanceof TypeError) malformed('uri is not a well-formed cache reference');
-    throw error;
-  }
+  // The reference was checked above (`parse`): whatever the lookup throws now is the storage's
+  // failure (a client's `TypeError` too, as `fetch failed`), a 500, never the request's fault.
+  const outcome = await cache.lookup(uri, { convId });
   if (outcome.status === 'stale') {
     const tool = outcome.sourceToolName ?? '';
     throw new Refusal(410, 'stale', {

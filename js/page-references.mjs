@@ -151,7 +151,11 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     const missing = [];
     for (const uri of new Set(referencesIn(input))) {
       const base = baseOf(uri);
-      if ((await cache.lookup(base, { convId })).status !== 'miss') continue;
+      // A reference the cache refuses (malformed: a lone surrogate) or cannot read now is not
+      // the page's: the pipeline answers it with its envelope, never a rejection here (inside
+      // the AI SDK's approval, a rejection fails the whole turn).
+      const seen = await cache.lookup(base, { convId }).catch(() => null);
+      if (seen?.status !== 'miss') continue;
       const sent = received.get(base);
       const entry = sent && (approved ??= findApproval(call.messages, call.toolCallId)?.approved === true) ? sent : undefined;
       const now = entry ? await store(entry, convId) : null;

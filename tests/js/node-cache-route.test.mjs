@@ -1,7 +1,7 @@
 // `cacheRoute(cache, { authorize, convId? })` served by a real `node:http` server and asked with
 // `fetch`: exact JSON and a part by pointer, pages, the list and its ETag, 304, identical 404s
-// for a missing reference and another conversation's, 400, 403 with no read, 405, 410, and the
-// TypeErrors of bad arguments.
+// for a missing reference and another conversation's, 400, 403 with no read, 405, 410, 500 for a
+// storage failure, and the TypeErrors of bad arguments.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -202,6 +202,20 @@ test('authorize must answer true; a throwing authorize is a 500 without detail',
   const failed = await get2({ uri: a2, convId: 'chat-a' });
   assert.equal(failed.status, 500);
   assert.deepEqual(await failed.json(), { error: 'internal_error' });
+});
+
+test('a storage failure (a TypeError too, as fetch failed) is a 500 without detail, an entry\'s as a list\'s', async (t) => {
+  for (const failure of [new TypeError('fetch failed'), Object.assign(new Error('down'), { name: 'NetworkError' })]) {
+    const { a } = await setup(t);
+    const failing = { lookup: async () => { throw failure; }, entries: async () => { throw failure; } };
+    const server = await serveRoute(cacheRoute(/** @type {import('mcp-result-cache').ResultCache} */ (/** @type {unknown} */ (failing)), { authorize: () => true }));
+    t.after(() => server.close());
+    for (const query of /** @type {Record<string, string>[]} */ ([{ uri: a, convId: 'chat-a' }, { convId: 'chat-a' }])) {
+      const answer = await fetch(`${server.url}/api/cache?${new URLSearchParams(query)}`);
+      assert.equal(answer.status, 500, `${failure.name} ${JSON.stringify(Object.keys(query))}`);
+      assert.deepEqual(await answer.json(), { error: 'internal_error' });
+    }
+  }
 });
 
 test('TypeError at construction without authorize, or with bad arguments', () => {

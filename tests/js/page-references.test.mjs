@@ -232,6 +232,15 @@ test('a page reference in an argument that is no `<name>_uri` is the tool\'s own
     const second = await clientToolSet(client, { cache: server, convId: CHAT, pageReferences: payloads });
     await /** @type {WrappedTool} */ (second['note.add']).execute({ note: rowsRef, data_uri: rowsRef }, approvedCall('ap2'));
     assert.deepEqual(got.at(-1), { note: rowsRef, data: ROWS });
+
+    // A malformed reference (a lone surrogate the model escaped) is the pipeline's envelope, not
+    // a rejection of the approval or the call (which would end the whole turn).
+    const bad = `mcp+cache://${CHAT}/AAAAAAAAAA\ud800`;
+    const plain = { toolCallId: 'c9', messages: [] };
+    assert.equal(await /** @type {WrappedTool} */ (second['note.add']).needsApproval({ note: 'x', data_uri: bad }, plain), false);
+    const refused = /** @type {{ content: { text: string }[] }} */ (await /** @type {WrappedTool} */ (second['note.add']).execute({ note: 'x', data_uri: bad }, plain));
+    assert.match(JSON.parse(refused.content[0].text).error, /^invalid_args/);
+    assert.equal(got.length, 2, 'never dispatched');
   } finally {
     await client.close();
     await notes.close();
