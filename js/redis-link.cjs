@@ -32,6 +32,8 @@ const settle = (value) => Promise.resolve(value);
  * @property {(key: string, args: string[]) => Promise<unknown>} send One command, routed by `key`.
  * @property {() => boolean} ready Whether the client is connected now.
  * @property {() => Promise<RedisNode[]>} masters Every master (the server itself when standalone).
+ * @property {(key: string) => Promise<RedisNode>} masterOf The master of `key`'s slot, on the
+ *   connection that writes it.
  * @property {(key: string, replicas: number, timeoutMs: number) => Promise<unknown>} wait
  *   `WAIT replicas timeoutMs` on the connection that wrote `key` last (the master of its slot).
  * @property {boolean} cluster
@@ -69,7 +71,7 @@ function ioredisLink(client, call) {
   if (field(client, 'isCluster') !== true) {
     /** @type {RedisNode} */
     const node = { send: (args) => settle(call(...args)) };
-    return { send: (_key, args) => node.send(args), ready, masters: async () => [node], wait: (_key, n, ms) => node.send(['WAIT', String(n), String(ms)]), cluster: false };
+    return standalone(node, ready);
   }
   const nodes = method(client, 'nodes');
   /** @returns {unknown[]} */
@@ -83,23 +85,37 @@ function ioredisLink(client, call) {
     if (!nodeCall) throw new TypeError('redisStorage: an ioredis Cluster node without call()');
     return { send: (args) => settle(nodeCall(...args)) };
   };
+  /** The master of the key's slot, by the address ioredis routes that slot to. @param {string} key */
+  const masterOf = async (key) => {
+    const slots = field(client, 'slots');
+    const owners = Array.isArray(slots) ? slots[slotOf(key)] : undefined;
+    const address = Array.isArray(owners) ? owners[0] : undefined;
+    const node = masters().find((m) => {
+      const options = field(m, 'options');
+      return `${field(options, 'host')}:${field(options, 'port')}` === address;
+    });
+    if (!node) throw Object.assign(new Error(`no master is known for slot ${slotOf(key)}`), { name: 'NetworkError' });
+    return nodeOf(node);
+  };
   return {
     send: (_key, args) => settle(call(...args)),
     ready,
     masters: async () => masters().map(nodeOf),
-    wait: async (key, n, ms) => {
-      // The master of the key's slot, by the address ioredis routes that slot to.
-      const slots = field(client, 'slots');
-      const owners = Array.isArray(slots) ? slots[slotOf(key)] : undefined;
-      const address = Array.isArray(owners) ? owners[0] : undefined;
-      const node = masters().find((m) => {
-        const options = field(m, 'options');
-        return `${field(options, 'host')}:${field(options, 'port')}` === address;
-      });
-      if (!node) throw Object.assign(new Error(`no master is known for slot ${slotOf(key)}`), { name: 'NetworkError' });
-      return nodeOf(node).send(['WAIT', String(n), String(ms)]);
-    },
+    masterOf,
+    wait: async (key, n, ms) => (await masterOf(key)).send(['WAIT', String(n), String(ms)]),
     cluster: true,
+  };
+}
+
+/** The link of one server: every key lives on `node`. @param {RedisNode} node @param {() => boolean} ready @returns {Link} */
+function standalone(node, ready) {
+  return {
+    send: (_key, args) => node.send(args),
+    ready,
+    masters: async () => [node],
+    masterOf: async () => node,
+    wait: (_key, n, ms) => node.send(['WAIT', String(n), String(ms)]),
+    cluster: false,
   };
 }
 
@@ -110,7 +126,7 @@ function nodeRedisLink(client, sendCommand) {
   if (!isCluster) {
     /** @type {RedisNode} */
     const node = { send: (args) => settle(sendCommand(args)) };
-    return { send: (_key, args) => node.send(args), ready, masters: async () => [node], wait: (_key, n, ms) => node.send(['WAIT', String(n), String(ms)]), cluster: false };
+    return standalone(node, ready);
   }
   const nodeClient = method(client, 'nodeClient');
   const forKey = method(client, 'getNodeClientForKey');
@@ -119,6 +135,11 @@ function nodeRedisLink(client, sendCommand) {
     const send = method(nodeClientValue, 'sendCommand');
     if (!send) throw new TypeError('redisStorage: a node-redis cluster node without sendCommand()');
     return { send: (args) => settle(send(args)) };
+  };
+  /** The client the cluster routes the key's writes through: the connection that wrote it. @param {string} key */
+  const masterOf = async (key) => {
+    if (!forKey) throw new TypeError('redisStorage: a node-redis cluster without getNodeClientForKey (node-redis 6 is needed)');
+    return nodeOf(await settle(forKey(key, false)));
   };
   return {
     send: (key, args) => settle(sendCommand(key, false, args)),
@@ -129,10 +150,8 @@ function nodeRedisLink(client, sendCommand) {
       return Promise.all(list.map(async (master) => nodeOf(await settle(nodeClient?.(master)))));
     },
     // The client the cluster routes the key's writes through: the connection that wrote it.
-    wait: async (key, n, ms) => {
-      if (!forKey) throw new TypeError('redisStorage: replicas needs node-redis 6 (cluster.getNodeClientForKey)');
-      return nodeOf(await settle(forKey(key, false))).send(['WAIT', String(n), String(ms)]);
-    },
+    masterOf,
+    wait: async (key, n, ms) => (await masterOf(key)).send(['WAIT', String(n), String(ms)]),
     cluster: true,
   };
 }

@@ -50,7 +50,10 @@ function storageError(error, cluster = true) {
  *   conversation's four keys (its answer as an array).
  * @property {(key: string, args: string[]) => Promise<unknown>} command One plain command.
  * @property {(key: string) => Promise<void>} replicate `WAIT` for the replicas the storage asks for.
+ * @property {() => Promise<void>} replicateAll `WAIT` on every master (after a walk that changed
+ *   conversations anywhere).
  * @property {() => Promise<import('./redis-link.cjs').RedisNode[]>} masters
+ * @property {(key: string) => Promise<import('./redis-link.cjs').RedisNode>} masterOf the master of `key`'s slot
  */
 
 /**
@@ -149,6 +152,23 @@ function runner(link, { ttl, timeoutMs, replicas }) {
     const alive = () => {
       if (cancelled) throw named('TimeoutError', `redisStorage: Redis did not answer within ${timeoutMs} ms`);
     };
+    /**
+     * Resolves once `wait(ms)` (one `WAIT` slice) answers that the replicas asked for have the
+     * connection's writes; a `TimeoutError` when they have not by the operation's deadline.
+     * @param {(ms: number) => Promise<unknown>} wait
+     */
+    const confirmed = async (wait) => {
+      if (replicas === 0) return;
+      let acked = 0;
+      for (;;) {
+        alive();
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        acked = Number(await wait(Math.max(1, Math.min(WAIT_SLICE_MS, left))));
+        if (acked >= replicas) return;
+      }
+      throw named('TimeoutError', `redisStorage: ${acked} of ${replicas} replicas confirmed the change within ${timeoutMs} ms (it may or may not be seen later)`);
+    };
     /** @type {Step} */
     const step = {
       script: (keys, args) => {
@@ -162,21 +182,20 @@ function runner(link, { ttl, timeoutMs, replicas }) {
       // WAIT blocks the connection it is sent on, which the client shares with every other
       // command to that master: it is sent in slices of at most WAIT_SLICE_MS, so a master whose
       // replicas do not answer delays the others' commands by a slice, not by timeoutMs.
-      replicate: async (key) => {
+      replicate: (key) => confirmed((ms) => link.wait(key, replicas, ms)),
+      replicateAll: async () => {
         if (replicas === 0) return;
-        let acked = 0;
-        for (;;) {
-          alive();
-          const left = deadline - Date.now();
-          if (left <= 0) break;
-          acked = Number(await link.wait(key, replicas, Math.max(1, Math.min(WAIT_SLICE_MS, left))));
-          if (acked >= replicas) return;
-        }
-        throw named('TimeoutError', `redisStorage: ${acked} of ${replicas} replicas confirmed the write within ${timeoutMs} ms (it may or may not be readable later)`);
+        alive();
+        const nodes = await link.masters();
+        await Promise.all(nodes.map((node) => confirmed((ms) => node.send(['WAIT', String(replicas), String(ms)]))));
       },
       masters: () => {
         alive();
         return link.masters();
+      },
+      masterOf: (key) => {
+        alive();
+        return link.masterOf(key);
       },
     };
     /** Ends this operation's place among those sent and not yet settled. */

@@ -59,6 +59,9 @@ if op ~= 'r' then
   end
 end
 
+-- Called only when something changed: a call that removes nothing writes nothing, so Redis out
+-- of memory (noeviction refuses a script's first write) never refuses a removal that had
+-- nothing to do in this bucket.
 local function save()
   if e <= 0 then
     redis.call('UNLINK', R, L, A, F)
@@ -183,7 +186,7 @@ if op == 't' then
   end
   local count, more = evict(b - tonumber(ARGV[3]), e - tonumber(ARGV[4]), uri, tonumber(ARGV[5]), seq)
   if not more and num(redis.call('HGET', R, 'x')) == seq then redis.call('HDEL', R, 'x') end
-  save()
+  if count > 0 then save() end
   return { count, more and 1 or 0, b, e }
 end
 
@@ -257,7 +260,7 @@ if op == 'e' then
   local keep = ARGV[6]
   if keep == '' then keep = nil end
   local count, more = evict(tonumber(ARGV[3]), tonumber(ARGV[4]), keep, tonumber(ARGV[5]))
-  save()
+  if count > 0 then save() end
   return { count, before - b, more and 1 or 0, b, e }
 end
 
@@ -298,11 +301,11 @@ if op == 'd' then
       if string.find(scan[2][i + 1], key, 1, true) then uris[#uris + 1] = string.sub(scan[2][i], 3) end
     end
     local count = remove(uris)
-    save()
+    if count > 0 then save() end
     return { count, scan[1] ~= '0' and 1 or 0, scan[1] }
   end
   local count = remove(uris)
-  save()
+  if count > 0 then save() end
   return { count, #uris >= limit and 1 or 0 }
 end
 

@@ -18,6 +18,8 @@ const DEFAULT_TIMEOUT_MS = 3000;
 const SCAN_COUNT = 512;
 /** Conversations `evictOldest` compares at most, by their least recently used entry. */
 const EVICT_SAMPLE = 1024;
+/** Keys of writes Redis refused for want of memory remembered until the next `evictOldest`. */
+const MAX_REFUSED = 64;
 const OPTIONS = ['prefix', 'ttlMs', 'timeoutMs', 'replicas'];
 
 /**
@@ -77,9 +79,11 @@ const byUri = (p, q) => (String(p.uri) < String(q.uri) ? -1 : String(p.uri) > St
  * @property {string} ttl
  * @property {string} batch
  * @property {(segment: string) => string[]} keysOf The four keys of a conversation's bucket.
- * @property {(step: Step, visit: (segment: string) => Promise<void>, limit?: number) => Promise<void>} walk
+ * @property {(step: Step, visit: (segment: string) => Promise<void>, limit?: number, nodes?: import('./redis-link.cjs').RedisNode[]) => Promise<void>} walk
  * @property {ReturnType<typeof runner>['operation']} operation
  * @property {ReturnType<typeof turns>} turns Call order around a write that evicts in several calls.
+ * @property {Set<string>} refused The first key of each write Redis refused for want of memory
+ *   since the last `evictOldest` (the master that must free memory is the one holding it).
  * @typedef {import('./redis-ops.cjs').Step} Step
  */
 
@@ -192,6 +196,7 @@ function redisStorage(client, options) {
     walk: walker(`${globEscape(prefix)}{*}:rows`, prefix),
     operation,
     turns: turns(hold),
+    refused: new Set(),
   };
   return {
     kind: 'redis',
@@ -222,7 +227,7 @@ function redisStorage(client, options) {
  * @param {Context} ctx @param {StoredRow} row @param {number} maxBytes @param {number} maxEntries
  * @param {string} [json] @returns {Promise<[number, number, number]>}
  */
-function write({ ttl, batch, keysOf, operation, turns }, row, maxBytes, maxEntries, json) {
+function write({ ttl, batch, keysOf, operation, turns, refused }, row, maxBytes, maxEntries, json) {
   let args;
   try {
     const payload = encodePayload(row.payload, json);
@@ -255,6 +260,10 @@ function write({ ttl, batch, keysOf, operation, turns }, row, maxBytes, maxEntri
     /** @type {[number, number, number]} */
     const totals = [evicted, bytes, entries];
     return totals;
+  }).catch((error) => {
+    // The cache frees memory (`evictOldest`) and writes again: on this key's master.
+    if (error instanceof Error && error.name === 'QuotaExceededError' && refused.size < MAX_REFUSED) refused.add(keys[0]);
+    throw error;
   }).finally(() => {
     done();
     turns.left(segment);
@@ -354,13 +363,20 @@ function spanning(ctx) {
     }, { multi: true }),
     /** @param {string | undefined} convId @param {number} cutoff */
     remove: (convId, cutoff) => operation('deleting entries', async (step) => {
-      if (typeof convId === 'string') return removeIn(ctx, step, segmentOf(convId), JSON.stringify(convId), '0');
+      if (typeof convId === 'string') {
+        const segment = segmentOf(convId);
+        const removed = await removeIn(ctx, step, segment, JSON.stringify(convId), '0');
+        // A clear survives a failover as a write does (a chat deleted stays deleted).
+        if (removed > 0) await step.replicate(ctx.keysOf(segment)[0]);
+        return removed;
+      }
       let removed = 0;
       // The segments of one SCAN page are visited at once: each adds its count when it has it.
       await walk(step, async (segment) => {
         const count = await removeIn(ctx, step, segment, '', String(cutoff));
         removed += count;
       });
+      if (removed > 0) await step.replicateAll();
       return removed;
     }, { multi: true }),
     /** @param {string} [convId] */
@@ -424,6 +440,8 @@ function invalidation(ctx, hold) {
         await walk(step, (segment) => scanBucket(ctx, step, segment, (cursor) => ['k', ttl, causeJson, cursor, batch, ...wanted], (reply) => {
           count += Number(reply[1]);
         }));
+        // Marks survive a failover as writes do (a stale entry is never served as fresh again).
+        if (count > 0) await step.replicateAll();
         return count;
       }, { multi: true, first: true });
       release();
@@ -434,16 +452,21 @@ function invalidation(ctx, hold) {
 
 /**
  * Frees `bytes` from the conversations whose least recently used entry is oldest (compared
- * over at most EVICT_SAMPLE conversations): Redis Cluster keeps no global order.
+ * over at most EVICT_SAMPLE conversations): Redis Cluster keeps no global order. After writes
+ * Redis refused for want of memory, on the masters that refused them only: memory freed on
+ * another master would not let the write in.
  * @param {Context} ctx @param {Step} step @param {number} bytes
  */
-async function evictOldest({ ttl, batch, keysOf, walk }, step, bytes) {
+async function evictOldest({ ttl, batch, keysOf, walk, refused }, step, bytes) {
+  const keys = [...refused];
+  refused.clear();
+  const nodes = keys.length > 0 ? await Promise.all(keys.map((key) => step.masterOf(key))) : undefined;
   /** @type {{ segment: string, oldest: number }[]} */
   const sample = [];
   await walk(step, async (segment) => {
     const [oldest] = await step.script(keysOf(segment), ['q', ttl]);
     if (oldest !== false && oldest !== null && oldest !== undefined) sample.push({ segment, oldest: Number(oldest) });
-  }, EVICT_SAMPLE);
+  }, EVICT_SAMPLE, nodes);
   sample.sort((p, q) => p.oldest - q.oldest);
   let count = 0;
   for (const { segment } of sample) {
@@ -469,12 +492,13 @@ function walker(pattern, prefix) {
    * @param {import('./redis-ops.cjs').Step} step
    * @param {(segment: string) => Promise<void>} visit
    * @param {number} [limit]
+   * @param {import('./redis-link.cjs').RedisNode[]} [nodes] the masters to walk (default: every one)
    */
-  return async (step, visit, limit = Infinity) => {
+  return async (step, visit, limit = Infinity, nodes = undefined) => {
     let seen = 0;
     /** @type {Set<string>} */
     const done = new Set();
-    for (const node of await step.masters()) {
+    for (const node of nodes ?? await step.masters()) {
       let cursor = '0';
       do {
         const reply = await node.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', String(SCAN_COUNT), 'TYPE', 'hash']);

@@ -42,9 +42,11 @@ export interface RedisStorageOptions {
   /** Every operation settles within this many milliseconds, rejecting with a `TimeoutError` (default 3000). */
   timeoutMs?: number;
   /**
-   * A write (and a `consumeOnce` that consumed) resolves only once `WAIT` confirms it on this
-   * many replicas of its master; not confirmed within `timeoutMs`: a `TimeoutError` (the write
-   * may or may not be readable later). Default 0: acknowledged by the master alone.
+   * A write (and a `consumeOnce` that consumed, and a clear, age eviction or invalidation that
+   * changed something) resolves only once `WAIT` confirms it on this many replicas of its master
+   * (of every master, for one that walks them all); not confirmed within `timeoutMs`: a
+   * `TimeoutError` (the change may or may not be seen later). Default 0: acknowledged by the
+   * master alone.
    */
   replicas?: number;
 }

@@ -99,6 +99,43 @@ for (const library of [{ name: 'node-redis', connect: nodeRedisCluster }, { name
   });
 }
 
+for (const library of [{ name: 'node-redis', connect: nodeRedisCluster }, { name: 'ioredis', connect: ioredisCluster }]) {
+  test(`${library.name} cluster: one master out of memory (noeviction): the cache frees memory on that master, and the write lands`, async () => {
+    const client = keep(await library.connect(cluster));
+    const prefix = fresh();
+    let clock = 1_000;
+    const cache = new ResultCache({ threshold: 1, now: () => (clock += 10), storage: redisStorage(client, { prefix }) });
+    const convs = Array.from({ length: 12 }, (_, i) => `oom-${i}`);
+    for (const convId of convs) {
+      for (let i = 0; i < 5; i += 1) await cache.cacheToolResult({ payload: { convId, i, blob: 'z'.repeat(20_000) }, convId, sourceToolName: 't' });
+    }
+    // The master of each conversation; the full one holds neither of the two oldest.
+    /** @type {number[]} */
+    const owner = [];
+    for (const convId of convs) {
+      const found = await Promise.all(masters.map((node) => keysOn(node, `${prefix}{${segmentOf(convId)}}`)));
+      owner.push(found.findIndex((keys) => keys.length > 0));
+    }
+    const full = [0, 1, 2].find((m) => m !== owner[0] && m !== owner[1] && owner.includes(m));
+    assert.notEqual(full, undefined, `owners ${owner.join(',')}`);
+    const target = convs[owner.lastIndexOf(/** @type {number} */ (full))];
+    const admin = masters[/** @type {number} */ (full)];
+    const used = Number(/** @type {RegExpMatchArray} */ (String(await admin.sendCommand(['INFO', 'memory'])).match(/used_memory:(\d+)/))[1]);
+    await admin.sendCommand(['CONFIG', 'SET', 'maxmemory-policy', 'noeviction']);
+    await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', String(used - 1000)]);
+    try {
+      const uri = await cache.cacheToolResult({ payload: { late: true, blob: 'q'.repeat(20_000) }, convId: target, sourceToolName: 't' });
+      assert.equal(typeof uri, 'string', 'the write landed after the eviction');
+      assert.equal((await cache.lookup(String(uri), { convId: target })).status, 'hit');
+    } finally {
+      await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
+    }
+    for (const convId of convs.filter((_, i) => owner[i] !== full)) {
+      assert.equal((await cache.entries({ convId })).length, 5, `${convId}, on another master, kept every entry`);
+    }
+  });
+}
+
 for (const library of [
   { name: 'node-redis', connect: () => nodeRedisClient(cluster.rootNodes[0].url) },
   { name: 'ioredis', connect: () => ioredisClient(Number(new URL(cluster.rootNodes[0].url).port), { maxRetriesPerRequest: 1 }) },
@@ -239,6 +276,9 @@ async function overMaxmemoryReadsAnswer() {
         const substituted = await cache.substituteCacheUris({ data_uri: uri, row_uri: `${uri}#/rows/1` }, { convId: 'c' });
         assert.deepEqual(substituted.ok && substituted.args, { data, row: data.rows[1] }, `${kind}: substituteCacheUris`);
         assert.deepEqual(await cache.lookup('mcp+cache://c/AAAAAAAAAAA', { convId: 'c' }), { status: 'miss' }, `${kind}: an absent entry is a miss`);
+        // A removal with nothing to remove writes nothing, so Redis has nothing to refuse.
+        await cache.evictOlderThan({ maxAgeMs: 3_600_000 });
+        assert.equal((await cache.stats()).entries, 1, `${kind}: an age eviction that finds nothing old resolves, removing nothing`);
         assert.deepEqual((await cache.entries({ convId: 'c' })).map((r) => r.lastUsedAt), [lastUsedAt], `${kind}: the last use is not recorded`);
       } finally {
         await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
@@ -252,6 +292,23 @@ async function overMaxmemoryReadsAnswer() {
     await Promise.all([admin, ...clients].map(closeClient));
     await small.stop();
   }
+}
+
+async function replicasConfirmEveryChange() {
+  const prefix = fresh();
+  const plain = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix }) });
+  // No replica is attached to this server: nothing `replicas: 1` waits for is ever confirmed.
+  const confirming = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, replicas: 1, timeoutMs: 300 }) });
+  const timedOut = (/** @type {Promise<unknown>} */ change, /** @type {string} */ what) => assert.rejects(change, (error) => error instanceof Error && error.name === 'TimeoutError', what);
+  for (const convId of ['a', 'b']) await plain.cacheToolResult({ payload: { convId }, convId, sourceToolName: 't.get' });
+  await timedOut(confirming.cacheToolResult({ payload: { c: 1 }, convId: 'c', sourceToolName: 't.get' }), 'a write');
+  await timedOut(confirming.invalidate(['t.*'], { cause: 'x' }), 'an invalidation that marked entries');
+  await timedOut(confirming.clearConversation('a'), 'a clear that removed entries');
+  await timedOut(confirming.evictOlderThan({ maxAgeMs: 0 }), 'an age eviction that removed entries');
+  // Changing nothing, there is nothing to confirm.
+  await confirming.clearConversation('nobody');
+  assert.equal(await confirming.invalidate(['none.*'], { cause: 'x' }), 0);
+  await confirming.evictOlderThan({ maxAgeMs: 0 });
 }
 
 async function oldLayoutIgnored() {
@@ -307,7 +364,8 @@ describe('standalone', () => {
   test('bounded work: one script call evicts, ages out or marks at most a batch; the cache finishes across calls', boundedWork);
   test('a conversation Redis evicted in part is a whole miss: never half an entry, never counted', partlyEvictedIsWholeMiss);
   test('Redis out of memory (noeviction): the cache evicts the least recently used conversations and the write lands', outOfMemoryEvictsLru);
-  test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, through both clients', overMaxmemoryReadsAnswer);
+  test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, and an age eviction with nothing to do resolves, through both clients', overMaxmemoryReadsAnswer);
+  test('replicas: 1 without a replica: every write, clear, invalidation and age eviction that changed something rejects unconfirmed (TimeoutError)', replicasConfirmEveryChange);
   test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', oldLayoutIgnored);
   test('ttlMs: Redis itself expires a conversation; nothing of it is counted after', ttlExpiresConversation);
   test('ttlMs set on one instance only: the conversation still expires whole (no key of it outlives the others)', ttlOnOneInstance);
