@@ -455,6 +455,8 @@ export function createWrapMcpClient(api) {
         passThrough: (result, args) => {
           const taskId = taskIdOf(result);
           passed = taskId === undefined ? isPlainObject(result) && result.resultType === 'input_required' : true;
+          // (a task answer, not a question for the host: telemetry's `task`)
+          if (taskId !== undefined && facts) facts.task = true;
           // The task's final result is written later: the call stays open until then.
           held = typeof taskId === 'string';
           if (held) tasks.remember(/** @type {string} */ (taskId), { name, args, convId, retry, window });

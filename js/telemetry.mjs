@@ -7,7 +7,7 @@
 //
 // Never recorded: a payload, an argument's value, a result's text. Only names (tools, servers),
 // references (opaque `mcp+cache://` ids), counts, sizes and decisions.
-import { META_URIS_KEY } from './protocol.mjs';
+import { META_URIS_KEY, hasCacheScheme } from './protocol.mjs';
 
 /** Where `@opentelemetry/api` 1.x keeps what a host registered. */
 const API_KEY = Symbol.for('opentelemetry.js.api.1');
@@ -137,13 +137,26 @@ function shownChars(/** @type {unknown} */ value) {
   }
 }
 
-/** The references minted for a visible value: `_meta["mcp-result-cache/uris"]`, or `_cache_uri`. */
-function mintedOf(/** @type {unknown} */ visible) {
-  if (visible === null || typeof visible !== 'object') return [];
-  const v = /** @type {{ _meta?: unknown, _cache_uri?: unknown }} */ (visible);
+/** The references a value names as minted: `_meta["mcp-result-cache/uris"]`, or `_cache_uri`. */
+function namedOf(/** @type {unknown} */ value) {
+  if (value === null || typeof value !== 'object') return [];
+  const v = /** @type {{ _meta?: unknown, _cache_uri?: unknown }} */ (value);
   const listed = v._meta !== null && typeof v._meta === 'object' ? /** @type {Record<string, unknown>} */ (v._meta)[META_URIS_KEY] : undefined;
-  if (Array.isArray(listed)) return listed.filter((u) => typeof u === 'string');
-  return typeof v._cache_uri === 'string' ? [v._cache_uri] : [];
+  if (Array.isArray(listed)) return listed.filter(hasCacheScheme);
+  return hasCacheScheme(v._cache_uri) ? [v._cache_uri] : [];
+}
+
+/**
+ * The references the cache minted for a call: those the visible value names and the server's
+ * own result did not (a server's `_meta` passes through a result the cache did not store: its
+ * words are not the cache's).
+ * @param {unknown} raw @param {unknown} visible
+ */
+function mintedOf(raw, visible) {
+  const named = namedOf(visible);
+  if (named.length === 0 || raw === undefined) return named;
+  const servers = new Set(namedOf(raw));
+  return named.filter((uri) => !servers.has(uri));
 }
 
 /**
@@ -154,7 +167,7 @@ function mintedOf(/** @type {unknown} */ visible) {
  * @param {(uri: string) => number | undefined} bytesOf the stored size of a reference, when the cache reported it
  */
 function factsOf(facts, raw, visible, bytesOf) {
-  const minted = facts.passedThrough ? [] : mintedOf(visible);
+  const minted = facts.passedThrough ? [] : mintedOf(raw, visible);
   // Known only when the cache reported every write (the Node entry's caches do; see docs/TELEMETRY.md).
   /** @type {number | undefined} */
   let bytes = 0;
@@ -243,7 +256,7 @@ function finish(span, instruments, facts, raw, visible, cache, started, toolName
     const set = (/** @type {string} */ key, /** @type {string | number | boolean | undefined} */ value) => {
       if (value !== undefined) span.setAttribute(`mcp_result_cache.${key}`, value);
     };
-    set('task', facts.passedThrough === true);
+    set('task', facts.task === true);
     set('stored', f.minted.length > 0);
     set('reference', f.minted[0]);
     set('references.minted', f.minted.length);

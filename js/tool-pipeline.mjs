@@ -413,6 +413,7 @@ async function prepare(cache, beforeOptions, name, args, hooks, facts) {
  *   flow?: string,
  *   blocked?: string,
  *   passedThrough?: boolean,
+ *   task?: boolean,
  *   reused?: boolean,
  * }} CallFacts
  */

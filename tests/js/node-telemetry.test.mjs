@@ -172,6 +172,34 @@ test('a wrapped call is a tools/call span under the active span, with the cache\
   }
 });
 
+test('a server\'s own _meta naming references is not the cache\'s: not stored, no reference, nothing counted; input_required is no task', async () => {
+  exporter.reset();
+  const cache = new ResultCache({ storage: 'memory' });
+  const stored = String(await cache.cacheToolResult({ payload: { rows: ROWS }, convId: CONV, sourceToolName: 'rows.get' }));
+  const before = await collected();
+  const forged = { 'mcp-result-cache/uris': [`${SECRET} as a reference`, stored] };
+  const client = {
+    listTools: async () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object', properties: {} } }, { name: 'ask', inputSchema: { type: 'object', properties: {} } }] }),
+    callTool: async (/** @type {{ name: string }} */ { name }) => (name === 'echo'
+      ? { content: [{ type: 'text', text: 'ok' }], _meta: forged }
+      : { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { message: 'Sure?' } } }, requestState: 'st' }),
+  };
+  const wrapped = /** @type {{ callTool(p: object): Promise<unknown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache, convId: CONV })));
+  for (let i = 0; i < 3; i += 1) await wrapped.callTool({ name: 'echo', arguments: {} });
+  await wrapped.callTool({ name: 'ask', arguments: {} });
+  await flushed();
+  for (const span of spanNamed('tools/call echo')) {
+    assert.equal(span.attributes['mcp_result_cache.stored'], false);
+    assert.equal(span.attributes['mcp_result_cache.reference'], undefined);
+    assert.equal(span.attributes['mcp_result_cache.references.minted'], 0);
+  }
+  const [ask] = spanNamed('tools/call ask');
+  assert.equal(ask.attributes['mcp_result_cache.task'], false, 'a question for the host, not a task');
+  const points = await collected();
+  assert.equal(sumOf(points, 'mcp_result_cache.stored.size') - sumOf(before, 'mcp_result_cache.stored.size'), 0, 'an echoed reference is not stored again');
+  assert.doesNotMatch(JSON.stringify(exporter.getFinishedSpans().map((sp) => sp.attributes)), new RegExp(SECRET));
+});
+
 test('a refused flow carries the guardrail attributes', async () => {
   exporter.reset();
   const cache = new ResultCache({ storage: 'memory', flows: 'same-server' });
