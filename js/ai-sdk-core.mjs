@@ -544,6 +544,10 @@ function dynamicTools(client, listed, traced) {
     if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
       throw new TypeError('clientToolSet: listTools() answered a tool without a name');
     }
+    // A name the cache cannot record (U+001F separates a server's name from a tool's in an
+    // entry's source: `vault\u001fx` would claim vault's results) is left out of the set, as
+    // `wrapMcpClient` teaches the cache nothing of it: one such tool does not fail the others.
+    if (!isToolName(tool.name)) continue;
     const schema = isPlainObject(tool.inputSchema) ? tool.inputSchema : { type: 'object' };
     const name = tool.name;
     setOwn(tools, name, {

@@ -177,7 +177,8 @@ export function wrapAiSdkTools<TOOLS extends ToolSet>(tools: TOOLS, options: Wra
  * dynamic tools whose `execute` calls `client.callTool({ name, arguments })` (with the call's
  * abort signal). With `cache`, they run the by-reference pipeline ({@link wrapAiSdkTools}; the
  * server's name comes from `getServerVersion()` unless `server` is given); without, they are plain
- * tools with {@link toModelOutput}.
+ * tools with {@link toModelOutput}. A listed tool whose name contains U+001F (which separates a
+ * server's name from a tool's in what the cache records) is left out of the set.
  *
  * @throws TypeError (as a rejection) when `client` lacks `listTools`/`callTool`, `listTools()`
  *   does not resolve `{ tools: [...] }`, a tool has no name, or an option is invalid.

@@ -3,7 +3,8 @@
 // `cacheToolApproval`, are asked about the data its `execute` would get, not the reference the
 // model sent; `omitStoredPayload` keeps small data the cache did not store; an
 // `execute` that returns an AsyncIterable without being an `async function*` runs, its last
-// value is its output, and an abort stops it; a bad `augment` option is a TypeError at once.
+// value is its output, and an abort stops it; a bad `augment` option is a TypeError at once;
+// `clientToolSet` leaves out a listed tool whose name claims a server.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
 import { ResultCache } from '../../pkg/node.mjs';
-import { cacheToolApproval, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { cacheToolApproval, clientToolSet, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 /**
@@ -201,4 +202,16 @@ test('a bad augment option is a TypeError when the tools or the client are wrapp
     assert.throws(() => wrapMcpClient(client, { cache: new ResultCache({ storage: 'memory' }), augment }), { name: 'TypeError', message: /wrapMcpClient: augment must be an object/ });
   }
   assert.doesNotThrow(() => wrapAiSdkTools({}, { cache: new ResultCache({ storage: 'memory' }), augment: { objects: true } }));
+});
+
+test('clientToolSet leaves out a listed tool whose name claims a server (U+001F); the others are offered', async () => {
+  const client = {
+    listTools: async () => ({ tools: [{ name: 'vault\u001fx', inputSchema: { type: 'object' } }, { name: 'notes.add', inputSchema: { type: 'object' } }] }),
+    callTool: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+    getServerVersion: () => ({ name: 'notes' }),
+  };
+  for (const options of [{ cache: new ResultCache({ storage: 'memory' }), convId: 'c' }, {}]) {
+    const tools = await clientToolSet(client, options);
+    assert.deepEqual(Object.keys(tools), ['notes.add'], options.cache ? 'with a cache' : 'without');
+  }
 });
