@@ -46,10 +46,20 @@ export type ResultCacheProviderProps = {
        * most 2 147 483 647 (about 24.8 days, the longest a timer holds): more, or `Infinity`, is
        * a `TypeError` (`setInterval` would run it every millisecond). A hook sends one request at
        * a time: a revalidation while its read is under way reads again once that read lands.
+       * Changing it (or `revalidateOnFocus`) restarts the timer; the hooks keep what they show.
        */
       refreshInterval?: number;
-      /** Revalidate on `focus` and `visibilitychange` (default `true`). */
+      /**
+       * Revalidate when the window gains focus or the page becomes visible (default `true`); a
+       * return to the tab, which fires both, is one revalidation.
+       */
       revalidateOnFocus?: boolean;
+      /**
+       * Milliseconds a request may take before it is given up (its `fetch` aborted): the hook is
+       * `"error"`, what it showed kept, and the next revalidation asks again. Default 30 000;
+       * from 1 to 2 147 483 647.
+       */
+      requestTimeout?: number;
       /**
        * The `fetch` to use (to add credentials or headers); default `globalThis.fetch`. Each
        * request uses the newest one passed, so an inline function (a new one each render) resets

@@ -9,7 +9,7 @@
 // `'use client'`: in a React Server Components tree (Next.js App Router) the provider and the
 // hooks are client components; the server's own React has none of the hooks they use.
 'use client';
-import { createContext, createElement, useCallback, useContext, useInsertionEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { createContext, createElement, useCallback, useContext, useEffect, useInsertionEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { DEFAULT_CONV_SEGMENT, hasCacheScheme } from './protocol.mjs';
 import { referencesOf } from './references.mjs';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, pageOf } from './page.mjs';
@@ -27,6 +27,7 @@ export { referencesOf };
  *   list(convId: string | undefined, last: Loaded | null): Promise<Loaded>,
  *   watch(listener: (change: Change) => void): () => void,
  *   revalidate(): void,
+ *   retune?(): void,
  *   live: boolean,
  * }} Source
  * @typedef {{ source: Source, convId: string | undefined, stores: Map<string, Store> }} Context
@@ -51,6 +52,10 @@ const still = (last, status) => (last?.snapshot.status === status ? last : { sna
 // The longest delay a timer holds (a signed 32-bit count of ms): setInterval runs a longer one,
 // or Infinity, every millisecond.
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A return to the tab fires `visibilitychange` and `focus`: the pair this close is one revalidation. */
+const FOCUS_TICK_MS = 1000;
+/** An endpoint request unanswered this long is given up (an `error`, what was shown kept), by default. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 const ResultCacheContext = createContext(/** @type {Context | null} */ (null));
 
@@ -115,31 +120,45 @@ async function answerOf(/** @type {Response} */ response, /** @type {Loaded | nu
 
 /**
  * Entries served by `cacheRoute` at `endpoint`: read with `fetch()` (the provider's newest
- * `fetch`; revalidated with the last `ETag`), followed by revalidating on focus, when the page
- * becomes visible, every `refreshInterval` ms (when positive) and on `revalidate()`.
- * @param {string} endpoint @param {{ refreshInterval: number, fetch: () => typeof fetch, revalidateOnFocus: boolean }} options
+ * `fetch`; revalidated with the last `ETag`; given up after `requestTimeout` ms), followed by
+ * revalidating on focus, when the page becomes visible, every `refreshInterval` ms (when
+ * positive) and on `revalidate()`. `settings()` answers the provider's newest settings;
+ * `retune()` applies them to the timer and listeners (the stores, and what they show, carry on).
+ * @param {string} endpoint
+ * @param {{ fetch: () => typeof fetch, settings: () => { refreshInterval: number, revalidateOnFocus: boolean, requestTimeout: number } }} options
  */
-function endpointSource(endpoint, { refreshInterval, fetch: fetcherOf, revalidateOnFocus }) {
+function endpointSource(endpoint, { fetch: fetcherOf, settings }) {
   /** @type {Set<(change: Change) => void>} */
   const listeners = new Set();
   const tick = () => listeners.forEach((listener) => listener({ kind: 'revalidate' }));
-  const visible = () => {
-    if (globalThis.document?.visibilityState !== 'hidden') tick();
+  // The last focus or visibility tick: the other of the pair just after it is the same return.
+  let last = { type: '', at: -Infinity };
+  const focused = (/** @type {Event} */ event) => {
+    if (globalThis.document?.visibilityState === 'hidden') return;
+    const now = Date.now();
+    if (event.type !== last.type && now - last.at < FOCUS_TICK_MS) {
+      last = { type: '', at: -Infinity };
+      return;
+    }
+    last = { type: event.type, at: now };
+    tick();
   };
   /** @type {ReturnType<typeof setInterval> | undefined} */
   let timer;
   // In a page; a worker or a server has no window (and nothing to revalidate on focus).
   const start = () => {
+    const { refreshInterval, revalidateOnFocus } = settings();
     if (revalidateOnFocus) {
-      globalThis.window?.addEventListener('focus', tick);
-      globalThis.document?.addEventListener('visibilitychange', visible);
+      globalThis.window?.addEventListener('focus', focused);
+      globalThis.document?.addEventListener('visibilitychange', focused);
     }
     if (refreshInterval > 0) timer = setInterval(tick, refreshInterval);
   };
   const stop = () => {
-    globalThis.window?.removeEventListener('focus', tick);
-    globalThis.document?.removeEventListener('visibilitychange', visible);
+    globalThis.window?.removeEventListener('focus', focused);
+    globalThis.document?.removeEventListener('visibilitychange', focused);
     clearInterval(timer);
+    timer = undefined;
   };
   const get = async (/** @type {Record<string, string | undefined>} */ query, /** @type {Loaded | null} */ last) => {
     const params = new URLSearchParams(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))));
@@ -147,7 +166,16 @@ function endpointSource(endpoint, { refreshInterval, fetch: fetcherOf, revalidat
     /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' };
     if (last?.etag) headers['if-none-match'] = last.etag;
-    return answerOf(await fetcherOf()(url, { headers, cache: 'no-store', credentials: 'same-origin' }), last);
+    // A request that never settles (a stalled connection) would hold the store's one load for
+    // good: later revalidations would wait behind it.
+    const { requestTimeout } = settings();
+    const controller = new AbortController();
+    const timeout = setTimeout(() => controller.abort(new Error(`cache endpoint did not answer within ${requestTimeout} ms`)), requestTimeout);
+    try {
+      return answerOf(await fetcherOf()(url, { headers, cache: 'no-store', credentials: 'same-origin', signal: controller.signal }), last);
+    } finally {
+      clearTimeout(timeout);
+    }
   };
   return /** @type {Source} */ ({
     live: false,
@@ -167,6 +195,11 @@ function endpointSource(endpoint, { refreshInterval, fetch: fetcherOf, revalidat
       };
     },
     revalidate: tick,
+    retune() {
+      if (listeners.size === 0) return;
+      stop();
+      start();
+    },
   });
 }
 
@@ -290,10 +323,10 @@ const touches = (/** @type {Change} */ change, /** @type {string} */ convId, /**
 /**
  * Makes a cache in the page (`cache`) or a `cacheRoute` endpoint (`endpoint`) the source of the
  * hooks below it, for conversation `convId`. See js/react.d.ts.
- * @param {{ cache?: unknown, endpoint?: unknown, convId?: unknown, refreshInterval?: unknown, revalidateOnFocus?: unknown, fetch?: unknown, children?: unknown }} props
+ * @param {{ cache?: unknown, endpoint?: unknown, convId?: unknown, refreshInterval?: unknown, revalidateOnFocus?: unknown, requestTimeout?: unknown, fetch?: unknown, children?: unknown }} props
  */
 export function ResultCacheProvider(props) {
-  const { cache, endpoint, convId, refreshInterval = 0, revalidateOnFocus = true, fetch: fetcher, children } = props;
+  const { cache, endpoint, convId, refreshInterval = 0, revalidateOnFocus = true, requestTimeout = REQUEST_TIMEOUT_MS, fetch: fetcher, children } = props;
   if ((cache == null) === (endpoint == null)) throw new TypeError('ResultCacheProvider: pass either cache or endpoint');
   const methods = /** @type {Partial<Record<keyof HookCache, unknown>>} */ (cache ?? {});
   if (cache != null && (typeof cache !== 'object' || typeof methods.subscribe !== 'function' || typeof methods.lookup !== 'function' || typeof methods.entries !== 'function')) {
@@ -304,21 +337,28 @@ export function ResultCacheProvider(props) {
     throw new TypeError(`ResultCacheProvider: refreshInterval must be a number of milliseconds from 0 (off) to ${MAX_TIMER_MS}`);
   }
   if (typeof revalidateOnFocus !== 'boolean') throw new TypeError('ResultCacheProvider: revalidateOnFocus must be a boolean');
+  if (typeof requestTimeout !== 'number' || !(requestTimeout >= 1 && requestTimeout <= MAX_TIMER_MS)) {
+    throw new TypeError(`ResultCacheProvider: requestTimeout must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+  }
   if (fetcher !== undefined && typeof fetcher !== 'function') throw new TypeError('ResultCacheProvider: fetch must be a function');
   const conversation = conversationOf(convId, undefined, 'ResultCacheProvider: convId');
   // The newest `fetch`, read at each request: an inline function (a new one each render) must not
   // make a new source, whose stores would start over empty.
   const fetchRef = useRef(/** @type {typeof fetch | undefined} */ (fetcher));
+  // Likewise the timer's settings: a new `refreshInterval` restarts the timer, not the stores.
+  const settingsRef = useRef({ refreshInterval, revalidateOnFocus, requestTimeout });
   useInsertionEffect(() => {
     fetchRef.current = /** @type {typeof fetch | undefined} */ (fetcher);
+    settingsRef.current = { refreshInterval, revalidateOnFocus, requestTimeout };
   });
   const value = useMemo(() => /** @type {Context} */ ({
     source: cache != null
       ? cacheSource(/** @type {HookCache} */ (cache))
-      : endpointSource(/** @type {string} */ (endpoint), { refreshInterval, revalidateOnFocus, fetch: () => fetchRef.current ?? ((...args) => globalThis.fetch(...args)) }),
+      : endpointSource(/** @type {string} */ (endpoint), { settings: () => settingsRef.current, fetch: () => fetchRef.current ?? ((...args) => globalThis.fetch(...args)) }),
     convId: conversation,
     stores: new Map(),
-  }), [cache, endpoint, conversation, refreshInterval, revalidateOnFocus]);
+  }), [cache, endpoint, conversation]);
+  useEffect(() => value.source.retune?.(), [value, refreshInterval, revalidateOnFocus]);
   return createElement(ResultCacheContext.Provider, { value }, /** @type {import('react').ReactNode} */ (children));
 }
 

@@ -6,7 +6,9 @@
 // rendering reads nothing. Then what was fixed: a stale result keeps its data when read again, a
 // derived result turns stale with its source, a slow endpoint under `refreshInterval` loads, a
 // `refreshInterval` no timer holds is refused, an inline `fetch` resets nothing, a string of
-// text is a tool output, and the options' bounds are the route's.
+// text is a tool output, the options' bounds are the route's, a stalled request is given up
+// (`requestTimeout`), a new `refreshInterval` restarts only the timer, and a return to the tab
+// (visibilitychange and focus) is one revalidation.
 /// <reference path="../types/react-subset.d.ts" />
 import globalJsdom from 'global-jsdom';
 import { test, after, afterEach } from 'node:test';
@@ -511,4 +513,81 @@ test('over an endpoint, a revalidation that fails on its way or on the server ke
   await act(async () => whole.controls.revalidate());
   await until(whole, 'error');
   assert.equal(whole.last().data, undefined, 'a refusal shows nothing');
+});
+
+test('over an endpoint: a request that never answers is given up after requestTimeout, and the next revalidation reads', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  let stalled = false;
+  let aborted = 0;
+  const fetcher = /** @type {typeof fetch} */ ((url, init) => {
+    if (!stalled) return route(new Request(new URL(String(url), 'http://localhost/'), init));
+    // A stalled connection: no answer, ever; only the request's signal ends it.
+    return new Promise((_, reject) => init?.signal?.addEventListener('abort', () => {
+      aborted += 1;
+      reject(init.signal?.reason);
+    }));
+  });
+  quiet(() => assert.throws(() => renderHook(() => useCachedResult(uri), { endpoint: '/api/cache', convId: 'chat-1', requestTimeout: 0 }), /requestTimeout must be .* from 1 to 2147483647/));
+  cleanup();
+  const whole = renderHook(() => useCachedResult(uri), { endpoint: '/api/cache', convId: 'chat-1', fetch: fetcher, requestTimeout: 100 });
+  await until(whole, 'ready');
+  stalled = true;
+  await act(async () => whole.controls.revalidate());
+  await until(whole, 'error');
+  assert.ok(aborted >= 1, 'the request was aborted');
+  assert.match(String(/** @type {Error} */ (whole.last().error).message), /did not answer within 100 ms/);
+  assert.deepEqual(whole.last().data, data, 'what was shown stays');
+  stalled = false;
+  await act(async () => whole.controls.revalidate());
+  await until(whole, 'ready');
+});
+
+test('over an endpoint: a new refreshInterval restarts the timer, not the hooks; a return to the tab is one revalidation', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  /** @type {(string | null)[]} */
+  const requests = [];
+  const fetcher = /** @type {typeof fetch} */ ((url, init) => {
+    requests.push(new Headers(init?.headers).get('if-none-match'));
+    return route(new Request(new URL(String(url), 'http://localhost/'), init));
+  });
+  /** @type {string[]} */
+  const seen = [];
+  const controls = { setInterval: (/** @type {number} */ _ms) => {} };
+  function Rows() {
+    const result = useCachedResult(uri);
+    seen.push(result.status);
+    return h('pre', null, result.status);
+  }
+  function App() {
+    const [refreshInterval, setRefresh] = useState(0);
+    controls.setInterval = setRefresh;
+    return h(ResultCacheProvider, { endpoint: '/api/cache', convId: 'chat-1', fetch: fetcher, refreshInterval }, h(Rows));
+  }
+  render(h(App));
+  await waitFor(() => assert.equal(seen.at(-1), 'ready'));
+  assert.equal(requests.length, 1);
+  seen.length = 0;
+  await act(async () => controls.setInterval(40));
+  await act(() => sleep(150));
+  assert.ok(seen.every((status) => status === 'ready'), `never back to loading: ${seen.join()}`);
+  assert.ok(requests.length >= 3, `the new timer revalidates (${requests.length} requests)`);
+  assert.ok(requests.slice(1).every((tag) => tag !== null), 'conditional: the hook kept its tag');
+  await act(async () => controls.setInterval(0));
+  await act(() => sleep(50));
+  const settled = requests.length;
+  await act(() => sleep(150));
+  assert.equal(requests.length, settled, 'timer off: no more requests');
+  // Back to the tab: visibilitychange and focus, one request.
+  await act(async () => {
+    document.dispatchEvent(new window.Event('visibilitychange'));
+    window.dispatchEvent(new window.Event('focus'));
+  });
+  await act(() => sleep(50));
+  assert.equal(requests.length, settled + 1);
 });

@@ -14,5 +14,6 @@ declare module 'react' {
   export function useState<T>(initial: T): [T, (next: T | ((previous: T) => T)) => void];
   export function useRef<T>(initial: T): { current: T };
   export function useInsertionEffect(effect: () => void | (() => void), deps?: readonly unknown[]): void;
+  export function useEffect(effect: () => void | (() => void), deps?: readonly unknown[]): void;
   export function useSyncExternalStore<T>(subscribe: (onChange: () => void) => () => void, getSnapshot: () => T, getServerSnapshot?: () => T): T;
 }
