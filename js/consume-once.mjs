@@ -15,8 +15,11 @@ import { DEFAULT_DB_NAME } from './protocol.mjs';
 const MAX_MEMORY_RECORDS = 100_000;
 /** The object store of the IndexedDB records (key → the time it expires, ms since the epoch). */
 const ONCE_STORE = 'once';
-/** Expired IndexedDB records deleted by one consume (bounded work per call). */
-const SWEEP_LIMIT = 32;
+/**
+ * IndexedDB records one consume looks at for expiry (bounded work per call): each call goes on
+ * from where the last one stopped, so the sweep cycles through the whole store.
+ */
+const SWEEP_VISITS = 32;
 
 /** @typedef {(key: string, ttlMs: number) => Promise<boolean>} Consume */
 
@@ -59,6 +62,9 @@ const settled = (request) => new Promise((resolve, reject) => {
 function indexedDbRecords(/** @type {string} */ dbName) {
   /** @type {Promise<IDBDatabase> | null} */
   let opening = null;
+  /** The key the last sweep stopped at (`null`: start from the first). */
+  /** @type {string | null} */
+  let sweepFrom = null;
   const open = () => {
     if (opening) return opening;
     const request = globalThis.indexedDB.open(`${dbName}-consume-once`, 1);
@@ -104,17 +110,20 @@ function indexedDbRecords(/** @type {string} */ dbName) {
     const until = await settled(store.get(key));
     const fresh = !(typeof until === 'number' && until > now);
     if (fresh) store.put(now + ttlMs, key);
-    // A few expired records go with each call, so the store does not only grow.
-    let swept = 0;
-    const cursor = store.openCursor();
+    // A few records are looked at with each call, the expired ones deleted, so the store does
+    // not only grow; live ones (an approval lasts 90 days) are stepped over, not walked each time.
+    let visited = 0;
+    const cursor = store.openCursor(sweepFrom === null ? null : IDBKeyRange.lowerBound(sweepFrom, true));
     cursor.onsuccess = () => {
       const at = cursor.result;
-      if (!at || swept >= SWEEP_LIMIT) return;
-      if (typeof at.value !== 'number' || at.value <= now) {
-        at.delete();
-        swept += 1;
+      if (!at) {
+        sweepFrom = null; // the end: the next sweep starts over
+        return;
       }
-      at.continue();
+      if (typeof at.value !== 'number' || at.value <= now) at.delete();
+      sweepFrom = /** @type {string} */ (at.key);
+      visited += 1;
+      if (visited < SWEEP_VISITS) at.continue();
     };
     await done;
     return fresh;

@@ -333,6 +333,47 @@ test('two instances behind one Redis: approved on one runs once; the replay on t
   }
 });
 
+test('consumeOnce on IndexedDB: each call looks at a bounded number of records, and the sweep still reaches every expired one', async () => {
+  await import('fake-indexeddb/auto');
+  const dbName = `once-sweep-${process.pid}`;
+  const cache = new ResultCache({ storage: 'indexeddb', dbName });
+  for (let i = 0; i < 200; i += 1) await cache.consumeOnce(`live-${String(i).padStart(3, '0')}`, 60_000);
+  for (let i = 0; i < 5; i += 1) await cache.consumeOnce(`zz-expired-${i}`, 1);
+  await new Promise((r) => setTimeout(r, 5));
+  const cursorProto = /** @type {{ continue: (...args: unknown[]) => void }} */ (globalThis.IDBCursor.prototype);
+  const original = cursorProto.continue;
+  let steps = 0;
+  cursorProto.continue = function (...args) {
+    steps += 1;
+    return original.apply(this, args);
+  };
+  /** @type {number[]} */
+  const perCall = [];
+  try {
+    for (let i = 0; i < 10; i += 1) {
+      steps = 0;
+      await cache.consumeOnce(`next-${i}`, 60_000);
+      perCall.push(steps);
+    }
+  } finally {
+    cursorProto.continue = original;
+  }
+  assert.ok(perCall.every((n) => n < 40), `cursor steps per call: ${perCall.join()}`);
+  const keys = await new Promise((resolve, reject) => {
+    const request = indexedDB.open(`${dbName}-consume-once`);
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const all = request.result.transaction('once').objectStore('once').getAllKeys();
+      all.onsuccess = () => {
+        request.result.close();
+        resolve(all.result);
+      };
+    };
+  });
+  assert.deepEqual(/** @type {string[]} */ (keys).filter((k) => k.startsWith('zz-expired')), [], 'the expired records were deleted');
+  assert.equal(/** @type {string[]} */ (keys).filter((k) => k.startsWith('live-')).length, 200, 'the live ones kept');
+});
+
 test('consumeOnce in memory and IndexedDB storage: true once, false after, true again after the ttl', async () => {
   const memory = new ResultCache({ storage: 'memory' });
   assert.equal(await memory.consumeOnce('a', 60_000), true);
