@@ -97,7 +97,9 @@ const byUri = (p, q) => (String(p.uri) < String(q.uri) ? -1 : String(p.uri) > St
  * evictions are under way. It is sent again, in the order it was called, the moment this
  * instance's evicting write is done and before the operations called since that write's first
  * answer (held back until then); without such a write here (another instance's is evicting), at
- * once. The flag costs nothing otherwise: the script checks one field.
+ * once — and the reads and writes of its conversation called after it wait until it settles, so
+ * none of them reaches Redis before its resend. The flag costs nothing otherwise: the script
+ * checks one field.
  * @param {() => () => void} hold
  */
 function turns(hold) {
@@ -110,6 +112,13 @@ function turns(hold) {
    * @type {Map<string, { writes: number, resends: (() => void)[] }>}
    */
   const waiting = new Map();
+  /**
+   * Per conversation, the settling of the last flagged operation sent and not yet settled: a
+   * flagged operation may be answered `['x']` and sent again, so what is called after it waits
+   * for it (the resend then reaches Redis first), whichever instance set the mark.
+   * @type {Map<string, Promise<void>>}
+   */
+  const flaggedTail = new Map();
   const turns = {
     /** A write is called: its flag. Call `left(segment)` when it settles. @param {string} segment */
     write(segment) {
@@ -135,12 +144,28 @@ function turns(hold) {
      * @returns {Promise<{ reply: unknown[], done: () => void }>}
      */
     async send(segment, flag, send, evicts) {
-      const answered = (/** @type {unknown[]} */ reply) => ({ reply, done: evicts?.(reply) ? evicting(segment) : () => {} });
-      const reply = await send(flag);
-      if (reply.length !== 1 || String(reply[0]) !== 'x') return answered(reply);
-      const pending = waiting.get(segment);
-      if (!pending) return send('0').then(answered);
-      return new Promise((resolve, reject) => pending.resends.push(() => send('0').then(answered).then(resolve, reject)));
+      const before = flaggedTail.get(segment);
+      /** @type {() => void} */
+      let settle = () => {};
+      if (flag === '1') {
+        const mine = new Promise((/** @type {(value: void) => void} */ resolve) => { settle = resolve; });
+        const tail = before ? before.then(() => mine) : mine;
+        flaggedTail.set(segment, tail);
+        tail.then(() => {
+          if (flaggedTail.get(segment) === tail) flaggedTail.delete(segment);
+        });
+      }
+      try {
+        if (before) await before;
+        const answered = (/** @type {unknown[]} */ reply) => ({ reply, done: evicts?.(reply) ? evicting(segment) : () => {} });
+        const reply = await send(flag);
+        if (reply.length !== 1 || String(reply[0]) !== 'x') return answered(reply);
+        const pending = waiting.get(segment);
+        if (!pending) return await send('0').then(answered);
+        return await new Promise((resolve, reject) => pending.resends.push(() => send('0').then(answered).then(resolve, reject)));
+      } finally {
+        settle();
+      }
     },
   };
 

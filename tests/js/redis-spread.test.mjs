@@ -3,10 +3,13 @@
 // scripts of an operation on one conversation name only that conversation's keys; every script
 // call touches a bounded number of entries (the batch), the rest left to later calls; a
 // conversation Redis evicted or expired only in part is a whole miss; keys of the old one-slot
-// layout are ignored.
+// layout are ignored. Also here: Redis out of memory (one master of a cluster, or the standalone
+// server), `replicas` confirming every change, and call order when another instance's
+// evictions are under way (this instance's client behind a relay that delays it by 10 ms).
 // Run: node --test tests/js/redis-spread.test.mjs
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect, createServer as createNetServer } from 'node:net';
 
 import { ResultCache } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.cjs';
@@ -34,6 +37,7 @@ const opened = [];
 const keep = (client) => (opened.push(client), client);
 let counter = 0;
 const fresh = () => `sp${process.pid}-${counter++}:`;
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 before(async () => {
   [server, cluster] = await Promise.all([startRedis(), startRedisCluster({ masters: 3 })]);
@@ -311,6 +315,50 @@ async function replicasConfirmEveryChange() {
   await confirming.evictOlderThan({ maxAgeMs: 0 });
 }
 
+/** A row as the cache writes it (docs/STORAGE.md), in conversation `conv`. @param {string} conv @param {number} i @param {unknown} payload */
+const rowOf = (conv, i, payload) => ({ uri: `mcp+cache://${conv}/tok${String(i).padStart(8, '0')}`, payload, convId: conv, sourceToolName: 'tool', addedAt: 1000 + i, sizeBytes: 10, lastUsedAt: 1000 + i });
+
+async function bouncedReadKeepsCallOrder() {
+  // This instance's client reaches Redis through a relay that delays what it sends by 10 ms
+  // (a network), while another connection, standing in for another instance, marks the
+  // conversation as evicting (`x`) at once.
+  const upstream = server.port;
+  const relay = createNetServer((client) => {
+    const up = connect(upstream, '127.0.0.1');
+    let chain = Promise.resolve();
+    client.on('data', (data) => {
+      chain = chain.then(() => new Promise((done) => setTimeout(() => { up.write(data); done(undefined); }, 10)));
+    });
+    up.on('data', (data) => client.write(data));
+    client.on('close', () => up.destroy());
+    up.on('close', () => client.destroy());
+    client.on('error', () => {});
+    up.on('error', () => {});
+  });
+  await new Promise((listening) => relay.listen(0, '127.0.0.1', () => listening(undefined)));
+  const slow = await nodeRedisClient(`redis://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (relay.address()).port}`);
+  try {
+    const prefix = fresh();
+    const storage = redisStorage(slow, { prefix });
+    const first = rowOf('S', 1, { v: 'old' });
+    await storage.write(first, 1e9, 1e9);
+    const w0 = storage.write(rowOf('S', 2, { v: 2 }), 1e9, 1e9);
+    await sleep(3);
+    // Called while w0 is unsettled: flagged; it reaches Redis after the mark and is sent again.
+    const r1 = storage.read([first.uri], 5000);
+    await w0;
+    await raw.sendCommand(['HSET', `${prefix}{S}:rows`, 'x', '999']);
+    // Called after r1: it must take effect after r1's resend.
+    const w2 = storage.write({ ...first, payload: { v: 'new' } }, 1e9, 1e9);
+    const [read] = /** @type {{ payload: unknown }[]} */ (await r1);
+    await w2;
+    assert.deepEqual(read.payload, { v: 'old' }, 'the read called before the write does not see it');
+  } finally {
+    await closeClient(slow);
+    await new Promise((closed) => relay.close(() => closed(undefined)));
+  }
+}
+
 async function oldLayoutIgnored() {
   const prefix = fresh();
   const old = `${prefix}{all}:`;
@@ -366,6 +414,7 @@ describe('standalone', () => {
   test('Redis out of memory (noeviction): the cache evicts the least recently used conversations and the write lands', outOfMemoryEvictsLru);
   test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, and an age eviction with nothing to do resolves, through both clients', overMaxmemoryReadsAnswer);
   test('replicas: 1 without a replica: every write, clear, invalidation and age eviction that changed something rejects unconfirmed (TimeoutError)', replicasConfirmEveryChange);
+  test('another instance\'s evictions under way: a read bounced and sent again still takes effect before a write called after it', bouncedReadKeepsCallOrder);
   test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', oldLayoutIgnored);
   test('ttlMs: Redis itself expires a conversation; nothing of it is counted after', ttlExpiresConversation);
   test('ttlMs set on one instance only: the conversation still expires whole (no key of it outlives the others)', ttlOnOneInstance);
