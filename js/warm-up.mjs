@@ -126,7 +126,8 @@ function hostCache(create, options) {
   } catch (e) {
     if (e instanceof TypeError) throw e;
   }
-  release(cache);
+  // Freed, not closed: a storage object's `close()` is the host's (its pool, its connection).
+  cache?.free();
   return undefined;
 }
 

@@ -198,6 +198,7 @@ impl ResultCacheBuilder {
             limits,
             quota_cap: Cell::new(None),
             removals: Cell::new(0),
+            recoveries: Cell::new(0),
             observer: None,
             separator: self
                 .separator

@@ -78,6 +78,8 @@ pub struct ResultCache {
     /// lack of quota is retried only when none was called since the write (a retry takes a new
     /// place in call order, and must not undo one of them).
     removals: Cell<u32>,
+    /// Quota recoveries that evicted so far: writes refused together evict once.
+    recoveries: Cell<u32>,
     threshold: u64,
     clock: Clock,
     observer: Option<SharedObserver>,

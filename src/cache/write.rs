@@ -5,7 +5,7 @@ use super::{payload, quota, CacheEvent, CacheRequest, ResultCache};
 use crate::core::policy::{self, StoreDecision};
 use crate::core::record::CacheRecord;
 use crate::core::uri::{format_cache_uri, mint_token, sanitize_conv_id};
-use crate::store::{ErrorKind, JsRecord, RecordStore, StoreError, WriteOutcome};
+use crate::store::{ErrorKind, RecordStore, StoreError};
 
 /// A write refused for lack of space. (A bare `AbortError` is not taken as one: a connection
 /// closed by "clear site data" aborts the same way, and must not shrink the budget.)
@@ -17,6 +17,17 @@ impl ResultCache {
     /// Stores `payload` when it is an object or array whose JSON is at least the threshold, and
     /// returns its new reference; `Ok(None)` when it is not cached (too small, too big, not
     /// plain JSON data, not serializable, not an object/array, or refused by the browser).
+    ///
+    /// A write refused for lack of storage means the origin has less room than the budget
+    /// assumed. The byte budget is lowered once (see [`policy::quota_budget`]; never ratcheted
+    /// further, as Chromium reclaims deleted space lazily and repeated errors say little), the
+    /// oldest entries are evicted down below it ([`policy::recovery_bytes`]) so later writes
+    /// evict in their own transaction instead of hitting the wall, and the write is retried
+    /// once. Writes refused together (one batch) evict once: a write that finds that another
+    /// one's recovery evicted since it was called retries in that room. It is given up cleanly
+    /// (`Ok(None)`, the refusal reported) when a clear, invalidation or age eviction was called
+    /// since the write (a retry would take effect after it), when the totals cannot be read, or
+    /// when the retry fails too. (Inline, not a function of its own: one future, fewer bytes.)
     pub async fn cache_tool_result(
         &self,
         request: CacheRequest<'_>,
@@ -40,28 +51,7 @@ impl ResultCache {
             .known_size
             .unwrap_or_else(|| payload::estimate_size(request.payload));
         let threshold = request.threshold.unwrap_or(self.threshold);
-        match policy::decide(size, threshold, self.limits.max_entry_bytes) {
-            StoreDecision::TooSmall => return Ok(None),
-            StoreDecision::TooBig => {
-                self.emit(CacheEvent::Skip {
-                    reason: "maxEntryBytes",
-                    size_bytes: size as f64,
-                    limit: self.limits.max_entry_bytes,
-                });
-                return Ok(None);
-            }
-            StoreDecision::Store => {}
-        }
-        if let Err(unstorable) = payload::check_storable(request.payload) {
-            // Its JSON size (what the budget counts) would understate what IndexedDB stores.
-            self.emit(CacheEvent::Skip {
-                reason: unstorable.reason(),
-                size_bytes: size as f64,
-                limit: match unstorable {
-                    payload::Unstorable::TooDeep => f64::from(payload::MAX_PAYLOAD_DEPTH),
-                    payload::Unstorable::NotPlainJson => 0.0,
-                },
-            });
+        if !self.admits(request.payload, size, threshold) {
             return Ok(None);
         }
         let token = mint_token().map_err(|e| {
@@ -84,22 +74,51 @@ impl ResultCache {
             derived_from: request.derived_from.map(str::to_owned),
         };
         let removals = self.removals.get();
+        let recoveries = self.recoveries.get();
         #[cfg(feature = "external-store")]
         let written = self.store.write_json(&record, &self.budget(), json).await;
         #[cfg(not(feature = "external-store"))]
         let written = self.store.write(&record, &self.budget()).await;
         let outcome = match written {
             Ok(outcome) => outcome,
-            Err(e) if is_quota_error(&e) && removals != self.removals.get() => {
-                // A clear, invalidation or eviction was called meanwhile: the write stays lost.
-                let _ = self.failed("cacheToolResult", e);
-                return Ok(None);
+            // Refused for lack of storage: recovered and retried once (see above).
+            Err(e) if is_quota_error(&e) => {
+                let retried = 'recovery: {
+                    if removals != self.removals.get() {
+                        break 'recovery None;
+                    }
+                    if self.recoveries.get() == recoveries {
+                        let Ok(stats) = self.store.stats().await else {
+                            break 'recovery None;
+                        };
+                        if self.quota_cap.get().is_none() {
+                            let quota = quota::origin_quota().await;
+                            let cap = policy::quota_budget(quota, stats.bytes, record.size_bytes);
+                            self.quota_cap.set(Some(cap));
+                        }
+                        // No await between this check and the eviction's place in call order.
+                        if self.recoveries.get() == recoveries {
+                            self.recoveries.set(recoveries.wrapping_add(1));
+                            let cap = self.budget().max_bytes;
+                            let bytes = policy::recovery_bytes(stats.bytes, cap, record.size_bytes);
+                            let count = self.store.evict_oldest(bytes).await.unwrap_or(0);
+                            self.emit(CacheEvent::Evict {
+                                count,
+                                reason: "quota",
+                            });
+                        }
+                        if removals != self.removals.get() {
+                            break 'recovery None;
+                        }
+                    }
+                    self.store.write(&record, &self.budget()).await.ok()
+                };
+                let Some(outcome) = retried else {
+                    let _ = self.failed("cacheToolResult", e);
+                    return Ok(None);
+                };
+                outcome
             }
-            Err(e) if is_quota_error(&e) => match self.recover_from_quota(&record).await {
-                Some(outcome) => outcome,
-                // Give up cleanly: the host's dispatch loop goes on without a reference.
-                None => return Ok(None),
-            },
             Err(e) => return Err(self.failed("cacheToolResult", e)),
         };
         if outcome.evicted > 0 {
@@ -117,35 +136,33 @@ impl ResultCache {
         Ok(Some(record.uri))
     }
 
-    /// The browser refused a write for lack of storage: the origin has less room than the budget
-    /// assumed. Lowers the byte budget once (see [`policy::quota_budget`]; never ratcheted
-    /// further, as Chromium reclaims deleted space lazily and repeated errors say little), evicts
-    /// down below it ([`policy::recovery_bytes`]) so later writes evict in their own transaction
-    /// instead of hitting the wall, and retries once. `None` when the retry fails too (reported
-    /// as an `error` event).
-    async fn recover_from_quota(&self, record: &JsRecord) -> Option<WriteOutcome> {
-        let stored = self.store.stats().await.map(|s| s.bytes).unwrap_or(0.0);
-        if self.quota_cap.get().is_none() {
-            let quota = quota::origin_quota().await;
-            let cap = policy::quota_budget(quota, stored, record.size_bytes);
-            self.quota_cap.set(Some(cap));
-        }
-        let cap = self.budget().max_bytes;
-        let freed = self
-            .store
-            .evict_oldest(policy::recovery_bytes(stored, cap, record.size_bytes))
-            .await
-            .unwrap_or(0);
-        self.emit(CacheEvent::Evict {
-            count: freed,
-            reason: "quota",
-        });
-        match self.store.write(record, &self.budget()).await {
-            Ok(outcome) => Some(outcome),
-            Err(e) => {
-                let _ = self.failed("cacheToolResult", e);
-                None
+    /// Whether a payload of `size` JSON bytes is stored with `threshold`: not when too small,
+    /// nor too big (`maxEntryBytes`) or not storable as it is (a `skip` event says why).
+    fn admits(&self, value: &wasm_bindgen::JsValue, size: u64, threshold: u64) -> bool {
+        match policy::decide(size, threshold, self.limits.max_entry_bytes) {
+            StoreDecision::TooSmall => return false,
+            StoreDecision::TooBig => {
+                self.emit(CacheEvent::Skip {
+                    reason: "maxEntryBytes",
+                    size_bytes: size as f64,
+                    limit: self.limits.max_entry_bytes,
+                });
+                return false;
             }
+            StoreDecision::Store => {}
         }
+        if let Err(unstorable) = payload::check_storable(value) {
+            // Its JSON size (what the budget counts) would understate what IndexedDB stores.
+            self.emit(CacheEvent::Skip {
+                reason: unstorable.reason(),
+                size_bytes: size as f64,
+                limit: match unstorable {
+                    payload::Unstorable::TooDeep => f64::from(payload::MAX_PAYLOAD_DEPTH),
+                    payload::Unstorable::NotPlainJson => 0.0,
+                },
+            });
+            return false;
+        }
+        true
     }
 }

@@ -81,6 +81,16 @@ test('warmUp(options) touches the host cache\'s database without changing it; ba
     await warmUp({ dbName: 'never-made', storage: 'memory' });
     assert.deepEqual(opened, []);
   });
+  // A storage object is the host's: warming leaves it alone (its close() ends the host's pool).
+  let closes = 0;
+  const storage = {
+    kind: 'host-db',
+    write: async () => [0, 0, 0], read: async () => [], evictOldest: async () => 0, stats: async () => [0, 0, 0],
+    remove: async () => 0, freshTools: async () => [], markStale: async () => 0, list: async () => [],
+    close: () => { closes += 1; },
+  };
+  assert.equal(await warmUp({ storage }), undefined);
+  assert.equal(closes, 0, 'the host\'s storage object was not closed');
   assert.deepEqual(events, [], 'the host cache sees nothing');
   assert.deepEqual({ stats: await cache.stats(), entries: await cache.entries() }, before);
   assert.deepEqual(await cache.readCachedPayload(uri, { convId: 'c' }), { rows: [1, 2, 3] });
