@@ -315,7 +315,8 @@ impl JsStateSync {
     /// `content[0]`, calls `onInvalidation({causedBy, patterns, timestamp})` and sends one
     /// `notifications/resources/updated` per pattern to `notificationSink`, its `uri` being
     /// `staleUriPrefix` + pattern (throws and rejections of either are swallowed). Otherwise
-    /// returns `result` itself (also when it is not an object).
+    /// returns `result` itself (also when it is not an object, or has no `content` array: a
+    /// task answer `{ task }`, whose mutation has not run yet; decorate its final result).
     #[wasm_bindgen(js_name = decorateResult, unchecked_return_type = "CallToolResult")]
     pub fn decorate_result(
         &self,
@@ -331,18 +332,21 @@ impl JsStateSync {
         let Some(invalidation) = self.sync.result_invalidation(name.usable(), is_error) else {
             return Ok(result);
         };
+        // No `content` array: not a finished call's result (a task answer `{ task }`: the call
+        // goes on, nothing has changed yet; its final result, `tasks/result`, is decorated).
         let original = own(&result, "content")?;
+        if !array_check(&original)? {
+            return Ok(result);
+        }
         let content = Array::new();
         let block = Object::new();
         set(&block, "type", INVALIDATION_BLOCK_TYPE);
         set(&block, "text", invalidation.tag.as_str());
         content.push(&block);
-        if original.is_object() && array_check(&original)? {
-            for_each_item(&original, |_, item| {
-                content.push(&item);
-                Ok(())
-            })?;
-        }
+        for_each_item(&original, |_, item| {
+            content.push(&item);
+            Ok(())
+        })?;
         let copy = copy_own(&result, Some("content"))?;
         define(&copy, "content", &content);
         if let Some(cause) = name.usable() {

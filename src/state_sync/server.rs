@@ -22,9 +22,8 @@ pub const MAX_STALE_PREFIX_LEN: usize = 256;
 
 /// The error for a `staleUriPrefix` that [`valid_stale_prefix`] refuses (or that is not a
 /// string, or is longer than [`MAX_STALE_PREFIX_LEN`]).
-pub const STALE_PREFIX_MESSAGE: &str = "staleUriPrefix must be a non-empty string ending with \
-                                        \"stale/\" (e.g. \"mcpfusion://stale/\", \
-                                        \"fusion://stale/\", \"vurb://stale/\")";
+pub const STALE_PREFIX_MESSAGE: &str =
+    "staleUriPrefix must be a string ending with \"stale/\" (e.g. \"mcpfusion://stale/\", \"vurb://stale/\")";
 
 /// A usable `staleUriPrefix`: it ends with `stale/` (and so is not empty).
 pub fn valid_stale_prefix(prefix: &str) -> bool {

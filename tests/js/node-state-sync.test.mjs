@@ -333,6 +333,21 @@ test('decorated copies keep every own key as data', () => {
   assert.equal(sync.decorateResult('t.do', inherited).content.length, 1);
 });
 
+test('decorateResult: a task answer ({ task }, no content) is returned as it is, and no stale notification is sent before the mutation runs', () => {
+  /** @type {unknown[]} */
+  const sent = [];
+  const sync = new StateSync({ policies: [{ match: 'billing.refund', invalidates: ['billing.get_*'] }], notificationSink: (n) => { sent.push(n); } });
+  for (const status of ['working', 'failed']) {
+    const answer = { task: { taskId: 't1', status, createdAt: '2026-12-06T00:00:00Z' } };
+    assert.equal(sync.decorateResult('billing.refund', /** @type {never} */ (answer)), answer, status);
+  }
+  assert.deepEqual(sent, []);
+  // The task's final result is a finished call's: decorated, and the notification sent.
+  const final = sync.decorateResult('billing.refund', { content: [{ type: 'text', text: 'refunded' }] });
+  assert.match(/** @type {{ text: string }} */ (final.content[0]).text, /^<cache_invalidation cause="billing.refund"/);
+  assert.equal(sent.length, 1);
+});
+
 test('wrong types, throwing getters and revoked proxies are TypeErrors, never traps', () => {
   for (const [label, call] of hostileCalls()) {
     assert.throws(call, TypeError, label);
