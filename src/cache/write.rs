@@ -38,20 +38,32 @@ impl ResultCache {
         // With a store that keeps payloads as JSON (Redis), the JSON measured here is handed to
         // it, which would otherwise make it again: nothing runs between the two.
         #[cfg(feature = "external-store")]
-        let json = match request.known_size {
-            Some(_) => None,
-            None => payload::json_of(request.payload),
-        };
-        #[cfg(feature = "external-store")]
-        let size = request
-            .known_size
-            .unwrap_or_else(|| json.as_ref().map_or(0, payload::utf8_len));
+        let (size, json) = measured(&request);
         #[cfg(not(feature = "external-store"))]
-        let size = request
-            .known_size
-            .unwrap_or_else(|| payload::estimate_size(request.payload));
+        let size = measured(&request);
         let threshold = request.threshold.unwrap_or(self.threshold);
-        if !self.admits(request.payload, size, threshold) {
+        match policy::decide(size, threshold, self.limits.max_entry_bytes) {
+            StoreDecision::TooSmall => return Ok(None),
+            StoreDecision::TooBig => {
+                self.emit(CacheEvent::Skip {
+                    reason: "maxEntryBytes",
+                    size_bytes: size as f64,
+                    limit: self.limits.max_entry_bytes,
+                });
+                return Ok(None);
+            }
+            StoreDecision::Store => {}
+        }
+        if let Err(unstorable) = payload::check_storable(request.payload) {
+            // Its JSON size (what the budget counts) would understate what IndexedDB stores.
+            self.emit(CacheEvent::Skip {
+                reason: unstorable.reason(),
+                size_bytes: size as f64,
+                limit: match unstorable {
+                    payload::Unstorable::TooDeep => f64::from(payload::MAX_PAYLOAD_DEPTH),
+                    payload::Unstorable::NotPlainJson => 0.0,
+                },
+            });
             return Ok(None);
         }
         let token = mint_token().map_err(|e| {
@@ -135,34 +147,26 @@ impl ResultCache {
         });
         Ok(Some(record.uri))
     }
+}
 
-    /// Whether a payload of `size` JSON bytes is stored with `threshold`: not when too small,
-    /// nor too big (`maxEntryBytes`) or not storable as it is (a `skip` event says why).
-    fn admits(&self, value: &wasm_bindgen::JsValue, size: u64, threshold: u64) -> bool {
-        match policy::decide(size, threshold, self.limits.max_entry_bytes) {
-            StoreDecision::TooSmall => return false,
-            StoreDecision::TooBig => {
-                self.emit(CacheEvent::Skip {
-                    reason: "maxEntryBytes",
-                    size_bytes: size as f64,
-                    limit: self.limits.max_entry_bytes,
-                });
-                return false;
-            }
-            StoreDecision::Store => {}
-        }
-        if let Err(unstorable) = payload::check_storable(value) {
-            // Its JSON size (what the budget counts) would understate what IndexedDB stores.
-            self.emit(CacheEvent::Skip {
-                reason: unstorable.reason(),
-                size_bytes: size as f64,
-                limit: match unstorable {
-                    payload::Unstorable::TooDeep => f64::from(payload::MAX_PAYLOAD_DEPTH),
-                    payload::Unstorable::NotPlainJson => 0.0,
-                },
-            });
-            return false;
-        }
-        true
-    }
+/// The payload's size in JSON bytes (`known_size` when the caller gave it), and its JSON when a
+/// store keeps payloads as JSON (Redis; `None` when the size was given).
+#[cfg(feature = "external-store")]
+fn measured(request: &CacheRequest<'_>) -> (u64, Option<js_sys::JsString>) {
+    let json = match request.known_size {
+        Some(_) => None,
+        None => payload::json_of(request.payload),
+    };
+    let size = request
+        .known_size
+        .unwrap_or_else(|| json.as_ref().map_or(0, payload::utf8_len));
+    (size, json)
+}
+
+/// The payload's size in JSON bytes (`known_size` when the caller gave it).
+#[cfg(not(feature = "external-store"))]
+fn measured(request: &CacheRequest<'_>) -> u64 {
+    request
+        .known_size
+        .unwrap_or_else(|| payload::estimate_size(request.payload))
 }

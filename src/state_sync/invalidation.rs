@@ -199,6 +199,11 @@ fn tags(text: &str) -> (Vec<(Span, Invalidation)>, Vec<Span>) {
         let Some(close) = find_tag_end(&text[body_start..]) else {
             break; // no tag closes after this one, so no later tag can either
         };
+        // A `<` before the end: this opening is prose (`<cache_invalidation> is a tag`), not a
+        // tag (attribute values escape `<`); a tag after it is still read.
+        if text.as_bytes()[body_start + close] == b'<' {
+            continue;
+        }
         let end = body_start + close + 2;
         spans.push(begin..end);
         let attrs = attributes(&text[body_start..body_start + close]);
@@ -213,9 +218,11 @@ fn tags(text: &str) -> (Vec<(Span, Invalidation)>, Vec<Span>) {
     (found, spans)
 }
 
-/// Where the first `/>` starts.
+/// Where the first `/>` starts, or the first `<` before it (not a tag's end: the caller tells).
 fn find_tag_end(s: &str) -> Option<usize> {
-    s.as_bytes().windows(2).position(|pair| pair == b"/>")
+    s.as_bytes()
+        .windows(2)
+        .position(|pair| pair == b"/>" || pair[0] == b'<')
 }
 
 /// The legacy `[System: Cache invalidated for … — caused by …]` texts outside the tags.
@@ -388,6 +395,20 @@ mod tests {
             }]
         );
         assert!(is_invalidation_text(&format!("  {tag}\n")));
+    }
+
+    #[test]
+    fn an_opening_in_prose_does_not_swallow_the_tag_after_it() {
+        let text = "Note: <cache_invalidation> is a tag. \
+                    <cache_invalidation cause=\"t\" domains=\"a.*\" />";
+        assert_eq!(
+            parse_invalidations(text),
+            [Invalidation {
+                cause: "t".into(),
+                domains: vec!["a.*".into()],
+            }]
+        );
+        assert!(!is_invalidation_text(text), "prose around the tag");
     }
 
     #[test]
