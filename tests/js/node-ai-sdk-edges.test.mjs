@@ -36,37 +36,52 @@ const toolResults = (options) => options.prompt.flatMap((m) => (m.role === 'tool
 
 const PATHS = ['/etc/passwd', ...Array.from({ length: 300 }, (_, i) => `/etc/conf.d/file-${i}.conf`)];
 
+/**
+ * The "clean up /etc" turn: `find` answers 301 paths (stored: the model sees a reference), then
+ * the model calls `delete_files` with `paths_uri` to them (beside a harmless `paths` when
+ * `decoy`). Resolves the approval requests of the loop and the paths deleted.
+ * @param {{ label: string, needsApproval?: (input: { paths?: string[] }) => Promise<boolean>, decoy?: boolean, toolApproval?: (tools: ToolSet) => unknown }} run
+ */
+async function cleanUp({ label, needsApproval, decoy = false, toolApproval }) {
+  const cache = new ResultCache({ storage: 'memory', dbName: `edges-${label}` });
+  /** @type {string[]} */
+  const deleted = [];
+  const tools = /** @type {ToolSet} */ (wrapAiSdkTools({
+    find: { description: 'Finds files.', inputSchema: z.object({ dir: z.string() }), execute: async () => ({ paths: PATHS }) },
+    delete_files: {
+      description: 'Deletes files.',
+      inputSchema: z.object({ paths: z.array(z.string()) }),
+      ...(needsApproval ? { needsApproval } : {}),
+      execute: async (/** @type {{ paths: string[] }} */ { paths }) => {
+        deleted.push(...paths);
+        return { deleted: paths.length };
+      },
+    },
+  }, { cache, convId: 'conv-1' }));
+  const model = new MockLanguageModelV4({
+    doGenerate: async (options) => {
+      const results = toolResults(options);
+      if (results.length === 0) return toolCall('find', { dir: '/etc' });
+      if (results.length > 1) return done;
+      const output = /** @type {{ value: { _cache_uri: string } }} */ (/** @type {{ output: unknown }} */ (results[0]).output);
+      const paths_uri = `${output.value._cache_uri}#/paths`;
+      return toolCall('delete_files', decoy ? { paths: ['/tmp/scratch.txt'], paths_uri } : { paths_uri });
+    },
+  });
+  const result = await generateText({ model, tools, prompt: 'clean up', stopWhen: stepCountIs(4), ...(toolApproval ? { toolApproval: /** @type {ToolApproval} */ (toolApproval(tools)) } : {}) });
+  return { requests: result.steps.flatMap((s) => s.content).filter((part) => part.type === 'tool-approval-request'), deleted };
+}
+
+/** The rule of these tests: deleting anything under /etc needs the user's approval. */
+const touchesEtc = (/** @type {unknown} */ input) => ((/** @type {{ paths?: string[] }} */ (input)).paths ?? []).some((p) => p.startsWith('/etc'));
+
 test('a tool\'s own needsApproval is asked about the referenced data its execute would get, not the reference', async () => {
   for (const composed of [false, true]) {
     for (const decoy of [false, true]) {
-      const cache = new ResultCache({ storage: 'memory', dbName: `edges-${composed}-${decoy}` });
-      /** @type {string[]} */
-      const deleted = [];
-      const tools = /** @type {ToolSet} */ (wrapAiSdkTools({
-        find: { description: 'Finds files.', inputSchema: z.object({ dir: z.string() }), execute: async () => ({ paths: PATHS }) },
-        delete_files: {
-          description: 'Deletes files.',
-          inputSchema: z.object({ paths: z.array(z.string()) }),
-          // The tool's own rule: deleting anything under /etc needs the user's approval.
-          needsApproval: async (/** @type {{ paths?: string[] }} */ { paths }) => (paths ?? []).some((p) => p.startsWith('/etc')),
-          execute: async (/** @type {{ paths: string[] }} */ { paths }) => {
-            deleted.push(...paths);
-            return { deleted: paths.length };
-          },
-        },
-      }, { cache, convId: 'conv-1' }));
-      const model = new MockLanguageModelV4({
-        doGenerate: async (options) => {
-          const results = toolResults(options);
-          if (results.length === 0) return toolCall('find', { dir: '/etc' });
-          if (results.length > 1) return done;
-          const output = /** @type {{ value: { _cache_uri: string } }} */ (/** @type {{ output: unknown }} */ (results[0]).output);
-          const paths_uri = `${output.value._cache_uri}#/paths`;
-          return toolCall('delete_files', decoy ? { paths: ['/tmp/scratch.txt'], paths_uri } : { paths_uri });
-        },
+      const { requests, deleted } = await cleanUp({
+        label: `${composed}-${decoy}`, decoy, needsApproval: async (input) => touchesEtc(input),
+        ...(composed ? { toolApproval: (tools) => cacheToolApproval(tools) } : {}),
       });
-      const result = await generateText({ model, tools, prompt: 'clean up', stopWhen: stepCountIs(4), ...(composed ? { toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(tools)) } : {}) });
-      const requests = result.steps.flatMap((s) => s.content).filter((part) => part.type === 'tool-approval-request');
       assert.equal(requests.length, 1, `the user is asked (toolApproval: ${composed}, decoy: ${decoy})`);
       assert.deepEqual(deleted, [], 'nothing deleted before an answer');
     }
@@ -74,38 +89,13 @@ test('a tool\'s own needsApproval is asked about the referenced data its execute
 });
 
 test('cacheToolApproval: the host\'s own rules (a function, or one by tool name) judge the referenced data, not the reference', async () => {
-  const asks = (/** @type {unknown} */ input) => ((/** @type {{ paths?: string[] }} */ (input)).paths ?? []).some((p) => p.startsWith('/etc'));
   /** @type {[string, unknown][]} */
   const owns = [
-    ['by tool name', { delete_files: (/** @type {unknown} */ input) => (asks(input) ? 'user-approval' : 'not-applicable') }],
-    ['a function', (/** @type {{ toolCall: { toolName: string, input: unknown } }} */ { toolCall }) => (toolCall.toolName === 'delete_files' && asks(toolCall.input) ? 'user-approval' : 'not-applicable')],
+    ['by tool name', { delete_files: (/** @type {unknown} */ input) => (touchesEtc(input) ? 'user-approval' : 'not-applicable') }],
+    ['a function', (/** @type {{ toolCall: { toolName: string, input: unknown } }} */ { toolCall }) => (toolCall.toolName === 'delete_files' && touchesEtc(toolCall.input) ? 'user-approval' : 'not-applicable')],
   ];
   for (const [label, own] of owns) {
-    const cache = new ResultCache({ storage: 'memory', dbName: `edges-own-${label}` });
-    /** @type {string[]} */
-    const deleted = [];
-    const tools = /** @type {ToolSet} */ (wrapAiSdkTools({
-      find: { description: 'Finds files.', inputSchema: z.object({ dir: z.string() }), execute: async () => ({ paths: PATHS }) },
-      delete_files: {
-        description: 'Deletes files.',
-        inputSchema: z.object({ paths: z.array(z.string()) }),
-        execute: async (/** @type {{ paths: string[] }} */ { paths }) => {
-          deleted.push(...paths);
-          return { deleted: paths.length };
-        },
-      },
-    }, { cache, convId: 'conv-1' }));
-    const model = new MockLanguageModelV4({
-      doGenerate: async (options) => {
-        const results = toolResults(options);
-        if (results.length === 0) return toolCall('find', { dir: '/etc' });
-        if (results.length > 1) return done;
-        const output = /** @type {{ value: { _cache_uri: string } }} */ (/** @type {{ output: unknown }} */ (results[0]).output);
-        return toolCall('delete_files', { paths_uri: `${output.value._cache_uri}#/paths` });
-      },
-    });
-    const result = await generateText({ model, tools, prompt: 'clean up', stopWhen: stepCountIs(4), toolApproval: /** @type {ToolApproval} */ (cacheToolApproval(tools, own)) });
-    const requests = result.steps.flatMap((s) => s.content).filter((part) => part.type === 'tool-approval-request');
+    const { requests, deleted } = await cleanUp({ label: `own-${label}`, toolApproval: (tools) => cacheToolApproval(tools, /** @type {never} */ (own)) });
     assert.equal(requests.length, 1, `the user is asked (${label})`);
     assert.deepEqual(deleted, [], `nothing deleted before an answer (${label})`);
   }
