@@ -82,7 +82,7 @@ export interface ResultCacheOptions {
   reuseImmutable?: boolean;
   /** Total bytes kept; least-recently-used entries are evicted beyond it. Default 128 MiB. */
   maxBytes?: number;
-  /** Entries kept; least-recently-used entries are evicted beyond it. Default 5000. */
+  /** Entries kept; least-recently-used entries are evicted beyond it. Default 5000; below 1 (as `maxBytes: 0`), nothing is stored (`skip` events). */
   maxEntries?: number;
   /** Larger results are not stored (`skip` event). Default 32 MiB. */
   maxEntryBytes?: number;

@@ -188,7 +188,13 @@ impl ResultCacheBuilder {
             (false, _) => SelectedStore::Memory(MemoryStore::new()),
         };
         let mut limits = self.limits;
-        limits.max_entry_bytes = limits.max_entry_bytes.min(limits.max_bytes);
+        // No room for one entry (`maxBytes: 0`, `maxEntries` below 1): nothing is stored, each
+        // result skipped (`skip` event, `maxEntryBytes` 0), not stored alone past the limit.
+        limits.max_entry_bytes = if limits.max_entries < 1.0 {
+            0.0
+        } else {
+            limits.max_entry_bytes.min(limits.max_bytes)
+        };
         let mut cache = ResultCache {
             store,
             threshold: self

@@ -2,7 +2,8 @@
 // entries and retries once. Over a storage object (docs/STORAGE.md: a map of rows, its budget
 // applied per write) and over IndexedDB (fake-indexeddb, its `put` refusing): a clear called
 // while the write recovers is not undone by the retry; writes refused together evict once, not
-// once each; totals that cannot be read give the write up without shrinking the budget for good.
+// once each; totals that cannot be read give the write up without shrinking the budget for good;
+// a cache with no room for one entry stores nothing.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -147,5 +148,17 @@ test('writes refused together (IndexedDB, one batch) evict once, as one refused 
     assert.equal(runs[5].stored, 5, 'every refused write was retried and stored');
   } finally {
     proto.put = put;
+  }
+});
+
+test('no room for one entry (maxEntries below 1, as maxBytes 0): nothing is stored, each result skipped', async () => {
+  for (const [storage, limits] of /** @type {const} */ ([['memory', { maxEntries: 0 }], ['indexeddb', { maxEntries: 0.5 }], ['memory', { maxBytes: 0 }]])) {
+    /** @type {CacheEvent[]} */
+    const events = [];
+    const cache = new ResultCache({ storage, dbName: `no-room-${process.pid}-${storage}`, threshold: 10, ...limits, onEvent: (/** @type {CacheEvent} */ e) => events.push(e) });
+    assert.equal(await cache.cacheToolResult({ payload: payload(1), convId: 'c', sourceToolName: 't' }), null, `${storage} ${JSON.stringify(limits)}`);
+    assert.equal((await cache.stats()).entries, 0);
+    assert.ok(events.some((e) => e.kind === 'skip'), 'a skip event says why');
+    cache.close();
   }
 });
