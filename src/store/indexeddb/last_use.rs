@@ -12,16 +12,14 @@ use super::IndexedDbStore;
 use crate::core::record::fields;
 use crate::store::js_record::number;
 
-/// Pending last-use updates kept before the oldest are dropped.
+/// Pending last-use updates kept (between two writes) before the oldest are dropped.
 const TOUCH_LIMIT: usize = 4096;
-
-/// Pending last uses written per write transaction, at most.
-const TOUCH_FLUSH_LIMIT: usize = 64;
 
 impl IndexedDbStore {
     /// Remembers `now` as the last use of every entry a read asks for, under the read's
     /// `ticket` (its place in call order), when the read is called (forgetting every pending
-    /// one first when [`TOUCH_LIMIT`] are pending): a write called after the read, before its
+    /// one first when [`TOUCH_LIMIT`] are pending: bounded memory for a page that reads
+    /// thousands of entries without writing): a write called after the read, before its
     /// answer, already sees the hit as used, and a write called before it never does, even when
     /// that write's transaction is made later (behind a reopening database). A miss costs the
     /// next write one `get` that finds nothing.
@@ -44,9 +42,9 @@ impl IndexedDbStore {
             .retain(|(uri, _, _)| !uri.starts_with(prefix));
     }
 
-    /// Writes the last uses that reads called before `ticket` remembered (at most
-    /// [`TOUCH_FLUSH_LIMIT`] entries per transaction), for entries that still exist. Issued
-    /// first in a write transaction, so the eviction walk that follows sees them.
+    /// Writes the last uses that reads called before `ticket` remembered, every one of them (a
+    /// use left pending would let the eviction walk that follows take a just-read entry for an
+    /// old one), for entries that still exist. Issued first in a write transaction.
     pub(super) fn flush_touched(&self, tx: &Rc<Tx>, handlers: &Handlers, ticket: u64) {
         // The latest use of each entry among those reads, taken out of the pending ones.
         let mut uses: Vec<(String, f64)> = Vec::new();
@@ -56,10 +54,8 @@ impl IndexedDbStore {
             }
             if let Some(found) = uses.iter_mut().find(|(u, _)| u == uri) {
                 found.1 = found.1.max(*now);
-            } else if uses.len() < TOUCH_FLUSH_LIMIT {
-                uses.push((uri.clone(), *now));
             } else {
-                return true;
+                uses.push((uri.clone(), *now));
             }
             false
         });

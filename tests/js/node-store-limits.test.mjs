@@ -1,9 +1,11 @@
-// A write the storage refuses for want of room (QuotaExceededError): the cache evicts the oldest
-// entries and retries once. Over a storage object (docs/STORAGE.md: a map of rows, its budget
-// applied per write) and over IndexedDB (fake-indexeddb, its `put` refusing): a clear called
-// while the write recovers is not undone by the retry; writes refused together evict once, not
-// once each; totals that cannot be read give the write up without shrinking the budget for good;
-// a cache with no room for one entry stores nothing.
+// The store at its limits. A write the storage refuses for want of room (QuotaExceededError):
+// the cache evicts the oldest entries and retries once. Over a storage object (docs/STORAGE.md:
+// a map of rows, its budget applied per write) and over IndexedDB (fake-indexeddb, its `put`
+// refusing): a clear called while the write recovers is not undone by the retry; writes refused
+// together evict once, not once each; totals that cannot be read give the write up without
+// shrinking the budget for good. A cache with no room for one entry stores nothing; IndexedDB
+// evicts the least recently used entry as memory does, however many were read since the last
+// write.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -159,6 +161,26 @@ test('no room for one entry (maxEntries below 1, as maxBytes 0): nothing is stor
     assert.equal(await cache.cacheToolResult({ payload: payload(1), convId: 'c', sourceToolName: 't' }), null, `${storage} ${JSON.stringify(limits)}`);
     assert.equal((await cache.stats()).entries, 0);
     assert.ok(events.some((e) => e.kind === 'skip'), 'a skip event says why');
+    cache.close();
+  }
+});
+
+test('least recently used, over memory and IndexedDB alike: of 101 entries, 100 read, a write evicts the one not read', async () => {
+  for (const storage of /** @type {const} */ (['memory', 'indexeddb'])) {
+    let clock = 0;
+    const cache = new ResultCache({ storage, dbName: `lru-${process.pid}`, threshold: 10, maxEntries: 101, now: () => clock });
+    /** @type {string[]} */
+    const uris = [];
+    for (let i = 0; i <= 100; i += 1) {
+      clock = i;
+      uris.push(String(await cache.cacheToolResult({ payload: payload(i), convId: 'c', sourceToolName: 't' })));
+    }
+    clock = 200;
+    for (let i = 0; i < 100; i += 1) await cache.lookup(uris[i], { convId: 'c' });
+    clock = 300;
+    await cache.cacheToolResult({ payload: payload(1000), convId: 'c', sourceToolName: 't' });
+    const left = new Set((await cache.entries({ convId: 'c' })).map((e) => e.uri));
+    assert.deepEqual(uris.flatMap((uri, i) => (left.has(uri) ? [] : [i])), [100], `${storage}: only the entry not read was evicted`);
     cache.close();
   }
 });
