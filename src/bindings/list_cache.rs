@@ -41,21 +41,9 @@ const PARAMS_TYPE: &str = "params must be an object, undefined or null";
 const CURSOR_TYPE: &str = "params.cursor must be a string (without lone surrogates) or absent";
 const URI_TYPE: &str = "params.uri must be a string (without lone surrogates) or absent";
 const AUTH_TYPE: &str = "authContext must be a string (without lone surrogates), undefined or null";
-const CACHE_SCOPE_TYPE: &str = "cacheScope must be \"public\" or \"private\"";
 const ALLOW_STALE_TYPE: &str = "allowStale must be a boolean";
 const MAX_ENTRIES_TYPE: &str = "maxEntries must be a non-negative integer or Infinity";
 const CLOCK_TYPE: &str = "the ListCache clock `now()` must return a finite number";
-
-fn scope_value(value: &JsValue, message: &'static str) -> Result<Option<ListScope>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value
-        .as_string()
-        .and_then(|s| ListScope::from_wire(&s))
-        .map(Some)
-        .ok_or_else(|| type_error(message))
-}
 
 /// `{ cursor, uri }`: `undefined`/`null` params are the first page; an object's `cursor` and
 /// `uri` must each be a string or absent. Other keys (`_meta`…) do not select a result.
@@ -95,12 +83,17 @@ fn allow_stale_of(options: Option<JsValue>) -> Result<bool, JsValue> {
 }
 
 /// The SEP-2549 hints of a result: `ttlMs` (anything but a non-negative finite number counts as
-/// `0`: stored, never fresh) and `cacheScope` (absent or `null` = `private`: deliberately stricter
-/// than SEP-2549, which reads an absent `cacheScope` as `public`).
+/// `0`: stored, never fresh) and `cacheScope` (`public` only when it says `"public"`: absent,
+/// `null` or a value this version does not know is `private`, deliberately stricter than
+/// SEP-2549, which reads an absent `cacheScope` as `public`; a server's new value never fails
+/// the host).
 fn hints_of(result: &JsValue) -> Result<(Option<f64>, ListScope), JsValue> {
     let ttl = read(result, "ttlMs")?.as_f64();
-    let scope = scope_value(&read(result, "cacheScope")?, CACHE_SCOPE_TYPE)?;
-    Ok((ttl, scope.unwrap_or(ListScope::Private)))
+    let scope = match read(result, "cacheScope")?.as_string().as_deref() {
+        Some("public") => ListScope::Public,
+        _ => ListScope::Private,
+    };
+    Ok((ttl, scope))
 }
 
 /// The `TypeError` for a clock that threw, keeping what it threw as `cause`.
@@ -200,10 +193,10 @@ impl JsListCache {
         })
     }
 
-    /// Stores a list result, reading its `ttlMs` and `cacheScope` (`"public"`, `"private"`, or
-    /// absent = `"private"`, stricter than SEP-2549's absent = `"public"`; anything else is a
-    /// `TypeError`). See the class for `params`. The cache keeps `result` itself, not a copy:
-    /// changing it afterwards changes what `get` serves.
+    /// Stores a list result, reading its `ttlMs` and `cacheScope` (`"public"`, or else
+    /// `"private"`: absent or a value this version does not know, stricter than SEP-2549's
+    /// absent = `"public"`). See the class for `params`. The cache keeps `result` itself, not a
+    /// copy: changing it afterwards changes what `get` serves.
     pub fn put(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,

@@ -152,7 +152,14 @@ test('params, method, authContext and options of the wrong type are TypeErrors',
     assertTypeError(() => lists.get('m', {}, null, /** @type {never} */ ({ allowStale })), `allowStale ${String(allowStale)}`);
   }
   assertTypeError(() => lists.get('m', {}, null, /** @type {never} */ ('stale')), 'options must be an object');
-  assertTypeError(() => lists.put('m', {}, { ttlMs: 1, cacheScope: 'Public' }), 'cacheScope');
+  // A cacheScope this version does not know (a server's new value, another spelling) is read
+  // as private: kept for its own context only, never a TypeError for the host.
+  for (const cacheScope of ['Public', 'shared', 7]) {
+    const scoped = new ListCache({ now: () => 0 });
+    scoped.put('m', {}, /** @type {never} */ ({ items: [cacheScope], ttlMs: 60_000, cacheScope }), 'alice');
+    assert.notEqual(scoped.get('m', {}, 'alice'), null, `${String(cacheScope)}: served to its own context`);
+    assert.equal(scoped.get('m', {}, 'bob'), null, `${String(cacheScope)}: never to another`);
+  }
   assertTypeError(() => listCacheMeta({ ttlMs: /** @type {never} */ ('60000') }), 'listCacheMeta ttlMs');
   // A bare TTL is not read as no options (which would answer `ttlMs: 0`, a list never cached).
   for (const options of [60000, 'public', true]) {
