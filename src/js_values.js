@@ -24,14 +24,15 @@ export function utf8Length(text) {
 // A text block's JSON as the data it holds, or `undefined`: not JSON, or not read back exactly as
 // the server sent it. `JSON.parse` rounds an integer literal past 2^53 (a 64-bit id) to the
 // nearest double, so 60 distinct ids could read back as one; such a text stays text (the text
-// rules store it as it is). Only a text with 16 digits in a row can hold one; it is parsed with
-// a reviver that counts any number past 2^53 as rounded (an exact one, such as 2^60, too: a
-// reviver's `context.source` is not in every engine yet).
+// rules store it as it is). Only a text with 16 digits in a row can hold one (an exponent
+// form is a float, as approximate on the server as here); it is parsed with a reviver that
+// counts any number from 2^53 on as rounded (2^53 itself is what 2^53 + 1 rounds to; an exact
+// one, such as 2^60, too: a reviver's `context.source` is not in every engine yet).
 /** @param {string} text @returns {unknown} */
 export function mcpExactJson(text) {
   let exact = true;
   try {
-    const value = JSON.parse(text, /\d{16}/.test(text) ? (_, v) => ((exact &&= typeof v != 'number' || Math.abs(v) <= 2 ** 53), v) : undefined);
+    const value = JSON.parse(text, /\d{16}/.test(text) ? (_, v) => ((exact &&= typeof v != 'number' || Math.abs(v) < 2 ** 53), v) : undefined);
     return exact ? value : undefined;
   } catch {
     return undefined;

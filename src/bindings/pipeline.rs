@@ -253,8 +253,10 @@ impl JsResultCache {
     /// After a tool call: caches the original payload (a shaped object/array, or the
     /// `structuredContent` / JSON text of an MCP `CallToolResult`) and resolves what the model
     /// should see — `{...payload, _cache_uri}`, or above `maxChars` a summary with `_truncated`,
-    /// `_cache_uri`, `_cache_shape` and `_truncation_hint`. Small, failed (`isError`) or
-    /// non-JSON results, and `enabled: false`, pass through unchanged. Never rejects because of
+    /// `_cache_uri`, `_cache_shape` and `_truncation_hint`. A plain string is the text of a
+    /// one-block result (a big one stored and previewed) and answers a string. Small results pass
+    /// through unchanged; failed (`isError`) ones, and all with `enabled: false`, are never
+    /// stored, only cut to `maxChars` with a visible marker. Never rejects because of
     /// storage: failures become `error` events. The result is read (and copied into storage)
     /// when the write takes effect: leave it unchanged until the promise settles.
     #[wasm_bindgen(js_name = afterToolCall, unchecked_return_type = "Promise<unknown>")]

@@ -1,14 +1,14 @@
 //! `afterToolCall`: store what a tool returned and answer what the model should see.
 
-use js_sys::JsString;
+use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::content::{is_call_tool_result, shown_call_tool_result};
+use super::content::{is_call_tool_result, shown_call_tool_result, text_block};
 use super::options::AfterOptions;
-use super::visible::{cut_text, show_payload};
+use super::visible::show_payload;
 use crate::cache::ResultCache;
 use crate::core::source::source_name;
-use crate::js_args::get_own;
+use crate::js_args::{define, get_own};
 
 /// Caches the original payload and returns what the model should see. Never throws: a storage
 /// failure is an `error` event and the result is shown without a reference.
@@ -49,11 +49,28 @@ async fn shown(
     result: &JsValue,
     options: &AfterOptions,
 ) -> (JsValue, Option<String>) {
+    // A plain string (an AI SDK tool's text) is the text of a one-block result: stored and
+    // previewed when too big to show, stored as data when it holds a JSON object or array of at
+    // least the threshold; the model reads that block's text.
+    let text = result.dyn_ref::<JsString>();
+    let wrapped = Object::new();
+    let result = match text {
+        Some(text) => {
+            define(&wrapped, "content", &Array::of1(&text_block(text)));
+            &wrapped
+        }
+        None => result,
+    };
     if is_call_tool_result(result) {
-        return shown_call_tool_result(cache, tool_name, result, options).await;
-    }
-    if let Some(text) = result.dyn_ref::<JsString>() {
-        return (cut_text(text, options.max_chars).into(), None);
+        let (shown, uri) = shown_call_tool_result(cache, tool_name, result, options).await;
+        // A one-block result answers one block (signals are kept in front: that block too).
+        return match text {
+            Some(_) => {
+                let first = Reflect::get_u32(&get_own(&shown, "content"), 0).unwrap_or_default();
+                (get_own(&first, "text"), uri)
+            }
+            None => (shown, uri),
+        };
     }
     if !result.is_object() {
         return (result.clone(), None);

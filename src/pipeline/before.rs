@@ -4,7 +4,8 @@ use wasm_bindgen::JsValue;
 
 use super::options::{BeforeOptions, CapOptions};
 use super::substitution::{substitute_args, ArgsOutcome};
-use super::visible::{json_text, visible_payload};
+use super::visible::visible_payload;
+use crate::cache::payload::json_of;
 use crate::cache::payload::utf8_len;
 use crate::cache::{CacheEvent, ReferenceSource, ResultCache};
 use crate::core::cap::{self, CappedArg};
@@ -128,7 +129,7 @@ async fn reused_result(
     let LookupOutcome::Hit(payload) = cache.lookup(&uri, Some(conv)).await.ok()? else {
         return None;
     };
-    let json = json_text(&payload)?;
+    let json = json_of(&payload)?;
     cache.emit(CacheEvent::Reuse {
         tool_name: tool_name.to_owned(),
         uri: uri.clone(),

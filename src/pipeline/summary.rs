@@ -5,6 +5,7 @@
 use js_sys::{Array, Object};
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::cache::payload::json_of;
 use crate::core::pointer::member_reference;
 use crate::core::view::{push_read_hint, View, PREVIEW_CHARS};
 
@@ -108,7 +109,8 @@ fn first_rows(rows: &JsValue) -> Array {
     // Only the rows shown are read: a preview of 100 000 rows reads a few dozen.
     for i in 0..array_length(rows) {
         let row = js_sys::Reflect::get_u32(rows, i).unwrap_or(JsValue::UNDEFINED);
-        let row_chars = js_sys::JSON::stringify(&row).map_or(u32::MAX, |s| s.length());
+        // A row JSON cannot write (`undefined`, a function, a cycle, a BigInt) ends the preview.
+        let row_chars = json_of(&row).map_or(u32::MAX, |s| s.length());
         chars = row_chars.saturating_add(chars + 1);
         if chars > PREVIEW_CHARS {
             break;

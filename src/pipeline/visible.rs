@@ -2,21 +2,13 @@
 //! `maxChars` — the summary; and text cut to a budget with a visible marker.
 
 use js_sys::{JsString, JSON};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 use super::summary;
-use crate::cache::payload::utf8_len;
+use crate::cache::payload::{json_of, utf8_len};
 use crate::cache::{CacheRequest, ResultCache};
 use crate::core::cap;
 use crate::core::view::View;
-
-/// The JSON text of `value` as a JS string handle (`None` for values JSON cannot express).
-pub fn json_text(value: &JsValue) -> Option<JsString> {
-    JSON::stringify(value)
-        .ok()
-        .filter(|s| s.is_string())
-        .map(JsCast::unchecked_into)
-}
 
 /// `{...payload, _cache_uri}` (`true`: the whole payload is shown), or the truncation summary
 /// when that would exceed `max_chars` or the view is a preview (`false`).
@@ -63,7 +55,7 @@ pub async fn show_payload(
     store: bool,
 ) -> Option<(JsValue, Option<String>)> {
     // One JSON.stringify gives both the UTF-8 size (cache rule) and the char count (display rule).
-    let json = json_text(payload)?;
+    let json = json_of(payload)?;
     let bytes = utf8_len(&json);
     let uri = if store {
         cache

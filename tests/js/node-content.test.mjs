@@ -147,8 +147,8 @@ test('a JSON text with an integer JSON.parse would round (a 64-bit id) is text: 
   assert.ok(r.content[0].text.startsWith(sent.slice(0, 1_000)), 'the preview is the text as sent');
   const [uri] = /** @type {Record<string, string[]>} */ (r._meta)['mcp-result-cache/uris'];
   assert.equal(await cache.readCachedPayload(`${uri}#/text`, { convId: 'c' }), sent);
-  // Integers within 2^53 are data as before.
-  for (const id of ['1234567890', '9007199254740992']) {
+  // Integers below 2^53 are data (2^53 itself is text: it is what 2^53 + 1 reads as).
+  for (const id of ['1234567890', '9007199254740991']) {
     const data = `{"rows":[${Array.from({ length: 60 }, (_, i) => `{"id":${id},"i":${i},"pad":"${'p'.repeat(80)}"}`).join(',')}]}`;
     const d = /** @type {ShownData} */ (await cache.afterToolCall('t', { content: [text(data)] }, { convId: 'c' }));
     assert.equal(typeof JSON.parse(d.content[0].text)._cache_uri, 'string', id);

@@ -7,6 +7,7 @@ use wasm_bindgen::JsValue;
 use super::issue::Issued;
 use super::plan::{label, DataView, Left, Step};
 use super::split::text_of;
+use crate::cache::payload::json_of;
 use crate::core::content::{
     left_out_note, preview_keep, preview_marker, stored_binary_note, unkept_binary_note,
     META_URIS_KEY,
@@ -16,7 +17,7 @@ use crate::core::source::split_source;
 use crate::core::text::concat;
 use crate::core::view::View;
 use crate::js_args::{copy_without, define, get_own, is_args_object};
-use crate::pipeline::visible::{cut_text, head, json_text, visible_json, visible_payload};
+use crate::pipeline::visible::{cut_text, head, visible_json, visible_payload};
 
 /// Builds what the model is shown, with the references the writes answered.
 pub(super) struct Builder<'a> {
@@ -201,10 +202,7 @@ impl<'a> Builder<'a> {
     }
 
     fn push_text(&mut self, text: &str) {
-        let block = Object::new();
-        define(&block, "type", &"text".into());
-        define(&block, "text", &text.into());
-        self.content.push(&block);
+        self.content.push(&text_block(&text.into()));
     }
 
     fn push_link(&mut self, uri: &str, name: &str, mime: &str, bytes: u64, annotations: &JsValue) {
@@ -249,7 +247,7 @@ impl<'a> Builder<'a> {
                 *data_shown = true;
                 self.reduced |= !whole;
                 self.data_reduced |= !whole;
-                let text = json_text(&value).unwrap_or_else(|| JsString::from(""));
+                let text = json_of(&value).unwrap_or_else(|| JsString::from(""));
                 self.content.push(&with_text(block, "#/text", &text));
             }
             None => {
@@ -320,4 +318,12 @@ pub(super) fn with_text(block: &JsValue, pointer: &str, text: &JsString) -> JsVa
     let copy = copy_without(block, &["text"]);
     define(&copy, "text", text);
     copy.into()
+}
+
+/// `{ type: "text", text }`.
+pub(in crate::pipeline) fn text_block(text: &JsValue) -> Object {
+    let block = Object::new();
+    define(&block, "type", &"text".into());
+    define(&block, "text", text);
+    block
 }

@@ -19,6 +19,7 @@ mod split;
 use js_sys::{JsString, Reflect, Symbol};
 use wasm_bindgen::JsValue;
 
+pub(super) use self::build::text_block;
 use self::build::Builder;
 use self::cut::cut_text_blocks;
 use self::issue::issue;

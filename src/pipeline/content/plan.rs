@@ -6,10 +6,11 @@ use js_sys::{Array, JsString};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::split::text_of;
+use crate::cache::payload::json_of;
 use crate::core::content::{base64_decoded_len, block_kind, stores_binary, BlockKind};
 use crate::js_args::get_own;
 use crate::pipeline::options::AfterOptions;
-use crate::pipeline::visible::{json_text, visible_json};
+use crate::pipeline::visible::visible_json;
 
 /// A server's string the cache shows in a link and note of its own (a resource's `uri` as the
 /// link's name, a `mimeType`): when it has at most 200 characters (a longer one is not shown;
@@ -218,7 +219,7 @@ impl<'m> Planner<'_> {
     /// that does not fit is left out with the blocks after it, and stays left out when it is the
     /// only one.
     fn whole(&mut self, block: &JsValue) -> Step<'m> {
-        let chars = json_text(block).map_or(0, |s| s.length());
+        let chars = json_of(block).map_or(0, |s| s.length());
         if self.left.chars > 0 || chars > self.budget {
             self.whole_left = true;
             return self.left_out(block, chars);
@@ -307,7 +308,7 @@ pub(super) fn plan<'m>(
                     match visible_json(value, data.uri, json, data.bytes, budget, &options.view) {
                         Some((value, whole)) => {
                             planner.data_cut |= !whole;
-                            json_text(&value)
+                            json_of(&value)
                         }
                         None => text_of(block),
                     };

@@ -4,9 +4,10 @@
 use js_sys::JsString;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::cache::payload::utf8_len;
-use crate::js_args::{array_items, exact_json_object, get_own, has_own, is_args_object, own_keys};
-use crate::pipeline::visible::json_text;
+use crate::cache::payload::{json_of, utf8_len};
+use crate::js_args::{
+    array_items, exact_json_object, get_own, has_own, is_args_object, own_keys, ARRAY_LIMIT,
+};
 use crate::state_sync::invalidation::{is_invalidation_text, parse_invalidations, Invalidation};
 
 /// The text of a `{type: "text"}` block, as a JS string handle: tool output is never copied
@@ -37,16 +38,22 @@ pub(super) fn invalidation_text(text: &JsString) -> Option<String> {
     is_invalidation_text(&text).then_some(text)
 }
 
-/// True for an MCP `CallToolResult`: an object whose `content` is an array of typed blocks.
+/// True for an MCP `CallToolResult`: an object whose `content` is an array (of at most
+/// [`ARRAY_LIMIT`] items) that is empty or holds a typed block. A malformed block beside typed
+/// ones (`null`, an object without `type`) is shown whole as an unknown block, the result's
+/// `isError` and `_meta` kept; an array of nothing but such items is data, not content.
 pub(in crate::pipeline) fn is_call_tool_result(value: &JsValue) -> bool {
     if !is_args_object(value) {
         return false;
     }
     let content = get_own(value, "content");
+    let items = crate::js_args::array_length(&content);
     crate::js_args::is_array(&content)
-        && array_items(&content)
-            .iter()
-            .all(|block| is_args_object(block) && get_own(block, "type").is_string())
+        && items <= ARRAY_LIMIT
+        && (items == 0
+            || array_items(&content)
+                .iter()
+                .any(|block| is_args_object(block) && get_own(block, "type").is_string()))
 }
 
 /// A `CallToolResult` split into its invalidation blocks (MCP Fusion tags or legacy text) and
@@ -103,7 +110,7 @@ pub(super) fn data_of(result: &JsValue, rest: &[JsValue]) -> Data {
     // the content again, not data: the blocks decide, and it goes when they change.
     let mirror = structured.as_ref().is_some_and(|s| {
         let own = get_own(s, "content");
-        crate::js_args::is_array(&own) && json_text(&own) == json_text(&get_own(result, "content"))
+        crate::js_args::is_array(&own) && json_of(&own) == json_of(&get_own(result, "content"))
     });
     let found = (!mirror)
         .then(|| find_data(structured.as_ref(), rest))
@@ -138,11 +145,11 @@ fn find_data(
     let Some(structured) = structured.filter(|s| s.is_object()) else {
         return rest.iter().enumerate().find_map(|(i, block)| {
             let parsed = exact_json_object(&text_of(block)?)?;
-            let json = json_text(&parsed)?;
+            let json = json_of(&parsed)?;
             Some((parsed, Some(i), json))
         });
     };
-    let json = json_text(structured)?;
+    let json = json_of(structured)?;
     let mut member_json: Option<Vec<JsString>> = None;
     let copy = rest.iter().position(|block| {
         let Some(text) = text_of(block) else {
@@ -153,7 +160,7 @@ fn find_data(
         }
         // Pretty-printed copies, and copies of one member, are compared in compact form (a text
         // with an integer `JSON.parse` rounds is no copy: it says more than the object).
-        let Some(compact) = exact_json_object(&text).and_then(|parsed| json_text(&parsed)) else {
+        let Some(compact) = exact_json_object(&text).and_then(|parsed| json_of(&parsed)) else {
             return false;
         };
         compact == json
@@ -165,7 +172,7 @@ fn find_data(
                         if !member.is_object() {
                             continue;
                         }
-                        if let Some(text) = json_text(&member) {
+                        if let Some(text) = json_of(&member) {
                             texts.push(text);
                         }
                     }
