@@ -52,10 +52,13 @@ const OPS = ['=', '!=', '<', '<=', '>', '>=', 'contains'];
  */
 
 /** A value as its JSON shows it: a stored `Date` is its ISO text (`null` when invalid), as in every answer. */
-const plain = (/** @type {unknown} */ value) => (value instanceof Date ? value.toJSON() : value);
+const plain = (/** @type {unknown} */ value) => (value instanceof Date ? value.toJSON() : typeof value == 'number' && !isFinite(value) ? null : value);
 /** An object with members, as its JSON shows it (not an array, not a `Date`). @type {(value: unknown) => value is Record<string, unknown>} */
 const isObject = (value) => typeOf(value) === 'object';
 const typeOf = (/** @type {unknown} */ value) => ((value = plain(value)) === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+
+/** `s` cut to `n` characters with `…`, never inside a surrogate pair. @type {(s: unknown, n: number) => unknown} */
+const cut = (s, n) => (String(s).length > n ? `${String(s).slice(0, n - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : s);
 
 /** A model-facing error: `{ error: "invalid_args: …", fix_hint }`, as the cache's envelopes. */
 class ArgumentProblem extends Error {
@@ -104,7 +107,7 @@ const notAReference = () =>
 function pointerFault(/** @type {string} */ fragment) {
   if (fragment === '') return null;
   if (!fragment.startsWith('/')) return 'it must start with "/"';
-  if (/~(?![01])/.test(fragment)) return '"~" must be followed by 0 or 1 (~0 is "~", ~1 is "/" in a key)';
+  if (/~(?![01])/.test(fragment)) return '"~" must be followed by 0 or 1';
   if (/[\p{Cc}\p{Cs}]/u.test(fragment)) return 'it has a control character or a lone surrogate, which no reference carries';
   if (new TextEncoder().encode(fragment).length > MAX_POINTER_BYTES) return `it is over ${MAX_POINTER_BYTES} bytes`;
   return null;
@@ -194,8 +197,8 @@ function readFields(/** @type {Args} */ args) {
  * @type {(uri: string, maxChars: number) => never}
  */
 const noRoom = (uri, maxChars) =>
-  problem(`uri is too long (${uri.length} characters) to answer within maxChars (${maxChars}): its #pointer leaves no room for the value`,
-    'Read or search a shorter reference (the part above it: drop the last /key of the #pointer); a value behind a pointer this long cannot be read with this maxChars.');
+  problem(`uri is too long (${uri.length} characters) for an answer within maxChars (${maxChars})`,
+    'Read or search the part above it: drop the last /key of the #pointer.');
 
 /**
  * `answer` if it fits in `maxChars`. A `too_large` reference that does not fit is given as
@@ -242,6 +245,8 @@ function page(answer, list, total, at, limit, maxChars) {
 /** @param {string} uri @param {string} text @param {number} offset @param {number} limit @param {number} maxChars */
 function readString(uri, text, offset, limit, maxChars) {
   const total = text.length;
+  // An offset inside a pair (no next_offset is) starts the page at the pair.
+  offset -= +inPair(text, offset);
   const room = maxChars - jsonChars({ uri, total_chars: total, offset, text: '', next_offset: total });
   // `end` would split a surrogate pair: a page ends before the pair or after it, never inside.
   const splits = (/** @type {number} */ end) => end > offset && inPair(text, end);
@@ -271,7 +276,7 @@ function readAnswer(uri, value, args, maxChars) {
     ? readPositive(args, 'limit', Infinity, Number.MAX_SAFE_INTEGER)
     : readPositive(args, 'limit', DEFAULT_READ_LIMIT, MAX_READ_LIMIT);
   // An object's members by name; an array's items and a string's characters by index.
-  const names = isObject(value) ? Object.keys(value) : value;
+  const names = isObject(value) ? Object.keys(value).filter((key) => value[key] !== undefined) : value;
   const size = Array.isArray(names) || typeof names === 'string' ? names.length : 0;
   if (offset > size) problem(`offset ${offset} is past the end (${size})`, 'Start again from offset 0, or use the next_offset of the previous answer.');
   if (Array.isArray(value)) {
@@ -339,7 +344,7 @@ function searchAnswer(uri, value, args, maxChars) {
   let total = 0;
   let used = 0;
   let full = false;
-  /** @type {(string | number)[]} */
+  /** @type {string[]} */
   const path = [];
   const visit = (/** @type {unknown} */ node) => {
     node = plain(node);
@@ -361,16 +366,11 @@ function searchAnswer(uri, value, args, maxChars) {
       }
       used += chars;
       matches.push(match);
-    } else if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i += 1) {
-        path.push(i);
-        visit(node[i]);
-        path.pop();
-      }
-    } else if (isObject(node)) {
+    } else if (node && typeof node == 'object') {
+      // An array's items and an object's members, in order (an index as its key: the same pointer).
       for (const key of Object.keys(node)) {
         path.push(key);
-        visit(node[key]);
+        visit(/** @type {Record<string, unknown>} */ (node)[key]);
         path.pop();
       }
     }
@@ -431,7 +431,7 @@ function notRows(uri, value) {
     ? `Point uri at its rows, e.g. ${arrays.map((k) => childReference(uri, k)).filter(Boolean).join(' or ')}.`
     : `Use ${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[0]} to see what it holds.`;
   const type = typeOf(value);
-  const held = type === 'array' ? 'an array of other values' : type === 'object' ? 'an object' : type === 'null' ? type : `a ${type}`;
+  const held = /** @type {Record<string, string>} */ ({ array: 'an array of other values', object: 'an object', null: type })[type] ?? `a ${type}`;
   problem(`${DEFAULT_READ_TOOLS_PREFIX}${READ_TOOLS[2]} needs an array of rows (objects); ${uri} holds ${held}`, hint);
 }
 
@@ -445,12 +445,13 @@ function notRows(uri, value) {
  */
 /**
  * The rows `args` select from `value`, stored as a new entry derived from `uri`: `{ _cache_uri,
- * count, sample }` (the same selection of the same source answers the same, while it lasts).
+ * count, sample }` (the same selection of the same source answers the same while it resolves).
  */
 /** @param {string} uri @param {unknown} value @param {Args} args @param {Context} context */
 async function selectAnswer(uri, value, args, { cache, convId, maxChars, prefix, selections }) {
-  const where = readWhere(args);
-  const fields = readFields(args);
+  // As the check parsed them.
+  const where = /** @type {Condition[]} */ (args.where);
+  const fields = /** @type {string[] | null} */ (args.fields);
   const limit = readPositive(args, 'limit', MAX_SELECT_LIMIT, MAX_SELECT_LIMIT);
   // An array with items but no row (strings, numbers): refused; items that are not rows never match.
   if (!Array.isArray(value) || value.length && !value.some(isObject)) notRows(uri, value);
@@ -479,7 +480,7 @@ async function selectAnswer(uri, value, args, { cache, convId, maxChars, prefix,
     sample.push(row);
   }
   const result = { _cache_uri: derived, count: rows.length, sample };
-  if (selections.size >= SELECT_MEMO_LIMIT) selections.clear();
+  if (selections.size >= SELECT_MEMO_LIMIT) selections.delete(selections.keys().next().value ?? '');
   selections.set(key, result);
   return result;
 }
@@ -493,7 +494,7 @@ const TOOLS = {
         'copying it into the conversation. The uri may end in a JSON Pointer (#/rows, #/rows/3/cpu) ' +
         'to read one part. An array answers {uri, total, offset, items, next_offset?} (whole items; ' +
         'call again with offset=next_offset for more); a string answers {uri, total_chars, offset, ' +
-        'text, next_offset?}; an object answers {uri, total_keys, keys: [{key, type, size, pointer, value?}]} ' +
+        'text, next_offset?}; an object answers {uri, total_keys, offset, keys: [{key, type, size, pointer, value?}], next_offset?} ' +
         '(small values shown in place; pass a pointer as uri to read a member).',
       properties: {
         uri: { type: 'string', description: `The reference, e.g. "${CACHE_URI_SCHEME}conv/AbCd1234#/rows".` },
@@ -554,8 +555,8 @@ const TOOLS = {
       },
     },
     check: (args) => {
-      readWhere(args);
-      readFields(args);
+      args.where = readWhere(args);
+      args.fields = readFields(args);
       readPositive(args, 'limit', 1, MAX_SELECT_LIMIT);
     },
     answer: selectAnswer,
@@ -610,7 +611,7 @@ export function cacheTools(cache, options = {}) {
   // (A method call: the function is read at each call, with `options` as its `this`.)
   const convId = option('convId');
   const conversation = typeof convId === 'function'
-    ? () => readConvId(Reflect.apply(/** @type {() => unknown} */ (option('convId')), given, []))
+    ? () => readConvId(readable(() => Reflect.apply(/** @type {() => unknown} */ (option('convId')), given, []), '`convId`'))
     : ((id) => () => id)(readConvId(convId));
   const prefix = option('prefix') ?? DEFAULT_READ_TOOLS_PREFIX;
   if (!isToolPrefix(prefix)) throw new TypeError('cacheTools: prefix must be at most 32 of A-Z a-z 0-9 _ - .');
@@ -629,17 +630,17 @@ export function cacheTools(cache, options = {}) {
    * the AI SDK wrappers) stores of it is derived from that entry: its server, its staleness.
    * @type {(value: Record<string, unknown>, uri: string) => import('./index.js').CacheReadToolResult}
    */
-  const answer = (value, uri) => Object.defineProperty(
-    { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value },
+  const answer = (value, uri, text = JSON.stringify(value)) => Object.defineProperty(
+    // `structuredContent` is the very object its text shows (a Date there is its ISO string).
+    { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
     Symbol.for(DERIVED_FROM_SYMBOL),
     { value: uri },
   );
   /** @type {(envelope: Envelope) => import('./index.js').CacheReadToolResult} */
   const refuse = (envelope) => {
     let text = JSON.stringify(envelope);
-    // Cut (measured as JSON text, never inside a surrogate pair) until it fits; the other fields
-    // (`_missing_uris`, …) go after two tries.
-    const cut = (/** @type {unknown} */ s, /** @type {number} */ n) => (String(s).length > n ? `${String(s).slice(0, n - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : s);
+    // Cut (measured as JSON text) until it fits; the other fields (`_missing_uris`, …) go after
+    // two tries.
     for (let n = maxChars; text.length > maxChars; n >>= 1) {
       text = JSON.stringify({ ...(n * 4 > maxChars && envelope), error: cut(envelope.error, n / 2), fix_hint: cut(envelope.fix_hint, n / 4) });
     }
@@ -663,13 +664,16 @@ export function cacheTools(cache, options = {}) {
       const tool = typeof name === 'string' ? names.get(name) : undefined;
       if (!call || !tool) {
         const shown = readable(() => String(name), '`name`');
-        return refuse(invalidArgs(`unknown tool ${JSON.stringify(shown).slice(0, 80)}`, `Use one of ${[...names.keys()].join(', ')}.`));
+        return refuse(invalidArgs(`unknown tool ${cut(JSON.stringify(shown), 80)}`, `Use one of ${[...names.keys()].join(', ')}.`));
       }
       try {
         const context = { cache: store, convId: '', maxChars, prefix, selections };
         // The checks read nothing but the arguments: what else they throw is an unreadable one.
+        // They are read once, here: the answer reads this copy, and the select's conditions
+        // and fields as its check parsed them.
         const { args, uri } = readable(() => {
-          const args = argsObject(call.arguments);
+          const given = argsObject(call.arguments);
+          const args = Object.fromEntries(Object.keys(tool.schema.properties).map((key) => [key, given[key]]));
           const uri = readUri(args);
           tool.check(args, uri, context);
           return { args, uri };

@@ -90,20 +90,30 @@ export const afterToolCall = async (
 /**
  * `cacheTools(cache, options)`: the read-back tools over `cache` for one conversation, shaped
  * like an MCP client (js/readback.mjs, docs/READ-BACK.md). `load` imports that module (each
- * entry names its own copy: the browser entry's bundled pkg/readback.mjs) on the first call, so hosts that never offer the tools
- * never download it; bad options reject the first `listTools`/`callTool`.
+ * entry names its own copy: the browser entry's bundled pkg/readback.mjs) on the first
+ * `cacheTools()`, so hosts that never offer the tools never download it; bad options reject the
+ * first `listTools`/`callTool`. Once the module is loaded, the tools are made at once (the
+ * options read then) and every call goes straight through, taking effect in the order it was
+ * called among the cache's operations; a call made before (the first `listTools()` resolves
+ * after) waits for the module.
  * @param {() => Promise<{ cacheTools(cache: unknown, options: unknown): ToolClient }>} load
  */
 export function cacheToolsLoader(load) {
+  /** @type {{ cacheTools(cache: unknown, options: unknown): ToolClient } | undefined} */
+  let loaded;
   return function cacheTools(
     /** @type {ResultCache} */ cache,
     /** @type {import('../index.js').CacheToolsOptions | undefined} */ options,
   ) {
-    const tools = load().then((m) => m.cacheTools(cache, options));
+    /** @type {ToolClient | undefined} */
+    let client;
+    const make = (/** @type {NonNullable<typeof loaded>} */ m) => (client = (loaded = m).cacheTools(cache, options));
+    // Made now (a throw rejects the promise) when the module is here already.
+    const tools = loaded ? new Promise((made) => made(make(/** @type {NonNullable<typeof loaded>} */ (loaded)))) : load().then(make);
     tools.catch(() => {}); // reported by the first call
     return /** @type {ToolClient} */ ({
-      listTools: async (...a) => (await tools).listTools(...a),
-      callTool: async (...a) => (await tools).callTool(...a),
+      listTools: async (...a) => (client ?? await tools).listTools(...a),
+      callTool: async (...a) => (client ?? await tools).callTool(...a),
     });
   };
 }

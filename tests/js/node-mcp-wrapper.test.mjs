@@ -582,7 +582,7 @@ test('an object with listTools() and callTool() only (a hand-written client, cac
 
     // The cache's own read-back tools are such an object (docs/READ-BACK.md).
     const readBack = wrapMcpClient(cacheTools(cache, { convId: CONV }), { cache: new ResultCache({ storage: 'memory' }), convId: CONV });
-    assert.ok((await readBack.listTools()).tools.some((t) => t.name === 'cache_read'));
+    assert.ok((await readBack.listTools()).tools.some((/** @type {{ name: string }} */ t) => t.name === 'cache_read'));
     const page = textJson(await readBack.callTool({ name: 'cache_read', arguments: { uri: stored._cache_refs.rows, limit: 2 } }));
     assert.deepEqual(page.items, ROWS.slice(0, 2));
   } finally {
