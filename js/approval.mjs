@@ -153,7 +153,7 @@ function approvalFor(tools, own) {
     const hook = approvalHookOf(tool);
     if (hook) wrapped.set(name, hook);
   }
-  if (wrapped.size === 0) throw new TypeError('cacheToolApproval: none of these tools is wrapped (wrapAiSdkTools, clientToolSet or cacheToolSet)');
+  if (wrapped.size === 0) throw new TypeError('cacheToolApproval: none of these tools is wrapped (wrapAiSdkTools, clientToolSet or cacheToolSet); pass the tools as wrapped, with their `execute`, not declarations stripped of it');
 
   if (typeof own === 'function') {
     // The host's function speaks for every call; ours adds the flow's question to wrapped tools.

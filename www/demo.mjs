@@ -8,7 +8,7 @@ import * as browserEntry from '../pkg/browser.mjs';
 
 // pkg/browser.mjs is a built bundle (not type-checked): its exports are typed by the entry's
 // declarations.
-const { ResultCache, cacheTools, ready, warmUp } =
+const { ResultCache, cacheTools, ready, referencesOf, warmUp } =
   /** @type {typeof import('../js/index.js')} */ (/** @type {unknown} */ (browserEntry));
 // www/vendor/mcp-sdk.js is the bundle of ./mcp-sdk.src.mjs that scripts/serve.mjs builds on
 // first request (git-ignored): imported by a specifier tsc does not resolve (a string-typed
@@ -490,7 +490,7 @@ async function playTurn() {
     'billing.render_report with the lines selected from the fresh invoice');
   await pause(200);
   const again = await callTool('timeseries.query', query, 'the same query again');
-  /** @type {HTMLElement} */ ($('steps').lastElementChild).dataset.reused = String(again.value?._cache_uri === seriesUri);
+  /** @type {HTMLElement} */ ($('steps').lastElementChild).dataset.reused = String(referencesOf(again.result)[0] === seriesUri);
   step('assistant', 'assistant (scripted)', 'answers:', `Here is CPU over 240 hours (${spec?.points} points); it peaked at `
     + `${peak.value} % (${peakHours.join(', ')}), and the last 48 hours are charted too. `
     + `I refunded $10 on INV-7; the report of its ${report.value?.lines} lines of 3+ units totals ${report.value?.total_cents} cents.`);
@@ -506,7 +506,7 @@ async function playTurn() {
     'stale reference refused': stale,
     'stale notification received': notifications.some((n) => n.params?.uri === 'mcpfusion://stale/billing.get_*'),
     'report rendered from the fresh reference': report.value?.ok === true,
-    'the first invoice entry listed as stale': entries.some((e) => e.uri === invoice.value._cache_uri && e.staleCause),
+    'the first invoice entry listed as stale': entries.some((e) => e.uri === referencesOf(invoice.result)[0] && e.staleCause),
   };
   const failed = Object.keys(outcome).filter((k) => !outcome[/** @type {keyof typeof outcome} */ (k)]);
   $('status').dataset.state = failed.length ? 'error' : 'done';

@@ -1,4 +1,4 @@
-// Two instances behind one port: `node balancer.mjs --port 3000` (env REDIS_URL).
+// Two instances behind one port: `node balancer.mjs --port 3000` (env REDIS_URL, TOOL_APPROVAL_SECRET).
 //
 // Starts server.mjs twice (INSTANCE=a and b, each on a free port) and proxies port 3000 to them:
 // `POST /api/chat` alternates a, b, a, b, … (round robin, so consecutive turns of one chat land
@@ -6,6 +6,7 @@
 // `GET /api/instances` lists the instances and their ports (for tests and curious humans).
 // Ctrl-C (or SIGTERM) stops both instances.
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -13,6 +14,9 @@ import { parseArgs } from 'node:util';
 const { values: args } = parseArgs({ options: { port: { type: 'string', default: '3000' }, host: { type: 'string', default: '127.0.0.1' } } });
 const SERVER = fileURLToPath(new URL('./server.mjs', import.meta.url));
 const HOST = '127.0.0.1';
+// The secret that signs tool approvals (route.mjs): the same for both instances, since an approval
+// asked by one is answered on the other. Without TOOL_APPROVAL_SECRET, a random one for this run.
+const TOOL_APPROVAL_SECRET = process.env.TOOL_APPROVAL_SECRET || randomBytes(32).toString('base64url');
 
 const children = new Set();
 
@@ -27,7 +31,7 @@ const children = new Set();
  * @returns {Promise<Instance>}
  */
 function startInstance(name) {
-  const child = fork(SERVER, ['--port', '0', '--host', HOST], { env: { ...process.env, INSTANCE: name }, stdio: 'inherit' });
+  const child = fork(SERVER, ['--port', '0', '--host', HOST], { env: { ...process.env, INSTANCE: name, TOOL_APPROVAL_SECRET }, stdio: 'inherit' });
   children.add(child);
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ name, port: /** @type {{ port: number }} */ (message).port }));

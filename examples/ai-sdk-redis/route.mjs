@@ -7,9 +7,15 @@ import { createClient } from 'redis';
 import { convertToModelMessages, createUIMessageStreamResponse, jsonSchema, stepCountIs, streamText, toUIMessageStream, tool } from 'ai';
 import { ResultCache, cacheRoute } from 'mcp-result-cache';
 import { redisStorage } from 'mcp-result-cache/redis';
-import { clientToolSet, wrapAiSdkTools } from 'mcp-result-cache/ai-sdk';
+import { cacheToolApproval, clientToolSet, wrapAiSdkTools } from 'mcp-result-cache/ai-sdk';
 import { startServers } from './mcp-servers.mjs';
 import { scriptedModel } from './scripted-model.mjs';
+
+// The AI SDK signs each approval request with it and refuses an approval it did not issue, or one
+// whose call was altered. An approval asked by one instance is answered on another: every instance
+// needs the same secret (balancer.mjs gives both of its instances one).
+const TOOL_APPROVAL_SECRET = process.env.TOOL_APPROVAL_SECRET;
+if (!TOOL_APPROVAL_SECRET) throw new Error('route.mjs: set TOOL_APPROVAL_SECRET, the same on every instance');
 
 // One Redis client and one cache per process, shared by every request.
 const redis = await createClient({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' })
@@ -50,6 +56,11 @@ export async function POST(request) {
     tools,
     messages: await convertToModelMessages(messages, { tools }),
     stopWhen: stepCountIs(5),
+    // The cache's approvals: a call carrying a reference minted in the page that this cache
+    // misses (or a flow the policy asks about) waits for the user's answer; each approval is
+    // used once, on whichever instance runs it.
+    toolApproval: cacheToolApproval(tools),
+    experimental_toolApprovalSecret: TOOL_APPROVAL_SECRET,
   });
   return createUIMessageStreamResponse({ stream: toUIMessageStream({ stream: result.stream, tools, originalMessages: messages }) });
 }

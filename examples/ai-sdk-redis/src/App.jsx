@@ -47,6 +47,11 @@ const ROWS_SHOWN = 10;
 const toolName = (part) => part.toolName ?? part.type.slice(5);
 const isToolPart = (part) => part.type === 'dynamic-tool' || part.type.startsWith('tool-');
 const preview = (s, n = 240) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+/** The references a call passes: the values of its `<name>_uri` arguments (a string, or an array of them). */
+const passedReferences = (input) => Object.entries(input ?? {})
+  .filter(([key]) => key.endsWith('_uri'))
+  .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
+  .filter((value) => typeof value === 'string' && value.startsWith('mcp+cache://'));
 
 /** The text of a tool's output (an MCP CallToolResult's text blocks). */
 function outputText(output) {
@@ -99,7 +104,7 @@ function Chat({ chatId }) {
       const pageTool = pageTools[toolCall.toolName];
       if (!pageTool) return; // a server tool: the route runs it
       try {
-        const output = await pageTool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [] });
+        const output = await pageTool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [], context: {} });
         addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
       } catch (e) {
         addToolOutput({ state: 'output-error', tool: toolCall.toolName, toolCallId: toolCall.toolCallId, errorText: String(e?.message ?? e) });
@@ -138,7 +143,7 @@ function Chat({ chatId }) {
                   {part.state === 'output-available' ? preview(outputText(part.output)) : part.errorText ?? '…'}
                   {part.state === 'approval-requested' && (
                     <span className="approval">
-                      {`\n${toolName(part)} needs data stored in this page (${Object.values(part.input ?? {}).filter((v) => typeof v === 'string' && v.startsWith('mcp+cache://')).join(', ')}): send it? `}
+                      {`\n${toolName(part)} needs data stored in this page (${passedReferences(part.input).join(', ')}): send it? `}
                       <button id="approve-allow" onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: true })}>Allow</button>
                       <button id="approve-deny" onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: false, reason: 'The user did not allow it.' })}>Deny</button>
                     </span>

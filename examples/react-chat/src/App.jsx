@@ -184,7 +184,7 @@ async function runPageTool(setup, toolCall, addToolOutput) {
   if (AGENT_TOOLS.has(toolCall.toolName)) return;
   const tool = setup.tools[toolCall.toolName];
   try {
-    const output = await tool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [] });
+    const output = await tool.execute(toolCall.input, { toolCallId: toolCall.toolCallId, messages: [], context: {} });
     addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output });
   } catch (e) {
     addToolOutput({ state: 'output-error', tool: toolCall.toolName, toolCallId: toolCall.toolCallId, errorText: String(e?.message ?? e) });
@@ -192,7 +192,7 @@ async function runPageTool(setup, toolCall, addToolOutput) {
 }
 
 function Chat({ setup, chatId }) {
-  const [{ transport, calls }] = useState(() => localTransport(setup.declared));
+  const [{ transport, calls }] = useState(() => localTransport(setup));
   activeChat = chatId;
   const { messages, sendMessage, addToolOutput, addToolApprovalResponse, status, error } = useChat({
     id: chatId,

@@ -1,10 +1,11 @@
 // The chat host: the in-page MCP servers' tools as one AI SDK ToolSet, every call running the
 // by-reference pipeline (clientToolSet from mcp-result-cache/ai-sdk), on IndexedDB, under the
 // flow policy "guarded": a reference's data reaches an open-world tool of another server only
-// after the user approves (the wrapped tool's `needsApproval`, through useChat's tool approval).
+// after the user approves (the agent's `toolApproval: cacheToolApproval(tools)`, through
+// useChat's tool approval).
 import { DirectChatTransport, ToolLoopAgent } from 'ai';
 import { ResultCache } from 'mcp-result-cache';
-import { clientToolSet } from 'mcp-result-cache/ai-sdk';
+import { cacheToolApproval, clientToolSet } from 'mcp-result-cache/ai-sdk';
 import { scriptedModel } from './scriptedModel.js';
 
 export const cache = new ResultCache({ dbName: 'react-chat-example', flows: 'guarded' });
@@ -18,8 +19,10 @@ export const AGENT_TOOLS = new Set(['send_report']);
 /**
  * The tools of every connected SDK client, wrapped: `convId` answers the conversation of each
  * call (the `useChat` chat's id). Resolves the executable tools (run in the page, by
- * `onToolCall`) and what the agent declares to the model (the same tools without `execute`:
- * augmented schemas, `toModelOutput` and `needsApproval`; the AGENT_TOOLS with it).
+ * `onToolCall`), what the agent declares to the model (the same tools without `execute`:
+ * augmented schemas and `toModelOutput`; the AGENT_TOOLS with it), and the agent's
+ * `toolApproval`, made from the wrapped tools (it finds each call's tool by name among them;
+ * a declaration stripped of `execute` is not a wrapped tool).
  */
 export async function connectTools(clients, convId) {
   const tools = {};
@@ -29,12 +32,12 @@ export async function connectTools(clients, convId) {
     const { execute: _execute, ...declaration } = tool;
     return [name, declaration];
   }));
-  return { tools, declared };
+  return { tools, declared, toolApproval: cacheToolApproval(tools) };
 }
 
 /** A transport to an in-page agent on the scripted model: what a route handler would run. */
-export function localTransport(declared) {
+export function localTransport({ declared, toolApproval }) {
   const { model, calls } = scriptedModel();
-  const agent = new ToolLoopAgent({ model, tools: declared });
+  const agent = new ToolLoopAgent({ model, tools: declared, toolApproval });
   return { transport: new DirectChatTransport({ agent }), calls };
 }
