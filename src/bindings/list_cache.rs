@@ -196,7 +196,9 @@ impl JsListCache {
     /// Stores a list result, reading its `ttlMs` and `cacheScope` (`"public"`, or else
     /// `"private"`: absent or a value this version does not know, stricter than SEP-2549's
     /// absent = `"public"`). See the class for `params`. The cache keeps `result` itself, not a
-    /// copy: changing it afterwards changes what `get` serves.
+    /// copy: changing it afterwards changes what `get` serves. It stores what it is given as
+    /// fresh: an answer to a request sent before a `list_changed` for it arrived may be the list
+    /// from before the change, and is better served to its caller only, not put.
     pub fn put(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] method: JsValue,
