@@ -95,7 +95,9 @@ function contentPart(/** @type {unknown} */ block) {
 /**
  * What the model is given for an output: a string as text; an MCP `CallToolResult` (what MCP
  * tools and blocked calls answer) as `content` parts (an `isError` result whose blocks are all
- * text as `error-text`); anything else as JSON.
+ * text as `error-text`); anything else as JSON. A `CallToolResult` is what the cache reads as
+ * one (docs/CONTENT.md): an object whose `content` array is empty or holds a typed block; a page
+ * of rows under `content` is JSON, its `_cache_uri` with it.
  */
 export function toModelOutput(/** @type {{ output: unknown }} */ options) {
   return readingArguments('toModelOutput', () => modelOutput(options.output), [[options, 'options', ['output']]]);
@@ -104,7 +106,8 @@ export function toModelOutput(/** @type {{ output: unknown }} */ options) {
 /** toModelOutput's answer for `output`. */
 function modelOutput(/** @type {unknown} */ output) {
   if (typeof output === 'string') return { type: 'text', value: output };
-  if (isPlainObject(output) && Array.isArray(output.content)) {
+  if (isPlainObject(output) && Array.isArray(output.content) &&
+    (!output.content.length || output.content.some((b) => isPlainObject(b) && typeof b.type === 'string'))) {
     const blocks = output.content;
     if (blocks.length === 0 && output.structuredContent !== undefined) return { type: 'json', value: output.structuredContent };
     if (output.isError === true && blocks.every((b) => isPlainObject(b) && b.type === 'text' && typeof b.text === 'string')) {
@@ -311,6 +314,8 @@ const stoppedError = (/** @type {AbortSignal | undefined} */ signal) =>
  */
 function unlessAborted(promise, signal) {
   if (!signal) return promise;
+  // A listener added to a signal that has aborted already never fires.
+  if (signal.aborted) return Promise.reject(signal.reason);
   /** @type {() => void} */
   let stop = () => {};
   const aborted = new Promise((_resolve, reject) => {

@@ -157,10 +157,14 @@ function typeMismatchEnvelope(toolName, name, uri, expected, value) {
 export async function eachToolPage(client, onPage) {
   /** @type {unknown} */
   let cursor;
+  // A server that answers a cursor it gave before would be listed forever: that page ends it.
+  const seen = new Set();
   do {
     const page = await client.listTools(typeof cursor === 'string' && cursor ? { cursor } : undefined);
     onPage(page);
     cursor = isPlainObject(page) ? page.nextCursor : undefined;
+    if (seen.has(cursor)) throw new TypeError(`tools/list: the server answered the cursor ${JSON.stringify(String(cursor).slice(0, 80))} twice; listing stopped`);
+    seen.add(cursor);
   } while (typeof cursor === 'string' && cursor);
 }
 

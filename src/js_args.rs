@@ -147,9 +147,11 @@ pub fn array_length(array: &JsValue) -> u32 {
         .map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32)
 }
 
-/// The items of an array, each read through the catching `Reflect.get` (unreadable → `undefined`).
+/// The items of an array, each read through the catching `Reflect.get` (unreadable → `undefined`),
+/// the first [`ARRAY_LIMIT`] of them (a sparse array's `length` can be 2^32 − 1, and no caller's
+/// list is that long: `content` is checked before, the others are names and references).
 pub fn array_items(array: &JsValue) -> Vec<JsValue> {
-    (0..array_length(array))
+    (0..array_length(array).min(ARRAY_LIMIT))
         .map(|i| Reflect::get_u32(array, i).unwrap_or(JsValue::UNDEFINED))
         .collect()
 }

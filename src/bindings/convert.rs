@@ -34,8 +34,9 @@ pub(crate) fn conv_id_string(value: &JsValue) -> Result<String, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(DEFAULT_CONV_SEGMENT.to_owned());
     }
-    if let Some(s) = value.as_string() {
-        return Ok(s);
+    // A lone surrogate would read as U+FFFD: two ids would share one conversation.
+    if value.is_string() {
+        return crate::js_args::well_formed(value).ok_or_else(|| type_error(CONV_ID_TYPE));
     }
     if value.as_f64().is_some() || value.is_bigint() {
         return js_string(value).map_err(|_| type_error(CONV_ID_TYPE));
@@ -43,7 +44,7 @@ pub(crate) fn conv_id_string(value: &JsValue) -> Result<String, JsValue> {
     Err(type_error(CONV_ID_TYPE))
 }
 
-const CONV_ID_TYPE: &str = "convId must be a string or a number";
+const CONV_ID_TYPE: &str = "convId must be a well-formed string or a number";
 
 /// Sets `obj[key] = value` on a plain object we created.
 pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
@@ -148,6 +149,8 @@ pub(crate) fn is_name(name: &str) -> bool {
 
 /// `server`: absent, or the non-empty name of the MCP server the tool belongs to.
 pub(crate) fn server_option(options: &JsValue) -> Result<Option<String>, JsValue> {
+    // Options that are not an object are refused, never read as "no server" (every server).
+    options_object(options, "options")?;
     let value = read(options, "server")?;
     if value.is_undefined() || value.is_null() {
         return Ok(None);

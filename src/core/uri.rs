@@ -85,18 +85,18 @@ fn conv_digest(conv_id: &str) -> String {
 /// Minting never falls back to a weaker generator: a guessable token would let one conversation
 /// read another's results.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RandomSourceError(pub String);
+pub struct RandomSourceError;
 
 impl RandomSourceError {
-    /// `no cryptographic random source available: <why>`.
-    pub fn message(&self) -> String {
-        crate::core::text::concat(&["no cryptographic random source available: ", &self.0])
+    /// What failed (the platform's own error text would need `core::fmt`).
+    pub fn message(&self) -> &'static str {
+        "no cryptographic random source available (crypto.getRandomValues failed)"
     }
 }
 
 impl std::fmt::Display for RandomSourceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message())
+        f.write_str(self.message())
     }
 }
 
@@ -125,9 +125,7 @@ pub fn base64url_no_pad(bytes: &[u8]) -> String {
 /// Node, the OS elsewhere), base64url without padding.
 pub fn mint_token() -> Result<String, RandomSourceError> {
     let mut bytes = [0u8; TOKEN_BYTES];
-    // The platform's own error text would need `core::fmt`; what failed is enough.
-    getrandom::fill(&mut bytes)
-        .map_err(|_| RandomSourceError("crypto.getRandomValues failed".to_owned()))?;
+    getrandom::fill(&mut bytes).map_err(|_| RandomSourceError)?;
     Ok(base64url_no_pad(&bytes))
 }
 

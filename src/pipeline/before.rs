@@ -13,6 +13,8 @@ use crate::core::envelope::{cache_miss_signature, inline_cap_signature, Envelope
 use crate::core::record::LookupOutcome;
 use crate::core::source::source_name;
 use crate::core::substitute::URI_ARG_SUFFIX;
+use crate::core::text::find;
+use crate::core::uri::CACHE_URI_SCHEME;
 use crate::js_args::{array_length, canonical_json, get_own, has_own, is_args_object, is_array};
 
 /// What `beforeToolCall` decided.
@@ -88,10 +90,13 @@ pub async fn before_tool_call(
     // Reuse is per source: the same tool name on two servers is two tools.
     let source = source_name(options.server.as_deref(), tool_name);
     let conv = options.conv_id.as_str();
+    // A call carrying a reference is never reused: its data may have gone stale or been removed
+    // since, which blocks the call (substitution, below).
     let args_key = cache
         .reuse_immutable()
         .then(|| canonical_json(args))
-        .flatten();
+        .flatten()
+        .filter(|key| find(key, CACHE_URI_SCHEME).is_none());
     if let Some(key) = &args_key {
         if let Some(reused) = reused_result(cache, &source, conv, key, options.max_chars).await {
             return BeforeOutcome::Reused(reused);

@@ -3,8 +3,10 @@
 // `cacheToolApproval`, are asked about the data its `execute` would get, not the reference the
 // model sent; `omitStoredPayload` keeps small data the cache did not store; an
 // `execute` that returns an AsyncIterable without being an `async function*` runs, its last
-// value is its output, and an abort stops it; a bad `augment` option is a TypeError at once;
-// `clientToolSet` leaves out a listed tool whose name claims a server.
+// value is its output, and an abort stops it (one that came before, too); a bad `augment` option
+// is a TypeError at once; `clientToolSet` leaves out a listed tool whose name claims a server,
+// and stops at a cursor the server gave twice; `toModelOutput` reads a CallToolResult as the
+// cache does.
 import 'fake-indexeddb/auto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,13 +16,14 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
 import { ResultCache } from '../../pkg/node.mjs';
-import { cacheToolApproval, clientToolSet, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
+import { cacheToolApproval, clientToolSet, toModelOutput, wrapAiSdkTools } from '../../js/ai-sdk.node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
 
 /**
  * @import { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider'
  * @import { ToolSet } from 'ai'
  * @typedef {NonNullable<Parameters<typeof generateText>[0]['toolApproval']>} ToolApproval
+ * @typedef {Parameters<typeof toModelOutput>[0]} ModelOutputOptions
  */
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
@@ -204,4 +207,48 @@ test('clientToolSet leaves out a listed tool whose name claims a server (U+001F)
     const tools = await clientToolSet(client, options);
     assert.deepEqual(Object.keys(tools), ['notes.add'], options.cache ? 'with a cache' : 'without');
   }
+});
+
+test('toModelOutput reads a CallToolResult as afterToolCall does: a page of rows under `content` is JSON, its reference with it', async () => {
+  const cache = new ResultCache({ storage: 'memory', dbName: 'edges-model-output' });
+  const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, title: `post ${i}` }));
+  const outputs = [
+    { content: rows, totalElements: 300 },
+    { content: [{ type: 'text', text: JSON.stringify({ rows }) }, null] },
+    { content: [], structuredContent: { rows } },
+  ];
+  for (const output of outputs) {
+    const shown = /** @type {Record<string, unknown>} */ (await cache.afterToolCall('t', output, { convId: 'c' }));
+    // Stored as data, the result carries its reference at the top; as a CallToolResult, in `_meta`.
+    const storedAsData = typeof shown._cache_uri === 'string';
+    assert.ok(storedAsData || Array.isArray(/** @type {Record<string, unknown>} */ (shown._meta)?.['mcp-result-cache/uris']), 'stored either way');
+    const model = toModelOutput(/** @type {ModelOutputOptions} */ ({ toolCallId: 'x', input: {}, output: shown }));
+    assert.equal(model.type === 'json', storedAsData, JSON.stringify(output).slice(0, 80));
+  }
+  const shown = await cache.afterToolCall('t', outputs[0], { convId: 'c' });
+  const model = /** @type {{ type: string, value: Record<string, unknown> }} */ (toModelOutput(/** @type {ModelOutputOptions} */ ({ toolCallId: 'x', input: {}, output: shown })));
+  assert.equal(typeof model.value._cache_uri, 'string', 'the model can pass the page on by reference');
+  assert.equal(model.value.totalElements, 300);
+});
+
+test('an execute whose iterable is not an async function* stops at once on a signal that has aborted already', async () => {
+  const cache = new ResultCache({ storage: 'memory', dbName: 'edges-aborted' });
+  let steps = 0;
+  const iterable = { [Symbol.asyncIterator]: () => ({ next: async () => (steps++ < 5 ? { done: false, value: { rows: [steps] } } : { done: true, value: undefined }) }) };
+  const tools = /** @type {Record<string, { execute: (input: unknown, options: unknown) => Promise<unknown> }>} */ (/** @type {unknown} */ (wrapAiSdkTools({ report: { inputSchema: z.object({}), execute: () => iterable } }, { cache, convId: 'c' })));
+  const controller = new AbortController();
+  controller.abort(new Error('user stopped'));
+  await assert.rejects(tools.report.execute({}, { toolCallId: 't1', messages: [], abortSignal: controller.signal, context: {} }), /user stopped/);
+  assert.ok(steps <= 1, `${steps} steps ran`);
+  assert.equal((await cache.entries({ convId: 'c' })).length, 0);
+});
+
+test('a server that answers a cursor it gave before stops the listing with a TypeError, never lists forever', async () => {
+  let lists = 0;
+  const client = {
+    listTools: async () => ({ tools: [{ name: `t${lists++}`, inputSchema: { type: 'object' } }], nextCursor: 'again' }),
+    callTool: async () => ({ content: [] }),
+  };
+  await assert.rejects(clientToolSet(client, { cache: new ResultCache({ storage: 'memory' }), convId: 'c' }), { name: 'TypeError', message: /cursor "again" twice/ });
+  assert.equal(lists, 2);
 });
