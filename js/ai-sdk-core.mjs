@@ -4,7 +4,7 @@
 // js/ai-sdk.node.mjs), which pass in their own package API. `ai` is an optional peer dependency:
 // only this entry imports it, and nothing of it is bundled into the package.
 import { asSchema, jsonSchema } from 'ai';
-import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isAugmentOption, isPlainObject, setOwn } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, envelopeResult, isAugmentOption, isPlainObject, setOwn, unlessAborted } from './tool-pipeline.mjs';
 import { URI_ARG_SUFFIX, invalidArgs, isServerName, isToolName } from './protocol.mjs';
 import { approvalKey, carryApprovalHooks, findApproval, registerApprovalHook } from './approval.mjs';
 import { boundToActive, instrumentToolCall } from './telemetry.mjs';
@@ -308,22 +308,6 @@ const signalOf = (/** @type {unknown} */ options) =>
 const stoppedError = (/** @type {AbortSignal | undefined} */ signal) =>
   (signal?.aborted ? signal.reason : new DOMException('The tool call was stopped before its last output', 'AbortError'));
 
-/**
- * `promise`, or a rejection with the signal's reason as soon as it aborts.
- * @template T @param {Promise<T>} promise @param {AbortSignal | undefined} signal @returns {Promise<T>}
- */
-function unlessAborted(promise, signal) {
-  if (!signal) return promise;
-  // A listener added to a signal that has aborted already never fires.
-  if (signal.aborted) return Promise.reject(signal.reason);
-  /** @type {() => void} */
-  let stop = () => {};
-  const aborted = new Promise((_resolve, reject) => {
-    stop = () => reject(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-  });
-  return /** @type {Promise<T>} */ (Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', stop)));
-}
 
 /**
  * The original generator of a call, handed by the pipeline's dispatch to the wrapped one, which

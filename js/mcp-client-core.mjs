@@ -2,7 +2,7 @@
 // `Client`, for servers that never heard of references. Shared by the browser and Node entries
 // (js/mcp-client.mjs, js/mcp-client.node.mjs), which pass in their own package API.
 import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createToolPipeline, declaredProperties, eachToolPage, isAugmentOption, isPlainObject } from './tool-pipeline.mjs';
+import { createToolPipeline, declaredProperties, eachToolPage, isAugmentOption, isPlainObject, unlessAborted } from './tool-pipeline.mjs';
 import { UNKNOWN_SOURCE_TOOL, isServerName } from './protocol.mjs';
 import { readingArguments } from './argument-reads.mjs';
 import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
@@ -76,14 +76,16 @@ function member(/** @type {unknown} */ value, /** @type {string} */ key) {
 
 /**
  * The one `notifications/resources/updated` handler of a client: every cache that wrapped it,
- * in wrapping order, then the host's handler. Installed once per client; `setNotificationHandler`
+ * in wrapping order (once each, however many times it wrapped the client: the wrappers of one
+ * cache share its stale window), then the host's handler. Installed once per client; `setNotificationHandler`
  * and `removeNotificationHandler` get own-property overrides on the client instance that route
  * that method to the host's slot (everything else goes to the original methods).
  */
 /**
  * @typedef {(notification: unknown) => unknown} NotificationHandler
+ * @typedef {ReturnType<typeof staleWindow>} StaleWindow
  * @typedef {{
- *   caches: NotificationHandler[],
+ *   windows: Map<object, StaleWindow>,
  *   host: NotificationHandler | null,
  *   setNotificationHandler(schema: unknown, handler: NotificationHandler): unknown,
  *   removeNotificationHandler(method: unknown): unknown,
@@ -102,7 +104,7 @@ function resourceUpdatedChain(rawClient) {
   const hostHandler = client._notificationHandlers?.get?.(RESOURCE_UPDATED);
   /** @type {Chain} */
   const chain = {
-    caches: [],
+    windows: new Map(),
     host: typeof hostHandler === 'function' ? /** @type {NotificationHandler} */ (hostHandler) : null,
     setNotificationHandler(schema, handler) {
       if (notificationMethodOf(schema) === RESOURCE_UPDATED) {
@@ -120,9 +122,9 @@ function resourceUpdatedChain(rawClient) {
     },
   };
   originalSet.call(client, ResourceUpdatedNotificationSchema, async (/** @type {unknown} */ notification) => {
-    for (const handle of chain.caches) {
+    for (const window of chain.windows.values()) {
       try {
-        await handle(notification);
+        await window.notify(notification);
       } catch {
         // a storage failure is an `error` event of its cache; the next handler still runs
       }
@@ -406,7 +408,14 @@ export function createWrapMcpClient(api) {
     };
     const catalog = toolCatalog(client);
     const telemetryCache = { bytesOf: (/** @type {string} */ uri) => cache[STORED_BYTES]?.(uri) };
-    const stale = staleWindow((notification) => cache.handleNotification(notification, origin()));
+    // A client that delivers notifications shares one window per cache among its wrappers (a
+    // server wrapping the client per request adds nothing per wrap); one without them (a
+    // hand-written client, `cacheTools`) gets its own, which nothing notifies.
+    const notifying = typeof (/** @type {Record<string, unknown>} */ (rawClient)).setNotificationHandler === 'function';
+    const chain = notifying ? resourceUpdatedChain(client) : null;
+    const makeWindow = () => staleWindow((notification) => cache.handleNotification(notification, origin()));
+    const stale = chain?.windows.get(cache) ?? makeWindow();
+    chain?.windows.set(cache, stale);
     const tasks = taskResults(client, pipeline, origin, telemetryCache, stale);
 
     async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {
@@ -434,6 +443,7 @@ export function createWrapMcpClient(api) {
     async function callTool(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
       const call = isPlainObject(params) ? params : {};
       const name = /** @type {string} */ (call.name);
+      const signal = isPlainObject(requestOptions) && requestOptions.signal instanceof AbortSignal ? requestOptions.signal : undefined;
       const convId = pipeline.conversation();
       // A retry of a multi round-trip call: its result depends on the answers it carries.
       const retry = call.inputResponses != null || call.requestState != null;
@@ -447,7 +457,8 @@ export function createWrapMcpClient(api) {
         declaredOf: () => catalog.declaredOf(name),
         annotationsOf: () => catalog.annotationsOf(name),
         // The host's answer: `true` lets the flow through; anything else is the user's refusal.
-        ask: typeof approve === 'function' ? async (flow) => (await approve(flow)) === true : undefined,
+        // The call's signal goes with the question, and its abort ends the wait.
+        ask: typeof approve === 'function' ? async (flow) => (await unlessAborted(Promise.resolve(approve(flow, { signal })), signal)) === true : undefined,
         retry,
         dispatch: (dispatched) => client.callTool(traced({ ...call, arguments: dispatched }), resultSchema, requestOptions),
         // The server asks for input first (the host answers it and retries), or answers with a
@@ -481,9 +492,7 @@ export function createWrapMcpClient(api) {
     // Stale notifications: every wrapping cache first, then the host's (set before or after). A
     // client without `setNotificationHandler` (a hand-written one, `cacheTools`) delivers none:
     // nothing is installed, and the wrapped client has no such method either.
-    if (typeof (/** @type {Record<string, unknown>} */ (rawClient)).setNotificationHandler === 'function') {
-      const chain = resourceUpdatedChain(client);
-      chain.caches.push(stale.notify);
+    if (chain) {
       overrides.setNotificationHandler = chain.setNotificationHandler;
       overrides.removeNotificationHandler = chain.removeNotificationHandler;
     }

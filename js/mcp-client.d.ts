@@ -34,9 +34,10 @@ export interface WrapMcpClientOptions {
    * tool, or a function policy answering `"ask"`); resolve `true` to let that call's data
    * through. Called before dispatch, once a flow, for that one call (never remembered); any other
    * answer is the user's refusal ("declined"). Without it, such a flow is refused as the policy's
-   * denial (`deny`).
+   * denial (`deny`). `signal` is the call's (`callTool`'s `options.signal`): when it aborts, the
+   * call rejects with its reason without waiting for the answer (close the question then).
    */
-  approve?: (flow: Flow) => Promise<boolean> | boolean;
+  approve?: (flow: Flow, options: { signal?: AbortSignal }) => Promise<boolean> | boolean;
 }
 
 /**

@@ -586,3 +586,20 @@ function blocked(facts, envelope) {
   }
   return envelopeResult(envelope);
 }
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as it aborts.
+ * @template T @param {Promise<T>} promise @param {AbortSignal | undefined} signal @returns {Promise<T>}
+ */
+export function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  // A listener added to a signal that has aborted already never fires.
+  if (signal.aborted) return Promise.reject(signal.reason);
+  /** @type {() => void} */
+  let stop = () => {};
+  const aborted = new Promise((_resolve, reject) => {
+    stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  return /** @type {Promise<T>} */ (Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', stop)));
+}

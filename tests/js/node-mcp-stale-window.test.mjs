@@ -154,3 +154,27 @@ test('staleWindow: an open call notes each notification once by its URI, at most
   await window.close(late, true);
   assert.equal(applied.length, MAX_NOTED, 'a call opened after them noted none');
 });
+
+test('wrapping one client again and again with one cache adds no handler per wrap: a notification reaches that cache once', async () => {
+  const server = new McpServer({ name: 'reports', version: '1.0.0' }, { capabilities: { resources: {} } });
+  server.registerTool('report.get', { description: 'A report.', inputSchema: { n: z.number() } }, () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }] }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  await client.connect(clientSide);
+  const cache = new ResultCache({ storage: 'memory' });
+  /** @type {unknown[]} */
+  const handled = [];
+  const handle = cache.handleNotification.bind(cache);
+  cache.handleNotification = (message, options) => (handled.push(message), handle(message, options));
+  // A server wrapping the client per request (each request's `approve` asks its own user).
+  for (let i = 0; i < 1_000; i++) wrapMcpClient(client, { cache, convId: `c${i}` });
+  const other = new ResultCache({ storage: 'memory' });
+  const wrapped = /** @type {{ callTool(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache: other, convId: 'c' })));
+  const uri = uriOf(await wrapped.callTool({ name: 'report.get', arguments: { n: 1 } }));
+  await server.server.sendResourceUpdated({ uri: STALE.params.uri });
+  for (let i = 0; i < 200 && handled.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(handled.length, 1, 'once, not once per wrap');
+  assert.equal((await other.lookup(uri, { convId: 'c' })).status, 'stale', 'every wrapping cache still gets it');
+});

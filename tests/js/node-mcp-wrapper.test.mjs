@@ -619,3 +619,30 @@ test('a hand-written client whose getTaskResult throws at once: each read fails 
   assert.deepEqual(await wrapped.getTaskResult({ taskId: 't1' }), { content: [{ type: 'text', text: 'final' }] });
   assert.equal(reads, 3);
 });
+
+test('approve gets the call\'s signal, and an abort rejects the call at once, the server never called', async () => {
+  let called = 0;
+  const client = {
+    listTools: async () => ({ tools: [{ name: 'mail.send', inputSchema: { type: 'object', properties: { body: { type: 'string' } } }, annotations: { openWorldHint: true } }] }),
+    callTool: async () => { called += 1; return { content: [{ type: 'text', text: 'sent' }] }; },
+    getServerVersion: () => ({ name: 'mailer' }),
+  };
+  const cache = newCache();
+  const uri = /** @type {string} */ (await cache.cacheToolResult({ payload: { rows: ROWS }, convId: CONV, sourceToolName: 'db.query', server: 'db', threshold: 0 }));
+  /** @type {(AbortSignal | undefined)[]} */
+  const signals = [];
+  const approve = (/** @type {unknown} */ _flow, /** @type {{ signal?: AbortSignal }} */ { signal }) => {
+    signals.push(signal);
+    return new Promise(() => {});
+  };
+  const wrapped = /** @type {{ listTools(): Promise<unknown>, callTool(p: object, s: unknown, o: object): Promise<unknown> }} */ (
+    /** @type {unknown} */ (wrapMcpClient(client, { cache, convId: CONV, flows: () => 'ask', approve })));
+  await wrapped.listTools();
+  const controller = new AbortController();
+  const call = wrapped.callTool({ name: 'mail.send', arguments: { body_uri: uri } }, undefined, { signal: controller.signal });
+  for (let i = 0; i < 100 && signals.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  assert.equal(signals[0], controller.signal, 'the question carries the call\'s signal');
+  controller.abort(new Error('user left'));
+  await assert.rejects(call, /user left/);
+  assert.equal(called, 0);
+});
