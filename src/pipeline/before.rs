@@ -15,7 +15,7 @@ use crate::core::source::source_name;
 use crate::core::substitute::URI_ARG_SUFFIX;
 use crate::core::text::find;
 use crate::core::uri::CACHE_URI_SCHEME;
-use crate::js_args::{array_length, canonical_json, get_own, has_own, is_args_object, is_array};
+use crate::js_args::{array_length, canonical_json, get_own, is_args_object, is_array};
 
 /// What `beforeToolCall` decided.
 pub enum BeforeOutcome {
@@ -55,7 +55,9 @@ pub fn check_inline_list_cap(
         CappedArg {
             name: name.as_str(),
             array_len: is_array(&value).then(|| array_length(&value) as usize),
-            has_uri_sibling: has_own(args, &uri_key) && !uri.is_undefined() && !uri.is_null(),
+            // A sibling the model left empty (`""`, `false`, `0`, `null`) lifts no cap: the
+            // array would go out as typed.
+            has_uri_sibling: uri.is_truthy(),
         }
     });
     cap::check_inline_list_cap(tool_name, capped, options.cap)

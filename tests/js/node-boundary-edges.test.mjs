@@ -70,3 +70,16 @@ test('reuseImmutable never answers a call whose reference went stale: the call i
   await cache.afterToolCall('ref.lookup', rows(), { convId: 'c', args: { code: 'EUR' } });
   assert.equal((await cache.beforeToolCall('ref.lookup', { code: 'EUR' }, { convId: 'c' })).dispatch, false);
 });
+
+test('a `data_uri` the model left empty lifts no inline cap: the typed array is refused as any other', async () => {
+  const cache = newCache();
+  const typed = Array.from({ length: 50 }, (_, i) => ({ i }));
+  for (const empty of ['', false, 0, null]) {
+    const before = await cache.beforeToolCall('chart.create', { data: typed, data_uri: empty }, { convId: 'c' });
+    assert.equal(before.dispatch, false, `data_uri: ${JSON.stringify(empty)}`);
+    assert.match(JSON.stringify(/** @type {{ envelope: unknown }} */ (before).envelope), /data/);
+  }
+  const uri = /** @type {string} */ (await cache.cacheToolResult({ payload: { rows: typed }, convId: 'c', threshold: 0 }));
+  const passed = await cache.beforeToolCall('chart.create', { data: typed, data_uri: `${uri}#/rows` }, { convId: 'c' });
+  assert.equal(passed.dispatch, true, 'a reference beside it replaces it');
+});
