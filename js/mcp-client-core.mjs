@@ -9,7 +9,11 @@ import { instrumentToolCall, withTraceContext } from './telemetry.mjs';
 import { staleWindow } from './stale-window.mjs';
 
 const RESOURCE_UPDATED = 'notifications/resources/updated';
-/** Where a client's notification chain lives (one per client, whichever copy of us wrapped it). */
+/**
+ * Where a client's notification chain lives (one per client, whichever copy of us wrapped it).
+ * Copies of other versions share it: a chain an earlier copy made has no `windows`, only the
+ * `caches` list, which every copy's handler runs.
+ */
 const CHAIN = Symbol.for('mcp-result-cache.resourceUpdatedChain');
 /** Where a `ResultCache` answers the stored size of a recent write (js/src/cache-flows.mjs). */
 const STORED_BYTES = Symbol.for('mcp-result-cache.storedBytes');
@@ -85,7 +89,8 @@ function member(/** @type {unknown} */ value, /** @type {string} */ key) {
  * @typedef {(notification: unknown) => unknown} NotificationHandler
  * @typedef {ReturnType<typeof staleWindow>} StaleWindow
  * @typedef {{
- *   windows: Map<object, StaleWindow>,
+ *   windows?: Map<object, StaleWindow>,
+ *   caches: NotificationHandler[],
  *   host: NotificationHandler | null,
  *   setNotificationHandler(schema: unknown, handler: NotificationHandler): unknown,
  *   removeNotificationHandler(method: unknown): unknown,
@@ -105,6 +110,7 @@ function resourceUpdatedChain(rawClient) {
   /** @type {Chain} */
   const chain = {
     windows: new Map(),
+    caches: [],
     host: typeof hostHandler === 'function' ? /** @type {NotificationHandler} */ (hostHandler) : null,
     setNotificationHandler(schema, handler) {
       if (notificationMethodOf(schema) === RESOURCE_UPDATED) {
@@ -122,9 +128,10 @@ function resourceUpdatedChain(rawClient) {
     },
   };
   originalSet.call(client, ResourceUpdatedNotificationSchema, async (/** @type {unknown} */ notification) => {
-    for (const window of chain.windows.values()) {
+    // The windows by cache, then the handlers an earlier copy of the package added.
+    for (const handle of [...(chain.windows?.values() ?? [])].map((w) => w.notify).concat(chain.caches)) {
       try {
-        await window.notify(notification);
+        await handle(notification);
       } catch {
         // a storage failure is an `error` event of its cache; the next handler still runs
       }
@@ -414,8 +421,10 @@ export function createWrapMcpClient(api) {
     const notifying = typeof (/** @type {Record<string, unknown>} */ (rawClient)).setNotificationHandler === 'function';
     const chain = notifying ? resourceUpdatedChain(client) : null;
     const makeWindow = () => staleWindow((notification) => cache.handleNotification(notification, origin()));
-    const stale = chain?.windows.get(cache) ?? makeWindow();
-    chain?.windows.set(cache, stale);
+    const stale = chain?.windows?.get(cache) ?? makeWindow();
+    // A chain an earlier copy made keeps a list: one more handler there for each wrap.
+    if (chain?.windows) chain.windows.set(cache, stale);
+    else chain?.caches.push(stale.notify);
     const tasks = taskResults(client, pipeline, origin, telemetryCache, stale);
 
     async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {

@@ -178,3 +178,44 @@ test('wrapping one client again and again with one cache adds no handler per wra
   assert.equal(handled.length, 1, 'once, not once per wrap');
   assert.equal((await other.lookup(uri, { convId: 'c' })).status, 'stale', 'every wrapping cache still gets it');
 });
+
+test('a client an earlier copy of the package chained (its list of handlers) is shared: each notification reaches every cache once', async () => {
+  const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const server = new McpServer({ name: 'reports', version: '1.0.0' }, { capabilities: { resources: {} } });
+  server.registerTool('report.get', { description: 'A report.', inputSchema: { n: z.number() } }, () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }] }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  await client.connect(clientSide);
+  // What a copy with the chain's earlier shape (a list of handlers, no windows) leaves on a client it wrapped.
+  /** @type {unknown[]} */
+  const older = [];
+  const originalSet = client.setNotificationHandler;
+  /** @type {{ caches: ((n: unknown) => void)[], host: ((n: unknown) => unknown) | null, setNotificationHandler: (schema: unknown, handler: (n: unknown) => unknown) => unknown }} */
+  const chain = {
+    caches: [(notification) => void older.push(notification)],
+    host: null,
+    setNotificationHandler(schema, handler) {
+      if (schema === ResourceUpdatedNotificationSchema) {
+        chain.host = handler;
+        return undefined;
+      }
+      return Reflect.apply(originalSet, client, [schema, handler]);
+    },
+  };
+  Reflect.apply(originalSet, client, [ResourceUpdatedNotificationSchema, async (/** @type {unknown} */ notification) => {
+    for (const handle of chain.caches) handle(notification);
+    if (chain.host) await chain.host(notification);
+  }]);
+  Object.defineProperty(client, Symbol.for('mcp-result-cache.resourceUpdatedChain'), { value: chain, configurable: true });
+  Object.defineProperty(client, 'setNotificationHandler', { value: chain.setNotificationHandler, configurable: true, writable: true });
+
+  const cache = new ResultCache({ storage: 'memory' });
+  const wrapped = /** @type {{ callTool(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache, convId: 'c' })));
+  const uri = uriOf(await wrapped.callTool({ name: 'report.get', arguments: { n: 1 } }));
+  await server.server.sendResourceUpdated({ uri: STALE.params.uri });
+  for (let i = 0; i < 200 && older.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(older.length, 1, 'the older copy\'s cache got it once');
+  assert.equal((await cache.lookup(uri, { convId: 'c' })).status, 'stale', 'and this copy\'s cache too');
+});
