@@ -155,13 +155,19 @@ test('staleWindow: an open call notes each notification once by its URI, at most
   assert.equal(applied.length, MAX_NOTED, 'a call opened after them noted none');
 });
 
-test('wrapping one client again and again with one cache adds no handler per wrap: a notification reaches that cache once', async () => {
+/** A real SDK server answering `report.get` with ROWS, and a real Client connected to it in memory. */
+async function reportServer() {
   const server = new McpServer({ name: 'reports', version: '1.0.0' }, { capabilities: { resources: {} } });
   server.registerTool('report.get', { description: 'A report.', inputSchema: { n: z.number() } }, () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }] }));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'host', version: '1.0.0' });
   await client.connect(clientSide);
+  return { server, client };
+}
+
+test('wrapping one client again and again with one cache adds no handler per wrap: a notification reaches that cache once', async () => {
+  const { server, client } = await reportServer();
   const cache = new ResultCache({ storage: 'memory' });
   /** @type {unknown[]} */
   const handled = [];
@@ -181,12 +187,7 @@ test('wrapping one client again and again with one cache adds no handler per wra
 
 test('a client an earlier copy of the package chained (its list of handlers) is shared: each notification reaches every cache once', async () => {
   const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const server = new McpServer({ name: 'reports', version: '1.0.0' }, { capabilities: { resources: {} } });
-  server.registerTool('report.get', { description: 'A report.', inputSchema: { n: z.number() } }, () => ({ content: [{ type: 'text', text: JSON.stringify({ ok: true, rows: ROWS }) }] }));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'host', version: '1.0.0' });
-  await client.connect(clientSide);
+  const { server, client } = await reportServer();
   // What a copy with the chain's earlier shape (a list of handlers, no windows) leaves on a client it wrapped.
   /** @type {unknown[]} */
   const older = [];
