@@ -534,6 +534,90 @@ async fn a_cache_from_the_builder_stores_reads_and_reports() {
     cache.close();
 }
 
+/// A read's last use decides the eviction of a write after a write that evicts nothing, and
+/// once a write of the reading cache has written it, another cache over the same database (a
+/// page reloaded, another tab) evicts by it too.
+#[wasm_bindgen_test]
+async fn a_reads_last_use_decides_later_evictions_in_this_cache_and_in_others() {
+    let db = fresh_db();
+    let on_db = |now: &JsValue, max_entries: u32| {
+        ResultCache::new(Some(obj(&[
+            ("dbName", JsValue::from_str(&db)),
+            ("storage", JsValue::from_str("indexeddb")),
+            ("now", now.clone()),
+            ("maxEntries", max_entries.into()),
+        ])))
+        .unwrap()
+    };
+    let (now, clock) = manual_clock(10.0);
+    let cache = on_db(&now, 3);
+    let entry = |tag: &str| {
+        json(&format!(
+            r#"{{"tag":"{tag}","pad":"{}"}}"#,
+            "p".repeat(5000)
+        ))
+    };
+    // The stored URIs, listed (a listing is no use of an entry).
+    let stored = |cache: &ResultCache| {
+        let list = cache.entries(None);
+        async move {
+            let list: js_sys::Array = wait(list).await.unwrap().into();
+            list.iter()
+                .map(|e| {
+                    Reflect::get(&e, &"uri".into())
+                        .unwrap()
+                        .as_string()
+                        .unwrap()
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    // One cache: a read, a write that evicts nothing, then a write that evicts.
+    let a = put(&cache, &entry("a"), "w").await.unwrap();
+    clock.set(20.0);
+    let b = put(&cache, &entry("b"), "w").await.unwrap();
+    clock.set(30.0);
+    assert!(read(&cache, &a.clone().into(), JsValue::UNDEFINED)
+        .await
+        .is_object());
+    clock.set(40.0);
+    let c = put(&cache, &entry("c"), "w").await.unwrap();
+    clock.set(50.0);
+    let d = put(&cache, &entry("d"), "w").await.unwrap();
+    let left = stored(&cache).await;
+    assert!(
+        !left.contains(&b),
+        "b, the least recently used, is evicted: {left:?}"
+    );
+    assert!(
+        left.contains(&a),
+        "a, read before the evicting write, is kept: {left:?}"
+    );
+    // A cache with room reads and writes (evicting nothing); a third cache over the same
+    // database, with nothing remembered, evicts by that read's use.
+    let (roomy_now, roomy_clock) = manual_clock(60.0);
+    let roomy = on_db(&roomy_now, 10);
+    assert!(read(&roomy, &c.clone().into(), JsValue::UNDEFINED)
+        .await
+        .is_object());
+    roomy_clock.set(30_070.0);
+    let e = put(&roomy, &entry("e"), "w").await.unwrap();
+    let (other_now, _) = manual_clock(30_080.0);
+    let other = on_db(&other_now, 3);
+    put(&other, &entry("f"), "w").await.unwrap();
+    let left = stored(&other).await;
+    assert!(!left.contains(&a), "a (used at 30) is evicted: {left:?}");
+    assert!(!left.contains(&d), "d (written at 50) is evicted: {left:?}");
+    assert!(
+        left.contains(&c),
+        "c, read at 60 and written so, is kept: {left:?}"
+    );
+    assert!(left.contains(&e));
+    for cache in [cache, roomy, other] {
+        cache.close();
+    }
+}
+
 #[wasm_bindgen_test]
 async fn least_recently_used_entries_are_evicted_first_and_hits_count_as_use() {
     let (now, clock) = manual_clock(1.0);
