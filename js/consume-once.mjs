@@ -107,6 +107,9 @@ function indexedDbRecords(/** @type {string} */ dbName) {
       tx.oncomplete = () => resolve(undefined);
       tx.onabort = () => reject(tx.error ?? new Error('consumeOnce: the IndexedDB transaction was aborted'));
     });
+    // A failed `get` throws here and aborts the transaction, rejecting `done` too: that rejection
+    // is the same failure, already reported, not an unhandled one.
+    done.catch(() => {});
     const until = await settled(store.get(key));
     const fresh = !(typeof until === 'number' && until > now);
     if (fresh) store.put(now + ttlMs, key);

@@ -55,15 +55,17 @@ export type ResultCacheProviderProps = {
        */
       revalidateOnFocus?: boolean;
       /**
-       * Milliseconds a request may take before it is given up (its `fetch` aborted): the hook is
-       * `"error"`, what it showed kept, and the next revalidation asks again. Default 30 000;
-       * from 1 to 2 147 483 647.
+       * Milliseconds a request may take, its body included, before it is given up (its `fetch`
+       * aborted): the hook is `"error"`, what it showed kept, and the next revalidation asks
+       * again. Default 30 000; from 1 to 2 147 483 647. A request whose answer no hook wants any
+       * more (the last reader unmounted, another page asked for) is aborted at once.
        */
       requestTimeout?: number;
       /**
        * The `fetch` to use (to add credentials or headers); default `globalThis.fetch`. Each
        * request uses the newest one passed, so an inline function (a new one each render) resets
-       * nothing.
+       * nothing. Pass `init` on (its `signal` above all): a wrapper that drops the signal is
+       * still given up after `requestTimeout`, but its request runs on until it ends.
        */
       fetch?: typeof fetch;
     }

@@ -23,8 +23,8 @@ export { referencesOf };
  * @typedef {{ offset: number, limit: number } | null} PageRequest
  * @typedef {{ snapshot: Snapshot, etag?: string | null }} Loaded
  * @typedef {{
- *   read(convId: string | undefined, uri: string, page: PageRequest, last: Loaded | null): Promise<Loaded>,
- *   list(convId: string | undefined, last: Loaded | null): Promise<Loaded>,
+ *   read(convId: string | undefined, uri: string, page: PageRequest, last: Loaded | null, signal: AbortSignal): Promise<Loaded>,
+ *   list(convId: string | undefined, last: Loaded | null, signal: AbortSignal): Promise<Loaded>,
  *   watch(listener: (change: Change) => void): () => void,
  *   revalidate(): void,
  *   retune?(): void,
@@ -160,19 +160,26 @@ function endpointSource(endpoint, { fetch: fetcherOf, settings }) {
     clearInterval(timer);
     timer = undefined;
   };
-  const get = async (/** @type {Record<string, string | undefined>} */ query, /** @type {Loaded | null} */ last) => {
+  const get = async (/** @type {Record<string, string | undefined>} */ query, /** @type {Loaded | null} */ last, /** @type {AbortSignal} */ signal) => {
     const params = new URLSearchParams(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))));
     const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}${params}`;
     /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' };
     if (last?.etag) headers['if-none-match'] = last.etag;
-    // A request that never settles (a stalled connection) would hold the store's one load for
-    // good: later revalidations would wait behind it.
+    // A request that never settles (a stalled connection, headers sent and the body never
+    // finished) would hold the store's one load for good: later revalidations would wait behind
+    // it. So the whole of it, the body read included, is given up after `requestTimeout` ms, or
+    // when its store no longer wants it (`signal`: every reader gone, a newer answer); a `fetch`
+    // prop that does not pass the signal on is given up all the same (its request runs out alone).
     const { requestTimeout } = settings();
     const controller = new AbortController();
-    const timeout = setTimeout(() => controller.abort(new Error(`cache endpoint did not answer within ${requestTimeout} ms`)), requestTimeout);
+    const abort = (/** @type {unknown} */ reason) => controller.abort(reason);
+    const timeout = setTimeout(() => abort(new Error(`cache endpoint did not answer within ${requestTimeout} ms`)), requestTimeout);
+    signal.addEventListener('abort', () => abort(signal.reason), { once: true });
+    const given = new Promise((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {
-      return answerOf(await fetcherOf()(url, { headers, cache: 'no-store', credentials: 'same-origin', signal: controller.signal }), last);
+      const answer = fetcherOf()(url, { headers, cache: 'no-store', credentials: 'same-origin', signal: controller.signal }).then((response) => answerOf(response, last));
+      return await Promise.race([answer, given]);
     } finally {
       clearTimeout(timeout);
     }
@@ -180,9 +187,9 @@ function endpointSource(endpoint, { fetch: fetcherOf, settings }) {
   return /** @type {Source} */ ({
     live: false,
     // No conversation named: "default", as over a cache (a route with convId(request) decides its own).
-    read: (convId, uri, page, last) => get({ uri, convId: convId ?? DEFAULT_CONV_SEGMENT, offset: page ? String(page.offset) : undefined, limit: page ? String(page.limit) : undefined }, last),
-    async list(convId, last) {
-      const loaded = await get({ convId: convId ?? DEFAULT_CONV_SEGMENT }, last);
+    read: (convId, uri, page, last, signal) => get({ uri, convId: convId ?? DEFAULT_CONV_SEGMENT, offset: page ? String(page.offset) : undefined, limit: page ? String(page.limit) : undefined }, last, signal),
+    async list(convId, last, signal) {
+      const loaded = await get({ convId: convId ?? DEFAULT_CONV_SEGMENT }, last, signal);
       const body = /** @type {{ entries?: unknown } | undefined} */ (loaded.snapshot.data);
       return loaded.snapshot.status === 'ready' && loaded !== last ? { ...loaded, snapshot: snap('ready', body?.entries) } : loaded;
     },
@@ -211,9 +218,10 @@ function endpointSource(endpoint, { fetch: fetcherOf, settings }) {
  * applies each change of the source (`react(change, snapshot)` answers the new snapshot, `"load"`
  * to load again, or `null` for no change). One load at a time: a change asking for a load while
  * one is under way loads once more when it lands (a source slower than its changes, an endpoint
- * slower than `refreshInterval`, still shows what it reads).
+ * slower than `refreshInterval`, still shows what it reads). A load whose answer nobody wants any
+ * more (the last subscriber gone, a change answered without it) is aborted through its signal.
  * @param {Source} source
- * @param {(last: Loaded | null) => Promise<Loaded>} load
+ * @param {(last: Loaded | null, signal: AbortSignal) => Promise<Loaded>} load
  * @param {(change: Change, snapshot: Snapshot) => Snapshot | 'load' | null} react
  * @param {() => void} forget called when the last subscriber leaves
  * @returns {Store}
@@ -227,6 +235,13 @@ function makeStore(source, load, react, forget) {
   let generation = 0;
   let loading = false;
   let again = false;
+  /** The load under way's controller. */
+  let current = new AbortController();
+  // What a load under way answers now stands for nothing: it is aborted, and its answer dropped.
+  const drop = () => {
+    generation += 1;
+    current.abort(new Error('no longer read'));
+  };
   /** @type {(() => void) | undefined} */
   let unwatch;
   const set = (/** @type {Snapshot} */ next) => {
@@ -242,8 +257,10 @@ function makeStore(source, load, react, forget) {
     loading = true;
     again = false;
     const mine = generation;
+    const controller = new AbortController();
+    current = controller;
     // A load that throws at once still ends the one under way (the next change may load again).
-    new Promise((/** @type {(loaded: Promise<Loaded>) => void} */ resolve) => resolve(load(last))).then((loaded) => {
+    new Promise((/** @type {(loaded: Promise<Loaded>) => void} */ resolve) => resolve(load(last, controller.signal))).then((loaded) => {
       if (mine !== generation) return;
       last = loaded;
       set(loaded.snapshot);
@@ -262,7 +279,7 @@ function makeStore(source, load, react, forget) {
     if (subscribers.size || !unwatch) return;
     unwatch();
     unwatch = undefined;
-    generation += 1;
+    drop();
     forget();
   };
   return {
@@ -273,7 +290,7 @@ function makeStore(source, load, react, forget) {
           const next = react(change, snapshot);
           if (next === 'load') run();
           else if (next) {
-            generation += 1; // a load under way answers what was, not what is
+            drop(); // a load under way answers what was, not what is
             last = { snapshot: next, etag: null };
             set(next);
           }
@@ -419,7 +436,7 @@ export function useCachedResult(uriOrOutput, options = {}) {
     ? NOTHING
     : uri === ''
       ? { subscribe: () => () => {}, getSnapshot: () => MISSING }
-      : storeOf(context, key, (forget) => makeStore(context.source, (last) => context.source.read(convId, uri, page, last), entryReaction(convId ?? DEFAULT_CONV_SEGMENT, uri), forget));
+      : storeOf(context, key, (forget) => makeStore(context.source, (last, signal) => context.source.read(convId, uri, page, last, signal), entryReaction(convId ?? DEFAULT_CONV_SEGMENT, uri), forget));
   const subscribe = useCallback((/** @type {() => void} */ onChange) => store.subscribe(onChange), [store]);
   return useSyncExternalStore(subscribe, store.getSnapshot, () => LOADING);
 }
@@ -436,7 +453,7 @@ export function useCacheEntries(convId) {
   const context = useSource('useCacheEntries');
   const conversation = conversationOf(convId, context.convId, 'useCacheEntries: convId');
   const key = JSON.stringify(['list', conversation ?? null]);
-  const store = storeOf(context, key, (forget) => makeStore(context.source, (last) => context.source.list(conversation, last), (change) =>
+  const store = storeOf(context, key, (forget) => makeStore(context.source, (last, signal) => context.source.list(conversation, last, signal), (change) =>
     change.kind === 'revalidate' || change.convId === null || change.convId === (conversation ?? DEFAULT_CONV_SEGMENT) ? 'load' : null, forget));
   const subscribe = useCallback((/** @type {() => void} */ onChange) => store.subscribe(onChange), [store]);
   return useSyncExternalStore(subscribe, store.getSnapshot, () => LOADING);

@@ -228,9 +228,14 @@ export async function instrumentToolCall(toolName, cache, call, method = 'tools/
     finish(span, instruments, facts, raw, visible, cache, started, toolName);
     return visible;
   } catch (error) {
-    const type = error instanceof Error && error.name ? error.name : 'Error';
+    // A JSON-RPC error (the SDK's `McpError`, a numeric `code`) is typed by its code, as the MCP
+    // conventions ask: `-32602` tells invalid params from `-32001`, a timeout; else the name.
+    const code = /** @type {{ code?: unknown } | null} */ (error)?.code;
+    const rpc = Number.isInteger(code) ? String(code) : undefined;
+    const type = rpc ?? (error instanceof Error && error.name ? error.name : 'Error');
     if (span) {
       span.setAttribute('error.type', type);
+      if (rpc !== undefined) span.setAttribute('rpc.response.status_code', rpc);
       span.setStatus({ code: STATUS_ERROR });
       span.end();
     }
@@ -252,6 +257,8 @@ export async function instrumentToolCall(toolName, cache, call, method = 'tools/
  */
 function finish(span, instruments, facts, raw, visible, cache, started, toolName) {
   const f = factsOf(facts, raw, visible, (uri) => cache.bytesOf?.(uri));
+  // A failed tool answers a result (`isError`), not a JSON-RPC error: an error all the same.
+  const failed = isErrorResult(visible) || isErrorResult(raw);
   if (span) {
     const set = (/** @type {string} */ key, /** @type {string | number | boolean | undefined} */ value) => {
       if (value !== undefined) span.setAttribute(`mcp_result_cache.${key}`, value);
@@ -271,7 +278,10 @@ function finish(span, instruments, facts, raw, visible, cache, started, toolName
     set('flow.decision', facts.flow);
     set('blocked', facts.blocked);
     guardrail(span, facts.flow);
-    if (isErrorResult(visible) || isErrorResult(raw)) span.setAttribute('error.type', 'tool_error');
+    if (failed) {
+      span.setAttribute('error.type', 'tool_error');
+      span.setStatus({ code: STATUS_ERROR });
+    }
     span.end();
   }
   // A task answer is not a result: it stays out of the metrics (its final result counts).
@@ -281,5 +291,5 @@ function finish(span, instruments, facts, raw, visible, cache, started, toolName
   for (const outcome of /** @type {const} */ (['hit', 'miss', 'stale'])) {
     if (f.lookups[outcome] > 0) instruments.lookups.add(f.lookups[outcome], { 'mcp_result_cache.lookup.outcome': outcome });
   }
-  instruments.duration.record((performance.now() - started) / 1000, { 'gen_ai.tool.name': toolName });
+  instruments.duration.record((performance.now() - started) / 1000, failed ? { 'gen_ai.tool.name': toolName, 'error.type': 'tool_error' } : { 'gen_ai.tool.name': toolName });
 }

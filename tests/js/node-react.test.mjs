@@ -7,8 +7,9 @@
 // derived result turns stale with its source, a slow endpoint under `refreshInterval` loads, a
 // `refreshInterval` no timer holds is refused, an inline `fetch` resets nothing, a string of
 // text is a tool output, the options' bounds are the route's, a stalled request is given up
-// (`requestTimeout`), a new `refreshInterval` restarts only the timer, and a return to the tab
-// (visibilitychange and focus) is one revalidation.
+// (`requestTimeout`, a body that stops arriving too), a request nobody reads any more is aborted,
+// a new `refreshInterval` restarts only the timer, and a return to the tab (visibilitychange and
+// focus) is one revalidation.
 /// <reference path="../types/react-subset.d.ts" />
 import globalJsdom from 'global-jsdom';
 import { test, after, afterEach } from 'node:test';
@@ -543,6 +544,72 @@ test('over an endpoint: a request that never answers is given up after requestTi
   stalled = false;
   await act(async () => whole.controls.revalidate());
   await until(whole, 'ready');
+});
+
+test('over an endpoint: a body that stops arriving is given up too, even through a fetch that drops the signal', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const data = table(300);
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  let stalled = false;
+  let requests = 0;
+  // A wrapper that adds a header and passes no signal on, as a hurried one would.
+  const fetcher = /** @type {typeof fetch} */ (async (url) => {
+    requests += 1;
+    if (!stalled) return route(new Request(new URL(String(url), 'http://localhost/')));
+    // Headers sent, the body begun and never finished.
+    const body = new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"rows":[')) });
+    return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+  });
+  const whole = renderHook(() => useCachedResult(uri), { endpoint: '/api/cache', convId: 'chat-1', fetch: fetcher, requestTimeout: 100 });
+  await until(whole, 'ready');
+  stalled = true;
+  await act(async () => whole.controls.revalidate());
+  await until(whole, 'error');
+  assert.match(String(/** @type {Error} */ (whole.last().error).message), /did not answer within 100 ms/);
+  assert.deepEqual(whole.last().data, data, 'what was shown stays');
+  stalled = false;
+  const before = requests;
+  await act(async () => whole.controls.revalidate());
+  await until(whole, 'ready');
+  assert.equal(requests, before + 1, 'the next revalidation sends a request');
+});
+
+test('over an endpoint: a request nobody reads any more (a new page, an unmount) is aborted at once', async () => {
+  const cache = new ResultCache({ storage: 'memory' });
+  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300).rows, { convId: 'chat-1' }))._cache_uri;
+  const route = cacheRoute(cache, { authorize: () => true });
+  /** @type {{ offset: string | null, signal: AbortSignal }[]} */
+  const sent = [];
+  const fetcher = /** @type {typeof fetch} */ (async (url, init) => {
+    const signal = /** @type {AbortSignal} */ (init?.signal);
+    sent.push({ offset: new URL(String(url), 'http://localhost/').searchParams.get('offset'), signal });
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, 300);
+      signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); });
+    });
+    return route(new Request(new URL(String(url), 'http://localhost/'), init));
+  });
+  /** @type {(offset: number) => void} */
+  let page = () => {};
+  function Pager() {
+    const [offset, setOffset] = useState(0);
+    page = setOffset;
+    const result = useCachedResult(uri, { offset, limit: 10 });
+    return h('pre', null, `${result.status} ${offset}`);
+  }
+  const view = render(h(ResultCacheProvider, { endpoint: '/api/cache', convId: 'chat-1', fetch: fetcher }, h(Pager)));
+  await waitFor(() => assert.equal(sent.length, 1));
+  for (const offset of [10, 20, 30]) {
+    await act(async () => page(offset));
+    await waitFor(() => assert.equal(sent.at(-1)?.offset, String(offset)));
+  }
+  await waitFor(() => assert.deepEqual(sent.map((r) => r.signal.aborted), [true, true, true, false]));
+  await waitFor(() => assert.match(view.container.textContent ?? '', /^ready 30$/));
+  await act(async () => page(40));
+  await waitFor(() => assert.equal(sent.at(-1)?.offset, '40'));
+  view.unmount();
+  await waitFor(() => assert.equal(sent.at(-1)?.signal.aborted, true, 'unmounted: its request is aborted'));
 });
 
 test('over an endpoint: a new refreshInterval restarts the timer, not the hooks; a return to the tab is one revalidation', async () => {

@@ -153,6 +153,8 @@ test('a wrapped call is a tools/call span under the active span, with the cache\
     assert.equal(miss.attributes['mcp_result_cache.lookup.miss'], 1);
     assert.equal(miss.attributes['mcp_result_cache.blocked'], 'invalid_args');
     assert.equal(miss.attributes['error.type'], 'tool_error');
+    assert.equal(miss.status.code, SpanStatusCode.ERROR, 'a call answered isError is an error span');
+    assert.equal(chart.status.code, SpanStatusCode.UNSET);
 
     const points = await collected();
     assert.equal(sumOf(points, 'mcp_result_cache.stored.size') - sumOf(before, 'mcp_result_cache.stored.size'), writes[0].sizeBytes);
@@ -161,6 +163,7 @@ test('a wrapped call is a tools/call span under the active span, with the cache\
     assert.equal(sumOf(points, 'mcp_result_cache.lookups', 'miss') - sumOf(before, 'mcp_result_cache.lookups', 'miss'), 1);
     const durations = /** @type {import('@opentelemetry/sdk-metrics').DataPoint<import('@opentelemetry/sdk-metrics').Histogram>[]} */ (points['mcp_result_cache.operation.duration']);
     assert.ok(durations.reduce((n, p) => n + p.value.count, 0) >= 3, 'a duration per call');
+    assert.ok(durations.some((p) => p.attributes['gen_ai.tool.name'] === 'chart.create' && p.attributes['error.type'] === 'tool_error' && p.value.count >= 1), 'the call answered isError counts as failed');
 
     // Nothing of a payload, an argument value or a result's text in anything exported.
     const exported = JSON.stringify({ spans: exporter.getFinishedSpans().map((sp) => ({ name: sp.name, attributes: sp.attributes, events: sp.events })), points });
@@ -348,7 +351,8 @@ test('a task answer passes through untouched (not stored, not counted); its fina
     const [failedSpan] = spanNamed('tasks/result');
     assert.ok(failedSpan, 'a span for the failed read');
     assert.equal(failedSpan.attributes['gen_ai.tool.name'], 'report');
-    assert.equal(failedSpan.attributes['error.type'], 'McpError');
+    assert.equal(failedSpan.attributes['error.type'], String(ErrorCode.InternalError), 'a JSON-RPC error is typed by its code');
+    assert.equal(failedSpan.attributes['rpc.response.status_code'], String(ErrorCode.InternalError));
     assert.equal(failedSpan.status.code, SpanStatusCode.ERROR);
   } finally {
     await raw.close();
