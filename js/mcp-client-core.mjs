@@ -19,6 +19,11 @@ const CHAIN = Symbol.for('mcp-result-cache.resourceUpdatedChain');
 const STORED_BYTES = Symbol.for('mcp-result-cache.storedBytes');
 /** Most task answers remembered until their final result is read. */
 const MAX_PENDING_TASKS = 1024;
+/**
+ * The tasks answered through the wrappers sharing a stale window (js/stale-window.mjs), by window.
+ * @type {WeakMap<object, Map<string, PendingTask>>}
+ */
+const PENDING_TASKS = new WeakMap();
 /** Most tool names remembered as not listed by the server (past it, each call lists again). */
 const MAX_UNLISTED = 1024;
 
@@ -223,19 +228,29 @@ function toolCatalog(client) {
  * @param {ReturnType<typeof import('./stale-window.mjs').staleWindow>} stale where the call stays open until its task's result is written
  */
 function taskResults(client, pipeline, origin, telemetryCache, stale) {
-  /** Task id → the call whose answer it was. @type {Map<string, PendingTask>} */
-  const tasks = new Map();
+  // Task id → the call whose answer it was, kept with the window the call holds open: every
+  // wrapper sharing that window (a server wrapping the client per request reads a task's result
+  // in a later request than the call) finds the task, stores its result and closes its window.
+  const tasks = PENDING_TASKS.get(stale) ?? new Map();
+  PENDING_TASKS.set(stale, tasks);
   /** `client.getTaskResult` through the pipeline, once a remembered task. */
   async function getTaskResult(/** @type {unknown} */ params, /** @type {unknown} */ resultSchema, /** @type {unknown} */ requestOptions) {
     if (typeof client.getTaskResult !== 'function') throw new TypeError('wrapMcpClient: this client has no getTaskResult (an MCP SDK with tasks is needed)');
     // A `tools/call` task's result is a `CallToolResult` (the SDK needs a schema to parse it).
     // Async: a client whose getTaskResult throws at once fails the read like one that rejects.
-    const read = async () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (params), resultSchema ?? CallToolResultSchema, requestOptions);
+    // Called inside the `tasks/result` span: the request carries its trace context.
+    const read = async () => /** @type {NonNullable<SdkClient['getTaskResult']>} */ (client.getTaskResult).call(client, /** @type {object} */ (isPlainObject(params) ? traced(params) : params), resultSchema ?? CallToolResultSchema, requestOptions);
     const taskId = isPlainObject(params) ? params.taskId : undefined;
     const pending = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
     // A task this client never saw answered (or forgotten, past the most remembered): its result
     // is only capped, as nothing says which call, conversation or arguments it belongs to.
-    if (!pending) return pipeline.complete(UNKNOWN_SOURCE_TOOL, undefined, await read(), { origin, retry: true });
+    if (!pending) {
+      return instrumentToolCall(UNKNOWN_SOURCE_TOOL, telemetryCache, async (_facts, onRaw) => {
+        const result = await read();
+        onRaw?.(result);
+        return pipeline.complete(UNKNOWN_SOURCE_TOOL, undefined, result, { origin, retry: true });
+      }, 'tasks/result');
+    }
     for (;;) {
       const shared = pending.visible;
       if (!shared) break;

@@ -120,8 +120,10 @@ export interface McpToolClient {
  *   the SDK declares `protected`, so TypeScript code uses the first), goes through the pipeline
  *   once, as the call's own result would (stored, referenced, invalidations
  *   applied); reading it again answers the same. A read that fails (aborted by its `signal`, a
- *   timeout) is not kept: the next read asks the server again. The final result of a task the
- *   wrapper does not remember (it keeps the last 1 024 task answers) is only capped to
+ *   timeout) is not kept: the next read asks the server again. Every wrapper of the same
+ *   client over the same cache knows the tasks the others were answered (a server wrapping the
+ *   client per request reads a task's result in a later request). The final result of a task
+ *   none of them remembers (they keep the last 1 024 task answers) is only capped to
  *   `maxChars`, as nothing says which call it answered. A tool the server declares
  *   with `execution: { taskSupport: "required" }` is listed as declared, without `<name>_uri`
  *   parameters: the SDK calls it through `experimental.tasks.callToolStream` only, which this

@@ -296,7 +296,10 @@ test('a task answer passes through untouched (not stored, not counted); its fina
   server.setRequestHandler(CallToolRequestSchema, async (request) => (request.params.name === 'report.ext'
     ? { resultType: 'task', taskId: 'task-ext', content: [{ type: 'text', text: JSON.stringify({ rows: ROWS }) }] }
     : { task, _meta: { 'example.com/trace': 'x'.repeat(10_000) } }));
+  /** The `traceparent` each `tasks/result` request carried. @type {unknown[]} */
+  const readParents = [];
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request) => {
+    readParents.push(/** @type {{ _meta?: { traceparent?: unknown } }} */ (request.params)._meta?.traceparent);
     if (request.params.taskId === 'task-2') throw new McpError(ErrorCode.InternalError, 'the job failed');
     finalReads += 1;
     return json({ ok: true, rows: ROWS });
@@ -354,6 +357,24 @@ test('a task answer passes through untouched (not stored, not counted); its fina
     assert.equal(failedSpan.attributes['error.type'], String(ErrorCode.InternalError), 'a JSON-RPC error is typed by its code');
     assert.equal(failedSpan.attributes['rpc.response.status_code'], String(ErrorCode.InternalError));
     assert.equal(failedSpan.status.code, SpanStatusCode.ERROR);
+
+    // Read through another wrapper of the same client and cache (a server wrapping the client per
+    // request): the task is found and its result stored; a task no wrapper saw answered gets its
+    // span too; each read carries its span's trace context.
+    exporter.reset();
+    readParents.length = 0;
+    task.taskId = 'task-3';
+    await client.callTool({ name: 'report', arguments: { month: '2027-01' } });
+    const other = wrapMcpClient(raw, { cache, convId: CONV });
+    const stored = writes.length;
+    const third = await other.experimental.tasks.getTaskResult('task-3');
+    assert.match(referenceOf(third), /^mcp\+cache:\/\//, 'stored, through the other wrapper');
+    assert.equal(writes.length, stored + 1);
+    await other.experimental.tasks.getTaskResult('task-unknown');
+    await flushed();
+    const reads = spanNamed('tasks/result');
+    assert.deepEqual(reads.map((span) => span.attributes['gen_ai.tool.name']), ['report', '<unknown>']);
+    assert.deepEqual(readParents, reads.map((span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`), 'each read carries its span');
   } finally {
     await raw.close();
     await server.close();
