@@ -80,11 +80,11 @@ function ioredisLink(client, call) {
     return Array.isArray(list) ? list : [];
   };
   /** @param {unknown} node @returns {RedisNode} */
-  const nodeOf = (node) => {
+  const nodeOf = once((node) => {
     const nodeCall = method(node, 'call');
     if (!nodeCall) throw new TypeError('redisStorage: an ioredis Cluster node without call()');
     return { send: (args) => settle(nodeCall(...args)) };
-  };
+  });
   /** The master of the key's slot, by the address ioredis routes that slot to. @param {string} key */
   const masterOf = async (key) => {
     const slots = field(client, 'slots');
@@ -104,6 +104,22 @@ function ioredisLink(client, call) {
     masterOf,
     wait: async (key, n, ms) => (await masterOf(key)).send(['WAIT', String(n), String(ms)]),
     cluster: true,
+  };
+}
+
+/**
+ * `wrap` made once per client node: the same master is the same `RedisNode` (a set of the
+ * masters that refused writes holds each once).
+ * @param {(node: unknown) => RedisNode} wrap @returns {(node: unknown) => RedisNode}
+ */
+function once(wrap) {
+  /** @type {WeakMap<object, RedisNode>} */
+  const made = new WeakMap();
+  return (node) => {
+    if (typeof node !== 'object' || node === null) return wrap(node);
+    let wrapped = made.get(node);
+    if (!wrapped) made.set(node, (wrapped = wrap(node)));
+    return wrapped;
   };
 }
 
@@ -131,11 +147,11 @@ function nodeRedisLink(client, sendCommand) {
   const nodeClient = method(client, 'nodeClient');
   const forKey = method(client, 'getNodeClientForKey');
   /** @param {unknown} nodeClientValue @returns {RedisNode} */
-  const nodeOf = (nodeClientValue) => {
+  const nodeOf = once((nodeClientValue) => {
     const send = method(nodeClientValue, 'sendCommand');
     if (!send) throw new TypeError('redisStorage: a node-redis cluster node without sendCommand()');
     return { send: (args) => settle(send(args)) };
-  };
+  });
   /** The client the cluster routes the key's writes through: the connection that wrote it. @param {string} key */
   const masterOf = async (key) => {
     if (!forKey) throw new TypeError('redisStorage: a node-redis cluster without getNodeClientForKey (node-redis 6 is needed)');

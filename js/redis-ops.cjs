@@ -36,7 +36,9 @@ function storageError(error, cluster = true) {
   if (!cluster && /^(MOVED|ASK)\b/.test(message)) {
     return new TypeError(`redisStorage: the server is a Redis Cluster node (it answered "${message}"), and the client is not a cluster client: pass createCluster({ rootNodes }) (node-redis) or new Redis.Cluster(nodes) (ioredis)`);
   }
-  if (/^OOM\b/.test(message)) return named('QuotaExceededError', `redisStorage: ${message}`);
+  // Redis 7 answers `OOM …`; before 7.0 an error raised in a script came wrapped (`ERR Error
+  // running script … @user_script:N: OOM command not allowed …`).
+  if (/^OOM\b|OOM command not allowed/.test(message)) return named('QuotaExceededError', `redisStorage: ${message}`);
   if (/^(ERR|WRONGTYPE|NOPERM|READONLY|CROSSSLOT|BUSY|NOSCRIPT)\b/.test(message)) {
     return named('UnknownError', `redisStorage: ${message}`);
   }

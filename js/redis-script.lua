@@ -37,8 +37,10 @@ local op, ttl = ARGV[1], tonumber(ARGV[2])
 local function num(v) return tonumber(v or '0') or 0 end
 
 -- Whether an error is Redis refusing a command for want of memory (as js/redis-ops.cjs reads one: it
--- begins with OOM).
-local function oom(err) return string.sub(err, 1, 3) == 'OOM' end
+-- begins with OOM, or says so after the prefix Redis before 7.0 puts on a script's errors).
+local function oom(err)
+  return string.sub(err, 1, 3) == 'OOM' or string.find(err, 'OOM command not allowed', 1, true) ~= nil
+end
 
 -- The bucket's totals; a bucket Redis evicted (or expired) only in part is dropped whole first:
 -- an entry is whole or absent, never half.

@@ -485,7 +485,8 @@ function invalidation(ctx, hold) {
 async function evictOldest({ ttl, batch, keysOf, walk, refused }, step, bytes) {
   const keys = [...refused];
   refused.clear();
-  const nodes = keys.length > 0 ? await Promise.all(keys.map((key) => step.masterOf(key))) : undefined;
+  // Each master once, however many of its keys were refused: a walk per key would scan it again.
+  const nodes = keys.length > 0 ? [...new Set(await Promise.all(keys.map((key) => step.masterOf(key))))] : undefined;
   /** @type {{ segment: string, oldest: number }[]} */
   const sample = [];
   await walk(step, async (segment) => {

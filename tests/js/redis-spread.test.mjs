@@ -14,7 +14,7 @@ import { connect, createServer as createNetServer } from 'node:net';
 import { ResultCache } from '../../pkg/node.mjs';
 import { redisStorage } from '../../js/redis.cjs';
 import { BATCH } from '../../js/redis-ops.cjs';
-import { SHA } from '../../js/redis-ops.cjs';
+import { SHA, storageError } from '../../js/redis-ops.cjs';
 import { segmentOf } from '../../js/redis-link.cjs';
 import {
   closeClient, ioredisClient, ioredisCluster, nodeRedisClient, nodeRedisCluster, startRedis, startRedisCluster,
@@ -254,6 +254,41 @@ async function outOfMemoryEvictsLru() {
   }
 }
 
+/** How the errors of every Redis this supports read: out of memory is a quota error on 6.2 too. */
+test('Redis refusing for memory is QuotaExceededError, as Redis 7 and as Redis 6.2 (a script\'s error wrapped) word it', () => {
+  const seven = storageError(new Error("OOM command not allowed when used memory > 'maxmemory'."));
+  const six = storageError(new Error("ERR Error running script (call to f_0123): @user_script:42: OOM command not allowed when used memory > 'maxmemory'."));
+  assert.deepEqual([seven.name, six.name], ['QuotaExceededError', 'QuotaExceededError']);
+  assert.equal(storageError(new Error('ERR unknown command')).name, 'UnknownError');
+});
+
+async function refusedWritesScanEachMasterOnce() {
+  const small = await startRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
+  const admin = await nodeRedisClient(small.url);
+  const scans = async () => Number(/cmdstat_scan:calls=(\d+)/.exec(String(await admin.sendCommand(['INFO', 'commandstats'])))?.[1] ?? 0);
+  try {
+    const storage = redisStorage(admin, { prefix: fresh() });
+    const row = (/** @type {string} */ conv, /** @type {number} */ i, /** @type {unknown} */ payload) =>
+      ({ uri: `mcp+cache://${conv}/tok${i}`, convId: conv, sizeBytes: JSON.stringify(payload).length, addedAt: 1000 + i, lastUsedAt: 1000 + i, sourceToolName: 't', payload });
+    for (let c = 0; c < 300; c++) await storage.write(row(`c${c}`, c, { x: 'a'.repeat(100) }), 1e9, 1e6);
+    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    await storage.evictOldest(1);
+    const once = await scans();
+    const used = Number(/** @type {RegExpMatchArray} */ (String(await admin.sendCommand(['INFO', 'memory'])).match(/used_memory:(\d+)/))[1]);
+    await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', String(used + 200_000)]);
+    const big = { x: 'b'.repeat(300_000) };
+    const refused = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => storage.write(row(`n${i}`, 5000 + i, big), 1e9, 1e6)));
+    assert.ok(refused.filter((r) => r.status === 'rejected' && r.reason.name === 'QuotaExceededError').length >= 10, 'Redis refused the writes for memory');
+    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    assert.ok(await storage.evictOldest(1) >= 1);
+    assert.equal(await scans(), once, 'the master that refused 20 writes is walked once, as with none refused');
+  } finally {
+    await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
+    await closeClient(admin);
+    await small.stop();
+  }
+}
+
 async function overMaxmemoryReadsAnswer() {
   const small = await startRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
   const admin = await nodeRedisClient(small.url);
@@ -413,6 +448,7 @@ describe('standalone', () => {
   test('a conversation Redis evicted in part is a whole miss: never half an entry, never counted', partlyEvictedIsWholeMiss);
   test('Redis out of memory (noeviction): the cache evicts the least recently used conversations and the write lands', outOfMemoryEvictsLru);
   test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, and an age eviction with nothing to do resolves, through both clients', overMaxmemoryReadsAnswer);
+  test('writes Redis refused for memory: the eviction that follows walks their master once, not once a write', refusedWritesScanEachMasterOnce);
   test('replicas: 1 without a replica: every write, clear, invalidation and age eviction that changed something rejects unconfirmed (TimeoutError)', replicasConfirmEveryChange);
   test('another instance\'s evictions under way: a read bounced and sent again still takes effect before a write called after it', bouncedReadKeepsCallOrder);
   test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', oldLayoutIgnored);
