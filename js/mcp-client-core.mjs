@@ -84,9 +84,10 @@ function member(/** @type {unknown} */ value, /** @type {string} */ key) {
  */
 
 /**
- * The one `notifications/resources/updated` handler of a client: every cache that wrapped it,
- * in wrapping order (once each, however many times it wrapped the client: the wrappers of one
- * cache share its stale window), then the host's handler. Installed once per client; `setNotificationHandler`
+ * The one `notifications/resources/updated` handler of a client: every cache that wrapped it and
+ * is still alive, in wrapping order (once each, however many times it wrapped the client: the
+ * wrappers of one cache share its stale window; the client holds them weakly, so a cache the host
+ * let go of is collected, not notified for good), then the host's handler. Installed once per client; `setNotificationHandler`
  * and `removeNotificationHandler` get own-property overrides on the client instance that route
  * that method to the host's slot (everything else goes to the original methods).
  */
@@ -94,7 +95,7 @@ function member(/** @type {unknown} */ value, /** @type {string} */ key) {
  * @typedef {(notification: unknown) => unknown} NotificationHandler
  * @typedef {ReturnType<typeof staleWindow>} StaleWindow
  * @typedef {{
- *   windows?: Map<object, StaleWindow>,
+ *   windows?: { of: WeakMap<object, StaleWindow>, live: Set<WeakRef<StaleWindow>> },
  *   caches: NotificationHandler[],
  *   host: NotificationHandler | null,
  *   setNotificationHandler(schema: unknown, handler: NotificationHandler): unknown,
@@ -114,7 +115,8 @@ function resourceUpdatedChain(rawClient) {
   const hostHandler = client._notificationHandlers?.get?.(RESOURCE_UPDATED);
   /** @type {Chain} */
   const chain = {
-    windows: new Map(),
+    // Held weakly: a cache (and its window) the host let go of is not kept alive by the client.
+    windows: { of: new WeakMap(), live: new Set() },
     caches: [],
     host: typeof hostHandler === 'function' ? /** @type {NotificationHandler} */ (hostHandler) : null,
     setNotificationHandler(schema, handler) {
@@ -133,8 +135,15 @@ function resourceUpdatedChain(rawClient) {
     },
   };
   originalSet.call(client, ResourceUpdatedNotificationSchema, async (/** @type {unknown} */ notification) => {
-    // The windows by cache, then the handlers an earlier copy of the package added.
-    for (const handle of [...(chain.windows?.values() ?? [])].map((w) => w.notify).concat(chain.caches)) {
+    // The windows of the caches still alive, then the handlers an earlier copy of the package added.
+    /** @type {NotificationHandler[]} */
+    const handlers = [];
+    for (const ref of chain.windows?.live ?? []) {
+      const alive = ref.deref();
+      if (alive) handlers.push(alive.notify);
+      else chain.windows?.live.delete(ref);
+    }
+    for (const handle of handlers.concat(chain.caches)) {
       try {
         await handle(notification);
       } catch {
@@ -436,10 +445,15 @@ export function createWrapMcpClient(api) {
     const notifying = typeof (/** @type {Record<string, unknown>} */ (rawClient)).setNotificationHandler === 'function';
     const chain = notifying ? resourceUpdatedChain(client) : null;
     const makeWindow = () => staleWindow((notification) => cache.handleNotification(notification, origin()));
-    const stale = chain?.windows?.get(cache) ?? makeWindow();
+    const known = chain?.windows?.of.get(cache);
+    const stale = known ?? makeWindow();
     // A chain an earlier copy made keeps a list: one more handler there for each wrap.
-    if (chain?.windows) chain.windows.set(cache, stale);
-    else chain?.caches.push(stale.notify);
+    if (chain?.windows) {
+      if (!known) {
+        chain.windows.of.set(cache, stale);
+        chain.windows.live.add(new WeakRef(stale));
+      }
+    } else chain?.caches.push(stale.notify);
     const tasks = taskResults(client, pipeline, origin, telemetryCache, stale);
 
     async function listTools(/** @type {unknown} */ params, /** @type {unknown} */ requestOptions) {

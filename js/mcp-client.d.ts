@@ -106,7 +106,10 @@ export interface McpToolClient {
  * - `notifications/resources/updated` reach the cache first, then the host's handler, whether the
  *   host set it before or after wrapping, on the wrapped or the raw client, with the SDK's ESM
  *   or CommonJS schema (routed by its method literal; the cache's handler is never replaced).
- *   Each handler's failure is isolated from the others. A stale notification that arrives while
+ *   Each handler's failure is isolated from the others. Every cache that wrapped the client gets
+ *   them, once each however many times it wrapped it, for as long as the host keeps that cache
+ *   (or a client wrapped with it): the raw client holds it weakly, so a long-lived client wrapped
+ *   with a new cache per conversation does not keep every one alive. A stale notification that arrives while
  *   a call is open (its answer not yet written, or its task's final result not yet read) is
  *   applied again once that result is stored, so that result is stale too when it matches.
  * - Before dispatch, the flow policy (`flows`) checks every resolved reference's source server

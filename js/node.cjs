@@ -77,9 +77,14 @@ class ResultCache extends wasm.ResultCache {
   /** @param {unknown} options the caller's, checked here (`flows`) and by the WebAssembly constructor */
   constructor(options) {
     const sizes = writeSizes(options);
-    // `this` is read only after construction (by an invalidation's change).
-    const flows = cacheFlows(sizes.options, () => this);
+    // `this` is read only after construction (by an invalidation's change), and held weakly: the
+    // event observer lives as long as the WebAssembly object, which lives as long as this one,
+    // so a strong `this` there would keep both for good.
+    /** @type {{ self?: WeakRef<ResultCache> }} */
+    const held = {};
+    const flows = cacheFlows(sizes.options, () => /** @type {ResultCache} */ (held.self?.deref()));
     super(flows.options);
+    held.self = new WeakRef(this);
     this.#flows = flows;
     this.#storedBytes = sizes.storedBytes;
     this.#given = options;

@@ -117,7 +117,9 @@ export class ResultCache {
   #flows;
 
   constructor(/** @type {wasm.ResultCacheOptions | undefined} */ options) {
-    this.#flows = cacheFlows(options, () => /** @type {{ entries: import('./cache-flows.mjs').ListEntries }} */ (/** @type {unknown} */ (this)));
+    // Held weakly: the event observer lives in the WebAssembly object, kept by this one.
+    const self = new WeakRef(this);
+    this.#flows = cacheFlows(options, () => /** @type {{ entries: import('./cache-flows.mjs').ListEntries }} */ (/** @type {unknown} */ (self.deref())));
     options = this.#flows.options;
     this.#options = options;
     if (lazy.initialized) this.#inner = new wasm.ResultCache(options);

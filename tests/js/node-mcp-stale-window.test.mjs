@@ -185,6 +185,41 @@ test('wrapping one client again and again with one cache adds no handler per wra
   assert.equal((await other.lookup(uri, { convId: 'c' })).status, 'stale', 'every wrapping cache still gets it');
 });
 
+test('a cache the host let go of is not kept alive by the client it wrapped, and is notified no more', async () => {
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = /** @type {() => void} */ (runInNewContext('gc'));
+  const { server, client } = await reportServer();
+  let collected = 0;
+  const registry = new FinalizationRegistry(() => void (collected += 1));
+  /** @type {unknown[]} */
+  const handled = [];
+  // A long-lived client, a new cache per conversation, each wrap used for one call and dropped.
+  const useAndDrop = async (/** @type {number} */ i) => {
+    const cache = new ResultCache({ storage: 'memory' });
+    const handle = cache.handleNotification.bind(cache);
+    cache.handleNotification = (message, options) => (handled.push(message), handle(message, options));
+    registry.register(cache, i);
+    const wrapped = /** @type {{ callTool(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache, convId: `c${i}` })));
+    await wrapped.callTool({ name: 'report.get', arguments: { n: i } });
+    cache.close();
+  };
+  for (let i = 0; i < 20; i++) await useAndDrop(i);
+  const kept = new ResultCache({ storage: 'memory' });
+  const wrapped = /** @type {{ callTool(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache: kept, convId: 'k' })));
+  const uri = uriOf(await wrapped.callTool({ name: 'report.get', arguments: { n: 99 } }));
+  for (let i = 0; i < 50 && collected < 20; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(collected, 20, 'every dropped cache was collected');
+  await server.server.sendResourceUpdated({ uri: STALE.params.uri });
+  for (let i = 0; i < 200 && (await kept.lookup(uri, { convId: 'k' })).status !== 'stale'; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  assert.equal((await kept.lookup(uri, { convId: 'k' })).status, 'stale', 'the cache still held is notified');
+  assert.equal(handled.length, 0, 'the dropped ones are not');
+});
+
 test('a client an earlier copy of the package chained (its list of handlers) is shared: each notification reaches every cache once', async () => {
   const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const { server, client } = await reportServer();
