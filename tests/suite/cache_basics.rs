@@ -534,11 +534,11 @@ async fn a_cache_from_the_builder_stores_reads_and_reports() {
     cache.close();
 }
 
-/// A read's last use decides the eviction of a write after a write that evicts nothing, and
-/// once a write of the reading cache has written it, another cache over the same database (a
-/// page reloaded, another tab) evicts by it too.
+/// A read's last use waits in memory through a write that evicts nothing, and still decides the
+/// eviction of the next write (its walk applies it); a write once the use is 30 s old writes it,
+/// so another cache over the same database (a page reloaded, another tab) evicts by it too.
 #[wasm_bindgen_test]
-async fn a_reads_last_use_decides_later_evictions_in_this_cache_and_in_others() {
+async fn a_waiting_last_use_decides_a_later_eviction_and_is_written_once_due() {
     let db = fresh_db();
     let on_db = |now: &JsValue, max_entries: u32| {
         ResultCache::new(Some(obj(&[
@@ -593,8 +593,8 @@ async fn a_reads_last_use_decides_later_evictions_in_this_cache_and_in_others() 
         left.contains(&a),
         "a, read before the evicting write, is kept: {left:?}"
     );
-    // A cache with room reads and writes (evicting nothing); a third cache over the same
-    // database, with nothing remembered, evicts by that read's use.
+    // A cache with room reads, and 30 s later writes (evicting nothing, writing the due use); a
+    // third cache over the same database, with nothing remembered, evicts by that use.
     let (roomy_now, roomy_clock) = manual_clock(60.0);
     let roomy = on_db(&roomy_now, 10);
     assert!(read(&roomy, &c.clone().into(), JsValue::UNDEFINED)

@@ -14,6 +14,7 @@ use super::delete::delete_each;
 use super::totals::{
     put_totals, read_totals, usage_size, with_totals, with_totals_read, TOTALS_KEY,
 };
+use super::transaction::Touches;
 use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
 use crate::core::policy::Totals;
@@ -77,7 +78,7 @@ impl IndexedDbStore {
         let outcome = self
             .read_write(
                 "clearing a conversation",
-                Some(&prefix),
+                Touches::Forget(&prefix),
                 ticket,
                 move |tx, handlers, out| {
                     let range = conversation_range(&segment)?;
@@ -163,7 +164,7 @@ impl IndexedDbStore {
         let own_key = conversation_totals::conv_key(conv_id);
         self.read_write(
             "clearing a conversation",
-            None,
+            Touches::Flush,
             ticket,
             move |tx, handlers, out| {
                 let range = conversation_range(&segment)?;

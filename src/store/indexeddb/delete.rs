@@ -11,6 +11,7 @@ use web_sys::{IdbKeyRange, IdbRequest};
 
 use super::conversation_totals::SharedDeltas;
 use super::totals::{put_totals, usage_size, with_totals, TOTALS_KEY};
+use super::transaction::Touches;
 use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
 use crate::core::policy::Totals;
@@ -27,7 +28,7 @@ impl IndexedDbStore {
         let ticket = self.seq.ticket();
         self.read_write(
             "evicting old entries",
-            None,
+            Touches::Flush,
             ticket,
             move |tx, handlers, out| {
                 let range =

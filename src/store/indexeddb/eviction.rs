@@ -8,12 +8,17 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::IdbCursorWithValue;
 
 use super::conversation_totals::ConversationDeltas;
+use super::last_use::{waiting_use, Touched};
 use super::schema::USAGE_BY_LAST_USED;
 use super::totals::{put_totals, usage_size, with_totals};
+use super::transaction::Touches;
 use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
 use crate::core::policy::{Eviction, Room, Totals};
+use crate::core::record::fields;
+use crate::store::js_record::number;
 use crate::store::StoreError;
+use js_sys::Reflect;
 
 /// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
 /// record, never `keep`, until `walk` is done; then applies `deltas` (the caller's, plus the
@@ -21,12 +26,19 @@ use crate::store::StoreError;
 /// transaction's last requests. When no row update waits for a read by then, the transaction
 /// is committed at once ([`Tx::commit_now`]).
 ///
+/// `fresh`: the last uses not yet written and the walk's ticket: a row the walk meets that is
+/// older than the use a read called before that ticket remembered is updated to it instead of
+/// evicted: it moves to its place in the index, where the cursor meets it again if the walk
+/// goes that far. So the walk evicts exactly as if those uses had been written before it, and
+/// writes only the ones it reaches.
+///
 /// [MDN: IDBIndex.openCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openCursor)
 pub(super) fn evict_oldest_first(
     tx: &Rc<Tx>,
     handlers: &Handlers,
     mut walk: Eviction,
     keep: Option<JsValue>,
+    fresh: (Touched, u64),
     deltas: ConversationDeltas,
     finish: Box<dyn FnOnce(Eviction)>,
 ) {
@@ -49,7 +61,11 @@ pub(super) fn evict_oldest_first(
         if let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) {
             let row = cursor.value().unwrap_or(JsValue::UNDEFINED);
             let (uri, size) = usage_size(&row);
-            if keep.as_ref() != Some(&uri)
+            let used = waiting_use(&fresh.0, fresh.1, &uri.as_string().unwrap_or_default());
+            if number(&row, fields::LAST_USED_AT).is_some_and(|old| old < used) {
+                let _ = Reflect::set(&row, &fields::LAST_USED_AT.into(), &used.into());
+                let _ = tx.usage.put(&row);
+            } else if keep.as_ref() != Some(&uri)
                 && tx.results.delete(&uri).is_ok()
                 && cursor.delete().is_ok()
             {
@@ -91,7 +107,7 @@ impl IndexedDbStore {
     pub(super) async fn evict_lru(&self, bytes_to_free: f64) -> Result<u32, StoreError> {
         self.read_write(
             "evicting least-recently-used entries",
-            None,
+            Touches::Flush,
             self.seq.ticket(),
             move |tx, handlers, out| {
                 let (tx2, handlers2) = (tx.clone(), handlers.clone());
@@ -107,6 +123,7 @@ impl IndexedDbStore {
                         &handlers2,
                         walk,
                         None,
+                        (Touched::default(), 0),
                         deltas,
                         Box::new(move |walk| {
                             put_totals(

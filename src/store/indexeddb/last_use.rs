@@ -1,7 +1,11 @@
 //! Last uses: a read stays read-only, so the new `lastUsedAt` of each hit is remembered in
-//! memory and written by the next read-write transaction, before its eviction walk — exactly
-//! when least-recently-used order matters.
+//! memory and written by a later read-write transaction — at the latest by an eviction walk,
+//! exactly when least-recently-used order matters. A write leaves them waiting while they are
+//! few and recent ([`touches_due`]): the everyday write+read then costs no request for the
+//! read's use, and its walk, when it has one, applies them to the rows it meets
+//! (`evict_oldest_first`). Listings merge the waiting ones (see `list_records`).
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Reflect;
@@ -15,6 +19,32 @@ use crate::store::js_record::number;
 /// Pending last-use updates kept (between two writes) before the oldest are dropped.
 const TOUCH_LIMIT: usize = 4096;
 
+/// Pending last uses a write writes first instead of leaving them waiting.
+const DUE_COUNT: usize = 64;
+
+/// Age (ms, the cache's clock) at which a pending last use is written by the next write: what a
+/// page closed or reloaded before any eviction can lose.
+const DUE_AGE_MS: f64 = 30_000.0;
+
+/// Last uses seen by reads and not yet written: (uri, the read's ticket, ms), in call order.
+pub(super) type Touched = Rc<RefCell<Vec<(String, u64, f64)>>>;
+
+/// Whether a write at `now` writes the pending last uses first: [`DUE_COUNT`] of them are
+/// waiting, or the oldest is [`DUE_AGE_MS`] old.
+pub(super) fn touches_due(touched: &Touched, now: f64) -> bool {
+    let touched = touched.borrow();
+    touched.len() >= DUE_COUNT || touched.first().is_some_and(|t| now - t.2 >= DUE_AGE_MS)
+}
+
+/// The latest last use that reads called before `ticket` remembered for `uri` (0 when none).
+pub(super) fn waiting_use(touched: &Touched, ticket: u64, uri: &str) -> f64 {
+    touched
+        .borrow()
+        .iter()
+        .filter(|t| t.1 < ticket && t.0 == uri)
+        .fold(0.0, |a, t| a.max(t.2))
+}
+
 impl IndexedDbStore {
     /// Remembers `now` as the last use of every entry a read asks for, under the read's
     /// `ticket` (its place in call order), when the read is called (forgetting every pending
@@ -22,7 +52,7 @@ impl IndexedDbStore {
     /// thousands of entries without writing): a write called after the read, before its
     /// answer, already sees the hit as used, and a write called before it never does, even when
     /// that write's transaction is made later (behind a reopening database). A miss costs the
-    /// next write one `get` that finds nothing.
+    /// transaction that writes the uses one `get` that finds nothing.
     pub(super) fn remember_touched(&self, uris: &[&str], now: f64, ticket: u64) {
         let mut touched = self.touched.borrow_mut();
         if touched.len() >= TOUCH_LIMIT {
@@ -43,8 +73,8 @@ impl IndexedDbStore {
     }
 
     /// Writes the last uses that reads called before `ticket` remembered, every one of them (a
-    /// use left pending would let the eviction walk that follows take a just-read entry for an
-    /// old one), for entries that still exist. Issued first in a write transaction.
+    /// use left pending would let an eviction walk that follows take a just-read entry for an
+    /// old one), for entries that still exist. Issued first in a read-write transaction.
     pub(super) fn flush_touched(&self, tx: &Rc<Tx>, handlers: &Handlers, ticket: u64) {
         // The latest use of each entry among those reads, taken out of the pending ones.
         let mut uses: Vec<(String, f64)> = Vec::new();

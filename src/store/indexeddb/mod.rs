@@ -75,7 +75,7 @@ pub struct IndexedDbStore {
     name: String,
     slot: Slot,
     /// Last uses seen by reads and not yet written: (uri, the read's ticket, ms), in call order.
-    touched: Rc<RefCell<Vec<(String, u64, f64)>>>,
+    touched: last_use::Touched,
     /// Called when our upgrade waits for another context to close its connection.
     on_blocked: RefCell<Option<Rc<dyn Fn()>>>,
     /// Call order over this database, shared with every store over it in this realm.

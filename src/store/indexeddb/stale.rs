@@ -7,6 +7,7 @@ use std::rc::Rc;
 use js_sys::{Array, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
+use super::transaction::Touches;
 use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
 use crate::core::map::Map;
@@ -34,7 +35,7 @@ impl IndexedDbStore {
         let cause = JsValue::from_str(cause);
         self.read_write(
             "marking cache entries stale",
-            None,
+            Touches::Flush,
             self.seq.ticket(),
             move |tx, handlers, out| {
                 let rows_request = tx.usage.get_all()?;

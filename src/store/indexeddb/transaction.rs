@@ -12,6 +12,7 @@ use wasm_bindgen::JsValue;
 use web_sys::IdbTransactionMode;
 
 use super::connection::start_transaction;
+use super::last_use::touches_due;
 use super::schema::{META_STORE, STORE_NAME, USAGE_STORE};
 use super::tx::{store_names, Handlers, Tx};
 use super::IndexedDbStore;
@@ -70,47 +71,53 @@ impl IndexedDbStore {
     /// Runs a read-write transaction at `ticket`'s turn: `issue` issues its requests (all
     /// before anything is awaited), then the transaction's completion is awaited and `outcome`
     /// read. The turn is passed on when the transaction is made, except for a clear's first
-    /// transaction (`cleared` given), whose caller passes it.
-    ///
-    /// `cleared`: the URI prefix of a conversation whose key range this transaction deletes
-    /// with requests issued at once. Its remembered last uses are dropped instead of flushed:
-    /// a flush's `put` is issued from its `get`'s success event, after those deletes, and would
-    /// bring back the usage rows of deleted entries.
-    pub(super) async fn read_write<T: Copy + Default + 'static>(
-        &self,
-        context: &str,
-        cleared: Option<&str>,
+    /// transaction ([`Touches::Forget`]), whose caller passes it. `touches` says what becomes
+    /// of the last uses reads remembered.
+    pub(super) fn read_write<'a, T: Copy + Default + 'static>(
+        &'a self,
+        context: &'a str,
+        touches: Touches<'a>,
         ticket: u64,
-        issue: impl FnOnce(&Rc<Tx>, &Handlers, Rc<Cell<T>>) -> Result<(), JsValue>,
-    ) -> Result<T, StoreError> {
+        issue: impl FnOnce(&Rc<Tx>, &Handlers, Rc<Cell<T>>) -> Result<(), JsValue> + 'a,
+    ) -> impl Future<Output = Result<T, StoreError>> + 'a {
+        // Not an `async fn`: the driver's future is made here, so the caller's future holds it
+        // alone, not these arguments as well (it waits for its turn only once awaited).
         let out = Rc::new(Cell::new(T::default()));
         let sink = out.clone();
-        let mode = IdbTransactionMode::Readwrite;
-        let issue: Issue<'_> = Box::new(move |tx, handlers| issue(tx, handlers, sink));
-        self.drive(mode, context, cleared, ticket, issue).await?;
-        Ok(out.get())
+        let issue: Issue<'a> = Box::new(move |tx, handlers| issue(tx, handlers, sink));
+        let driven = self.drive(context, touches, ticket, issue);
+        async move {
+            driven.await?;
+            Ok(out.get())
+        }
     }
 
-    /// The one driver of every transaction's life: waits for the turn, creates the transaction,
-    /// writes the remembered last uses (read-write), lets `issue` issue the operation's
-    /// requests and awaits the completion. Not generic and boxed, so each operation adds only
-    /// its own requests, not another copy of this state machine.
+    /// The one driver of every read-write transaction's life: waits for the turn, creates the
+    /// transaction, writes the remembered last uses (as `touches` says), lets `issue` issue the
+    /// operation's requests and awaits the completion. Not generic and boxed, so each operation
+    /// adds only its own requests, not another copy of this state machine.
     pub(super) fn drive<'a>(
         &'a self,
-        mode: IdbTransactionMode,
         context: &'a str,
-        cleared: Option<&'a str>,
+        touches: Touches<'a>,
         ticket: u64,
         issue: Issue<'a>,
     ) -> Pin<Box<dyn Future<Output = Result<(), StoreError>> + 'a>> {
         Box::pin(async move {
-            let tx = Rc::new(self.transaction(mode, ticket, cleared.is_some()).await?);
+            let hold = matches!(touches, Touches::Forget(_));
+            let mode = IdbTransactionMode::Readwrite;
+            let tx = Rc::new(self.transaction(mode, ticket, hold).await?);
             let handlers = Handlers::default();
             let _release = handlers.scope();
-            if mode == IdbTransactionMode::Readwrite {
-                if let Some(prefix) = cleared {
+            let flush = match touches {
+                Touches::Forget(prefix) => {
                     self.forget_touched(prefix);
+                    true
                 }
+                Touches::Defer(now) => touches_due(&self.touched, now),
+                Touches::Flush => true,
+            };
+            if flush {
                 self.flush_touched(&tx, &handlers, ticket);
             }
             if let Err(e) = issue(&tx, &handlers) {
@@ -124,3 +131,19 @@ impl IndexedDbStore {
 
 /// An operation's requests, issued inside its transaction by [`IndexedDbStore::drive`].
 pub(super) type Issue<'a> = Box<dyn FnOnce(&Rc<Tx>, &Handlers) -> Result<(), JsValue> + 'a>;
+
+/// What a read-write transaction does with the last uses reads remembered before it.
+#[derive(Clone, Copy)]
+pub(super) enum Touches<'a> {
+    /// Writes them first (every operation but a write and a clear).
+    Flush,
+    /// A write at `now` (the cache's clock): writes them first only when they are due
+    /// ([`touches_due`]); otherwise they wait, and its eviction walk, the one step of a write
+    /// that least-recently-used order decides, applies them to the rows it meets.
+    Defer(f64),
+    /// A clear of the conversation with this URI prefix, whose key range the transaction
+    /// deletes with requests issued at once: its remembered last uses are dropped, the others
+    /// written (a flush's `put` is issued from its `get`'s success event, after those deletes,
+    /// and would bring back the usage rows of deleted entries).
+    Forget(&'a str),
+}

@@ -12,6 +12,7 @@ use wasm_bindgen::JsValue;
 use super::conversation_totals::ConversationDeltas;
 use super::eviction::evict_oldest_first;
 use super::totals::{put_totals, read_totals, with_totals_read};
+use super::transaction::Touches;
 use super::IndexedDbStore;
 use crate::core::policy::{room_needed_for, Eviction};
 use crate::store::idb_objects;
@@ -152,10 +153,12 @@ impl IndexedDbStore {
         );
         let keep = keys.last().cloned();
         let refusals = refused.clone();
+        let touched = self.touched.clone();
+        let now = batch.last().map_or(0.0, |w| w.record.added_at);
         let outcome = self
             .read_write(
                 "writing cache entries",
-                None,
+                Touches::Defer(now),
                 ticket,
                 move |tx, handlers, out| {
                     // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
@@ -195,23 +198,32 @@ impl IndexedDbStore {
                                 deltas.forget_read_ahead();
                             }
                             let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
-                            evict_oldest_first(&tx2, &handlers2, walk, keep, deltas, {
-                                let tx = tx2.clone();
-                                Box::new(move |walk| {
-                                    let after = Totals {
-                                        bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
+                            evict_oldest_first(
+                                &tx2,
+                                &handlers2,
+                                walk,
+                                keep,
+                                (touched, ticket),
+                                deltas,
+                                {
+                                    let tx = tx2.clone();
+                                    Box::new(move |walk| {
+                                        let after = Totals {
+                                            bytes: (totals.bytes + incoming.bytes
+                                                - walk.freed_bytes())
                                             .max(0.0),
-                                        entries: (totals.entries + incoming.entries
-                                            - f64::from(walk.count))
-                                        .max(0.0),
-                                    };
-                                    put_totals(&tx, after);
-                                    out.set(WriteOutcome {
-                                        evicted: walk.count,
-                                        totals: after,
-                                    });
-                                })
-                            });
+                                            entries: (totals.entries + incoming.entries
+                                                - f64::from(walk.count))
+                                            .max(0.0),
+                                        };
+                                        put_totals(&tx, after);
+                                        out.set(WriteOutcome {
+                                            evicted: walk.count,
+                                            totals: after,
+                                        });
+                                    })
+                                },
+                            );
                         }),
                     );
                     Ok(())
