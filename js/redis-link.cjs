@@ -33,9 +33,7 @@ const settle = (value) => Promise.resolve(value);
  * @property {() => boolean} ready Whether the client is connected now.
  * @property {() => Promise<RedisNode[]>} masters Every master (the server itself when standalone).
  * @property {(key: string) => Promise<RedisNode>} masterOf The master of `key`'s slot, on the
- *   connection that writes it.
- * @property {(key: string, replicas: number, timeoutMs: number) => Promise<unknown>} wait
- *   `WAIT replicas timeoutMs` on the connection that wrote `key` last (the master of its slot).
+ *   connection that writes it (where a `WAIT` for its writes is sent).
  * @property {boolean} cluster
  */
 
@@ -102,7 +100,6 @@ function ioredisLink(client, call) {
     ready,
     masters: async () => masters().map(nodeOf),
     masterOf,
-    wait: async (key, n, ms) => (await masterOf(key)).send(['WAIT', String(n), String(ms)]),
     cluster: true,
   };
 }
@@ -130,7 +127,6 @@ function standalone(node, ready) {
     ready,
     masters: async () => [node],
     masterOf: async () => node,
-    wait: (_key, n, ms) => node.send(['WAIT', String(n), String(ms)]),
     cluster: false,
   };
 }
@@ -167,7 +163,6 @@ function nodeRedisLink(client, sendCommand) {
     },
     // The client the cluster routes the key's writes through: the connection that wrote it.
     masterOf,
-    wait: async (key, n, ms) => (await masterOf(key)).send(['WAIT', String(n), String(ms)]),
     cluster: true,
   };
 }

@@ -126,10 +126,43 @@ function scripts(link, ttl, hold) {
 }
 
 /**
+ * `WAIT numreplicas ms` on a master's connection, one at a time per connection and shared: a
+ * `WAIT` answers for every write sent before it on its connection, so the writes waiting there
+ * share the one in flight (when it was sent after theirs) or the next one, instead of queueing a
+ * `WAIT` each. (WAIT blocks the connection, which every other command to that master shares: 40
+ * writes waiting 50 ms slices each held it 2 s, and a read of another cache behind them timed out.)
+ * @param {number} replicas
+ * @returns {(node: import('./redis-link.cjs').RedisNode, ms: number) => Promise<number>}
+ */
+function waits(replicas) {
+  /** Per connection: the `WAIT` in flight, and the one to send after it. @type {WeakMap<object, { now: Promise<number> | null, next: Promise<number> | null }>} */
+  const of = new WeakMap();
+  return (node, ms) => {
+    const state = of.get(node) ?? { now: null, next: null };
+    of.set(node, state);
+    const send = () => {
+      const sent = Promise.resolve(node.send(['WAIT', String(replicas), String(ms)])).then(Number);
+      state.now = sent;
+      const done = () => void (state.now === sent && (state.now = null));
+      sent.then(done, done);
+      return sent;
+    };
+    if (!state.now) return send();
+    // The one in flight may have been sent before this write: the next one answers for it.
+    state.next ??= state.now.then(() => undefined, () => undefined).then(() => {
+      state.next = null;
+      return send();
+    });
+    return state.next;
+  };
+}
+
+/**
  * @param {import('./redis-link.cjs').Link} link
  * @param {{ ttl: string, timeoutMs: number, replicas: number }} options
  */
 function runner(link, { ttl, timeoutMs, replicas }) {
+  const waitOn = waits(replicas);
   /** The operations started and not yet settled (or given up on). @type {Set<Promise<unknown>>} */
   const inflight = new Set();
   const { hold, held, enqueue } = gate();
@@ -182,14 +215,15 @@ function runner(link, { ttl, timeoutMs, replicas }) {
         return link.send(key, args);
       },
       // WAIT blocks the connection it is sent on, which the client shares with every other
-      // command to that master: it is sent in slices of at most WAIT_SLICE_MS, so a master whose
-      // replicas do not answer delays the others' commands by a slice, not by timeoutMs.
-      replicate: (key) => confirmed((ms) => link.wait(key, replicas, ms)),
+      // command to that master: it is sent in slices of at most WAIT_SLICE_MS, one at a time
+      // per connection (`waits`), so a master whose replicas do not answer delays the others'
+      // commands by a slice or two, not by timeoutMs nor by a slice per waiting write.
+      replicate: (key) => confirmed(async (ms) => waitOn(await link.masterOf(key), ms)),
       replicateAll: async () => {
         if (replicas === 0) return;
         alive();
         const nodes = await link.masters();
-        await Promise.all(nodes.map((node) => confirmed((ms) => node.send(['WAIT', String(replicas), String(ms)]))));
+        await Promise.all(nodes.map((node) => confirmed((ms) => waitOn(node, ms))));
       },
       masters: () => {
         alive();

@@ -350,6 +350,20 @@ async function replicasConfirmEveryChange() {
   await confirming.evictOlderThan({ maxAgeMs: 0 });
 }
 
+async function waitingWritesShareTheirWait() {
+  const prefix = fresh();
+  const plain = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, timeoutMs: 1000 }) });
+  const uri = String(await plain.cacheToolResult({ payload: { a: 1 }, convId: 'other', sourceToolName: 't' }));
+  // No replica is attached: every write of `confirming` waits (WAIT) until its timeout, on the
+  // connection the other cache's read goes over too.
+  const confirming = new ResultCache({ threshold: 1, storage: redisStorage(raw, { prefix, replicas: 1, timeoutMs: 1000 }) });
+  const writes = Array.from({ length: 40 }, (_, i) => confirming.cacheToolResult({ payload: { i }, convId: `c${i}`, sourceToolName: 't' }).then(() => 'confirmed', (e) => e.name));
+  await sleep(100);
+  const read = await plain.lookup(uri, { convId: 'other' }).then((r) => r.status, (e) => e.name);
+  assert.equal(read, 'hit', 'a read behind 40 writes waiting for replicas answers within its own timeout');
+  assert.deepEqual(new Set(await Promise.all(writes)), new Set(['TimeoutError']), 'and the writes still time out unconfirmed');
+}
+
 /** A row as the cache writes it (docs/STORAGE.md), in conversation `conv`. @param {string} conv @param {number} i @param {unknown} payload */
 const rowOf = (conv, i, payload) => ({ uri: `mcp+cache://${conv}/tok${String(i).padStart(8, '0')}`, payload, convId: conv, sourceToolName: 'tool', addedAt: 1000 + i, sizeBytes: 10, lastUsedAt: 1000 + i });
 
@@ -450,6 +464,7 @@ describe('standalone', () => {
   test('Redis over maxmemory (noeviction): a read of a stored entry answers it, its last use unrecorded, and an age eviction with nothing to do resolves, through both clients', overMaxmemoryReadsAnswer);
   test('writes Redis refused for memory: the eviction that follows walks their master once, not once a write', refusedWritesScanEachMasterOnce);
   test('replicas: 1 without a replica: every write, clear, invalidation and age eviction that changed something rejects unconfirmed (TimeoutError)', replicasConfirmEveryChange);
+  test('replicas: 40 writes waiting for replicas share one WAIT at a time: a read of another cache on the same connection is not held behind them', waitingWritesShareTheirWait);
   test('another instance\'s evictions under way: a read bounced and sent again still takes effect before a write called after it', bouncedReadKeepsCallOrder);
   test('keys of the old one-slot layout are ignored (neither read nor counted nor changed)', oldLayoutIgnored);
   test('ttlMs: Redis itself expires a conversation; nothing of it is counted after', ttlExpiresConversation);
