@@ -516,11 +516,19 @@ test('over an endpoint, a revalidation that fails on its way or on the server ke
   assert.equal(whole.last().data, undefined, 'a refusal shows nothing');
 });
 
-test('over an endpoint: a request that never answers is given up after requestTimeout, and the next revalidation reads', async () => {
+/**
+ * A memory cache holding `data` in conversation "chat-1", its reference, and a `cacheRoute` over it.
+ * @param {unknown} data
+ */
+async function routed(data) {
   const cache = new ResultCache({ storage: 'memory' });
-  const data = table(300);
   const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
-  const route = cacheRoute(cache, { authorize: () => true });
+  return { cache, uri, route: cacheRoute(cache, { authorize: () => true }) };
+}
+
+test('over an endpoint: a request that never answers is given up after requestTimeout, and the next revalidation reads', async () => {
+  const data = table(300);
+  const { uri, route } = await routed(data);
   let stalled = false;
   let aborted = 0;
   const fetcher = /** @type {typeof fetch} */ ((url, init) => {
@@ -547,10 +555,8 @@ test('over an endpoint: a request that never answers is given up after requestTi
 });
 
 test('over an endpoint: a body that stops arriving is given up too, even through a fetch that drops the signal', async () => {
-  const cache = new ResultCache({ storage: 'memory' });
   const data = table(300);
-  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', data, { convId: 'chat-1' }))._cache_uri;
-  const route = cacheRoute(cache, { authorize: () => true });
+  const { uri, route } = await routed(data);
   let stalled = false;
   let requests = 0;
   // A wrapper that adds a header and passes no signal on, as a hurried one would.
@@ -576,9 +582,7 @@ test('over an endpoint: a body that stops arriving is given up too, even through
 });
 
 test('over an endpoint: a request nobody reads any more (a new page, an unmount) is aborted at once', async () => {
-  const cache = new ResultCache({ storage: 'memory' });
-  const uri = /** @type {{ _cache_uri: string }} */ (await cache.afterToolCall('metrics.query', table(300).rows, { convId: 'chat-1' }))._cache_uri;
-  const route = cacheRoute(cache, { authorize: () => true });
+  const { uri, route } = await routed(table(300).rows);
   /** @type {{ offset: string | null, signal: AbortSignal }[]} */
   const sent = [];
   const fetcher = /** @type {typeof fetch} */ (async (url, init) => {
