@@ -13,12 +13,26 @@ export interface CachedResult<T = unknown> {
    *   another conversation), or a tool output that carries no reference;
    * - `"stale"`: invalidated — `data` is what was shown before, when there was any; call the
    *   source tool again for fresh data;
-   * - `"error"`: the read failed (`error` says why); `data` is what was shown before when the
+   * - `"error"`: the read failed (`error` says why: a {@link CacheEndpointError} when the
+   *   endpoint answered with a failure, an `Error` named `"TimeoutError"` after
+   *   `requestTimeout`, else what the read threw); `data` is what was shown before when the
    *   read failed on its way or the endpoint failed (5xx), none after a refusal (4xx).
    */
   status: 'loading' | 'ready' | 'missing' | 'stale' | 'error';
   data: T | undefined;
   error: unknown;
+}
+
+/**
+ * A hook's `error` when the endpoint answered with a failure: `status` is the HTTP status (401 or
+ * 403: the user is not allowed, sign in again; 400: a bad request; 5xx: the server failed), `body`
+ * the JSON it sent (`cacheRoute`'s `{ error, message? }`), `undefined` when it sent none.
+ */
+export declare class CacheEndpointError extends Error {
+  readonly name: 'CacheEndpointError';
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown, message: string);
 }
 
 /** Props of `ResultCacheProvider`: exactly one of `cache` and `endpoint`. */

@@ -98,6 +98,23 @@ function cacheSource(/** @type {HookCache} */ cache) {
   });
 }
 
+/**
+ * What a hook's `error` is when the endpoint answered with a failure: its HTTP `status` and its
+ * JSON `body` (`undefined` when it had none), so a page tells a refusal (401, 403: sign in again)
+ * from the server failing (5xx) without reading the message. See js/react.d.ts.
+ */
+export class CacheEndpointError extends Error {
+  /** @type {'CacheEndpointError'} */
+  name = 'CacheEndpointError';
+
+  /** @param {number} status @param {unknown} body @param {string} message */
+  constructor(status, body, message) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
 /** What an endpoint's answer means for a hook (304 keeps what it had). */
 async function answerOf(/** @type {Response} */ response, /** @type {Loaded | null} */ last) {
   const etag = response.headers.get('etag');
@@ -108,14 +125,17 @@ async function answerOf(/** @type {Response} */ response, /** @type {Loaded | nu
   // 304, so each revalidation reads its state again (a small error body).
   if (response.status === 410) return still(last, 'stale');
   let message = `${response.status}`;
+  /** @type {unknown} */
+  let body;
   try {
-    const body = await response.json();
-    message = `${response.status} ${body.error}${body.message ? `: ${body.message}` : ''}`;
+    body = await response.json();
+    const { error, message: said } = /** @type {{ error?: unknown, message?: unknown }} */ (body ?? {});
+    message = `${response.status} ${error}${said ? `: ${said}` : ''}`;
   } catch {
     // no JSON body
   }
   // The server failing (5xx) keeps what was shown, as a failed read does; a refusal (4xx) shows nothing.
-  return { snapshot: snap('error', response.status >= 500 ? last?.snapshot.data : undefined, new Error(`cache endpoint answered ${message}`)) };
+  return { snapshot: snap('error', response.status >= 500 ? last?.snapshot.data : undefined, new CacheEndpointError(response.status, body, `cache endpoint answered ${message}`)) };
 }
 
 /**
@@ -174,7 +194,7 @@ function endpointSource(endpoint, { fetch: fetcherOf, settings }) {
     const { requestTimeout } = settings();
     const controller = new AbortController();
     const abort = (/** @type {unknown} */ reason) => controller.abort(reason);
-    const timeout = setTimeout(() => abort(new Error(`cache endpoint did not answer within ${requestTimeout} ms`)), requestTimeout);
+    const timeout = setTimeout(() => abort(Object.assign(new Error(`cache endpoint did not answer within ${requestTimeout} ms`), { name: 'TimeoutError' })), requestTimeout);
     signal.addEventListener('abort', () => abort(signal.reason), { once: true });
     const given = new Promise((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     try {

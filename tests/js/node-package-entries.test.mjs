@@ -62,7 +62,7 @@ test('the packed tarball exposes referencesOf, cacheRoute, subscribe and mcp-res
   for (const referencesOf of [main.referencesOf, cjs.referencesOf, aiSdk.referencesOf, mcpClient.referencesOf, react.referencesOf]) {
     assert.deepEqual(referencesOf({ type: 'tool-query', output }), ['mcp+cache://c/AAAAAAAAAAA', 'mcp+cache://c/AAAAAAAAAAA#/rows']);
   }
-  assert.deepEqual(Object.keys(react).sort(), ['ResultCacheProvider', 'referencesOf', 'useCacheEntries', 'useCacheRevalidate', 'useCachedResult']);
+  assert.deepEqual(Object.keys(react).sort(), ['CacheEndpointError', 'ResultCacheProvider', 'referencesOf', 'useCacheEntries', 'useCacheRevalidate', 'useCachedResult']);
   // A CommonJS host requires the same React entry (Node's require of the ES module).
   const requireFromProject = createRequire(entry);
   assert.deepEqual(Object.keys(requireFromProject('mcp-result-cache/react')).sort(), Object.keys(react).sort());

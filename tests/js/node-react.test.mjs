@@ -20,7 +20,7 @@ import { createElement as h, StrictMode, useState } from 'react';
 import { renderToString } from 'react-dom/server';
 
 import { ResultCache, cacheRoute, cacheTools, referencesOf } from 'mcp-result-cache';
-import { ResultCacheProvider, useCachedResult, useCacheEntries, useCacheRevalidate } from 'mcp-result-cache/react';
+import { CacheEndpointError, ResultCacheProvider, useCachedResult, useCacheEntries, useCacheRevalidate } from 'mcp-result-cache/react';
 import { serveRoute } from '../support/serve-route.mjs';
 
 const cleanupDom = globalJsdom(undefined, { url: 'http://localhost/' });
@@ -506,6 +506,9 @@ test('over an endpoint, a revalidation that fails on its way or on the server ke
     await act(async () => whole.controls.revalidate());
     await until(whole, 'error');
     assert.deepEqual(whole.last().data, data, `${failing}: what was shown stays`);
+    const error = /** @type {unknown} */ (whole.last().error);
+    if (failing === 'down') assert.ok(error instanceof CacheEndpointError && error.status === 500 && /** @type {{ error: string }} */ (error.body).error === 'internal_error', 'the server failing: its status and body');
+    else assert.ok(error instanceof TypeError, 'failed on its way: what fetch threw');
     state = 'ok';
     await act(async () => whole.controls.revalidate());
     await until(whole, 'ready');
@@ -514,6 +517,10 @@ test('over an endpoint, a revalidation that fails on its way or on the server ke
   await act(async () => whole.controls.revalidate());
   await until(whole, 'error');
   assert.equal(whole.last().data, undefined, 'a refusal shows nothing');
+  const refused = whole.last().error;
+  assert.ok(refused instanceof CacheEndpointError, 'a refusal is a CacheEndpointError');
+  assert.deepEqual([refused.name, refused.status, refused.body], ['CacheEndpointError', 403, { error: 'forbidden' }]);
+  assert.match(refused.message, /^cache endpoint answered 403 forbidden/);
 });
 
 /**
@@ -548,6 +555,7 @@ test('over an endpoint: a request that never answers is given up after requestTi
   await until(whole, 'error');
   assert.ok(aborted >= 1, 'the request was aborted');
   assert.match(String(/** @type {Error} */ (whole.last().error).message), /did not answer within 100 ms/);
+  assert.equal(/** @type {Error} */ (whole.last().error).name, 'TimeoutError');
   assert.deepEqual(whole.last().data, data, 'what was shown stays');
   stalled = false;
   await act(async () => whole.controls.revalidate());
