@@ -450,8 +450,12 @@ export function createWrapMcpClient(api) {
     // A chain an earlier copy made keeps a list: one more handler there for each wrap.
     if (chain?.windows) {
       if (!known) {
-        chain.windows.of.set(cache, stale);
-        chain.windows.live.add(new WeakRef(stale));
+        const { of, live } = chain.windows;
+        of.set(cache, stale);
+        // The windows of caches collected since: gone from the set (a server that never sends a
+        // notification would otherwise keep one empty reference per cache it ever wrapped with).
+        for (const ref of live) if (!ref.deref()) live.delete(ref);
+        live.add(new WeakRef(stale));
       }
     } else chain?.caches.push(stale.notify);
     const tasks = taskResults(client, pipeline, origin, telemetryCache, stale);

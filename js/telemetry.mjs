@@ -228,10 +228,11 @@ export async function instrumentToolCall(toolName, cache, call, method = 'tools/
     finish(span, instruments, facts, raw, visible, cache, started, toolName);
     return visible;
   } catch (error) {
-    // A JSON-RPC error (the SDK's `McpError`, a numeric `code`) is typed by its code, as the MCP
-    // conventions ask: `-32602` tells invalid params from `-32001`, a timeout; else the name.
-    const code = /** @type {{ code?: unknown } | null} */ (error)?.code;
-    const rpc = Number.isInteger(code) ? String(code) : undefined;
+    // A JSON-RPC error (the SDK's `McpError`: a code from -32768 to -32000) is typed by its code,
+    // as the MCP conventions ask: `-32602` tells invalid params from `-32001`, a timeout. Else the
+    // name: an HTTP status (the transports' errors) or a `DOMException`'s legacy code is no such code.
+    const code = Number(/** @type {{ code?: unknown } | null} */ (error)?.code);
+    const rpc = Number.isInteger(code) && code >= -32768 && code <= -32000 ? String(code) : undefined;
     const type = rpc ?? (error instanceof Error && error.name ? error.name : 'Error');
     if (span) {
       span.setAttribute('error.type', type);

@@ -214,6 +214,11 @@ test('a cache the host let go of is not kept alive by the client it wrapped, and
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   assert.equal(collected, 20, 'every dropped cache was collected');
+  // What the client keeps of them goes too, with the next wrap (no notification needed).
+  const another = new ResultCache({ storage: 'memory' });
+  wrapMcpClient(client, { cache: another, convId: 'n' });
+  const chain = /** @type {{ windows: { live: Set<unknown> } }} */ (Reflect.get(client, Symbol.for('mcp-result-cache.resourceUpdatedChain')));
+  assert.equal(chain.windows.live.size, 2, 'the windows of the two caches still held, none of the collected ones');
   await server.server.sendResourceUpdated({ uri: STALE.params.uri });
   for (let i = 0; i < 200 && (await kept.lookup(uri, { convId: 'k' })).status !== 'stale'; i++) await new Promise((resolve) => setTimeout(resolve, 2));
   assert.equal((await kept.lookup(uri, { convId: 'k' })).status, 'stale', 'the cache still held is notified');

@@ -544,3 +544,19 @@ test('a replayed AI SDK approval is a blocked call in its span (approval_already
   assert.equal(replayed.attributes['mcp_result_cache.blocked'], 'approval_already_used');
   assert.equal(replayed.attributes['error.type'], 'tool_error');
 });
+
+test('a thrown error is typed by its code only when it is a JSON-RPC one; a transport\'s HTTP status or a DOMException\'s code is not', async () => {
+  exporter.reset();
+  const { instrumentToolCall } = await import('../../js/telemetry.mjs');
+  /** @type {[Error, string][]} */
+  const thrown = [
+    [new DOMException('stopped', 'AbortError'), 'AbortError'],
+    [Object.assign(new Error('Unauthorized'), { name: 'StreamableHTTPError', code: 401 }), 'StreamableHTTPError'],
+    [new McpError(ErrorCode.InvalidParams, 'bad'), String(ErrorCode.InvalidParams)],
+  ];
+  for (const [error] of thrown) await assert.rejects(instrumentToolCall('codes.check', {}, async () => { throw error; }));
+  await flushed();
+  const spans = spanNamed('tools/call codes.check');
+  assert.deepEqual(spans.map((span) => span.attributes['error.type']), thrown.map(([, type]) => type));
+  assert.deepEqual(spans.map((span) => span.attributes['rpc.response.status_code']), [undefined, undefined, String(ErrorCode.InvalidParams)]);
+});

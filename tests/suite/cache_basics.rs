@@ -618,6 +618,86 @@ async fn a_waiting_last_use_decides_a_later_eviction_and_is_written_once_due() {
     }
 }
 
+/// A write's eviction walk applies the uses that waited at its turn, whatever an operation
+/// called right after it (a clear of another conversation, an age eviction, which write the
+/// waiting uses themselves) does with them before the walk runs; and a listing called before
+/// such an operation shows the uses that waited at its own turn.
+#[wasm_bindgen_test]
+async fn waiting_uses_hold_against_operations_called_after_a_write_or_a_listing() {
+    let entry = |tag: &str| {
+        json(&format!(
+            r#"{{"tag":"{tag}","pad":"{}"}}"#,
+            "p".repeat(5000)
+        ))
+    };
+    let uris_of = |list: JsValue| -> Vec<(String, f64)> {
+        js_sys::Array::from(&list)
+            .iter()
+            .map(|e| {
+                let uri = Reflect::get(&e, &"uri".into())
+                    .unwrap()
+                    .as_string()
+                    .unwrap();
+                let last = Reflect::get(&e, &"lastUsedAt".into())
+                    .unwrap()
+                    .as_f64()
+                    .unwrap();
+                (uri, last)
+            })
+            .collect()
+    };
+    for then in ["clear", "age"] {
+        let (now, clock) = manual_clock(10.0);
+        let cache = idb_cache(&[("now", now), ("maxEntries", 3.into())]);
+        let a = put(&cache, &entry("a"), "w").await.unwrap();
+        clock.set(20.0);
+        let b = put(&cache, &entry("b"), "w").await.unwrap();
+        clock.set(30.0);
+        put(&cache, &entry("c"), "w").await.unwrap();
+        clock.set(40.0);
+        assert!(read(&cache, &a.clone().into(), JsValue::UNDEFINED)
+            .await
+            .is_object());
+        clock.set(50.0);
+        let after = || match then {
+            "clear" => cache.clear_conversation("someone-else".into()),
+            _ => cache.evict_older_than(obj(&[("maxAgeMs", 1e9.into())])),
+        };
+        // Called together: the write's turn comes first, the other operation's transaction next.
+        let write =
+            cache.cache_tool_result(obj(&[("payload", entry("d")), ("convId", "w".into())]));
+        let other = after();
+        wait(write).await.unwrap();
+        wait(other).await.unwrap();
+        let left = uris_of(wait(cache.entries(None)).await.unwrap());
+        let has = |uri: &String| left.iter().any(|(u, _)| u == uri);
+        assert!(
+            has(&a),
+            "{then}: a, read before the write, is kept: {left:?}"
+        );
+        assert!(
+            !has(&b),
+            "{then}: b, the least recently used, is evicted: {left:?}"
+        );
+        // A listing, then an operation that writes the waiting uses: the listing shows them.
+        clock.set(60.0);
+        assert!(read(&cache, &a.clone().into(), JsValue::UNDEFINED)
+            .await
+            .is_object());
+        let listing = cache.entries(None);
+        let other = after();
+        let listed = uris_of(wait(listing).await.unwrap());
+        wait(other).await.unwrap();
+        let last = listed.iter().find(|(u, _)| *u == a).map(|(_, l)| *l);
+        assert_eq!(
+            last,
+            Some(60.0),
+            "{then}: the listing shows a's waiting use"
+        );
+        cache.close();
+    }
+}
+
 #[wasm_bindgen_test]
 async fn least_recently_used_entries_are_evicted_first_and_hits_count_as_use() {
     let (now, clock) = manual_clock(1.0);

@@ -8,12 +8,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::IdbCursorWithValue;
 
 use super::conversation_totals::ConversationDeltas;
-use super::last_use::{waiting_use, Touched};
 use super::schema::USAGE_BY_LAST_USED;
 use super::totals::{put_totals, usage_size, with_totals};
 use super::transaction::Touches;
 use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
+use crate::core::map::Map;
 use crate::core::policy::{Eviction, Room, Totals};
 use crate::core::record::fields;
 use crate::store::js_record::number;
@@ -26,11 +26,11 @@ use js_sys::Reflect;
 /// transaction's last requests. When no row update waits for a read by then, the transaction
 /// is committed at once ([`Tx::commit_now`]).
 ///
-/// `fresh`: the last uses not yet written and the walk's ticket: a row the walk meets that is
-/// older than the use a read called before that ticket remembered is updated to it instead of
-/// evicted: it moves to its place in the index, where the cursor meets it again if the walk
-/// goes that far. So the walk evicts exactly as if those uses had been written before it, and
-/// writes only the ones it reaches.
+/// `fresh`: the last uses not yet written (by URI; `waiting_uses` at the write's turn): a row
+/// the walk meets that is older than its use is updated to it instead of evicted: it moves to its
+/// place in the index, where the cursor meets it again if the walk goes that far. So the walk
+/// evicts exactly as if those uses had been written before it, and writes only the ones it
+/// reaches.
 ///
 /// [MDN: IDBIndex.openCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openCursor)
 pub(super) fn evict_oldest_first(
@@ -38,7 +38,7 @@ pub(super) fn evict_oldest_first(
     handlers: &Handlers,
     mut walk: Eviction,
     keep: Option<JsValue>,
-    fresh: (Touched, u64),
+    fresh: Map<String, f64>,
     deltas: ConversationDeltas,
     finish: Box<dyn FnOnce(Eviction)>,
 ) {
@@ -61,7 +61,10 @@ pub(super) fn evict_oldest_first(
         if let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) {
             let row = cursor.value().unwrap_or(JsValue::UNDEFINED);
             let (uri, size) = usage_size(&row);
-            let used = waiting_use(&fresh.0, fresh.1, &uri.as_string().unwrap_or_default());
+            let used = uri
+                .as_string()
+                .and_then(|u| fresh.get(&u).copied())
+                .unwrap_or(0.0);
             if number(&row, fields::LAST_USED_AT).is_some_and(|old| old < used) {
                 let _ = Reflect::set(&row, &fields::LAST_USED_AT.into(), &used.into());
                 let _ = tx.usage.put(&row);
@@ -123,7 +126,7 @@ impl IndexedDbStore {
                         &handlers2,
                         walk,
                         None,
-                        (Touched::default(), 0),
+                        Map::new(),
                         deltas,
                         Box::new(move |walk| {
                             put_totals(

@@ -13,6 +13,7 @@ use wasm_bindgen::JsValue;
 
 use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
+use crate::core::map::Map;
 use crate::core::record::fields;
 use crate::store::js_record::number;
 
@@ -36,13 +37,23 @@ pub(super) fn touches_due(touched: &Touched, now: f64) -> bool {
     touched.len() >= DUE_COUNT || touched.first().is_some_and(|t| now - t.2 >= DUE_AGE_MS)
 }
 
-/// The latest last use that reads called before `ticket` remembered for `uri` (0 when none).
-pub(super) fn waiting_use(touched: &Touched, ticket: u64, uri: &str) -> f64 {
-    touched
-        .borrow()
-        .iter()
-        .filter(|t| t.1 < ticket && t.0 == uri)
-        .fold(0.0, |a, t| a.max(t.2))
+/// The latest use of each entry among the reads called before `ticket`, waiting now: what a
+/// write's eviction walk applies and a listing shows, taken at their turn (an operation called
+/// after them may write the uses before they are answered).
+pub(super) fn waiting_uses(touched: &Touched, ticket: u64) -> Map<String, f64> {
+    let mut uses = Map::new();
+    for (uri, read, last) in touched.borrow().iter() {
+        if *read < ticket {
+            note_use(&mut uses, uri.clone(), *last);
+        }
+    }
+    uses
+}
+
+/// Keeps in `uses` the later of `last` and what it has for `uri`.
+pub(super) fn note_use(uses: &mut Map<String, f64>, uri: String, last: f64) {
+    let entry = uses.get_or_insert_with(uri, |_| last);
+    *entry = entry.max(last);
 }
 
 impl IndexedDbStore {

@@ -12,10 +12,10 @@ use web_sys::{
     IdbCursorDirection, IdbKeyRange, IdbObjectStore, IdbTransaction, IdbTransactionMode,
 };
 
+use super::last_use::{note_use, waiting_uses};
 use super::totals::with_totals;
 use super::tx::Handlers;
 use super::IndexedDbStore;
-use crate::core::map::Map;
 use crate::core::record::{fields, MAX_DERIVATION_DEPTH};
 use crate::store::idb_events::transaction_done;
 use crate::store::js_record::{self, field, number};
@@ -169,30 +169,26 @@ impl IndexedDbStore {
             .usage
             .get_all()
             .map_err(|e| StoreError::from_js(context, &e))?;
+        // Last use lives in the usage store, and in reads not yet written: those waiting now,
+        // when this transaction reads the rows (an operation called after it may write them into
+        // rows this read does not see before it is answered), of the reads called before this
+        // listing (a later read's use is not yet one).
+        let mut last_used = waiting_uses(&self.touched, ticket);
         transaction_done(&tx.tx, context).await?;
         let all: Array = request
             .result()
             .map_err(|e| StoreError::from_js(context, &e))?
             .unchecked_into();
-        // Last use lives in the usage store (and in reads not yet written).
         let rows: Array = usage_request
             .result()
             .map(JsCast::unchecked_into)
             .unwrap_or_default();
-        let mut last_used: Map<String, f64> = Map::new();
         for row in rows.iter() {
-            let Some(uri) = field(&row, fields::URI).as_string() else {
-                continue;
-            };
-            if let Some(last) = number(&row, fields::LAST_USED_AT) {
-                last_used.insert(uri, last);
-            }
-        }
-        // Only the reads called before this listing: a later read's use is not yet one.
-        for (uri, read, last) in self.touched.borrow().iter() {
-            if *read < ticket {
-                let entry = last_used.get_or_insert_with(uri.clone(), |_| *last);
-                *entry = entry.max(*last);
+            if let (Some(uri), Some(last)) = (
+                field(&row, fields::URI).as_string(),
+                number(&row, fields::LAST_USED_AT),
+            ) {
+                note_use(&mut last_used, uri, last);
             }
         }
         let mut records = Vec::new();

@@ -11,6 +11,7 @@ use wasm_bindgen::JsValue;
 
 use super::conversation_totals::ConversationDeltas;
 use super::eviction::evict_oldest_first;
+use super::last_use::waiting_uses;
 use super::totals::{put_totals, read_totals, with_totals_read};
 use super::transaction::Touches;
 use super::IndexedDbStore;
@@ -161,6 +162,9 @@ impl IndexedDbStore {
                 Touches::Defer(now),
                 ticket,
                 move |tx, handlers, out| {
+                    // The uses waiting now, at this write's turn: an operation called after it
+                    // may write or drop them before this transaction's walk runs.
+                    let fresh = waiting_uses(&touched, ticket);
                     // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
                     let mut deltas = ConversationDeltas::default();
                     for (conv_id, size) in conv_ids.iter().zip(&sizes) {
@@ -198,32 +202,23 @@ impl IndexedDbStore {
                                 deltas.forget_read_ahead();
                             }
                             let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
-                            evict_oldest_first(
-                                &tx2,
-                                &handlers2,
-                                walk,
-                                keep,
-                                (touched, ticket),
-                                deltas,
-                                {
-                                    let tx = tx2.clone();
-                                    Box::new(move |walk| {
-                                        let after = Totals {
-                                            bytes: (totals.bytes + incoming.bytes
-                                                - walk.freed_bytes())
+                            evict_oldest_first(&tx2, &handlers2, walk, keep, fresh, deltas, {
+                                let tx = tx2.clone();
+                                Box::new(move |walk| {
+                                    let after = Totals {
+                                        bytes: (totals.bytes + incoming.bytes - walk.freed_bytes())
                                             .max(0.0),
-                                            entries: (totals.entries + incoming.entries
-                                                - f64::from(walk.count))
-                                            .max(0.0),
-                                        };
-                                        put_totals(&tx, after);
-                                        out.set(WriteOutcome {
-                                            evicted: walk.count,
-                                            totals: after,
-                                        });
-                                    })
-                                },
-                            );
+                                        entries: (totals.entries + incoming.entries
+                                            - f64::from(walk.count))
+                                        .max(0.0),
+                                    };
+                                    put_totals(&tx, after);
+                                    out.set(WriteOutcome {
+                                        evicted: walk.count,
+                                        totals: after,
+                                    });
+                                })
+                            });
                         }),
                     );
                     Ok(())
