@@ -166,6 +166,17 @@ async function reportServer() {
   return { server, client };
 }
 
+/**
+ * Sends the stale notification and waits until `seen` has something, then a little more (for a
+ * second delivery, which the callers rule out).
+ * @param {McpServer} server @param {unknown[]} seen
+ */
+async function notifyAndSettle(server, seen) {
+  await server.server.sendResourceUpdated({ uri: STALE.params.uri });
+  for (let i = 0; i < 200 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 test('wrapping one client again and again with one cache adds no handler per wrap: a notification reaches that cache once', async () => {
   const { server, client } = await reportServer();
   const cache = new ResultCache({ storage: 'memory' });
@@ -178,9 +189,7 @@ test('wrapping one client again and again with one cache adds no handler per wra
   const other = new ResultCache({ storage: 'memory' });
   const wrapped = /** @type {{ callTool(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache: other, convId: 'c' })));
   const uri = uriOf(await wrapped.callTool({ name: 'report.get', arguments: { n: 1 } }));
-  await server.server.sendResourceUpdated({ uri: STALE.params.uri });
-  for (let i = 0; i < 200 && handled.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await notifyAndSettle(server, handled);
   assert.equal(handled.length, 1, 'once, not once per wrap');
   assert.equal((await other.lookup(uri, { convId: 'c' })).status, 'stale', 'every wrapping cache still gets it');
 });
@@ -254,9 +263,7 @@ test('a client an earlier copy of the package chained (its list of handlers) is 
   const cache = new ResultCache({ storage: 'memory' });
   const wrapped = /** @type {{ callTool(p: object): Promise<Shown> }} */ (/** @type {unknown} */ (wrapMcpClient(client, { cache, convId: 'c' })));
   const uri = uriOf(await wrapped.callTool({ name: 'report.get', arguments: { n: 1 } }));
-  await server.server.sendResourceUpdated({ uri: STALE.params.uri });
-  for (let i = 0; i < 200 && older.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await notifyAndSettle(server, older);
   assert.equal(older.length, 1, 'the older copy\'s cache got it once');
   assert.equal((await cache.lookup(uri, { convId: 'c' })).status, 'stale', 'and this copy\'s cache too');
 });

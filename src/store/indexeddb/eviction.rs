@@ -8,6 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::IdbCursorWithValue;
 
 use super::conversation_totals::ConversationDeltas;
+use super::last_use::renew;
 use super::schema::USAGE_BY_LAST_USED;
 use super::totals::{put_totals, usage_size, with_totals};
 use super::transaction::Touches;
@@ -15,10 +16,7 @@ use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
 use crate::core::map::Map;
 use crate::core::policy::{Eviction, Room, Totals};
-use crate::core::record::fields;
-use crate::store::js_record::number;
 use crate::store::StoreError;
-use js_sys::Reflect;
 
 /// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
 /// record, never `keep`, until `walk` is done; then applies `deltas` (the caller's, plus the
@@ -65,10 +63,8 @@ pub(super) fn evict_oldest_first(
                 .as_string()
                 .and_then(|u| fresh.get(&u).copied())
                 .unwrap_or(0.0);
-            if number(&row, fields::LAST_USED_AT).is_some_and(|old| old < used) {
-                let _ = Reflect::set(&row, &fields::LAST_USED_AT.into(), &used.into());
-                let _ = tx.usage.put(&row);
-            } else if keep.as_ref() != Some(&uri)
+            if !renew(&tx, &row, used)
+                && keep.as_ref() != Some(&uri)
                 && tx.results.delete(&uri).is_ok()
                 && cursor.delete().is_ok()
             {

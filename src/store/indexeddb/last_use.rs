@@ -56,6 +56,17 @@ pub(super) fn note_use(uses: &mut Map<String, f64>, uri: String, last: f64) {
     *entry = entry.max(last);
 }
 
+/// Puts `row` (a usage row) with `last` as its last use when its own is older (a flush, an
+/// eviction walk applying a waiting use); true then.
+pub(super) fn renew(tx: &Tx, row: &JsValue, last: f64) -> bool {
+    let older = number(row, fields::LAST_USED_AT).is_some_and(|old| old < last);
+    if older {
+        let _ = Reflect::set(row, &fields::LAST_USED_AT.into(), &last.into());
+        let _ = tx.usage.put(row);
+    }
+    older
+}
+
 impl IndexedDbStore {
     /// Remembers `now` as the last use of every entry a read asks for, under the read's
     /// `ticket` (its place in call order), when the read is called (forgetting every pending
@@ -88,31 +99,16 @@ impl IndexedDbStore {
     /// old one), for entries that still exist. Issued first in a read-write transaction.
     pub(super) fn flush_touched(&self, tx: &Rc<Tx>, handlers: &Handlers, ticket: u64) {
         // The latest use of each entry among those reads, taken out of the pending ones.
-        let mut uses: Vec<(String, f64)> = Vec::new();
-        self.touched.borrow_mut().retain(|(uri, read, now)| {
-            if *read >= ticket {
-                return true;
-            }
-            if let Some(found) = uses.iter_mut().find(|(u, _)| u == uri) {
-                found.1 = found.1.max(*now);
-            } else {
-                uses.push((uri.clone(), *now));
-            }
-            false
-        });
+        let uses = waiting_uses(&self.touched, ticket);
+        self.touched.borrow_mut().retain(|t| t.1 >= ticket);
         for (uri, last) in uses {
             let Ok(request) = tx.usage.get(&JsValue::from_str(&uri)) else {
                 continue;
             };
             let tx = tx.clone();
+            // Nothing found: evicted or cleared meanwhile.
             handlers.on(&request, move |request| {
-                let Some(entry) = request.result().ok().filter(JsValue::is_object) else {
-                    return; // evicted or cleared meanwhile
-                };
-                if number(&entry, fields::LAST_USED_AT).is_some_and(|old| old < last) {
-                    let _ = Reflect::set(&entry, &fields::LAST_USED_AT.into(), &last.into());
-                    let _ = tx.usage.put(&entry);
-                }
+                renew(&tx, &request.result().unwrap_or(JsValue::UNDEFINED), last);
             });
         }
     }
