@@ -242,8 +242,8 @@ impl JsResultCache {
     }
 
     /// Deletes every entry of this conversation id (exactly this id) in one transaction that
-    /// reads no entry: two key-range deletes when the per-conversation totals and two counts
-    /// agree, deletes by key otherwise.
+    /// reads no entry: two key-range deletes when the range's usage rows are all this id's and
+    /// as many as its records, deletes by key otherwise.
     #[wasm_bindgen(js_name = clearConversation, unchecked_return_type = "Promise<void>")]
     pub fn clear_conversation(
         &self,

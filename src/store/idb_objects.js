@@ -37,16 +37,10 @@ export function mcpCacheUsageRow(record, unknownTool) {
   };
 }
 
-// The store-wide totals row (`perConversation`: the per-conversation rows are kept alongside).
+// The store-wide totals row (`exact`: kept in every transaction that changes the store).
 /** @param {number} bytes @param {number} entries */
 export function mcpCacheTotalsRow(bytes, entries) {
-  return { bytes, entries, perConversation: true };
-}
-
-// A per-conversation totals row.
-/** @param {number} bytes @param {number} entries @param {boolean} irregular */
-export function mcpCacheConversationRow(bytes, entries, irregular) {
-  return { bytes, entries, irregular };
+  return { bytes, entries, exact: true };
 }
 
 // `IDBTransaction.commit()` once the last request is issued (src/store/indexeddb/tx.rs). Where

@@ -27,13 +27,9 @@ extern "C" {
     #[wasm_bindgen(js_name = mcpCacheUsageRow)]
     fn usage_row_object(record: &JsValue, unknown_tool: &str) -> Object;
 
-    /// `{bytes, entries, perConversation: true}`: the store-wide totals row.
+    /// `{bytes, entries, exact: true}`: the store-wide totals row.
     #[wasm_bindgen(js_name = mcpCacheTotalsRow)]
     pub(super) fn totals_row(bytes: f64, entries: f64) -> Object;
-
-    /// `{bytes, entries, irregular}`: a conversation's totals row.
-    #[wasm_bindgen(js_name = mcpCacheConversationRow)]
-    pub(super) fn conversation_row(bytes: f64, entries: f64, irregular: bool) -> Object;
 
     /// `tx.commit()`, when the engine has it and the transaction is still active.
     ///

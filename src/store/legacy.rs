@@ -174,7 +174,7 @@ impl LegacyChatboxStore {
     /// from its success event, so the transaction cannot commit in between. If the database
     /// was upgraded to this package's schema in the meantime (a cache whose `dbName` is
     /// chatbox-core's), the matching usage entries go too, and so do the stored totals: that
-    /// cache's next write recounts them, and its per-conversation rows, from the usage entries
+    /// cache's next write recounts them from the usage entries
     /// instead of keeping counts of entries that are gone.
     /// Resolves 0 when the database does not exist (looked for again, whatever a read found).
     ///

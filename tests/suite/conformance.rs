@@ -400,9 +400,56 @@ async fn clears_stay_exact_after_evictions_and_shared_segments() {
     }
 }
 
-/// A database whose totals lack the per-conversation flag (written by an older version, which
-/// did not keep per-conversation rows and may have left stale ones) is recounted by the next
-/// read-write transaction; clears stay exact and stats equal what is stored.
+/// Runs `body` (JS, given `db`, an open `IDBDatabase`, and `resolve`) on database `name`: what an
+/// earlier version of the package left in it, or a look at what is there.
+async fn on_database(name: &str, body: &str) -> JsValue {
+    let run = Function::new_with_args(
+        "name",
+        &format!(
+            "return new Promise((resolve, reject) => {{
+               const open = indexedDB.open(name);
+               open.onerror = () => reject(open.error);
+               open.onsuccess = () => {{ const db = open.result; {body} }};
+             }})"
+        ),
+    );
+    let done: Promise = run
+        .call1(&JsValue::NULL, &name.into())
+        .unwrap()
+        .unchecked_into();
+    wait(done).await.unwrap()
+}
+
+/// Puts `totals` under `"totals"` and a per-conversation row `["conv", "a"]` into `meta`.
+async fn tamper_meta(name: &str, totals: &str) {
+    on_database(
+        name,
+        &format!(
+            "const tx = db.transaction('meta', 'readwrite');
+             tx.objectStore('meta').put({totals}, 'totals');
+             tx.objectStore('meta').put({{ bytes: 5, entries: 3, irregular: false }}, ['conv', 'a']);
+             tx.oncomplete = () => {{ db.close(); resolve(); }};
+             tx.onabort = () => reject(tx.error);"
+        ),
+    )
+    .await;
+}
+
+/// The keys of `meta`.
+async fn meta_keys(name: &str) -> Vec<JsValue> {
+    let keys = on_database(
+        name,
+        "const keys = db.transaction('meta').objectStore('meta').getAllKeys();
+         keys.onsuccess = () => { db.close(); resolve(keys.result); };
+         keys.onerror = () => reject(keys.error);",
+    )
+    .await;
+    Array::from(&keys).to_vec()
+}
+
+/// A database whose totals lack the flag of a version that keeps them (written by a version
+/// without totals) is recounted by the next read-write transaction, and the per-conversation
+/// rows an earlier version may have left go; clears stay exact and stats equal what is stored.
 #[wasm_bindgen_test]
 async fn totals_written_by_an_older_version_are_recounted() {
     let name = fresh_db();
@@ -412,26 +459,7 @@ async fn totals_written_by_an_older_version_are_recounted() {
     }
     cache.close();
     // What an older writer leaves: totals without the flag, and a stale per-conversation row.
-    let tamper = Function::new_with_args(
-        "name",
-        "return new Promise((resolve, reject) => {
-           const open = indexedDB.open(name);
-           open.onerror = () => reject(open.error);
-           open.onsuccess = () => {
-             const db = open.result;
-             const tx = db.transaction('meta', 'readwrite');
-             tx.objectStore('meta').put({ bytes: 1, entries: 1 }, 'totals');
-             tx.objectStore('meta').put({ bytes: 5, entries: 3, irregular: false }, ['conv', 'a']);
-             tx.oncomplete = () => { db.close(); resolve(); };
-             tx.onabort = () => reject(tx.error);
-           };
-         })",
-    );
-    let done: Promise = tamper
-        .call1(&JsValue::NULL, &name.as_str().into())
-        .unwrap()
-        .unchecked_into();
-    wait(done).await.unwrap();
+    tamper_meta(&name, "{ bytes: 1, entries: 1 }").await;
     let cache = cache_on("indexeddb", &name, &[]);
     wait(cache.clear_conversation("a".into())).await.unwrap();
     assert_stats_match(&cache, "indexeddb").await;
@@ -442,15 +470,45 @@ async fn totals_written_by_an_older_version_are_recounted() {
         "only a's entries went"
     );
     assert_eq!(left["b"].len(), 3);
-    // The rebuilt rows drive the next clear.
     store(&cache, 10, 600, "b").await.unwrap();
     wait(cache.clear_conversation("b".into())).await.unwrap();
     assert_stats_match(&cache, "indexeddb").await;
     assert_eq!(stored(&cache).await.0, 0);
+    cache.close();
+    assert_eq!(meta_keys(&name).await, [JsValue::from_str("totals")]);
+}
+
+/// Totals an earlier version kept with per-conversation rows (flag `perConversation`) are exact:
+/// they are used as they are, not recounted, and the next read-write transaction deletes the
+/// rows, which nothing reads any more.
+#[wasm_bindgen_test]
+async fn totals_kept_with_per_conversation_rows_are_used_and_the_rows_go() {
+    let name = fresh_db();
+    let cache = cache_on("indexeddb", &name, &[]);
+    for i in 0..4 {
+        store(&cache, i, 600, "a").await.unwrap();
+    }
+    let (entries, bytes, _) = stored(&cache).await;
+    cache.close();
+    // One entry more than stored: a recount would correct it, using the totals keeps it.
+    tamper_meta(
+        &name,
+        &format!(
+            "{{ bytes: {}, entries: {}, perConversation: true }}",
+            bytes + 7.0,
+            entries + 1
+        ),
+    )
+    .await;
+    let cache = cache_on("indexeddb", &name, &[]);
+    store(&cache, 9, 600, "b").await.unwrap();
+    assert_eq!(stats(&cache).await.0, entries + 2, "kept, plus the write");
+    cache.close();
+    assert_eq!(meta_keys(&name).await, [JsValue::from_str("totals")]);
 }
 
 /// Two caches on one database write to two conversations while each clears the other's, all at
-/// once: the per-conversation totals stay exact (every clear takes all of its id's entries and
+/// once: the totals stay exact (every clear takes all of its id's entries and
 /// nothing else, and the totals equal what is stored), whichever transaction IndexedDB runs first.
 #[wasm_bindgen_test]
 async fn concurrent_writes_and_clears_from_two_caches_stay_exact() {

@@ -1,6 +1,6 @@
 //! Clearing a conversation without reading its entries: a speculative key-range delete checked
-//! against the conversation's row in `meta`, and, when the check declines, a second
-//! transaction that reads the range's usage rows and deletes by key.
+//! against the range's usage rows, and, when the check declines, a second transaction that
+//! deletes by key.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -9,7 +9,6 @@ use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbIndex, IdbKeyRange, IdbRequest};
 
-use super::conversation_totals::{self, ConversationTotals};
 use super::delete::delete_each;
 use super::totals::{
     put_totals, read_totals, usage_size, with_totals, with_totals_read, TOTALS_KEY,
@@ -23,14 +22,16 @@ use crate::store::js_record::field;
 use crate::store::{segment_key_bounds, StoreError};
 
 impl IndexedDbStore {
-    /// Clearing reads no entry. The conversation's row in [`super::META_STORE`] (bytes, count, whether
-    /// any entry lies outside its URI key range) is checked against two counts: the usage rows in
-    /// its URI key range and its records in the `convId` index. When all three agree, every entry
-    /// in the range is the conversation's and it has none elsewhere, so two key-range deletes
-    /// (records, usage rows) remove exactly its entries and the totals drop by the row's figures.
+    /// Clearing reads no entry, only the small usage rows (`{uri, convId, sizeBytes, …}`) of
+    /// the conversation's URI key range, checked against two counts: its records in the `convId`
+    /// index, and all usage rows. When every row in the range is the conversation's and their
+    /// number is the first count, every entry in the range is the conversation's and it has none
+    /// elsewhere, so two key-range deletes (records, usage rows) remove exactly its entries; when
+    /// the stored totals also count every usage row (no writer skipped them), they drop by the
+    /// rows' sizes.
     ///
-    /// The deletes are issued speculatively in the same synchronous run as the counts (one
-    /// transaction, no round trip between them; requests run in order, so the counts see the
+    /// The deletes are issued speculatively in the same synchronous run as the reads (one
+    /// transaction, no round trip between them; requests run in order, so the reads see the
     /// store before the deletes). When the check fails (entries written by chatbox-core under
     /// another segment, another id sharing the segment, a database not yet recounted), that
     /// transaction is aborted, which undoes the deletes, and a second one reads the range's usage
@@ -69,7 +70,6 @@ impl IndexedDbStore {
     ) -> Result<Option<u32>, StoreError> {
         let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
-        let own_key = conversation_totals::conv_key(conv_id);
         let declined = Rc::new(Cell::new(false));
         let declined_in_tx = declined.clone();
         // Entries of other ids sharing the segment lose only a remembered last use (when the
@@ -82,12 +82,12 @@ impl IndexedDbStore {
                 ticket,
                 move |tx, handlers, out| {
                     let range = conversation_range(&segment)?;
-                    let in_range = tx.usage.count_with_key(&range)?;
+                    let rows = tx.usage.get_all_with_key(&range)?;
                     let everywhere = tx
                         .results
                         .index(fields::CONV_ID)?
                         .count_with_key(&IdbKeyRange::only(&conv)?.into())?;
-                    let own = tx.meta.get(&own_key)?;
+                    let stored = tx.usage.count()?;
                     let totals_request = read_totals(tx)?;
                     tx.results.delete(&range)?;
                     tx.usage.delete(&range)?;
@@ -99,32 +99,33 @@ impl IndexedDbStore {
                         Vec::new(),
                         Box::new(move |totals, recounted| {
                             let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
-                            let (in_range, everywhere) = (count(&in_range), count(&everywhere));
-                            let own = own
+                            let everywhere = count(&everywhere);
+                            let rows: Array = rows
                                 .result()
-                                .ok()
-                                .and_then(|v| ConversationTotals::from_js(&v));
+                                .map(JsCast::unchecked_into)
+                                .unwrap_or_default();
+                            // The range's entries, as long as each is this id's.
+                            let own = rows.iter().try_fold(Totals::default(), |own, row| {
+                                (field(&row, fields::CONV_ID) == conv)
+                                    .then(|| own.with_entry(usage_size(&row).1))
+                            });
                             match own {
                                 Some(own)
                                     if !recounted
-                                        && !own.irregular
-                                        && Some(own.totals.entries) == in_range
-                                        && in_range == everywhere =>
+                                        && Some(own.entries) == everywhere
+                                        && Some(totals.entries) == count(&stored) =>
                                 {
-                                    let _ = tx2.meta.delete(&own_key);
-                                    put_totals(
-                                        &tx2,
-                                        Totals {
-                                            bytes: (totals.bytes - own.totals.bytes).max(0.0),
-                                            entries: (totals.entries - own.totals.entries).max(0.0),
-                                        },
-                                    );
-                                    out.set(own.totals.entries as u32);
+                                    if own.entries > 0.0 {
+                                        put_totals(
+                                            &tx2,
+                                            Totals {
+                                                bytes: (totals.bytes - own.bytes).max(0.0),
+                                                entries: (totals.entries - own.entries).max(0.0),
+                                            },
+                                        );
+                                    }
+                                    out.set(own.entries as u32);
                                 }
-                                // Nothing of this id is stored and the range is empty: nothing deleted.
-                                None if !recounted
-                                    && everywhere == Some(0.0)
-                                    && in_range == Some(0.0) => {}
                                 _ => {
                                     declined_in_tx.set(true);
                                     let _ = tx2.tx.abort();
@@ -161,7 +162,6 @@ impl IndexedDbStore {
     ) -> Result<u32, StoreError> {
         let segment = segment.to_owned();
         let conv = JsValue::from_str(conv_id);
-        let own_key = conversation_totals::conv_key(conv_id);
         self.read_write(
             "clearing a conversation",
             Touches::Flush,
@@ -180,7 +180,6 @@ impl IndexedDbStore {
                         handlers: handlers2,
                         range,
                         conv,
-                        own_key,
                         out,
                     };
                     scope.by_rows(totals, index, only, everywhere.unwrap_or(0.0));
@@ -204,8 +203,6 @@ struct Clear {
     /// The conversation's URI key range.
     range: IdbKeyRange,
     conv: JsValue,
-    /// Its key in [`super::META_STORE`].
-    own_key: JsValue,
     out: Rc<Cell<u32>>,
 }
 
@@ -224,7 +221,6 @@ impl Clear {
                 tx,
                 handlers,
                 conv,
-                own_key,
                 out,
                 ..
             } = &self;
@@ -244,7 +240,6 @@ impl Clear {
                 let _ = tx.usage.delete(uri);
                 totals = totals.without_entry(*size);
             }
-            let _ = tx.meta.delete(own_key);
             put_totals(tx, totals);
             out.set(mine.len() as u32);
             if everywhere > mine.len() as f64 {

@@ -1,5 +1,4 @@
-//! Deleting entries by key with their usage rows, keeping the totals and the per-conversation
-//! rows: what the age eviction does, and what a clear falls back to for entries outside its
+//! Deleting entries by key with their usage rows, keeping the totals: what the age eviction does, and what a clear falls back to for entries outside its
 //! key range.
 
 use std::cell::Cell;
@@ -9,7 +8,6 @@ use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbKeyRange, IdbRequest};
 
-use super::conversation_totals::SharedDeltas;
 use super::totals::{put_totals, usage_size, with_totals, TOTALS_KEY};
 use super::transaction::Touches;
 use super::tx::{Handlers, Tx};
@@ -48,8 +46,7 @@ impl IndexedDbStore {
 }
 
 /// Deletes each record whose key is in `keys` (an `IDBRequest` resolving to them) and its usage
-/// row, subtracting the sizes the usage rows give from `totals` and from the per-conversation
-/// rows, and counts into `out`.
+/// row, subtracting the sizes the usage rows give from `totals`, and counts into `out`.
 pub(super) fn delete_each(
     tx: &Rc<Tx>,
     handlers: &Handlers,
@@ -59,7 +56,6 @@ pub(super) fn delete_each(
 ) {
     let (tx, handlers2) = (tx.clone(), handlers.clone());
     let totals = Rc::new(Cell::new(totals));
-    let deltas: SharedDeltas = Rc::default();
     handlers.on(&keys, move |keys| {
         let keys: Array = keys
             .result()
@@ -69,8 +65,7 @@ pub(super) fn delete_each(
             let Ok(row) = tx.usage.get(&key) else {
                 continue;
             };
-            let (tx, totals, out, deltas) =
-                (tx.clone(), totals.clone(), out.clone(), deltas.clone());
+            let (tx, totals, out) = (tx.clone(), totals.clone(), out.clone());
             handlers2.on(&row, move |row| {
                 let Some(row) = row.result().ok().filter(JsValue::is_object) else {
                     return; // already gone
@@ -78,7 +73,6 @@ pub(super) fn delete_each(
                 let (uri, size) = usage_size(&row);
                 if tx.results.delete(&uri).is_ok() && tx.usage.delete(&uri).is_ok() {
                     totals.set(totals.get().without_entry(size));
-                    deltas.borrow_mut().remove_row(&row, size);
                     out.set(out.get() + 1);
                 }
             });
@@ -87,15 +81,7 @@ pub(super) fn delete_each(
         let Ok(last) = tx.meta.get(&JsValue::from_str(TOTALS_KEY)) else {
             return;
         };
-        let (tx, totals, deltas, handlers3) = (
-            tx.clone(),
-            totals.clone(),
-            deltas.clone(),
-            handlers2.clone(),
-        );
-        handlers2.on(&last, move |_| {
-            put_totals(&tx, totals.get());
-            let _ = std::mem::take(&mut *deltas.borrow_mut()).apply(&tx, &handlers3);
-        });
+        let (tx, totals) = (tx.clone(), totals.clone());
+        handlers2.on(&last, move |_| put_totals(&tx, totals.get()));
     });
 }

@@ -7,7 +7,6 @@ use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::IdbCursorWithValue;
 
-use super::conversation_totals::ConversationDeltas;
 use super::last_use::renew;
 use super::schema::USAGE_BY_LAST_USED;
 use super::totals::{put_totals, usage_size, with_totals};
@@ -19,10 +18,8 @@ use crate::core::policy::{Eviction, Room, Totals};
 use crate::store::StoreError;
 
 /// Walks the usage entries oldest-first (the `lastUsedAt` index) and deletes each entry and its
-/// record, never `keep`, until `walk` is done; then applies `deltas` (the caller's, plus the
-/// evictions) to the per-conversation rows and calls `finish(walk)`, which issues the
-/// transaction's last requests. When no row update waits for a read by then, the transaction
-/// is committed at once ([`Tx::commit_now`]).
+/// record, never `keep`, until `walk` is done; then calls `finish(walk)`, which issues the
+/// transaction's last requests, and commits it at once ([`Tx::commit_now`]).
 ///
 /// `fresh`: the last uses not yet written (by URI; `waiting_uses` at the write's turn): a row
 /// the walk meets that is older than its use is updated to it instead of evicted: it moves to its
@@ -37,11 +34,10 @@ pub(super) fn evict_oldest_first(
     mut walk: Eviction,
     keep: Option<JsValue>,
     fresh: Map<String, f64>,
-    deltas: ConversationDeltas,
     finish: Box<dyn FnOnce(Eviction)>,
 ) {
     if walk.done() {
-        return end(tx, handlers, deltas, finish, walk);
+        return end(tx, finish, walk);
     }
     let Ok(cursor_request) = tx
         .usage
@@ -51,8 +47,8 @@ pub(super) fn evict_oldest_first(
         let _ = tx.tx.abort();
         return;
     };
-    let mut finish = Some((finish, deltas));
-    let (tx, handlers2) = (tx.clone(), handlers.clone());
+    let mut finish = Some(finish);
+    let tx = tx.clone();
     handlers.on(&cursor_request, move |request| {
         let cursor = request.result().ok().filter(JsValue::is_object);
         // No cursor: the store is empty.
@@ -69,35 +65,22 @@ pub(super) fn evict_oldest_first(
                 && cursor.delete().is_ok()
             {
                 walk.evicted(size);
-                if let Some((_, deltas)) = finish.as_mut() {
-                    deltas.remove_row(&row, size);
-                }
             }
             if !walk.done() {
                 let _ = cursor.continue_();
                 return;
             }
         }
-        if let Some((finish, deltas)) = finish.take() {
-            end(&tx, &handlers2, deltas, finish, walk);
+        if let Some(finish) = finish.take() {
+            end(&tx, finish, walk);
         }
     });
 }
 
-/// The end of a walk: the per-conversation rows, `finish`'s requests, and the commit when
-/// nothing is left to issue.
-fn end(
-    tx: &Rc<Tx>,
-    handlers: &Handlers,
-    deltas: ConversationDeltas,
-    finish: Box<dyn FnOnce(Eviction)>,
-    walk: Eviction,
-) {
-    let all_issued = deltas.apply(tx, handlers);
+/// The end of a walk: `finish`'s requests, then the commit (nothing is left to issue).
+fn end(tx: &Tx, finish: Box<dyn FnOnce(Eviction)>, walk: Eviction) {
     finish(walk);
-    if all_issued {
-        tx.commit_now();
-    }
+    tx.commit_now();
 }
 
 impl IndexedDbStore {
@@ -116,14 +99,12 @@ impl IndexedDbStore {
                         entries: 0.0,
                     };
                     let tx = tx2.clone();
-                    let (walk, deltas) = (Eviction::new(room), ConversationDeltas::default());
                     evict_oldest_first(
                         &tx2,
                         &handlers2,
-                        walk,
+                        Eviction::new(room),
                         None,
                         Map::new(),
-                        deltas,
                         Box::new(move |walk| {
                             put_totals(
                                 &tx,

@@ -13,11 +13,10 @@
 //! - [`USAGE_STORE`] keyed by `uri`, index `lastUsedAt`:
 //!   `{uri, convId, sizeBytes, lastUsedAt, sourceToolName}`, what eviction, budgets and
 //!   invalidation need without reading payloads;
-//! - [`META_STORE`]: the running totals `{bytes, entries, perConversation}` under the key
-//!   `"totals"`, and one row per conversation under `["conv", convId]` (see
-//!   `conversation_totals`), all updated in the same transaction as every write and delete. A
-//!   database without them (just upgraded, or last written by an older version) counts its usage
-//!   rows once, in the first read-write transaction.
+//! - [`META_STORE`]: the running totals `{bytes, entries, exact}` under the key `"totals"`,
+//!   updated in the same transaction as every write and delete. A database without them (just
+//!   upgraded, or last written by a version without totals) counts its usage rows once, in the
+//!   first read-write transaction.
 //!
 //! Opening a chatbox-core database (version 1, same store, first two indexes) upgrades it in
 //! place: nothing is deleted.
@@ -31,7 +30,7 @@
 //! - `transaction`: creating transactions in call order, and the read-write transaction every
 //!   changing operation runs in;
 //! - `last_use`: the last uses reads remember and the next write transaction writes;
-//! - `totals`, `conversation_totals`: the store-wide and per-conversation running totals;
+//! - `totals`: the running totals;
 //! - `eviction`: the oldest-first walk;
 //! - `write`: batched writes;
 //! - `read`: reads by key, statistics, listing;
@@ -41,7 +40,6 @@
 
 mod clear;
 mod connection;
-mod conversation_totals;
 mod delete;
 mod eviction;
 mod last_use;

@@ -1,5 +1,5 @@
 //! One transaction over the three object stores, and the success handlers of its requests:
-//! what every operation (and the per-conversation rows) issues its requests through.
+//! what every operation issues its requests through.
 
 use std::cell::RefCell;
 use std::rc::Rc;

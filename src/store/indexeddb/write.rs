@@ -9,7 +9,6 @@ use std::rc::Rc;
 use js_sys::Object;
 use wasm_bindgen::JsValue;
 
-use super::conversation_totals::ConversationDeltas;
 use super::eviction::evict_oldest_first;
 use super::last_use::waiting_uses;
 use super::totals::{put_totals, read_totals, with_totals_read};
@@ -138,7 +137,6 @@ impl IndexedDbStore {
             })
             .unzip();
         let sizes: Vec<f64> = batch.iter().map(|w| w.record.size_bytes).collect();
-        let conv_ids: Vec<String> = batch.iter().map(|w| w.record.conv_id.clone()).collect();
         let refused: Rc<RefCell<Vec<Option<StoreError>>>> =
             Rc::new(RefCell::new(vec![None; batch.len()]));
         // Budgets only shrink (quota recovery): the tightest one in the batch applies.
@@ -165,16 +163,10 @@ impl IndexedDbStore {
                     // The uses waiting now, at this write's turn: an operation called after it
                     // may write or drop them before this transaction's walk runs.
                     let fresh = waiting_uses(&touched, ticket);
-                    // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only adds.
-                    let mut deltas = ConversationDeltas::default();
-                    for (conv_id, size) in conv_ids.iter().zip(&sizes) {
-                        deltas.add(conv_id, *size, 1.0);
-                    }
-                    // The reads go first: IndexedDB answers them while it stores the records, so
-                    // the round trip to this page that the totals need overlaps the puts instead of
-                    // following them. The conversation rows before the totals: the totals' success
-                    // event finds them read.
-                    deltas.read_ahead(tx);
+                    // Keys are fresh 64-bit tokens: a write never replaces an entry, so it only
+                    // adds. The totals' read goes first: IndexedDB answers it while it stores the
+                    // records, so the round trip to this page that the totals need overlaps the
+                    // puts instead of following them.
                     let totals_request = read_totals(tx)?;
                     let mut incoming = Totals::default();
                     for (i, object) in objects.iter().enumerate() {
@@ -184,7 +176,6 @@ impl IndexedDbStore {
                                 incoming = incoming.with_entry(sizes[i]);
                             }
                             Err(e) => {
-                                deltas.add(&conv_ids[i], sizes[i], -1.0);
                                 refusals.borrow_mut()[i] =
                                     Some(StoreError::from_js("writing a cache entry", &e));
                             }
@@ -196,13 +187,9 @@ impl IndexedDbStore {
                         handlers,
                         &totals_request,
                         keys,
-                        Box::new(move |totals, recounted| {
-                            let mut deltas = deltas;
-                            if recounted {
-                                deltas.forget_read_ahead();
-                            }
+                        Box::new(move |totals, _| {
                             let walk = Eviction::new(room_needed_for(totals, incoming, &budget));
-                            evict_oldest_first(&tx2, &handlers2, walk, keep, fresh, deltas, {
+                            evict_oldest_first(&tx2, &handlers2, walk, keep, fresh, {
                                 let tx = tx2.clone();
                                 Box::new(move |walk| {
                                     let after = Totals {
