@@ -206,8 +206,8 @@ let key = 0;
 /**
  * What both contract floors do first for a write: what the contract measures before storing
  * (the UTF-8 size of the JSON and the shape check, the package's own two functions), then in
- * one transaction the conversation's row and the totals read, and the record and its usage row
- * put. Answers the transaction, its `meta` store and the two reads, for the totals to follow.
+ * one transaction the totals read, and the record and its usage row put. Answers the
+ * transaction, its `meta` store and the read, for the totals to follow.
  * @param {IDBDatabase} db @param {string} tag @param {unknown} payload @param {string} convId
  */
 function contractWrite(db, tag, payload, convId) {
@@ -216,23 +216,20 @@ function contractWrite(db, tag, payload, convId) {
   if (payloadShape(payload, 1000) !== 0) throw new Error(`${db.name}: not plain JSON`);
   const tx = db.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
   const [results, usage, meta] = ['results', 'usage', 'meta'].map((n) => tx.objectStore(n));
-  const conv = meta.get(['conv', convId]);
   const totals = meta.get('totals');
   const now = Date.now();
   results.put({ uri, payload, convId, sourceToolName: 't', addedAt: now, sizeBytes, lastUsedAt: now });
   usage.put({ uri, convId, sizeBytes, lastUsedAt: now, sourceToolName: 't' });
-  return { uri, sizeBytes, tx, meta, conv, totals };
+  return { uri, sizeBytes, tx, meta, totals };
 }
 /** @type {ProfiledCache} */
 const contractFloor = {
   async cacheToolResult({ payload, convId }) {
-    const { uri, sizeBytes, tx, meta, conv, totals } = contractWrite(contractDb, 'c', payload, convId);
+    const { uri, sizeBytes, tx, meta, totals } = contractWrite(contractDb, 'c', payload, convId);
     totals.onsuccess = () => {
       const t = totals.result ?? { bytes: 0, entries: 0 };
-      const c = conv.result ?? { bytes: 0, entries: 0 };
-      meta.put({ bytes: t.bytes + sizeBytes, entries: t.entries + 1, perConversation: true }, 'totals');
-      meta.put({ bytes: c.bytes + sizeBytes, entries: c.entries + 1, irregular: false }, ['conv', convId]);
-      tx.commit(); // the last requests are issued, as ours commits
+      meta.put({ bytes: t.bytes + sizeBytes, entries: t.entries + 1, exact: true }, 'totals');
+      tx.commit(); // the last request is issued, as ours commits
     };
     await done(tx);
     return uri;
@@ -242,56 +239,60 @@ const contractFloor = {
   clearConversation: (convId) => clearContract(contractDb, convId),
 };
 // The same contract with the running totals known in the page: the design in which the totals
-// cost no round trip. The totals and the conversation's row are still read (issued first:
-// they verify, from their success events after the commit, that nobody else changed them
-// since), but the new rows are put at once, from the totals this page knows, and the write
-// commits as soon as its requests are issued, as the floor's does.
+// cost no round trip. The totals are still read (issued first: they verify, from their success
+// event after the commit, that nobody else changed them since), but the new totals are put at
+// once, from what this page knows, and the write commits as soon as its requests are issued,
+// as the floor's does.
 const knownDb = await openDb(`profile-known-${run}`, ['results', 'usage', 'meta']);
-/** @type {{ totals: Totals, convs: Map<string, Totals>, mismatches: number }} */
-const known = { totals: { bytes: 0, entries: 0 }, convs: new Map(), mismatches: 0 };
+/** @type {{ totals: Totals, mismatches: number }} */
+const known = { totals: { bytes: 0, entries: 0 }, mismatches: 0 };
 /** @type {ProfiledCache} */
 const knownFloor = {
   async cacheToolResult({ payload, convId }) {
     const t = known.totals;
-    const c = known.convs.get(convId) ?? { bytes: 0, entries: 0 };
-    const { uri, sizeBytes, tx, meta, conv, totals } = contractWrite(knownDb, 'k', payload, convId);
+    const { uri, sizeBytes, tx, meta, totals } = contractWrite(knownDb, 'k', payload, convId);
     known.totals = { bytes: t.bytes + sizeBytes, entries: t.entries + 1 };
-    known.convs.set(convId, { bytes: c.bytes + sizeBytes, entries: c.entries + 1 });
-    meta.put({ ...known.totals, perConversation: true }, 'totals');
-    meta.put({ ...known.convs.get(convId), irregular: false }, ['conv', convId]);
+    meta.put({ ...known.totals, exact: true }, 'totals');
     tx.commit();
-    totals.onsuccess = () => { if ((totals.result?.entries ?? 0) !== t.entries || (conv.result?.entries ?? 0) !== c.entries) known.mismatches++; };
+    totals.onsuccess = () => { if ((totals.result?.entries ?? 0) !== t.entries) known.mismatches++; };
     await done(tx);
     return uri;
   },
   readCachedPayload: (/** @type {string} */ uri) => readPayload(knownDb, uri),
   substituteCacheUris: async (args) => ({ ok: (await knownFloor.readCachedPayload(args.data_uri)) !== null }),
   async clearConversation(convId) {
-    await clearContract(knownDb, convId);
-    const c = known.convs.get(convId);
-    if (c) known.totals = { bytes: known.totals.bytes - c.bytes, entries: known.totals.entries - c.entries };
-    known.convs.delete(convId);
+    const cleared = await clearContract(knownDb, convId);
+    known.totals = { bytes: known.totals.bytes - cleared.bytes, entries: known.totals.entries - cleared.entries };
   },
 };
 /**
- * A conversation's key-range delete with its rows (the contract's clear, for the `clear` mode).
+ * A conversation's key-range delete, checked as the contract's clear is (the range's usage rows,
+ * the conversation's records counted by `convId`, all usage rows counted), for the `clear`
+ * mode; answers what it removed.
  * @param {IDBDatabase} db @param {string} convId
  */
 async function clearContract(db, convId) {
   const tx = db.transaction(['results', 'usage', 'meta'], 'readwrite', { durability: 'relaxed' });
   const range = IDBKeyRange.bound(`mcp+cache://${convId}/`, `mcp+cache://${convId}0`, false, true);
-  const meta = tx.objectStore('meta');
-  const conv = meta.get(['conv', convId]);
+  const [results, usage, meta] = ['results', 'usage', 'meta'].map((n) => tx.objectStore(n));
+  const rows = usage.getAll(range);
+  const everywhere = results.index('convId').count(convId);
+  const stored = usage.count();
   const totals = meta.get('totals');
-  tx.objectStore('results').delete(range);
-  tx.objectStore('usage').delete(range);
+  results.delete(range);
+  usage.delete(range);
+  const cleared = { bytes: 0, entries: 0 };
   totals.onsuccess = () => {
-    const c = conv.result ?? { bytes: 0, entries: 0 };
     const t = totals.result ?? { bytes: 0, entries: 0 };
-    meta.put({ bytes: t.bytes - c.bytes, entries: t.entries - c.entries, perConversation: true }, 'totals');
-    meta.delete(['conv', convId]);
+    for (const row of rows.result) {
+      cleared.bytes += row.sizeBytes;
+      cleared.entries += 1;
+    }
+    if (cleared.entries !== everywhere.result || t.entries !== stored.result) throw new Error(`${db.name}: the clear's check failed`);
+    meta.put({ bytes: t.bytes - cleared.bytes, entries: t.entries - cleared.entries, exact: true }, 'totals');
   };
   await done(tx);
+  return cleared;
 }
 /** @type {ProfiledCache} */
 const floor = {

@@ -43,6 +43,19 @@ export function mcpCacheTotalsRow(bytes, entries) {
   return { bytes, entries, exact: true };
 }
 
+// What a clear's key range holds (src/store/indexeddb/clear.rs): the bytes of its usage rows,
+// as long as every one is `convId`'s and has a tool name (the 0.1 build, which skips the totals,
+// leaves rows without one); -1 otherwise. One pass here, not four boundary crossings a row.
+/** @param {Array<Record<string, unknown>>} rows @param {string} convId */
+export function mcpCacheRangeBytes(rows, convId) {
+  let bytes = 0;
+  for (const row of rows) {
+    if (row.convId !== convId || typeof row.sourceToolName !== 'string') return -1;
+    if (typeof row.sizeBytes === 'number') bytes += row.sizeBytes;
+  }
+  return bytes;
+}
+
 // `IDBTransaction.commit()` once the last request is issued (src/store/indexeddb/tx.rs). Where
 // `commit` is missing (older engines) or refused (the transaction is already aborting), the
 // transaction ends on its own, as it would have.

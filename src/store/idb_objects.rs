@@ -4,7 +4,7 @@
 //! every field) cost more than the requests they feed. The field names are those of
 //! docs/PROTOCOL.md (*Storage*) and [`crate::core::record::fields`].
 
-use js_sys::{Object, Reflect};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::{IdbDatabase, IdbTransaction};
 
@@ -26,6 +26,11 @@ extern "C" {
 
     #[wasm_bindgen(js_name = mcpCacheUsageRow)]
     fn usage_row_object(record: &JsValue, unknown_tool: &str) -> Object;
+
+    /// The bytes of a clear's key range (its usage rows, `rows`), when every row is `conv_id`'s
+    /// and has a tool name; -1 otherwise.
+    #[wasm_bindgen(js_name = mcpCacheRangeBytes)]
+    pub(super) fn range_bytes(rows: &Array, conv_id: &JsValue) -> f64;
 
     /// `{bytes, entries, exact: true}`: the store-wide totals row.
     #[wasm_bindgen(js_name = mcpCacheTotalsRow)]

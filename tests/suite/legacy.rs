@@ -587,7 +587,7 @@ async fn a_read_through_clear_of_an_upgraded_database_leaves_totals_that_match()
     ];
     create_v1(&name, &records, false).await;
     let owner = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
-    // A write stores the totals (and per-conversation rows) the owner keeps from then on.
+    // A write stores the totals the owner keeps from then on.
     let first = put(&owner, &rows(3), "chat-2").await.expect("cached");
     let before = wait(owner.stats()).await.unwrap();
     assert_eq!(field(&before, "entries").as_f64(), Some(4.0));
@@ -614,6 +614,41 @@ async fn a_read_through_clear_of_an_upgraded_database_leaves_totals_that_match()
         assert_eq!(field(&looked, "status"), "miss");
     }
     owner.close();
+}
+
+/// The same 0.1 tab writes into the conversation and also deletes another's entry (its eviction,
+/// or its clear), so the usage rows still number what the totals count: the row it wrote, which
+/// has no tool name, still makes the clear recount, and the totals match what is stored.
+#[wasm_bindgen_test]
+async fn a_clear_after_a_skipped_write_and_a_skipped_delete_leaves_exact_totals() {
+    let name = fresh_db();
+    let cache = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
+    put(&cache, &rows(3), "c").await.expect("cached");
+    let other = put(&cache, &rows(3), "d").await.expect("cached");
+    js(
+        "name, other",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onsuccess = () => {
+             const tx = req.result.transaction(['results', 'usage'], 'readwrite');
+             const uri = 'mcp+cache://c/OLDBUILD02';
+             tx.objectStore('results').put({ uri, payload: { old: true }, convId: 'c', sourceToolName: 'x.get', addedAt: 1, sizeBytes: 100 });
+             tx.objectStore('usage').put({ uri, convId: 'c', sizeBytes: 100, lastUsedAt: 1 });
+             tx.objectStore('results').delete(other);
+             tx.objectStore('usage').delete(other);
+             tx.oncomplete = () => { req.result.close(); resolve(); };
+             tx.onabort = () => reject(tx.error);
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.into(), other.into()],
+    )
+    .await;
+    wait(cache.clear_conversation("c".into())).await.unwrap();
+    let after = wait(cache.stats()).await.unwrap();
+    assert_eq!(field(&after, "entries").as_f64(), Some(0.0));
+    assert_eq!(field(&after, "bytes").as_f64(), Some(0.0));
+    cache.close();
 }
 
 /// A tab on the 0.1 release (schema 3: no totals) writes into this schema during a deploy: its

@@ -18,6 +18,7 @@ use super::tx::{Handlers, Tx};
 use super::IndexedDbStore;
 use crate::core::policy::Totals;
 use crate::core::record::fields;
+use crate::store::idb_objects;
 use crate::store::js_record::field;
 use crate::store::{segment_key_bounds, StoreError};
 
@@ -27,8 +28,8 @@ impl IndexedDbStore {
     /// index, and all usage rows. When every row in the range is the conversation's and their
     /// number is the first count, every entry in the range is the conversation's and it has none
     /// elsewhere, so two key-range deletes (records, usage rows) remove exactly its entries; when
-    /// the stored totals also count every usage row (no writer skipped them), they drop by the
-    /// rows' sizes.
+    /// the stored totals also count every usage row and every row in the range has a tool name
+    /// (no 0.1 build, which skips the totals, wrote there), they drop by the rows' sizes.
     ///
     /// The deletes are issued speculatively in the same synchronous run as the reads (one
     /// transaction, no round trip between them; requests run in order, so the reads see the
@@ -104,10 +105,13 @@ impl IndexedDbStore {
                                 .result()
                                 .map(JsCast::unchecked_into)
                                 .unwrap_or_default();
-                            // The range's entries, as long as each is this id's.
-                            let own = rows.iter().try_fold(Totals::default(), |own, row| {
-                                (field(&row, fields::CONV_ID) == conv)
-                                    .then(|| own.with_entry(usage_size(&row).1))
+                            // The range's entries, as long as each is this id's and was written
+                            // by a build that keeps the totals (a 0.1 build, which does not,
+                            // leaves its usage rows without a tool name).
+                            let bytes = idb_objects::range_bytes(&rows, &conv);
+                            let own = (bytes >= 0.0).then(|| Totals {
+                                bytes,
+                                entries: f64::from(rows.length()),
                             });
                             match own {
                                 Some(own)
@@ -115,15 +119,13 @@ impl IndexedDbStore {
                                         && Some(own.entries) == everywhere
                                         && Some(totals.entries) == count(&stored) =>
                                 {
-                                    if own.entries > 0.0 {
-                                        put_totals(
-                                            &tx2,
-                                            Totals {
-                                                bytes: (totals.bytes - own.bytes).max(0.0),
-                                                entries: (totals.entries - own.entries).max(0.0),
-                                            },
-                                        );
-                                    }
+                                    put_totals(
+                                        &tx2,
+                                        Totals {
+                                            bytes: (totals.bytes - own.bytes).max(0.0),
+                                            entries: (totals.entries - own.entries).max(0.0),
+                                        },
+                                    );
                                     out.set(own.entries as u32);
                                 }
                                 _ => {
