@@ -616,6 +616,43 @@ async fn a_read_through_clear_of_an_upgraded_database_leaves_totals_that_match()
     owner.close();
 }
 
+/// The 0.1 tab writes into another conversation than the one cleared: no row of the cleared
+/// range shows it, but the usage rows then number more than the totals count, so the clear
+/// recounts and the totals match what is stored.
+#[wasm_bindgen_test]
+async fn a_clear_after_a_skipped_write_elsewhere_leaves_exact_totals() {
+    let name = fresh_db();
+    let cache = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
+    put(&cache, &rows(3), "c").await.expect("cached");
+    put(&cache, &rows(3), "d").await.expect("cached");
+    let per_entry = field(&wait(cache.stats()).await.unwrap(), "bytes")
+        .as_f64()
+        .unwrap()
+        / 2.0;
+    js(
+        "name",
+        "return new Promise((resolve, reject) => {
+           const req = indexedDB.open(name);
+           req.onsuccess = () => {
+             const tx = req.result.transaction(['results', 'usage'], 'readwrite');
+             const uri = 'mcp+cache://d/OLDBUILD03';
+             tx.objectStore('results').put({ uri, payload: { old: true }, convId: 'd', sourceToolName: 'x.get', addedAt: 1, sizeBytes: 100 });
+             tx.objectStore('usage').put({ uri, convId: 'd', sizeBytes: 100, lastUsedAt: 1 });
+             tx.oncomplete = () => { req.result.close(); resolve(); };
+             tx.onabort = () => reject(tx.error);
+           };
+           req.onerror = () => reject(req.error);
+         });",
+        &[name.into()],
+    )
+    .await;
+    wait(cache.clear_conversation("c".into())).await.unwrap();
+    let after = wait(cache.stats()).await.unwrap();
+    assert_eq!(field(&after, "entries").as_f64(), Some(2.0));
+    assert_eq!(field(&after, "bytes").as_f64(), Some(per_entry + 100.0));
+    cache.close();
+}
+
 /// The same 0.1 tab writes into the conversation and also deletes another's entry (its eviction,
 /// or its clear), so the usage rows still number what the totals count: the row it wrote, which
 /// has no tool name, still makes the clear recount, and the totals match what is stored.

@@ -27,9 +27,10 @@ impl IndexedDbStore {
     /// the conversation's URI key range, checked against two counts: its records in the `convId`
     /// index, and all usage rows. When every row in the range is the conversation's and their
     /// number is the first count, every entry in the range is the conversation's and it has none
-    /// elsewhere, so two key-range deletes (records, usage rows) remove exactly its entries; when
-    /// the stored totals also count every usage row and every row in the range has a tool name
-    /// (no 0.1 build, which skips the totals, wrote there), they drop by the rows' sizes.
+    /// elsewhere, so two key-range deletes (records, usage rows) remove exactly its entries. The
+    /// totals then drop by the rows' sizes, which needs them exact: the clear also requires that
+    /// they count every usage row and that every row in the range has a tool name (a 0.1 build,
+    /// which skips the totals, leaves rows without one). Any failed check aborts the deletes.
     ///
     /// The deletes are issued speculatively in the same synchronous run as the reads (one
     /// transaction, no round trip between them; requests run in order, so the reads see the
@@ -101,6 +102,7 @@ impl IndexedDbStore {
                         Box::new(move |totals, recounted| {
                             let count = |r: &IdbRequest| r.result().ok().and_then(|n| n.as_f64());
                             let everywhere = count(&everywhere);
+                            // A failed `getAll` never gets here: its error aborts the transaction.
                             let rows: Array = rows
                                 .result()
                                 .map(JsCast::unchecked_into)
