@@ -3,6 +3,7 @@
 
 use js_sys::{Array, Function, Promise, Reflect};
 use mcp_result_cache::store::{LegacyChatboxStore, CHATBOX_CORE_DB_NAME};
+use mcp_result_cache::JsResultCache as ResultCache;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -616,38 +617,58 @@ async fn a_read_through_clear_of_an_upgraded_database_leaves_totals_that_match()
     owner.close();
 }
 
-/// The 0.1 tab writes into another conversation than the one cleared: no row of the cleared
-/// range shows it, but the usage rows then number more than the totals count, so the clear
-/// recounts and the totals match what is stored.
-#[wasm_bindgen_test]
-async fn a_clear_after_a_skipped_write_elsewhere_leaves_exact_totals() {
-    let name = fresh_db();
-    let cache = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
-    put(&cache, &rows(3), "c").await.expect("cached");
-    put(&cache, &rows(3), "d").await.expect("cached");
-    let per_entry = field(&wait(cache.stats()).await.unwrap(), "bytes")
-        .as_f64()
-        .unwrap()
-        / 2.0;
+/// What a tab on the 0.1 release (schema 3: no totals) does to database `name` during a deploy:
+/// writes entry `mcp+cache://<conv>/<token>` (100 bytes; a usage row without a tool name) and,
+/// given `delete`, deletes that entry, all in one transaction that never touches the totals.
+async fn write_as_old_build(name: &str, conv: &str, token: &str, delete: Option<&str>) {
     js(
-        "name",
+        "name, conv, token, other",
         "return new Promise((resolve, reject) => {
            const req = indexedDB.open(name);
            req.onsuccess = () => {
              const tx = req.result.transaction(['results', 'usage'], 'readwrite');
-             const uri = 'mcp+cache://d/OLDBUILD03';
-             tx.objectStore('results').put({ uri, payload: { old: true }, convId: 'd', sourceToolName: 'x.get', addedAt: 1, sizeBytes: 100 });
-             tx.objectStore('usage').put({ uri, convId: 'd', sizeBytes: 100, lastUsedAt: 1 });
+             const uri = `mcp+cache://${conv}/${token}`;
+             tx.objectStore('results').put({ uri, payload: { old: true }, convId: conv, sourceToolName: 'x.get', addedAt: 1, sizeBytes: 100 });
+             tx.objectStore('usage').put({ uri, convId: conv, sizeBytes: 100, lastUsedAt: 1 });
+             if (other) { tx.objectStore('results').delete(other); tx.objectStore('usage').delete(other); }
              tx.oncomplete = () => { req.result.close(); resolve(); };
              tx.onabort = () => reject(tx.error);
            };
            req.onerror = () => reject(req.error);
          });",
-        &[name.into()],
+        &[name.into(), conv.into(), token.into(), delete.map_or(JsValue::NULL, JsValue::from)],
     )
     .await;
+}
+
+/// One entry stored in `c` and one in `d` (`per_entry` bytes each), then a 0.1 tab writes
+/// `<conv>/<token>` (and deletes d's entry, given `delete_d`), then `c` is cleared. Answers the
+/// cache, d's entry, `per_entry` and the stats after the clear.
+async fn clear_after_old_build(
+    conv: &str,
+    token: &str,
+    delete_d: bool,
+) -> (ResultCache, String, f64, JsValue) {
+    let name = fresh_db();
+    let cache = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
+    put(&cache, &rows(3), "c").await.expect("cached");
+    let d = put(&cache, &rows(3), "d").await.expect("cached");
+    let per_entry = field(&wait(cache.stats()).await.unwrap(), "bytes")
+        .as_f64()
+        .unwrap()
+        / 2.0;
+    write_as_old_build(&name, conv, token, delete_d.then_some(d.as_str())).await;
     wait(cache.clear_conversation("c".into())).await.unwrap();
     let after = wait(cache.stats()).await.unwrap();
+    (cache, d, per_entry, after)
+}
+
+/// The 0.1 tab writes into another conversation than the one cleared: no row of the cleared
+/// range shows it, but the usage rows then number more than the totals count, so the clear
+/// recounts and the totals match what is stored.
+#[wasm_bindgen_test]
+async fn a_clear_after_a_skipped_write_elsewhere_leaves_exact_totals() {
+    let (cache, _, per_entry, after) = clear_after_old_build("d", "OLDBUILD03", false).await;
     assert_eq!(field(&after, "entries").as_f64(), Some(2.0));
     assert_eq!(field(&after, "bytes").as_f64(), Some(per_entry + 100.0));
     cache.close();
@@ -658,31 +679,7 @@ async fn a_clear_after_a_skipped_write_elsewhere_leaves_exact_totals() {
 /// has no tool name, still makes the clear recount, and the totals match what is stored.
 #[wasm_bindgen_test]
 async fn a_clear_after_a_skipped_write_and_a_skipped_delete_leaves_exact_totals() {
-    let name = fresh_db();
-    let cache = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
-    put(&cache, &rows(3), "c").await.expect("cached");
-    let other = put(&cache, &rows(3), "d").await.expect("cached");
-    js(
-        "name, other",
-        "return new Promise((resolve, reject) => {
-           const req = indexedDB.open(name);
-           req.onsuccess = () => {
-             const tx = req.result.transaction(['results', 'usage'], 'readwrite');
-             const uri = 'mcp+cache://c/OLDBUILD02';
-             tx.objectStore('results').put({ uri, payload: { old: true }, convId: 'c', sourceToolName: 'x.get', addedAt: 1, sizeBytes: 100 });
-             tx.objectStore('usage').put({ uri, convId: 'c', sizeBytes: 100, lastUsedAt: 1 });
-             tx.objectStore('results').delete(other);
-             tx.objectStore('usage').delete(other);
-             tx.oncomplete = () => { req.result.close(); resolve(); };
-             tx.onabort = () => reject(tx.error);
-           };
-           req.onerror = () => reject(req.error);
-         });",
-        &[name.into(), other.into()],
-    )
-    .await;
-    wait(cache.clear_conversation("c".into())).await.unwrap();
-    let after = wait(cache.stats()).await.unwrap();
+    let (cache, _, _, after) = clear_after_old_build("c", "OLDBUILD02", true).await;
     assert_eq!(field(&after, "entries").as_f64(), Some(0.0));
     assert_eq!(field(&after, "bytes").as_f64(), Some(0.0));
     cache.close();
@@ -693,32 +690,8 @@ async fn a_clear_after_a_skipped_write_and_a_skipped_delete_leaves_exact_totals(
 /// check and recounts, so the totals match what is stored afterwards instead of drifting further.
 #[wasm_bindgen_test]
 async fn a_clear_after_writes_that_skipped_the_totals_leaves_exact_totals() {
-    let name = fresh_db();
-    let cache = idb_cache(&[("dbName", name.clone().into()), ("threshold", 0.into())]);
-    put(&cache, &rows(3), "c").await.expect("cached");
-    let kept = put(&cache, &rows(3), "d").await.expect("cached");
-    let before = wait(cache.stats()).await.unwrap();
-    let per_entry = field(&before, "bytes").as_f64().unwrap() / 2.0;
-    // What such a tab leaves: a record and a usage row, no totals, no conversation row.
-    js(
-        "name",
-        "return new Promise((resolve, reject) => {
-           const req = indexedDB.open(name);
-           req.onsuccess = () => {
-             const tx = req.result.transaction(['results', 'usage'], 'readwrite');
-             const uri = 'mcp+cache://c/OLDBUILD01';
-             tx.objectStore('results').put({ uri, payload: { old: true }, convId: 'c', sourceToolName: 'x.get', addedAt: 1, sizeBytes: 100 });
-             tx.objectStore('usage').put({ uri, convId: 'c', sizeBytes: 100, lastUsedAt: 1 });
-             tx.oncomplete = () => { req.result.close(); resolve(); };
-             tx.onabort = () => reject(tx.error);
-           };
-           req.onerror = () => reject(req.error);
-         });",
-        &[name.into()],
-    )
-    .await;
-    wait(cache.clear_conversation("c".into())).await.unwrap();
-    let after = wait(cache.stats()).await.unwrap();
+    // What such a tab leaves: a record and a usage row, no totals.
+    let (cache, kept, per_entry, after) = clear_after_old_build("c", "OLDBUILD01", false).await;
     assert_eq!(field(&after, "entries").as_f64(), Some(1.0));
     assert_eq!(field(&after, "bytes").as_f64(), Some(per_entry));
     let looked = wait(cache.lookup(kept.into(), None)).await.unwrap();
