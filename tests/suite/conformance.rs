@@ -478,33 +478,51 @@ async fn totals_written_by_an_older_version_are_recounted() {
     assert_eq!(meta_keys(&name).await, [JsValue::from_str("totals")]);
 }
 
-/// Totals an earlier version kept with per-conversation rows (flag `perConversation`) are exact:
-/// they are used as they are, not recounted, and the next read-write transaction deletes the
-/// rows, which nothing reads any more.
+/// The totals row this package writes carries `exact: true` (written by `idb_objects.js`, read
+/// by `totals.rs`), and totals carrying it, or the `perConversation` flag of releases up to 0.3
+/// (which kept per-conversation rows), are used as they are, not recounted; the next read-write
+/// transaction deletes those rows, which nothing reads any more.
 #[wasm_bindgen_test]
-async fn totals_kept_with_per_conversation_rows_are_used_and_the_rows_go() {
-    let name = fresh_db();
-    let cache = cache_on("indexeddb", &name, &[]);
-    for i in 0..4 {
-        store(&cache, i, 600, "a").await.unwrap();
+async fn flagged_totals_are_used_and_per_conversation_rows_go() {
+    for flag in ["exact", "perConversation"] {
+        let name = fresh_db();
+        let cache = cache_on("indexeddb", &name, &[]);
+        for i in 0..4 {
+            store(&cache, i, 600, "a").await.unwrap();
+        }
+        let (entries, bytes, _) = stored(&cache).await;
+        cache.close();
+        let written = on_database(
+            &name,
+            "const row = db.transaction('meta').objectStore('meta').get('totals');
+             row.onsuccess = () => { db.close(); resolve(row.result); };
+             row.onerror = () => reject(row.error);",
+        )
+        .await;
+        assert_eq!(field(&written, "exact"), JsValue::TRUE, "the row written");
+        // One entry more than stored: a recount would correct it, using the totals keeps it.
+        tamper_meta(
+            &name,
+            &format!(
+                "{{ bytes: {}, entries: {}, {flag}: true }}",
+                bytes + 7.0,
+                entries + 1
+            ),
+        )
+        .await;
+        let cache = cache_on("indexeddb", &name, &[]);
+        store(&cache, 9, 600, "b").await.unwrap();
+        assert_eq!(
+            stats(&cache).await.0,
+            entries + 2,
+            "{flag}: kept, plus the write"
+        );
+        cache.close();
+        if flag == "perConversation" {
+            // Such totals are written with the rows, in one transaction: seeing them is the cue.
+            assert_eq!(meta_keys(&name).await, [JsValue::from_str("totals")]);
+        }
     }
-    let (entries, bytes, _) = stored(&cache).await;
-    cache.close();
-    // One entry more than stored: a recount would correct it, using the totals keeps it.
-    tamper_meta(
-        &name,
-        &format!(
-            "{{ bytes: {}, entries: {}, perConversation: true }}",
-            bytes + 7.0,
-            entries + 1
-        ),
-    )
-    .await;
-    let cache = cache_on("indexeddb", &name, &[]);
-    store(&cache, 9, 600, "b").await.unwrap();
-    assert_eq!(stats(&cache).await.0, entries + 2, "kept, plus the write");
-    cache.close();
-    assert_eq!(meta_keys(&name).await, [JsValue::from_str("totals")]);
 }
 
 /// Two caches on one database write to two conversations while each clears the other's, all at
