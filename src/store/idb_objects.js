@@ -1,10 +1,10 @@
 // The plain objects the stores keep (field names: docs/PROTOCOL.md, *Storage*): the rows the
 // IndexedDB store writes, each built by one call from WebAssembly instead of one boundary
-// crossing per property, the one transaction overload web-sys does not expose, and the memory
-// store's contents (below). One file: the test runner and the browser fetch each snippet file
-// as a module of its own. The builders cannot throw: they make fresh
-// objects, or read rows that are structured clones (data properties only) or this package's own
-// objects.
+// crossing per property, the one transaction overload web-sys does not expose, the upgrade's
+// cursor walks, and the memory store's contents (below). One file: the test runner and the
+// browser fetch each snippet file as a module of its own. The builders cannot throw: they make
+// fresh objects, or read rows that are structured clones (data properties only) or this
+// package's own objects.
 
 /**
  * A stored row (docs/PROTOCOL.md, *Storage*).
@@ -73,6 +73,64 @@ export function mcpCacheCommit(tx) {
 /** @param {IDBDatabase} db @param {string[]} storeNames */
 export function mcpCacheRelaxedWrite(db, storeNames) {
   return db.transaction(storeNames, 'readwrite', { durability: 'relaxed' });
+}
+
+// ---- The upgrade's walks (src/store/indexeddb/schema.rs) ----
+// Cursors inside the upgrade transaction, listened to by plain JS functions: they go with their
+// requests once the upgrade ends (a listener made in Rust would stay pinned, and with it every
+// request and store it held). A row that cannot be written is skipped, as a failed `put` would
+// be; what the calls themselves throw, the caller answers by aborting the upgrade.
+
+// A usage row for every record that predates the usage store (chatbox-core v1).
+/** @param {IDBObjectStore} results @param {IDBObjectStore} usage @param {string} unknownTool */
+export function mcpCacheBackfillUsage(results, usage, unknownTool) {
+  const walk = results.openCursor();
+  walk.onsuccess = () => {
+    const cursor = walk.result;
+    if (!cursor) return;
+    try {
+      usage.put(mcpCacheUsageRow(cursor.value, unknownTool));
+    } catch {
+      // skipped: a record without a usable key
+    }
+    cursor.continue();
+  };
+}
+
+// Versions 2 to 4 → 5: each usage row gets its record's tool name from the retired index `index`
+// (a key cursor: key = name, primary key = URI; no payload read), `unknownTool` for a record
+// the index did not hold (it had no name); then the index is deleted.
+/** @param {IDBObjectStore} results @param {IDBObjectStore} usage @param {string} index @param {string} unknownTool */
+export function mcpCacheNameUsageRows(results, usage, index, unknownTool) {
+  /** @type {Map<IDBValidKey, unknown>} */
+  const names = new Map();
+  const walk = results.index(index).openKeyCursor();
+  walk.onsuccess = () => {
+    const cursor = walk.result;
+    if (cursor) {
+      names.set(cursor.primaryKey, cursor.key);
+      cursor.continue();
+      return;
+    }
+    // Every name is known (a throw here aborts the upgrade).
+    results.deleteIndex(index);
+    const rows = usage.openCursor();
+    rows.onsuccess = () => {
+      const row = rows.result;
+      if (!row) return;
+      const value = row.value;
+      if (value !== null && typeof value === 'object') {
+        const name = names.get(value.uri);
+        value.sourceToolName = typeof name === 'string' ? name : unknownTool;
+        try {
+          row.update(value);
+        } catch {
+          // skipped, as a failed `put` is
+        }
+      }
+      row.continue();
+    };
+  };
 }
 
 // ---- The memory store (src/store/memory.rs) ----

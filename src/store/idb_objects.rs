@@ -2,11 +2,12 @@
 //! by one call into `idb_objects.js` rather than one boundary crossing per property: on a 4 KB
 //! write those crossings (a string decoded for every field name, a catching `Reflect.set` for
 //! every field) cost more than the requests they feed. The field names are those of
-//! docs/PROTOCOL.md (*Storage*) and [`crate::core::record::fields`].
+//! docs/PROTOCOL.md (*Storage*) and [`crate::core::record::fields`]. Also the upgrade's cursor
+//! walks, whose listeners are JS functions that go with their requests.
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use web_sys::{IdbDatabase, IdbTransaction};
+use web_sys::{IdbDatabase, IdbObjectStore, IdbTransaction};
 
 use super::JsRecord;
 use crate::core::record::{fields, UNKNOWN_SOURCE_TOOL};
@@ -36,6 +37,21 @@ extern "C" {
     #[wasm_bindgen(js_name = mcpCacheTotalsRow)]
     pub(super) fn totals_row(bytes: f64, entries: f64) -> Object;
 
+    #[wasm_bindgen(js_name = mcpCacheBackfillUsage, catch)]
+    fn backfill_usage_rows(
+        results: &IdbObjectStore,
+        usage: &IdbObjectStore,
+        unknown_tool: &str,
+    ) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(js_name = mcpCacheNameUsageRows, catch)]
+    fn name_usage_rows_from(
+        results: &IdbObjectStore,
+        usage: &IdbObjectStore,
+        index: &str,
+        unknown_tool: &str,
+    ) -> Result<(), JsValue>;
+
     /// `tx.commit()`, when the engine has it and the transaction is still active.
     ///
     /// [MDN: IDBTransaction.commit](https://developer.mozilla.org/docs/Web/API/IDBTransaction/commit)
@@ -58,6 +74,26 @@ extern "C" {
 /// tool name is [`UNKNOWN_SOURCE_TOOL`], passed in so that the name is written once, in Rust).
 pub(super) fn usage_row(record: &JsValue) -> Object {
     usage_row_object(record, UNKNOWN_SOURCE_TOOL)
+}
+
+/// Inside an upgrade: writes a usage row for every record (a walk of its own; it ends with the
+/// upgrade transaction). Fails with what opening the walk threw.
+pub(super) fn backfill_usage(
+    results: &IdbObjectStore,
+    usage: &IdbObjectStore,
+) -> Result<(), JsValue> {
+    backfill_usage_rows(results, usage, UNKNOWN_SOURCE_TOOL)
+}
+
+/// Inside an upgrade from versions 2 to 4: names every usage row from the retired tool-name
+/// `index` of the records, then deletes the index (two walks; `"<unknown>"` for a record the
+/// index did not hold). Fails with what opening the first walk threw.
+pub(super) fn name_usage_rows(
+    results: &IdbObjectStore,
+    usage: &IdbObjectStore,
+    index: &str,
+) -> Result<(), JsValue> {
+    name_usage_rows_from(results, usage, index, UNKNOWN_SOURCE_TOOL)
 }
 
 /// The stored object of `record`: `{uri, payload, convId, sourceToolName, addedAt, sizeBytes,

@@ -2,17 +2,14 @@
 //! `upgradeneeded` handler that creates what is missing and never deletes anything (a
 //! chatbox-core database, version 1, is upgraded in place and keeps every entry).
 
-use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
-    Event, IdbCursorWithValue, IdbDatabase, IdbObjectStore, IdbObjectStoreParameters,
-    IdbOpenDbRequest, IdbRequest, IdbTransaction,
+    IdbDatabase, IdbObjectStore, IdbObjectStoreParameters, IdbOpenDbRequest, IdbRequest,
+    IdbTransaction,
 };
 
-use crate::core::record::{fields, UNKNOWN_SOURCE_TOOL};
-use crate::store::idb_events::listener;
+use crate::core::record::fields;
 use crate::store::idb_objects;
-use crate::store::js_record::field;
 
 /// Version our schema lives at. chatbox-core databases are version 1; opening one upgrades it.
 /// Version 4 added the `meta` store; version 5 moved the tool name from an index of the records
@@ -99,27 +96,9 @@ pub(super) fn upgrade_schema(request: &IdbOpenDbRequest) {
         return;
     }
     // Backfill usage rows for records that predate the usage store (chatbox-core v1).
-    let Ok(cursor_request) = results.open_cursor() else {
+    if idb_objects::backfill_usage(&results, &usage).is_err() {
         let _ = tx.abort();
-        return;
-    };
-    let on_step = {
-        let request = cursor_request.clone();
-        listener(Box::new(move |_event: Event| {
-            let Some(cursor) = request.result().ok().filter(JsValue::is_object) else {
-                return;
-            };
-            let cursor: web_sys::IdbCursorWithValue = cursor.unchecked_into();
-            if let Ok(record) = cursor.value() {
-                let _ = usage.put(&idb_objects::usage_row(&record));
-            }
-            let _ = cursor.continue_();
-        }))
-    };
-    cursor_request.set_onsuccess(Some(on_step.as_ref().unchecked_ref()));
-    // The closure must live until the upgrade transaction ends; it is tiny and runs once per
-    // database lifetime, so it is handed to the JS GC.
-    on_step.forget();
+    }
 }
 
 /// Versions 2 to 4 → 5: copies each record's tool name from the retired index into its usage
@@ -132,61 +111,10 @@ pub(super) fn upgrade_schema(request: &IdbOpenDbRequest) {
 /// [MDN: IDBCursor.update](https://developer.mozilla.org/docs/Web/API/IDBCursor/update),
 /// [MDN: IDBObjectStore.deleteIndex](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/deleteIndex)
 fn name_usage_rows(tx: &IdbTransaction, results: IdbObjectStore) {
-    let (Ok(usage), Ok(names)) = (
-        tx.object_store(USAGE_STORE),
-        results
-            .index(RETIRED_TOOL_INDEX)
-            .and_then(|index| index.open_key_cursor()),
-    ) else {
+    let named = tx
+        .object_store(USAGE_STORE)
+        .and_then(|usage| idb_objects::name_usage_rows(&results, &usage, RETIRED_TOOL_INDEX));
+    if named.is_err() {
         let _ = tx.abort();
-        return;
-    };
-    let tx = tx.clone();
-    // A JS `Map` (URI → name): the keys stay JS strings, nothing is copied into wasm memory.
-    let by_uri = js_sys::Map::new();
-    let mut rows_walk: Option<IdbRequest> = None;
-    let on_step = {
-        let names = names.clone();
-        listener(Box::new(move |event: Event| {
-            let Some(target) = event.target() else { return };
-            let request: IdbRequest = target.unchecked_into();
-            let cursor = request.result().ok().filter(JsValue::is_object);
-            if request == names {
-                let Some(cursor) = cursor.map(JsCast::unchecked_into::<web_sys::IdbCursor>) else {
-                    // Every name is known: walk the usage rows with this same listener.
-                    let _ = results.delete_index(RETIRED_TOOL_INDEX);
-                    match usage.open_cursor() {
-                        Ok(rows) => rows_walk = Some(rows),
-                        Err(_) => {
-                            let _ = tx.abort();
-                        }
-                    }
-                    if let Some(rows) = &rows_walk {
-                        rows.set_onsuccess(names.onsuccess().as_ref());
-                    }
-                    return;
-                };
-                if let (Ok(name), Ok(uri)) = (cursor.key(), cursor.primary_key()) {
-                    by_uri.set(&uri, &name);
-                }
-                let _ = cursor.continue_();
-                return;
-            }
-            let Some(cursor) = cursor.map(JsCast::unchecked_into::<IdbCursorWithValue>) else {
-                return; // every row named
-            };
-            if let Ok(row) = cursor.value() {
-                let name = Some(by_uri.get(&field(&row, fields::URI)))
-                    .filter(JsValue::is_string)
-                    .unwrap_or_else(|| UNKNOWN_SOURCE_TOOL.into());
-                if Reflect::set(&row, &fields::SOURCE_TOOL_NAME.into(), &name).is_ok() {
-                    let _ = cursor.update(&row);
-                }
-            }
-            let _ = cursor.continue_();
-        }))
-    };
-    names.set_onsuccess(Some(on_step.as_ref().unchecked_ref()));
-    // Lives until the upgrade transaction ends; runs once per database lifetime.
-    on_step.forget();
+    }
 }
