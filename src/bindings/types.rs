@@ -309,9 +309,9 @@ export interface ParsedCacheUri {
 export interface ToolEnvelope {
   /** `invalid_args: …` */
   error: string;
-  /** References that could not be resolved. */
+  /** References that could not be resolved (the first 32; `error` counts them all). */
   _missing_uris?: string[];
-  /** References whose data a mutation made stale. */
+  /** References whose data a mutation made stale (the first 32; `error` counts them all). */
   _stale_uris?: string[];
   /** What the model should do next. */
   fix_hint: string;

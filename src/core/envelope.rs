@@ -4,6 +4,13 @@
 
 use crate::core::text::{concat, join, push_hex4, uint};
 
+/// References an envelope lists at most, in `_missing_uris` and in `_stale_uris` (its error line
+/// counts them all), and the pointers, causes and tools its hint names at most.
+pub const MAX_LISTED: usize = 32;
+/// Bytes of UTF-8 of a reference (or a pointer, a tool name) an envelope shows: a longer one is
+/// cut there (at a character boundary) and ends in `…`.
+pub const MAX_SHOWN_BYTES: usize = 512;
+
 /// A blocked call's explanation, shaped for the model. Serialized as
 /// `{ error, _missing_uris?, _stale_uris?, fix_hint, _capped_arg? }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,50 +62,83 @@ impl ReferenceFailure {
     }
 }
 
-/// Pushes `item` unless already present (keeps first-seen order).
-fn push_unique(list: &mut Vec<String>, item: &str) {
-    if !list.iter().any(|x| x == item) {
-        list.push(item.to_owned());
+/// `text` as an envelope shows it: cut after [`MAX_SHOWN_BYTES`] bytes of UTF-8 (at the
+/// character boundary before), with `…`.
+fn shown(text: &str) -> String {
+    if text.len() <= MAX_SHOWN_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_SHOWN_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    concat(&[&text[..end], "…"])
+}
+
+/// Pushes `item` as [`shown`] unless it is listed already, while fewer than [`MAX_LISTED`] are.
+fn list(listed: &mut Vec<String>, item: &str) {
+    if listed.len() < MAX_LISTED {
+        let item = shown(item);
+        if !listed.contains(&item) {
+            listed.push(item);
+        }
+    }
+}
+
+/// How many distinct references `listed` stands for, `noted` in all: its own length while it
+/// has room; past that, every one noted (the failures of one call name distinct references:
+/// see [`crate::core::substitute::resolve`]).
+fn count(listed: &[String], noted: usize) -> usize {
+    if listed.len() < MAX_LISTED {
+        listed.len()
+    } else {
+        noted
     }
 }
 
 /// The envelope for references that could not be used. Misses (including bad pointers) set the
-/// error line when present; otherwise the stale line does. Every failing reference is listed.
+/// error line when present; otherwise the stale line does. The error line counts every failing
+/// reference; `_missing_uris` and `_stale_uris` list the first [`MAX_LISTED`] of each, and every
+/// reference, pointer or tool name shown is cut to [`MAX_SHOWN_BYTES`] bytes: what the model
+/// reads stays bounded whatever it wrote.
 pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
-    let mut missing = Vec::new();
-    let mut stale = Vec::new();
-    let mut pointers = Vec::new();
-    let mut causes = Vec::new();
-    let mut sources = Vec::new();
+    let (mut missing, mut stale) = (Vec::new(), Vec::new());
+    let (mut pointers, mut causes, mut sources) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut missed, mut staled) = (0, 0);
     for failure in failures {
         match failure {
-            ReferenceFailure::Missing { uri } => push_unique(&mut missing, uri),
+            ReferenceFailure::Missing { uri } => {
+                list(&mut missing, uri);
+                missed += 1;
+            }
             ReferenceFailure::BadPointer { uri, pointer } => {
-                push_unique(&mut missing, uri);
-                push_unique(&mut pointers, pointer);
+                list(&mut missing, uri);
+                list(&mut pointers, pointer);
+                missed += 1;
             }
             ReferenceFailure::Stale {
                 uri,
                 cause,
                 source_tool_name,
             } => {
-                push_unique(&mut stale, uri);
-                push_unique(&mut causes, cause);
-                push_unique(
+                list(&mut stale, uri);
+                list(&mut causes, cause);
+                list(
                     &mut sources,
                     super::source::split_source(source_tool_name).1,
                 );
+                staled += 1;
             }
         }
     }
     let mut hints = Vec::new();
     let error = if !missing.is_empty() {
         // The error line is the contract's exact wording; details go into the hint.
-        let line = match missing.as_slice() {
-            [one] => concat(&["invalid_args: cache URI ", one, " could not be resolved"]),
-            many => concat(&[
+        let line = match (missing.as_slice(), count(&missing, missed)) {
+            ([one], 1) => concat(&["invalid_args: cache URI ", one, " could not be resolved"]),
+            (_, count) => concat(&[
                 "invalid_args: ",
-                &uint(many.len() as u64),
+                &uint(count as u64),
                 " cache URIs could not be resolved",
             ]),
         };
@@ -121,17 +161,17 @@ pub fn resolution_envelope(failures: &[ReferenceFailure]) -> Envelope {
         line
     } else {
         let causes = join(&causes, ", ");
-        match stale.as_slice() {
-            [one] => concat(&[
+        match (stale.as_slice(), count(&stale, staled)) {
+            ([one], 1) => concat(&[
                 "invalid_args: cache URI ",
                 one,
                 " is stale (invalidated by ",
                 &causes,
                 ")",
             ]),
-            many => concat(&[
+            (_, count) => concat(&[
                 "invalid_args: ",
-                &uint(many.len() as u64),
+                &uint(count as u64),
                 " cache URIs are stale (invalidated by ",
                 &causes,
                 ")",
@@ -244,6 +284,58 @@ mod tests {
         assert!(e.fix_hint.contains("`_cache_uri`"));
         assert!(e.fix_hint.contains("ask the user before re-fetching"));
         assert!(e.stale_uris.is_empty());
+    }
+
+    #[test]
+    fn what_an_envelope_shows_is_bounded_and_its_count_exact() {
+        let uris: Vec<String> = (0..1000)
+            .map(|i| concat(&["mcp+cache://c/T", &uint(i)]))
+            .collect();
+        let failures: Vec<ReferenceFailure> = uris.iter().map(|u| missing(u)).collect();
+        let e = resolution_envelope(&failures);
+        assert_eq!(
+            e.error,
+            "invalid_args: 1000 cache URIs could not be resolved"
+        );
+        assert_eq!(e.missing_uris, uris[..MAX_LISTED]);
+        // One reference, and one pointer, longer than what is shown: cut, ending in `…`.
+        let long = concat(&["mcp+cache://cc/", &"é".repeat(2000)]);
+        let pointer = concat(&["/", &"k".repeat(5000)]);
+        let e = resolution_envelope(&[ReferenceFailure::BadPointer {
+            uri: long.clone(),
+            pointer: pointer.clone(),
+        }]);
+        // 15 ASCII bytes, then 2-byte characters: the cut falls inside one and goes back.
+        let shown_uri = concat(&[&long[..MAX_SHOWN_BYTES - 1], "…"]);
+        assert_eq!(e.missing_uris, std::slice::from_ref(&shown_uri));
+        assert_eq!(
+            e.error,
+            concat(&[
+                "invalid_args: cache URI ",
+                &shown_uri,
+                " could not be resolved"
+            ])
+        );
+        assert!(
+            e.fix_hint.len() < 2 * MAX_SHOWN_BYTES + 600,
+            "{}",
+            e.fix_hint.len()
+        );
+        // Stale ones likewise, with the count in the error line.
+        let stale: Vec<ReferenceFailure> = uris
+            .iter()
+            .map(|u| ReferenceFailure::Stale {
+                uri: u.clone(),
+                cause: "tasks.update".into(),
+                source_tool_name: "tasks.list".into(),
+            })
+            .collect();
+        let e = resolution_envelope(&stale);
+        assert_eq!(
+            e.error,
+            "invalid_args: 1000 cache URIs are stale (invalidated by tasks.update)"
+        );
+        assert_eq!(e.stale_uris.len(), MAX_LISTED);
     }
 
     #[test]

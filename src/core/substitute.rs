@@ -5,7 +5,8 @@
 //! whose every element is one, is resolved into `X` (array order kept) and `X_uri` is removed.
 //! When `X` is also present the reference wins and the edit is flagged as a conflict. Other
 //! schemes and mixed arrays are left alone. Resolution is all-or-nothing: any miss or stale
-//! reference blocks the whole call, listing every failing reference.
+//! reference blocks the whole call, counting every failing reference (the envelope lists the
+//! first [`crate::core::envelope::MAX_LISTED`]).
 
 use super::envelope::{resolution_envelope, Envelope, ReferenceFailure};
 use super::record::LookupOutcome;
@@ -121,7 +122,8 @@ pub enum Substitution<P> {
     Unchanged,
     /// Apply these rewrites to a copy of the arguments.
     Resolved(Vec<Edit<P>>),
-    /// Do not dispatch; show the model this envelope. Lists every failing reference.
+    /// Do not dispatch; show the model this envelope (bounded: see
+    /// [`crate::core::envelope::resolution_envelope`]).
     Blocked {
         /// The envelope.
         envelope: Envelope,
