@@ -3,10 +3,7 @@
 //! chatbox-core database, version 1, is upgraded in place and keeps every entry).
 
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{
-    IdbDatabase, IdbObjectStore, IdbObjectStoreParameters, IdbOpenDbRequest, IdbRequest,
-    IdbTransaction,
-};
+use web_sys::{IdbDatabase, IdbObjectStoreParameters, IdbOpenDbRequest, IdbRequest};
 
 use crate::core::record::fields;
 use crate::store::idb_objects;
@@ -74,8 +71,13 @@ pub(super) fn upgrade_schema(request: &IdbOpenDbRequest) {
         return;
     }
     if names.contains(USAGE_STORE) {
-        if existing.contains(RETIRED_TOOL_INDEX) {
-            name_usage_rows(&tx, results);
+        // Versions 2 to 4: the tool names move from the retired index to the usage rows.
+        let named = !existing.contains(RETIRED_TOOL_INDEX)
+            || tx.object_store(USAGE_STORE).is_ok_and(|usage| {
+                idb_objects::name_usage_rows(&results, &usage, RETIRED_TOOL_INDEX).is_ok()
+            });
+        if !named {
+            let _ = tx.abort();
         }
         return;
     }
@@ -97,24 +99,6 @@ pub(super) fn upgrade_schema(request: &IdbOpenDbRequest) {
     }
     // Backfill usage rows for records that predate the usage store (chatbox-core v1).
     if idb_objects::backfill_usage(&results, &usage).is_err() {
-        let _ = tx.abort();
-    }
-}
-
-/// Versions 2 to 4 → 5: copies each record's tool name from the retired index into its usage
-/// row, then deletes the index. Two walks inside the upgrade transaction, no payload read: a key
-/// cursor over the index (key = tool name, primary key = URI), then a cursor over the usage
-/// rows that rewrites each one with its name (`"<unknown>"` for a record the index did not
-/// hold: it had no name).
-///
-/// [MDN: IDBIndex.openKeyCursor](https://developer.mozilla.org/docs/Web/API/IDBIndex/openKeyCursor),
-/// [MDN: IDBCursor.update](https://developer.mozilla.org/docs/Web/API/IDBCursor/update),
-/// [MDN: IDBObjectStore.deleteIndex](https://developer.mozilla.org/docs/Web/API/IDBObjectStore/deleteIndex)
-fn name_usage_rows(tx: &IdbTransaction, results: IdbObjectStore) {
-    let named = tx
-        .object_store(USAGE_STORE)
-        .and_then(|usage| idb_objects::name_usage_rows(&results, &usage, RETIRED_TOOL_INDEX));
-    if named.is_err() {
         let _ = tx.abort();
     }
 }
