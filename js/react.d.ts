@@ -12,7 +12,7 @@ export interface CachedResult<T = unknown> {
    * - `"missing"`: no such entry in this conversation (never stored, cleared, evicted, or of
    *   another conversation), or a tool output that carries no reference;
    * - `"stale"`: invalidated — `data` is what was shown before, when there was any; call the
-   *   source tool again for fresh data;
+   *   source tool again for fresh data (`stale` names it, and why);
    * - `"error"`: the read failed (`error` says why: a {@link CacheEndpointError} when the
    *   endpoint answered with a failure, an `Error` named `"TimeoutError"` after
    *   `requestTimeout`, else what the read threw); `data` is what was shown before when the
@@ -21,6 +21,19 @@ export interface CachedResult<T = unknown> {
   status: 'loading' | 'ready' | 'missing' | 'stale' | 'error';
   data: T | undefined;
   error: unknown;
+  /** Why a `"stale"` result is stale and which tool to call again; `undefined` for any other status. */
+  stale: StaleReason | undefined;
+}
+
+/**
+ * Why a result is stale: `cause` is what invalidated it (the tool or notification that did), and
+ * `sourceToolName` the tool whose result it is (with `sourceServer`, its server, when the entry
+ * was stored with one): the call that gets fresh data. A field the endpoint did not send is `""`.
+ */
+export interface StaleReason {
+  cause: string;
+  sourceToolName: string;
+  sourceServer?: string;
 }
 
 /**
@@ -121,9 +134,9 @@ export interface UseCachedResultOptions {
  * reference, as `referencesOf` finds it, JSON text too; an output with none, such as
  * `"done: 3 rows written"`, is `"missing"`; `null`/`undefined`, an output not there yet, is
  * `"loading"`). A clear of the conversation makes it `"missing"`; an invalidation or stale
- * notification makes it `"stale"`, keeping the last data: without a read when the change names
- * it, after a read otherwise (a derived result, from `cache_select` or `derivedFrom`, turns stale
- * with its source). An eviction reads it again; a stale result read again keeps its data, and a
+ * notification makes it `"stale"` after a read (which says why, in `stale`), keeping the last
+ * data (a derived result, from `cache_select` or `derivedFrom`, turns stale with its source). An
+ * eviction reads it again; a stale result read again keeps its data, and a
  * result still there keeps the very data it showed. With `offset`/`limit`, `data` is that page,
  * `{ uri, total, offset, items, next_offset? }`, so a 5 000-row result never sits whole in React
  * state. Components reading the same thing share one read. Throws a `TypeError` for a bad

@@ -18,7 +18,8 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, pageOf } from './page.mjs';
 export { referencesOf };
 
 /**
- * @typedef {{ status: 'loading' | 'ready' | 'missing' | 'stale' | 'error', data: unknown, error: unknown }} Snapshot
+ * @typedef {{ cause: string, sourceToolName: string, sourceServer?: string }} StaleReason
+ * @typedef {{ status: 'loading' | 'ready' | 'missing' | 'stale' | 'error', data: unknown, error: unknown, stale: StaleReason | undefined }} Snapshot
  * @typedef {{ kind: string, convId?: string | null, uris?: string[] | null }} Change
  * @typedef {{ offset: number, limit: number } | null} PageRequest
  * @typedef {{ snapshot: Snapshot, etag?: string | null }} Loaded
@@ -33,22 +34,37 @@ export { referencesOf };
  * @typedef {{ source: Source, convId: string | undefined, stores: Map<string, Store> }} Context
  * @typedef {{ subscribe(onChange: () => void): () => void, getSnapshot(): Snapshot }} Store
  * @typedef {{
- *   lookup(uri: string, options: { convId: string }): Promise<{ status: string, payload?: unknown }>,
+ *   lookup(uri: string, options: { convId: string }): Promise<{ status: string, payload?: unknown, cause?: unknown, sourceToolName?: unknown, sourceServer?: unknown }>,
  *   entries(options: { convId: string }): Promise<unknown[]>,
  *   subscribe(listener: (change: Change) => void): () => void,
  * }} HookCache the methods of a `ResultCache` the hooks use
  */
 
 /** @type {Snapshot} */
-const LOADING = Object.freeze({ status: 'loading', data: undefined, error: undefined });
-/** @type {(status: Snapshot['status'], data?: unknown, error?: unknown) => Snapshot} */
-const snap = (status, data, error) => Object.freeze({ status, data, error });
+const LOADING = Object.freeze({ status: 'loading', data: undefined, error: undefined, stale: undefined });
+/** @type {(status: Snapshot['status'], data?: unknown, error?: unknown, stale?: StaleReason) => Snapshot} */
+const snap = (status, data, error, stale) => Object.freeze({ status, data, error, stale });
 /**
- * A read that found the result `"stale"` or `"missing"`: `last` when it says so already (read
- * again, nothing changed, nothing re-renders), else a new snapshot (a stale one keeps the data).
- * @param {Loaded | null} last @param {'stale' | 'missing'} status @returns {Loaded}
+ * Why an entry is stale, from a lookup's outcome or the endpoint's 410 body (`cause`,
+ * `sourceToolName`, `sourceServer` when it has one); a field of another type reads as `""`.
+ * @param {unknown} said @returns {StaleReason}
  */
-const still = (last, status) => (last?.snapshot.status === status ? last : { snapshot: snap(status, status === 'stale' ? last?.snapshot.data : undefined) });
+const staleReason = (said) => {
+  const { cause, sourceToolName, sourceServer } = /** @type {Record<string, unknown>} */ (said ?? {});
+  const text = (/** @type {unknown} */ value) => (typeof value === 'string' ? value : '');
+  return Object.freeze({ cause: text(cause), sourceToolName: text(sourceToolName), ...(typeof sourceServer === 'string' ? { sourceServer } : {}) });
+};
+/** @param {StaleReason | undefined} a @param {StaleReason | undefined} b */
+const sameReason = (a, b) => a?.cause === b?.cause && a?.sourceToolName === b?.sourceToolName && a?.sourceServer === b?.sourceServer;
+/**
+ * A read that found the result `"stale"` (for `stale`'s reason) or `"missing"`: `last` when it
+ * says so already (read again, nothing changed, nothing re-renders), else a new snapshot (a stale
+ * one keeps the data).
+ * @param {Loaded | null} last @param {'stale' | 'missing'} status @param {StaleReason} [stale] @returns {Loaded}
+ */
+const still = (last, status, stale) => (last?.snapshot.status === status && sameReason(last.snapshot.stale, stale)
+  ? last
+  : { snapshot: status === 'stale' ? snap(status, last?.snapshot.data, undefined, stale) : snap(status) });
 // The longest delay a timer holds (a signed 32-bit count of ms): setInterval runs a longer one,
 // or Infinity, every millisecond.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -71,7 +87,7 @@ function cacheSource(/** @type {HookCache} */ cache) {
     async read(convId, uri, page, last) {
       const outcome = await cache.lookup(uri, { convId: convId ?? DEFAULT_CONV_SEGMENT });
       // Stale: the last data is kept (what the person was looking at), as over an endpoint.
-      if (outcome.status === 'stale') return still(last, 'stale');
+      if (outcome.status === 'stale') return still(last, 'stale', staleReason(outcome));
       if (outcome.status !== 'hit') return still(last, 'missing');
       // An entry never changes (its reference is minted for it once): what was read stands, the
       // same data, as a 304 keeps it.
@@ -123,7 +139,7 @@ async function answerOf(/** @type {Response} */ response, /** @type {Loaded | nu
   if (response.status === 404) return still(last, 'missing');
   // Stale: the last data is kept (what the person was looking at). A stale entry never answers
   // 304, so each revalidation reads its state again (a small error body).
-  if (response.status === 410) return still(last, 'stale');
+  if (response.status === 410) return still(last, 'stale', staleReason(await response.json().catch(() => null)));
   let message = `${response.status}`;
   /** @type {unknown} */
   let body;
@@ -417,18 +433,17 @@ const NOTHING = { subscribe: () => () => {}, getSnapshot: () => LOADING };
 
 /**
  * How the store of an entry (`uri` in conversation `convId`) answers a change: a clear naming it
- * makes it missing and a stale mark naming it stale, without a read. A stale mark of its
- * conversation naming others reads it again: a derived entry (`derivedFrom`, `cache_select`) is
- * stale when its source is, which only a lookup tells (the change names the source).
+ * makes it missing, without a read. A stale mark of its conversation reads it again: naming it,
+ * for the reason (the change does not carry the cause or the tool); naming others, because a
+ * derived entry (`derivedFrom`, `cache_select`) is stale when its source is, which only a lookup
+ * tells (the change names the source).
  * @param {string} convId @param {string} uri
  * @returns {(change: Change, now: Snapshot) => Snapshot | 'load' | null}
  */
 const entryReaction = (convId, uri) => (change, now) => {
   if (change.kind === 'revalidate' || change.kind === 'evict') return 'load';
-  const own = touches(change, convId, uri);
-  if (change.kind === 'clear') return own ? snap('missing') : null;
-  if (change.kind !== 'stale' || change.convId !== convId || now.status === 'stale') return null;
-  return own ? snap('stale', now.data) : 'load';
+  if (change.kind === 'clear') return touches(change, convId, uri) ? snap('missing') : null;
+  return change.kind === 'stale' && change.convId === convId && now.status !== 'stale' ? 'load' : null;
 };
 
 /** The reference `uriOrOutput` names: itself (a reference), its first (an output), `''` (none). */

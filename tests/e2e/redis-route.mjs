@@ -475,7 +475,8 @@ async function storedRows({ page, log }) {
     await page.waitForSelector('#stored-rows[data-status="stale"]');
     const rows = await shown();
     assert(rows.rows.length === 10 && JSON.stringify(rows.rows[0]) === JSON.stringify([query.firstRow.t, String(query.firstRow.value)]), `stale rows ${JSON.stringify(rows.rows.slice(0, 2))}`);
-    assert(/out of date/.test(rows.text), `#stored-rows says ${rows.text.slice(0, 200)}`);
+    // The hook's `stale`: what invalidated them, and the tool to call again.
+    assert(/out of date \(timeseries\.backfill\): ask for timeseries\.query again/.test(rows.text), `#stored-rows says ${rows.text.slice(0, 200)}`);
     assert(problems.length === 0, `${problems.length} page problem(s): ${problems.join(' | ')}`);
   });
 }

@@ -98,6 +98,7 @@ test('a cache in the page (IndexedDB): ready with the exact data, then stale, th
   assert.equal(whole.seen[0].status, 'loading');
   await until(whole, 'ready');
   assert.deepEqual(whole.last().data, data);
+  assert.equal(whole.last().stale, undefined);
   await until(fromOutput, 'ready');
   assert.deepEqual(fromOutput.last().data, data);
   await until(page, 'ready');
@@ -113,8 +114,11 @@ test('a cache in the page (IndexedDB): ready with the exact data, then stale, th
   await act(() => cache.invalidate(['metrics.*'], { cause: 'metrics.reset' }));
   await until(whole, 'stale');
   assert.deepEqual(whole.last().data, data);
+  // The reason, from the lookup: what invalidated it and the tool to call again.
+  assert.deepEqual(whole.last().stale, { cause: 'metrics.reset', sourceToolName: 'metrics.query' });
   await until(page, 'stale');
   assert.equal(/** @type {{ items: unknown[] }} */ (page.last().data).items.length, 5);
+  assert.deepEqual(page.last().stale, { cause: 'metrics.reset', sourceToolName: 'metrics.query' });
   await waitFor(() => assert.equal(/** @type {Listed[number]} */ (/** @type {Listed} */ (list.last().data).find((e) => e.uri === uri)).staleCause, 'metrics.reset'));
 
   // A clear of the conversation: missing, no data.
@@ -182,12 +186,15 @@ test('an endpoint answered by cacheRoute over HTTP: ready, stale on focus, missi
   await act(async () => window.dispatchEvent(new window.Event('focus')));
   await until(whole, 'stale');
   assert.deepEqual(whole.last().data, data);
+  // The reason, from the route's 410 body.
+  assert.deepEqual(whole.last().stale, { cause: 'metrics.reset', sourceToolName: 'metrics.query' });
   await waitFor(() => assert.equal(/** @type {Listed} */ (list.last().data)[0].staleCause, 'metrics.reset'));
 
   // The server clears the conversation: revalidating on demand shows it missing.
   await cache.clearConversation('chat-1');
   await act(async () => whole.controls.revalidate());
   await until(whole, 'missing');
+  assert.equal(whole.last().stale, undefined);
   await act(async () => list.controls.revalidate());
   await waitFor(() => assert.deepEqual(list.last().data, []));
 

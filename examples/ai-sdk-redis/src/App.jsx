@@ -62,15 +62,16 @@ function outputText(output) {
 /**
  * The rows the route stored in Redis, read by reference through `GET /api/cache` (cacheRoute):
  * the tool part carries the reference, not the rows (`omitStoredPayload`). One page of them;
- * "stale" once an invalidation marked them out of date (the last rows stay shown).
+ * "stale" once an invalidation marked them out of date (the last rows stay shown, with what
+ * invalidated them and the tool to call again).
  */
 function StoredRows({ output }) {
   const [uri] = referencesOf(output);
-  const { status, data, error } = useCachedResult(uri ? `${uri}#/rows` : output, { offset: 0, limit: ROWS_SHOWN });
+  const { status, data, error, stale } = useCachedResult(uri ? `${uri}#/rows` : output, { offset: 0, limit: ROWS_SHOWN });
   return (
     <section id="stored-rows" data-status={status} data-total={data?.total ?? ''} data-uri={uri ?? ''}>
       <h2>{`Rows stored in Redis${data ? ` (${data.total})` : ''}`}</h2>
-      {status === 'stale' && <p className="stale">These rows are out of date (the series was backfilled): ask to query it again.</p>}
+      {stale && <p className="stale">{`These rows are out of date (${stale.cause}): ask for ${stale.sourceToolName} again.`}</p>}
       {status === 'missing' && <p>This result is no longer stored.</p>}
       {status === 'error' && <p>{`Could not read the rows: ${error?.message ?? error}`}</p>}
       {data?.items && (
