@@ -870,7 +870,7 @@ fn substitution_is_all_or_nothing_and_matches_the_model() {
                 answer_only,
                 calls: RefCell::new(Vec::new()),
             };
-            let Ok(result) = block_on(substitute(plan, &lookup));
+            let Ok(result) = block_on(substitute(&plan, &lookup));
             let calls = lookup.calls.into_inner();
 
             if expected_refs.is_empty() {

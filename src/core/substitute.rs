@@ -9,6 +9,7 @@
 //! first [`crate::core::envelope::MAX_LISTED`]).
 
 use super::envelope::{resolution_envelope, Envelope, ReferenceFailure};
+use super::map::Map;
 use super::record::LookupOutcome;
 use super::uri::has_cache_scheme;
 
@@ -87,13 +88,28 @@ impl Plan {
 
     /// Every distinct reference, first-seen order: what to read in one transaction.
     pub fn unique_uris(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for uri in self.references.iter().flat_map(|r| &r.uris) {
-            if !out.contains(&uri.as_str()) {
-                out.push(uri);
+        self.distinct().0
+    }
+
+    /// [`Self::unique_uris`], and the place in it of each reference of each argument in turn (so
+    /// [`resolve`] searches nothing). A sorted [`Map`] finds a reference seen before in
+    /// O(log n): a call with thousands of references must not cost a search of all the others
+    /// for each one.
+    fn distinct(&self) -> (Vec<&str>, Vec<usize>) {
+        let mut unique: Vec<&str> = Vec::new();
+        let mut places = Vec::new();
+        let mut seen: Map<&str, usize> = Map::new();
+        for reference in &self.references {
+            for uri in &reference.uris {
+                let next = unique.len();
+                let place = *seen.get_or_insert_with(uri, |_| next);
+                if place == next {
+                    unique.push(uri);
+                }
+                places.push(place);
             }
         }
-        out
+        (unique, places)
     }
 }
 
@@ -142,20 +158,24 @@ pub trait ReferenceLookup<P> {
 }
 
 /// Combines a plan with the outcomes of [`Plan::unique_uris`] (same order).
-pub fn resolve<P: Clone>(plan: Plan, outcomes: Vec<LookupOutcome<P>>) -> Substitution<P> {
+pub fn resolve<P: Clone>(plan: &Plan, outcomes: Vec<LookupOutcome<P>>) -> Substitution<P> {
     if plan.is_empty() {
         return Substitution::Unchanged;
     }
-    let unique = plan.unique_uris();
-    let find = |uri: &str| {
-        unique
-            .iter()
-            .position(|u| *u == uri)
-            .and_then(|i| outcomes.get(i))
-    };
+    let (unique, places) = plan.distinct();
+    resolve_distinct(plan, &unique, places, outcomes)
+}
+
+/// [`resolve`] once the plan's distinct references are known.
+fn resolve_distinct<P: Clone>(
+    plan: &Plan,
+    unique: &[&str],
+    places: Vec<usize>,
+    outcomes: Vec<LookupOutcome<P>>,
+) -> Substitution<P> {
     let mut failures = Vec::new();
-    for uri in &unique {
-        match find(uri) {
+    for (i, uri) in unique.iter().enumerate() {
+        match outcomes.get(i) {
             Some(LookupOutcome::Hit(_)) => {}
             Some(LookupOutcome::Stale {
                 cause,
@@ -182,7 +202,9 @@ pub fn resolve<P: Clone>(plan: Plan, outcomes: Vec<LookupOutcome<P>>) -> Substit
             failures,
         };
     }
-    let hit = |uri: &str| match find(uri) {
+    // Every reference of every argument in turn: its outcome's payload.
+    let mut places = places.into_iter();
+    let mut hit = || match places.next().and_then(|i| outcomes.get(i)) {
         Some(LookupOutcome::Hit(p)) => p.clone(),
         _ => unreachable!("every reference was checked to be a hit"),
     };
@@ -191,9 +213,9 @@ pub fn resolve<P: Clone>(plan: Plan, outcomes: Vec<LookupOutcome<P>>) -> Substit
         .iter()
         .map(|reference| Edit {
             value: if reference.is_list {
-                Resolved::Many(reference.uris.iter().map(|u| hit(u)).collect())
+                Resolved::Many(reference.uris.iter().map(|_| hit()).collect())
             } else {
-                Resolved::One(hit(&reference.uris[0]))
+                Resolved::One(hit())
             },
             reference: reference.clone(),
         })
@@ -201,16 +223,17 @@ pub fn resolve<P: Clone>(plan: Plan, outcomes: Vec<LookupOutcome<P>>) -> Substit
     Substitution::Resolved(edits)
 }
 
-/// Plans, looks every reference up in one call, and resolves.
+/// Looks every reference of `plan` up in one call, and resolves.
 pub async fn substitute<P: Clone, L: ReferenceLookup<P>>(
-    plan: Plan,
+    plan: &Plan,
     lookup: &L,
 ) -> Result<Substitution<P>, L::Error> {
     if plan.is_empty() {
         return Ok(Substitution::Unchanged);
     }
-    let outcomes = lookup.lookup_many(&plan.unique_uris()).await?;
-    Ok(resolve(plan, outcomes))
+    let (unique, places) = plan.distinct();
+    let outcomes = lookup.lookup_many(&unique).await?;
+    Ok(resolve_distinct(plan, &unique, places, outcomes))
 }
 
 #[cfg(test)]
@@ -272,7 +295,7 @@ mod tests {
         let keys: Vec<String> = args.iter().map(|(k, _)| k.to_string()).collect();
         let plan = Plan::new(args, |k| keys.iter().any(|x| x == k));
         let l = lookup();
-        let out = block_on(substitute(plan, &l)).unwrap();
+        let out = block_on(substitute(&plan, &l)).unwrap();
         (out, l.calls.get())
     }
 
@@ -291,6 +314,62 @@ mod tests {
         assert!(!edits[0].reference.conflict);
         assert_eq!(edits[0].value, Resolved::One("rows-a"));
         assert_eq!(calls, 1);
+    }
+
+    /// Thousands of references, repeated within and across arguments: each is read once, in
+    /// first-seen order, and every argument gets its own references' payloads in its order.
+    #[test]
+    fn many_references_each_read_once_and_placed_in_order() {
+        let uris: Vec<String> = (0..3000)
+            .map(|i| format!("mcp+cache://c/{i:011}"))
+            .collect();
+        // Backwards, then every third one again: first-seen order is not the sorted one.
+        let list: Vec<&str> = uris
+            .iter()
+            .rev()
+            .chain(uris.iter().step_by(3))
+            .map(String::as_str)
+            .collect();
+        let single = uris[1500].as_str();
+        let plan = Plan::new(
+            [
+                ("a_uri", ArgValue::TextList(list.clone())),
+                ("b_uri", ArgValue::Text(single)),
+            ],
+            |_| false,
+        );
+        let unique = plan.unique_uris();
+        assert_eq!(
+            unique,
+            uris.iter().rev().map(String::as_str).collect::<Vec<_>>()
+        );
+        // Each reference's payload is its own URI.
+        let outcomes = unique.iter().map(|u| LookupOutcome::Hit(*u)).collect();
+        let Substitution::Resolved(edits) = resolve(&plan, outcomes) else {
+            panic!("every reference is a hit")
+        };
+        assert_eq!(edits[0].value, Resolved::Many(list));
+        assert_eq!(edits[1].value, Resolved::One(single));
+        // A missing one among them blocks the call, counted once however often it is repeated.
+        let outcomes = unique
+            .iter()
+            .map(|u| {
+                if *u == uris[0] {
+                    LookupOutcome::Miss
+                } else {
+                    LookupOutcome::Hit(*u)
+                }
+            })
+            .collect();
+        let Substitution::Blocked { failures, .. } = resolve(&plan, outcomes) else {
+            panic!("a miss blocks")
+        };
+        assert_eq!(
+            failures,
+            vec![ReferenceFailure::Missing {
+                uri: uris[0].clone()
+            }]
+        );
     }
 
     #[test]

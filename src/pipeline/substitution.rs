@@ -87,15 +87,12 @@ pub async fn substitute_args(
     if plan.is_empty() {
         return ArgsOutcome::Same(args.clone());
     }
-    let mut all_uris: Vec<String> = Vec::new();
-    for uri in plan.unique_uris() {
-        all_uris.push(uri.to_owned());
-    }
     let lookup = cache.scoped(conv_scope);
-    let outcome = match substitute(plan, &lookup).await {
+    let outcome = match substitute(&plan, &lookup).await {
         Ok(outcome) => outcome,
         Err(_) => {
             // Already reported as an `error` event by the cache.
+            let all_uris: Vec<String> = plan.unique_uris().into_iter().map(str::to_owned).collect();
             let mut failures: Vec<ReferenceFailure> = Vec::with_capacity(all_uris.len());
             for uri in &all_uris {
                 failures.push(ReferenceFailure::Missing { uri: uri.clone() });
