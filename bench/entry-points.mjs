@@ -50,10 +50,11 @@ async function measure({ rounds, peerBase }) {
   /** @type {Record<string, { calls: number, ms: number }>} */
   let spent = {};
   let counting = false;
-  /** @param {any} owner @param {string} method @param {string} label */
+  /** @param {object} owner @param {string} method @param {string} label */
   const wrap = (owner, method, label) => {
-    const original = owner[method];
-    owner[method] = function (/** @type {unknown[]} */ ...args) {
+    const methods = /** @type {Record<string, (...args: unknown[]) => unknown>} */ (owner);
+    const original = methods[method];
+    methods[method] = function (/** @type {unknown[]} */ ...args) {
       if (!counting) return original.apply(this, args);
       const started = performance.now();
       try {
