@@ -1,9 +1,11 @@
 // `node bench/split.mjs`: where a single write's and a clear's time goes, measured in one page
 // with raw IndexedDB next to the real implementations (bench/split.html). Prints medians (ms):
 // - write: the JS module's put with and without its Blob sizing; the requests our store issues
-//   per write, in plain JS, and the same with the per-conversation row releases up to 0.3 kept,
+//   per write, in plain JS (ending on their own, and committed once the totals are put, as the
+//   package does), and the same with the per-conversation row releases up to 0.3 kept,
 //   without the totals, without the usage row, and the record's put alone (what each part of
-//   the contract costs); ours through the package (2 000 entries stored in each database);
+//   the contract costs); three designs with a delta row instead of the totals (measured, not
+//   shipped: bench/READING.md); ours through the package (2 000 entries stored in each database);
 // - clear of 1 000 entries with 1 000 kept: one range delete on the JS module's schema (the
 //   bench's floor); the same on ours; the count check against a conversation row (releases up to 0.3);
 //   ours: the range's usage rows and two counts read, then the range deletes.
