@@ -185,6 +185,8 @@ const replayedEnvelope = (/** @type {string} */ name) => ({
  * }} AiSdkApi
  */
 
+/** @typedef {import('./tool-pipeline.mjs').Resolutions} Resolutions */
+
 /** Where a `ResultCache` answers the stored size of a recent write (js/src/cache-flows.mjs). */
 const STORED_BYTES = Symbol.for('mcp-result-cache.storedBytes');
 
@@ -421,28 +423,34 @@ function wrapTool(ctx, name, tool) {
   // wants approval, or when this call would move referenced data the policy asks about. The
   // tool's own function is asked about the input its `execute` would get: references resolved,
   // its input validation applied (asked about `data_uri`, it never saw the data it would act on).
+  // The checks of one approval share `memo` (js/tool-pipeline.mjs, `resolvedOnce`): the
+  // referenced data is read once for the tool's own function and the flows together.
   const ownApproval = tool.needsApproval;
-  const dispatched = (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) =>
-    pipeline.dispatchedInput(input, { convId: pipeline.conversation(approvalOptions), declaredOf: async () => declaredProperties(await originalJson()), validate });
-  const ownAsks = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
+  const declaredOf = async () => declaredProperties(await originalJson());
+  /** @type {(input: unknown, approvalOptions: unknown, memo?: Resolutions) => Promise<unknown>} */
+  const dispatched = (input, approvalOptions, memo) =>
+    pipeline.dispatchedInput(input, { convId: pipeline.conversation(approvalOptions), declaredOf, validate, memo });
+  const ownAsks = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions, /** @type {Resolutions} */ memo) => {
     if (typeof ownApproval !== 'function') return ownApproval === true;
-    return (await ownApproval.call(tool, await dispatched(input, approvalOptions), approvalOptions)) === true;
+    return (await ownApproval.call(tool, await dispatched(input, approvalOptions, memo), approvalOptions)) === true;
   };
   /** The flows of this call the policy asks about (none: `[]`), the call marked as consulted (and as asked, when it asks). */
-  const askedFlows = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
+  const askedFlows = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions, /** @type {Resolutions} */ memo) => {
     gate.consulted(approvalOptions);
     await observe();
-    const flows = await pipeline.askedFlows(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf, aliases: passedUris(input) });
+    const flows = await pipeline.askedFlows(name, input, { convId: pipeline.conversation(approvalOptions), origin, annotationsOf, aliases: passedUris(input), declaredOf, memo });
     if (flows.length > 0) gate.asked(approvalOptions);
     return flows;
   };
   const needsApproval = async (/** @type {unknown} */ input, /** @type {unknown} */ approvalOptions) => {
     gate.consulted(approvalOptions);
-    if (await ownAsks(input, approvalOptions)) {
+    /** @type {Resolutions} */
+    const memo = new Map();
+    if (await ownAsks(input, approvalOptions, memo)) {
       gate.asked(approvalOptions);
       return true;
     }
-    return (await askedFlows(input, approvalOptions)).length > 0;
+    return (await askedFlows(input, approvalOptions, memo)).length > 0;
   };
 
   // No outputSchema: the output is what the model should see (a reference, a summary, an
@@ -454,11 +462,11 @@ function wrapTool(ctx, name, tool) {
   if (typeof execute !== 'function') return out; // declared here, executed elsewhere
   out.needsApproval = needsApproval;
   registerApprovalHook(out, {
-    async flowReason(input, approvalOptions) {
-      const flows = await askedFlows(input, approvalOptions);
+    async flowReason(input, approvalOptions, memo) {
+      const flows = await askedFlows(input, approvalOptions, memo);
       return flows.length > 0 ? approvalReason(name, flows) : null;
     },
-    ownStatus: async (input, approvalOptions) => ({ type: (await ownAsks(input, approvalOptions)) ? 'user-approval' : 'not-applicable' }),
+    ownStatus: async (input, approvalOptions, memo) => ({ type: (await ownAsks(input, approvalOptions, memo)) ? 'user-approval' : 'not-applicable' }),
     dispatched,
   });
   out.execute = isAsyncGeneratorFunction(execute)

@@ -18,10 +18,12 @@ const RANK = /** @type {const} */ ({ 'not-applicable': 0, approved: 1, 'user-app
  * What a wrapped tool answers about one call: the flows the policy asks about (a reason naming
  * servers and tools, or `null`), the tool's own `needsApproval` as a status, and the input its
  * `execute` would pass on (references resolved, input validated; as given when that fails).
+ * The checks of one approval pass the same `memo`: the references are resolved once for all.
+ * @typedef {import('./tool-pipeline.mjs').Resolutions} Resolutions
  * @typedef {{
- *   flowReason(input: unknown, options: ApprovalOptions): Promise<string | null>,
- *   ownStatus(input: unknown, options: ApprovalOptions): Promise<Status>,
- *   dispatched(input: unknown, options: ApprovalOptions): Promise<unknown>,
+ *   flowReason(input: unknown, options: ApprovalOptions, memo: Resolutions): Promise<string | null>,
+ *   ownStatus(input: unknown, options: ApprovalOptions, memo: Resolutions): Promise<Status>,
+ *   dispatched(input: unknown, options: ApprovalOptions, memo: Resolutions): Promise<unknown>,
  * }} ApprovalHook
  */
 /** @typedef {{ toolCallId?: unknown, messages?: unknown, context?: unknown }} ApprovalOptions */
@@ -105,9 +107,9 @@ export const approvalKey = (/** @type {string} */ approvalId) => `ai-sdk-approva
  * What `ours` adds to `base` for one call of a wrapped tool: `user-approval` with its reason when
  * the flow asks. A call the host denies is denied without asking (nothing is resolved or stored).
  */
-async function combine(/** @type {ApprovalHook} */ hook, /** @type {Status} */ base, /** @type {unknown} */ input, /** @type {ApprovalOptions} */ options) {
+async function combine(/** @type {ApprovalHook} */ hook, /** @type {Status} */ base, /** @type {unknown} */ input, /** @type {ApprovalOptions} */ options, /** @type {Resolutions} */ memo) {
   if (base.type === 'denied') return base;
-  const reason = await hook.flowReason(input, options);
+  const reason = await hook.flowReason(input, options, memo);
   return reason === null ? base : stricter(base, { type: 'user-approval', reason });
 }
 
@@ -168,9 +170,11 @@ function approvalFor(tools, own) {
       const given = isPlainObject(options.tools) && Object.hasOwn(options.tools, name) ? options.tools[name] : tools[name];
       const context = await toolContext(given, Object.hasOwn(contexts, name) ? contexts[name] : undefined);
       const callOptions = { toolCallId: call.toolCallId, messages: options.messages, context };
-      const input = await hook.dispatched(call.input, callOptions);
+      /** @type {Resolutions} */
+      const memo = new Map();
+      const input = await hook.dispatched(call.input, callOptions, memo);
       const status = normalizeStatus(await own(input === call.input ? options : { ...options, toolCall: { ...call, input } }), 'cacheToolApproval: own');
-      return combine(hook, status, call.input, callOptions);
+      return combine(hook, status, call.input, callOptions, memo);
     };
   }
   /** @type {Record<string, unknown>} */
@@ -179,10 +183,12 @@ function approvalFor(tools, own) {
     const entry = Object.hasOwn(map, name) ? map[name] : undefined;
     setOwn(map, name, async (/** @type {unknown} */ input, /** @type {Record<string, unknown>} */ options) => {
       const callOptions = { toolCallId: options?.toolCallId, messages: options?.messages, context: options?.toolContext };
+      /** @type {Resolutions} */
+      const memo = new Map();
       const base = entry === undefined
-        ? await hook.ownStatus(input, callOptions)
-        : normalizeStatus(typeof entry === 'function' ? await entry(await hook.dispatched(input, callOptions), options) : entry, `cacheToolApproval: own.${name}`);
-      return combine(hook, base, input, callOptions);
+        ? await hook.ownStatus(input, callOptions, memo)
+        : normalizeStatus(typeof entry === 'function' ? await entry(await hook.dispatched(input, callOptions, memo), options) : entry, `cacheToolApproval: own.${name}`);
+      return combine(hook, base, input, callOptions, memo);
     });
   }
   return map;

@@ -197,20 +197,29 @@ export function withPageReferences(tools, { cache, conversation, received }) {
     }
     // `cacheToolApproval` asks the tool's approval hook instead of `needsApproval`: the same
     // two questions, with the page's payloads resolved first.
+    // One approval's checks share `memo`: the page's references are looked up once for them
+    // all, and the input they hand on is one object, so the tool's own hook resolves it once.
     const hook = approvalHookOf(tool);
     if (hook) {
+      /** @type {WeakMap<object, ReturnType<typeof resolve>>} */
+      const resolvedIn = new WeakMap();
+      const resolveOnce = (/** @type {unknown} */ input, /** @type {unknown} */ options, /** @type {object} */ memo) => {
+        let made = resolvedIn.get(memo);
+        if (!made) resolvedIn.set(memo, made = resolve(input, options));
+        return made;
+      };
       registerApprovalHook(wrapped, {
-        async flowReason(input, options) {
-          const { input: resolved, missing } = await resolve(input, options);
-          const flows = await hook.flowReason(resolved, options);
+        async flowReason(input, options, memo) {
+          const { input: resolved, missing } = await resolveOnce(input, options, memo);
+          const flows = await hook.flowReason(resolved, options, memo);
           const page = missing.length > 0 ? pageReason(name, missing) : null;
           return page && flows ? `${page} ${flows}` : page ?? flows;
         },
-        async ownStatus(input, options) {
-          return hook.ownStatus((await resolve(input, options)).input, options);
+        async ownStatus(input, options, memo) {
+          return hook.ownStatus((await resolveOnce(input, options, memo)).input, options, memo);
         },
-        async dispatched(input, options) {
-          return hook.dispatched((await resolve(input, options)).input, options);
+        async dispatched(input, options, memo) {
+          return hook.dispatched((await resolveOnce(input, options, memo)).input, options, memo);
         },
       });
     }

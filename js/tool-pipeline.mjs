@@ -20,6 +20,7 @@ import {
  * @typedef {{ dispatch: true, args: unknown, sources?: Source[] } | { dispatch: false, envelope: object } | { dispatch: false, reused: unknown }} BeforeAnswer
  */
 /** What `substituteCacheUris` answers. @typedef {{ ok: true, args: unknown, sources?: Source[] } | { ok: false, envelope: object }} SubstituteAnswer */
+/** The substitutions one approval made, by the input they were made of (see `resolvedOnce`). @typedef {Map<unknown, Promise<SubstituteAnswer>>} Resolutions */
 /**
  * The cache methods the pipeline calls (a `ResultCache`).
  * @typedef {{
@@ -323,17 +324,38 @@ function flowGate(cache, policy) {
    * the references read-only (`substituteCacheUris`).
    * @param {string} name
    * @param {unknown} args
-   * @param {{ convId?: unknown } & Partial<CallHooks>} hooks
+   * @param {{ convId?: unknown, memo?: Resolutions } & Partial<CallHooks>} hooks
    * @returns {Promise<import('./flows.mjs').Flow[]>}
    */
   async function askedFlows(name, args, hooks) {
     if (policy() === 'any' || !isPlainObject(args) || !Object.keys(args).some((k) => k.endsWith(URI_ARG_SUFFIX))) return [];
-    const substituted = await cache.substituteCacheUris(args, { convId: hooks.convId });
+    const substituted = await resolvedOnce(cache, args, hooks);
     const verdicts = substituted.ok ? await judge(name, substituted.sources, hooks) : null;
     return verdicts !== null && verdicts.deny.length === 0 ? verdicts.ask : [];
   }
 
   return { refusal, askedFlows };
+}
+
+/**
+ * The read-only substitution of a call's references (`substituteCacheUris`) as `run` makes it,
+ * the unused empty references left out first (they name nothing: what resolves is the same),
+ * made once per `hooks.memo`: the checks of one approval (the flows, the host's own judging the
+ * dispatched input) read the referenced data once between them. A memo lives for one approval,
+ * never until the call runs: the run reads again.
+ * @param {PipelineCache} cache
+ * @param {Record<string, unknown>} input
+ * @param {{ convId?: unknown, memo?: Resolutions, declaredOf?: CallHooks['declaredOf'] }} hooks
+ * @returns {Promise<SubstituteAnswer>}
+ */
+function resolvedOnce(cache, input, hooks) {
+  const made = hooks.memo?.get(input);
+  if (made) return made;
+  const { declaredOf } = hooks;
+  const answer = (declaredOf ? withoutUnusedReferences(input, declaredOf) : Promise.resolve({ args: input }))
+    .then(({ args }) => cache.substituteCacheUris(args, { convId: hooks.convId }));
+  hooks.memo?.set(input, answer);
+  return answer;
 }
 
 /**
@@ -547,13 +569,13 @@ export function createToolPipeline(options, who) {
    * when its references do not resolve or it does not validate (the call is then answered with
    * its envelope, and never reaches the tool).
    * @param {unknown} input
-   * @param {{ convId?: unknown, declaredOf: CallHooks['declaredOf'], validate?: CallHooks['validate'] }} hooks
+   * @param {{ convId?: unknown, declaredOf: CallHooks['declaredOf'], validate?: CallHooks['validate'], memo?: Resolutions }} hooks
    * @returns {Promise<unknown>}
    */
   async function dispatchedInput(input, hooks) {
     let args = input;
     if (isPlainObject(input) && Object.keys(input).some((k) => k.endsWith(URI_ARG_SUFFIX))) {
-      const substituted = await cache.substituteCacheUris((await withoutUnusedReferences(input, hooks.declaredOf)).args, { convId: hooks.convId });
+      const substituted = await resolvedOnce(cache, input, hooks);
       if (!substituted.ok) return input;
       args = substituted.args;
     }

@@ -258,6 +258,43 @@ test('the host\'s own toolApproval composes (stricter wins); one that ignores th
   assert.throws(() => cacheToolApproval(tools, 'approved'), TypeError);
 });
 
+test('one approval reads the referenced data once, whoever judges it (the host\'s function, a tool\'s own function, the flows); the approved run reads it again', async () => {
+  await withMemoryHost(async (host, sent) => {
+    // Every read of the references the pipeline makes goes through the cache's substitution.
+    let reads = 0;
+    const substitute = host.cache.substituteCacheUris;
+    host.cache.substituteCacheUris = function (/** @type {unknown[]} */ ...args) {
+      reads += 1;
+      return substitute.apply(this, /** @type {Parameters<typeof substitute>} */ (args));
+    };
+    /** @type {unknown[]} */
+    const judged = [];
+    const judge = (/** @type {unknown} */ input) => {
+      judged.push(input);
+      return /** @type {const} */ ('approved');
+    };
+    const forms = {
+      'a function for every tool': cacheToolApproval(host.tools, (/** @type {{ toolCall: { input: unknown } }} */ options) => judge(options.toolCall.input)),
+      'a function for the tool': cacheToolApproval(host.tools, { send_report: judge }),
+    };
+    for (const [form, toolApproval] of Object.entries(forms)) {
+      reads = 0;
+      judged.length = 0;
+      const first = await request(host.tools, USER, { toolApproval: /** @type {ToolApproval} */ (toolApproval) });
+      const asked = approvalRequestOf(first.content);
+      assert.ok(asked, `${form}: the flow is asked about`);
+      assert.equal(reads, 1, `${form}: the references of the call were read once before the user was asked`);
+      // What the host judged is the data the call would carry, not the reference.
+      const lastJudged = /** @type {{ lines?: unknown }} */ (judged.at(-1));
+      assert.deepEqual(lastJudged.lines, LINES, `${form}: the host judged the data`);
+      const approved = await request(host.tools, respond([...USER, ...first.responseMessages], asked.approvalId, true), { toolApproval: /** @type {ToolApproval} */ (toolApproval) });
+      assert.deepEqual(approved.errors, []);
+      assert.ok(reads >= 2, `${form}: the approved call read its references again when it ran`);
+    }
+    assert.equal(sent.length, 2, 'each approved call ran once');
+  });
+});
+
 /** @type {RedisServer} */
 let redis;
 before(async () => {

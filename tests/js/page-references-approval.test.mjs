@@ -91,10 +91,18 @@ for (const [label, own, options] of HOSTS) {
     const { cache: page, rowsRef } = await pageWithRows();
     await withChart(async (client, received) => {
       const server = new ResultCache({ storage: 'memory' });
+      // How often the server's cache is asked whether it holds the page's reference.
+      let lookups = 0;
+      const lookup = server.lookup;
+      server.lookup = function (/** @type {unknown[]} */ ...args) {
+        lookups += 1;
+        return lookup.apply(this, /** @type {Parameters<typeof lookup>} */ (args));
+      };
       const USER = /** @type {ModelMessage[]} */ ([{ role: 'user', content: 'Chart my local readings' }]);
       // Request 1: the page sent no payloads. The AI SDK asks `toolApproval`, never the tool's
       // own `needsApproval`: the call must still pause, and the chart must not run.
       const first = await request(await clientToolSet(client, { ...options, cache: server, convId: CHAT, pageReferences: [] }), USER, rowsRef, own);
+      assert.equal(lookups, 1, 'one approval looks the reference up once, whoever judges it');
       const asked = askedOf(first.content);
       assert.ok(asked, 'the call asks for approval');
       assert.equal(asked.toolCall?.toolName, 'chart.create');
