@@ -295,6 +295,37 @@ test('one approval reads the referenced data once, whoever judges it (the host\'
   });
 });
 
+test('without toolApproval, a tool\'s own needsApproval function and the flows read the references once', async () => {
+  /** @type {Sent[]} */
+  const sent = [];
+  const cache = new ResultCache({ flows: 'guarded', storage: 'memory' });
+  const s = await servers(sent);
+  try {
+    const [vault, mailer] = s.ends;
+    /** @type {unknown[]} */
+    const judged = [];
+    const mailerTools = await mailer.mcp.tools();
+    Object.assign(mailerTools.send_report, { needsApproval: async (/** @type {unknown} */ input) => (judged.push(input), false) });
+    const tools = /** @type {ToolSet} */ ({
+      ...wrapAiSdkTools(await vault.mcp.tools(), { cache, convId: CONV, server: 'vault' }),
+      ...wrapAiSdkTools(mailerTools, { cache, convId: CONV, server: 'mailer' }),
+    });
+    let reads = 0;
+    const substitute = cache.substituteCacheUris;
+    cache.substituteCacheUris = function (/** @type {unknown[]} */ ...args) {
+      reads += 1;
+      return substitute.apply(this, /** @type {Parameters<typeof substitute>} */ (args));
+    };
+    const first = await request(tools, USER, { toolApproval: undefined });
+    assert.ok(approvalRequestOf(first.content), 'the flow is asked about through needsApproval');
+    assert.equal(reads, 1, 'the tool\'s own function and the flows shared one read');
+    assert.deepEqual(/** @type {{ lines?: unknown }} */ (judged.at(-1)).lines, LINES, 'the tool\'s function judged the data');
+    assert.deepEqual(sent, []);
+  } finally {
+    await s.close();
+  }
+});
+
 /** @type {RedisServer} */
 let redis;
 before(async () => {
