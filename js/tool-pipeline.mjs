@@ -179,6 +179,21 @@ export function declaredProperties(/** @type {unknown} */ schema) {
 export const optionalNonNegative = (/** @type {unknown} */ value) => value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
 
 /**
+ * What each pipeline answered, and for which cache: a layer below that already stored a result
+ * (a wrapped client wrapped again, tools made of a wrapped client and wrapped again) hands it
+ * back as it is, never stored a second time under a new reference. By identity, so no server
+ * can make its own result pass for one (its `_meta` may name references: they are its words).
+ * @type {WeakMap<object, PipelineCache>}
+ */
+const answered = new WeakMap();
+
+/** `value`, noted as what a pipeline over `cache` answered. @template T @param {PipelineCache} cache @param {T} value @returns {T} */
+const noteAnswer = (cache, value) => {
+  if (value !== null && typeof value === 'object') answered.set(value, cache);
+  return value;
+};
+
+/**
  * A retry's result (or its task's final result) as the model sees it: only capped, nothing
  * stored (it depends on the answers the retry carried), but its invalidation signals applied, as
  * any result's are (a refund the user confirmed still makes the invoice stale). The blocks that
@@ -531,7 +546,7 @@ export function createToolPipeline(options, who) {
       if (refused) return blocked(facts, refused);
       const result = await dispatch(dispatched);
       hooks.onRaw?.(result);
-      if (passThrough?.(result, args)) {
+      if (passThrough?.(result, args) || answered.get(/** @type {object} */ (result)) === cache) {
         facts.passedThrough = true;
         return result;
       }
@@ -583,7 +598,17 @@ export function createToolPipeline(options, who) {
     return checked.ok ? checked.args : input;
   }
 
-  return { cache, conversation, run, complete, needsApproval, askedFlows: gate.askedFlows, dispatchedInput };
+  return {
+    cache,
+    conversation,
+    /** @type {typeof run} */
+    run: async (name, input, hooks) => noteAnswer(cache, await run(name, input, hooks)),
+    /** @type {typeof complete} */
+    complete: async (name, args, result, hooks) => noteAnswer(cache, await complete(name, args, result, hooks)),
+    needsApproval,
+    askedFlows: gate.askedFlows,
+    dispatchedInput,
+  };
 }
 
 /** Where a call without telemetry writes its facts (never read: no object per call). @type {CallFacts} */

@@ -252,3 +252,16 @@ test('a server that answers a cursor it gave before stops the listing with a Typ
   await assert.rejects(clientToolSet(client, { cache: new ResultCache({ storage: 'memory' }), convId: 'c' }), { name: 'TypeError', message: /cursor "again" twice/ });
   assert.equal(lists, 2);
 });
+
+test('tools wrapped twice over one cache store a result once, and answer what the inner wrapper stored', async () => {
+  const rows = Array.from({ length: 120 }, (_, i) => ({ id: i, note: 'x'.repeat(20) }));
+  const cache = new ResultCache({ storage: 'memory' });
+  const tools = { series: { inputSchema: z.object({ n: z.number() }), execute: async () => ({ rows }) } };
+  const inner = wrapAiSdkTools(tools, { cache, convId: 'twice' });
+  const outer = /** @type {Record<string, { execute: (input: unknown, options: unknown) => Promise<unknown> }>} */ (wrapAiSdkTools(inner, { cache, convId: 'twice' }));
+  const output = /** @type {{ _cache_uri?: string }} */ (await outer.series.execute({ n: 1 }, { toolCallId: 'c1', messages: [] }));
+  const stored = await cache.entries({ convId: 'twice' });
+  assert.equal(stored.length, 1, 'one entry, not one per wrapper');
+  assert.equal(output._cache_uri, stored[0].uri, 'the model is shown that entry');
+  assert.deepEqual(/** @type {{ status: string, payload?: unknown }} */ (await cache.lookup(stored[0].uri, { convId: 'twice' })).payload, { rows }, 'holding the tool\'s own result, not the inner wrapper\'s answer');
+});

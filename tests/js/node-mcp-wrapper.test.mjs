@@ -16,6 +16,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 
 import { ResultCache, cacheTools } from '../../pkg/node.mjs';
 import { wrapMcpClient } from '../../js/mcp-client.node.mjs';
+import { clientToolSet } from '../../js/ai-sdk.node.mjs';
 
 /** @typedef {import('@modelcontextprotocol/sdk/types.js').CallToolResult} CallToolResult */
 /** @typedef {import('@modelcontextprotocol/sdk/types.js').CallToolRequest['params']} CallToolParams */
@@ -645,4 +646,34 @@ test('approve gets the call\'s signal, and an abort rejects the call at once, th
   controller.abort(new Error('user left'));
   await assert.rejects(call, /user left/);
   assert.equal(called, 0);
+});
+
+test('a result a layer below already stored is handed on as it is: a wrapped client wrapped again, or made into AI SDK tools, stores it once', async () => {
+  const { client, cache } = await setup();
+  const inner = wrapMcpClient(client, { cache, convId: () => CONV });
+  const outer = wrapMcpClient(inner, { cache, convId: () => CONV });
+  await outer.listTools();
+  const before = (await cache.entries({ convId: CONV })).length;
+  const answered = await outer.callTool({ name: 'store.query', arguments: { shape: 'rows' } });
+  const stored = await cache.entries({ convId: CONV });
+  assert.equal(stored.length, before + 1, 'one entry for one result, not one per layer');
+  const meta = /** @type {{ _meta: Record<string, string[]> }} */ (answered)._meta['mcp-result-cache/uris'];
+  assert.deepEqual(meta, [stored.at(-1)?.uri], 'the model is shown the one reference stored');
+  assert.equal(/** @type {Stored} */ (textJson(answered))._cache_uri, meta[0], 'the text names the same one');
+  assert.ok(!/** @type {{ content: { type: string }[] }} */ (answered).content.some((b) => b.type === 'resource_link'), 'no second link to the same data');
+
+  // AI SDK tools made of the wrapped client, over the same cache: stored once too.
+  const tools = await clientToolSet(inner, { cache, convId: CONV });
+  const tool = /** @type {{ execute: (input: unknown, options: unknown) => Promise<unknown> }} */ (tools['store.query']);
+  await tool.execute({ shape: 'nested' }, { toolCallId: 'c1', messages: [] });
+  assert.equal((await cache.entries({ convId: CONV })).length, before + 2, 'clientToolSet over a wrapped client stores once');
+
+  // Over another cache, the outer layer stores what the model will pass to its own tools.
+  const other = newCache();
+  const across = wrapMcpClient(inner, { cache: other, convId: () => CONV });
+  await across.listTools();
+  const mirrored = await across.callTool({ name: 'store.query', arguments: { shape: 'rows' } });
+  assert.equal((await other.entries({ convId: CONV })).length, 1, 'the other cache stores its own entry');
+  assert.equal((await cache.entries({ convId: CONV })).length, before + 3, 'and the inner layer its own');
+  assert.ok(/** @type {{ _meta?: Record<string, string[]> }} */ (mirrored)._meta?.['mcp-result-cache/uris']?.length, 'the outer answer names its own reference');
 });
