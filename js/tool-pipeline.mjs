@@ -186,12 +186,37 @@ export const optionalNonNegative = (/** @type {unknown} */ value) => value === u
  * @type {WeakMap<object, PipelineCache>}
  */
 const answered = new WeakMap();
+/**
+ * The same for text (an AI SDK tool's string), which has no identity: the last few texts the
+ * cache made of a result (stored, previewed, cut), never one it handed on unchanged, so a
+ * server's text equal to an earlier answer of its own (its invalidation signals with it) is
+ * still read. A layer above asks at once; a few cover the calls under way.
+ * @type {Map<string, PipelineCache>}
+ */
+const answeredTexts = new Map();
+const TEXTS_KEPT = 8;
 
 /** `value`, noted as what a pipeline over `cache` answered. @template T @param {PipelineCache} cache @param {T} value @returns {T} */
 const noteAnswer = (cache, value) => {
   if (value !== null && typeof value === 'object') answered.set(value, cache);
   return value;
 };
+
+/** `shown`, the text the cache made of `raw` (when it changed it), noted as its answer. @param {PipelineCache} cache @param {unknown} raw @param {unknown} shown */
+const noteText = (cache, raw, shown) => {
+  if (typeof shown === 'string' && shown !== raw) {
+    answeredTexts.delete(shown);
+    answeredTexts.set(shown, cache);
+    for (const oldest of answeredTexts.keys()) {
+      if (answeredTexts.size <= TEXTS_KEPT) break;
+      answeredTexts.delete(oldest);
+    }
+  }
+  return shown;
+};
+
+/** The cache a pipeline answered `value` for (a layer below), if any. @param {unknown} value */
+const answeredFor = (value) => (typeof value === 'string' ? answeredTexts.get(value) : value !== null && typeof value === 'object' ? answered.get(value) : undefined);
 
 /**
  * A retry's result (or its task's final result) as the model sees it: only capped, nothing
@@ -546,7 +571,7 @@ export function createToolPipeline(options, who) {
       if (refused) return blocked(facts, refused);
       const result = await dispatch(dispatched);
       hooks.onRaw?.(result);
-      if (passThrough?.(result, args) || answered.get(/** @type {object} */ (result)) === cache) {
+      if (passThrough?.(result, args) || answeredFor(result) === cache) {
         facts.passedThrough = true;
         return result;
       }
@@ -556,7 +581,7 @@ export function createToolPipeline(options, who) {
         return cappedRetry(cache, name, result, after);
       }
       closed = true;
-      return cache.afterToolCall(name, result, after);
+      return noteText(cache, result, await cache.afterToolCall(name, result, after));
     } finally {
       close();
     }
@@ -574,7 +599,7 @@ export function createToolPipeline(options, who) {
    */
   const complete = (name, args, result, { convId: id, origin = () => ({}), retry = false }) => {
     const after = { convId: id, args, ...afterOptions, ...origin() };
-    return retry ? cappedRetry(cache, name, result, after) : cache.afterToolCall(name, result, after);
+    return retry ? cappedRetry(cache, name, result, after) : cache.afterToolCall(name, result, after).then((shown) => noteText(cache, result, shown));
   };
 
   /**

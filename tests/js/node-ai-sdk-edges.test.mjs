@@ -265,3 +265,19 @@ test('tools wrapped twice over one cache store a result once, and answer what th
   assert.equal(output._cache_uri, stored[0].uri, 'the model is shown that entry');
   assert.deepEqual(/** @type {{ status: string, payload?: unknown }} */ (await cache.lookup(stored[0].uri, { convId: 'twice' })).payload, { rows }, 'holding the tool\'s own result, not the inner wrapper\'s answer');
 });
+
+test('a tool\'s text wrapped twice is stored once; the same text from the tool again is a new result, stored again', async () => {
+  const text = JSON.stringify({ rows: Array.from({ length: 120 }, (_, i) => ({ id: i, note: 'x'.repeat(20) })) });
+  const cache = new ResultCache({ storage: 'memory' });
+  const tools = { series: { inputSchema: z.object({ n: z.number() }), execute: async () => text } };
+  const inner = /** @type {Record<string, { execute: (input: unknown, options: unknown) => Promise<unknown> }>} */ (wrapAiSdkTools(tools, { cache, convId: 'text' }));
+  const outer = /** @type {Record<string, { execute: (input: unknown, options: unknown) => Promise<unknown> }>} */ (wrapAiSdkTools(inner, { cache, convId: 'text' }));
+  const first = await outer.series.execute({ n: 1 }, { toolCallId: 'c1', messages: [] });
+  assert.equal(typeof first, 'string');
+  const stored = await cache.entries({ convId: 'text' });
+  assert.equal(stored.length, 1, 'one entry for the two layers');
+  assert.equal(JSON.parse(/** @type {string} */ (first))._cache_uri, stored[0].uri);
+  // The tool answers the very same text again: the cache reads it as the new result it is.
+  await inner.series.execute({ n: 2 }, { toolCallId: 'c2', messages: [] });
+  assert.equal((await cache.entries({ convId: 'text' })).length, 2, 'a tool\'s own text is never taken for an answer');
+});
