@@ -190,11 +190,15 @@ const answered = new WeakMap();
  * The same for text (an AI SDK tool's string), which has no identity: the last few texts the
  * cache made of a result (stored, previewed, cut), never one it handed on unchanged, so a
  * server's text equal to an earlier answer of its own (its invalidation signals with it) is
- * still read. A layer above asks at once; a few cover the calls under way.
+ * still read. A layer above asks at once; a few cover the calls under way. Texts of more than
+ * `TEXT_CHARS_KEPT` characters in all are let go, oldest first (only a `maxChars` far above the
+ * default makes such answers).
  * @type {Map<string, PipelineCache>}
  */
 const answeredTexts = new Map();
 const TEXTS_KEPT = 8;
+const TEXT_CHARS_KEPT = 1 << 20;
+let textChars = 0;
 
 /** `value`, noted as what a pipeline over `cache` answered. @template T @param {PipelineCache} cache @param {T} value @returns {T} */
 const noteAnswer = (cache, value) => {
@@ -204,12 +208,13 @@ const noteAnswer = (cache, value) => {
 
 /** `shown`, the text the cache made of `raw` (when it changed it), noted as its answer. @param {PipelineCache} cache @param {unknown} raw @param {unknown} shown */
 const noteText = (cache, raw, shown) => {
-  if (typeof shown === 'string' && shown !== raw) {
-    answeredTexts.delete(shown);
+  if (typeof shown === 'string' && shown !== raw && shown.length <= TEXT_CHARS_KEPT) {
+    if (!answeredTexts.delete(shown)) textChars += shown.length;
     answeredTexts.set(shown, cache);
     for (const oldest of answeredTexts.keys()) {
-      if (answeredTexts.size <= TEXTS_KEPT) break;
+      if (answeredTexts.size <= TEXTS_KEPT && textChars <= TEXT_CHARS_KEPT) break;
       answeredTexts.delete(oldest);
+      textChars -= oldest.length;
     }
   }
   return shown;
