@@ -29,7 +29,7 @@ const SDK_BUNDLE = join(ROOT, 'www/vendor/mcp-sdk.js');
 const SDK_ENTRY = join(ROOT, 'www/mcp-sdk.src.mjs');
 const PACKAGE_ENTRY = join(ROOT, 'pkg/browser.mjs');
 const JITLESS = join(ROOT, 'www/zod-jitless.mjs');
-const SDK_INPUTS = [SDK_ENTRY, JITLESS, join(ROOT, 'js/mcp-client.mjs'), join(ROOT, 'js/mcp-client-core.mjs'), join(ROOT, 'js/stale-window.mjs'), join(ROOT, 'js/tool-pipeline.mjs'),
+const SDK_INPUTS = [SDK_ENTRY, JITLESS, join(ROOT, 'js/mcp-client.mjs'), join(ROOT, 'js/mcp-client-core.mjs'), join(ROOT, 'js/stale-window.mjs'), join(ROOT, 'js/tool-pipeline.mjs'), join(ROOT, 'js/layer-answers.mjs'),
   join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), fileURLToPath(import.meta.url)];
 let sdkBuild = null;
 
